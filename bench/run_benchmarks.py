@@ -1,0 +1,97 @@
+"""qoslab benchmarks. Each writes bench/results/<name>.json with the machine's facts.
+
+Benchmarks, not tests: timings on a shared 2-core machine are noisy, so each records repeated
+samples and their median instead of asserting a bound.
+
+    python bench/run_benchmarks.py [--only testbed] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from qoslab.testbed import Testbed  # noqa: E402
+from qoslab.topology import load_topology  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def machine_facts() -> dict:
+    """CPU model, core count, memory, kernel, tool versions, git commit."""
+    def first(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return None
+
+    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
+                if l.startswith("model name")), platform.processor())
+    mem_kb = int(next(l.split()[1] for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal")))
+    return {
+        "cpu": cpu, "cores": os.cpu_count(), "mem_gib": round(mem_kb / 2**20, 1), "kernel": platform.release(),
+        "python": platform.python_version(), "iproute2": first(["ip", "-V"]), "iperf3": first(["iperf3", "--version"]),
+        "java": first(["java", "-version"]) or subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0],
+        "commit": first(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def bench_testbed(repeat: int) -> dict:
+    """Time `up` and `down` of the 8-host ecenet testbed (seconds), all-pairs ping, and iperf3
+    TCP throughput (bits/s) against the 50 Mbit/s link rate. Target: up < 2 s."""
+    tb = Testbed(load_topology(None, name="bench"))
+    tb.down()
+    ups, downs, iperf = [], [], []
+    for i in range(repeat):
+        ups.append(tb.up().seconds)
+        if i == 0:
+            pings = tb.ping_matrix()
+            reachable = sum(v is not None for v in pings.values())
+            for _ in range(3):
+                iperf.append(tb.iperf_tcp("jp-2", "jp-1", seconds=5)["bits_per_second"])
+        downs.append(tb.down().seconds)
+    rate = tb.topo.link.rate
+    return {
+        "up_s": {"samples": ups, "median": statistics.median(ups), "target": 2.0,
+                 "met": statistics.median(ups) < 2.0},
+        "down_s": {"samples": downs, "median": statistics.median(downs)},
+        "ping_pairs_reachable": f"{reachable}/{len(pings)}",
+        "ping_rtt_ms_median": statistics.median(v for v in pings.values() if v is not None),
+        "iperf_tcp_bps": {"samples": iperf, "median": statistics.median(iperf),
+                          "share_of_link_rate": statistics.median(iperf) / rate, "link_rate_bps": rate},
+    }
+
+
+BENCHES = {"testbed": bench_testbed}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", choices=sorted(BENCHES), action="append")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    facts = machine_facts()
+    for name in args.only or BENCHES:
+        print(f"[bench] {name} ...", flush=True)
+        result = {"benchmark": name, "machine": facts, "result": BENCHES[name](args.repeat)}
+        out = RESULTS / f"{name}.json"
+        out.write_text(json.dumps(result, indent=1))
+        print(json.dumps(result["result"], indent=1))
+        print(f"[bench] wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

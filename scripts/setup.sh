@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Idempotent set-up for qoslab on Debian 12 (run as root): Debian packages, the Python
+# environment (.venv) and the Java modules. Each step checks first and does nothing when
+# already done, so `make run` and `make test` can call it every time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  openjdk-17-jdk-headless maven            # Java workload, capture, analysis
+  libpcap0.8 libpcap0.8-dev                # pcap4j loads libpcap.so through JNA
+  d-itg tshark iperf3                      # traffic generation and reference peers
+  iproute2 ethtool iputils-ping procps     # the embedded testbed
+  openssh-server                           # ssh executor / real-cluster parity
+  python3 python3-venv                     # the orchestrator
+)
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+if [ "$(id -u)" != 0 ]; then
+  echo "error: make setup must run as root (it installs Debian packages and builds network namespaces)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  # tshark and iperf3 ask questions at install time; answer them up front.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+  echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  log "Debian packages: all present"
+fi
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ]; then
+  log "creating Python environment .venv ($($PY --version))"
+  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip >/dev/null
+  .venv/bin/pip install -q -e '.[test]'
+  touch .venv/.installed
+else
+  log "Python environment: up to date"
+fi
+
+# Build the Java reactor when any pom or Java source is newer than the last build.
+stamp=.setup/java.stamp
+mkdir -p .setup
+if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
+  log "building Java modules (mvn package)"
+  mvn -q -B -DskipTests package
+  touch "$stamp"
+else
+  log "Java modules: up to date"
+fi

@@ -1,0 +1,265 @@
+"""Topology files (``playbooks/topologies/*.yaml``): hosts, the switch, links and buffers.
+
+A topology describes one cluster: which host sits on which Catalyst port with which address,
+the switch's management endpoint and SPAN destination ports, the link rate and buffer sizes.
+The same file drives the embedded testbed (``environment: embedded``) and real-cluster
+inventories (``environment: cluster``). Load with :func:`load_topology`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .units import parse_rate, parse_size
+from .yamlio import FieldProblem, load_model
+
+#: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
+TESTBED_NETWORK = ipaddress.ip_network("198.18.0.0/15")
+
+_PORT = re.compile(
+    r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
+    r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$"
+)
+_PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$")
+_SHORT = {"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "Te"}
+_LONG = {v: k for k, v in _SHORT.items()}
+_HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+
+
+def canonical_port(name: str) -> str:
+    """Short Catalyst interface name: ``GigabitEthernet1/0/3`` -> ``Gi1/0/3``.
+
+    Raises ValueError for a name that is not a Catalyst 3750 Ethernet interface.
+    """
+    m = _PORT.match(name.strip())
+    if not m:
+        raise ValueError(f"not a Catalyst interface name: {name!r} (write e.g. Gi1/0/1)")
+    kind = _SHORT.get(m["kind"], m["kind"])
+    return f"{kind}{m['stack']}/{m['module']}/{m['port']}"
+
+
+def long_port(name: str) -> str:
+    """Full IOS interface name: ``Gi1/0/3`` -> ``GigabitEthernet1/0/3``."""
+    short = canonical_port(name)
+    m = _PORT.match(short)
+    assert m
+    return f"{_LONG[m['kind']]}{short[len(m['kind']):]}"
+
+
+def linux_ifname(port: str) -> str:
+    """Linux interface name standing for a Catalyst port (``/`` is not allowed in ifnames):
+    ``Gi1/0/3`` -> ``Gi1-0-3`` (at most 15 characters, IFNAMSIZ)."""
+    return canonical_port(port).replace("/", "-")
+
+
+def expand_ports(spec: str) -> list[str]:
+    """``Gi1/0/1-24`` -> ``[Gi1/0/1, ..., Gi1/0/24]``; a single name -> a one-element list."""
+    m = _PORT_RANGE.match(spec.strip())
+    if m and _PORT.match(f"{m['prefix']}{m['first']}"):
+        first, last = int(m["first"]), int(m["last"])
+        if last < first:
+            raise ValueError(f"port range runs backwards: {spec!r}")
+        return [canonical_port(f"{m['prefix']}{n}") for n in range(first, last + 1)]
+    return [canonical_port(spec)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Host(_Strict):
+    """One cluster node: its name, its IPv4 interface address (with prefix), its switch port."""
+
+    name: str
+    address: ipaddress.IPv4Interface
+    port: str
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _HOSTNAME.match(v):
+            raise ValueError(f"host name {v!r} must be lower-case letters, digits and '-', at most 31 chars")
+        return v
+
+    @field_validator("port")
+    @classmethod
+    def _port(cls, v: str) -> str:
+        return canonical_port(v)
+
+    @property
+    def ip(self) -> str:
+        """The host's address without prefix, e.g. ``198.18.0.1``."""
+        return str(self.address.ip)
+
+
+class Management(_Strict):
+    """Where the switch's SSH CLI listens (for the virtual Catalyst: a loopback address)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(22, ge=1, le=65535)
+
+
+class Switch(_Strict):
+    """The Catalyst: model, hostname, management endpoint, its ports and SPAN destinations."""
+
+    model: str = "WS-C3750G-24T"
+    hostname: str = "Switch"
+    management: Management = Management()
+    ports: list[str] = Field(default_factory=lambda: expand_ports("Gi1/0/1-24"))
+    span_destinations: list[str] = Field(default_factory=list)
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _ports(cls, v: object) -> list[str]:
+        specs = [v] if isinstance(v, str) else v
+        if not isinstance(specs, list):
+            raise ValueError("ports must be a list of interface names or ranges like Gi1/0/1-24")
+        out: list[str] = []
+        for spec in specs:
+            out.extend(expand_ports(str(spec)))
+        if len(set(out)) != len(out):
+            dup = sorted({p for p in out if out.count(p) > 1})
+            raise ValueError(f"port listed twice: {', '.join(dup)}")
+        return out
+
+    @field_validator("span_destinations", mode="before")
+    @classmethod
+    def _span(cls, v: object) -> list[str]:
+        if not isinstance(v, list):
+            raise ValueError("span_destinations must be a list of interface names")
+        return [canonical_port(str(p)) for p in v]
+
+    @model_validator(mode="after")
+    def _span_known(self) -> "Switch":
+        for p in self.span_destinations:
+            if p not in self.ports:
+                raise ValueError(f"SPAN destination {p} is not one of the switch's ports")
+        return self
+
+
+class Link(_Strict):
+    """Every host link: rate (bits/s), HTB burst (ms at the link rate), NIC offloads."""
+
+    rate: int = Field(50_000_000, description="bits/s")
+    burst_ms: float = Field(2.5, gt=0, le=100, description="HTB burst/cburst as milliseconds at the link rate")
+    offloads: bool = Field(
+        False,
+        description="TSO/GSO/GRO on host interfaces. false = wire-size frames on the wire and in captures",
+    )
+
+    @field_validator("rate", mode="before")
+    @classmethod
+    def _rate(cls, v: object) -> int:
+        return parse_rate(v)  # type: ignore[arg-type]
+
+    @property
+    def burst_bytes(self) -> int:
+        """HTB burst in bytes: ``rate/8 * burst_ms``, at least two full frames (3028 B)."""
+        return max(3028, int(self.rate / 8 * self.burst_ms / 1000))
+
+
+class Buffers(_Strict):
+    """Queue limits in bytes: per switch egress port (QoS off) and per host NIC egress queue."""
+
+    switch_port_bytes: int = 131072
+    host_bytes: int = 131072
+
+    @field_validator("switch_port_bytes", "host_bytes", mode="before")
+    @classmethod
+    def _size(cls, v: object) -> int:
+        return parse_size(v)  # type: ignore[arg-type]
+
+
+class Topology(_Strict):
+    """A whole cluster. ``environment: embedded`` topologies are built as namespaces and must
+    keep every address inside 198.18.0.0/15 (RFC 2544) and the management endpoint on loopback."""
+
+    name: str
+    description: str = ""
+    environment: Literal["embedded", "cluster"] = "embedded"
+    link: Link = Link()
+    buffers: Buffers = Buffers()
+    switch: Switch = Switch()
+    hosts: list[Host]
+    source: str | None = Field(None, exclude=True, description="file this topology was read from")
+
+    @field_validator("name")
+    @classmethod
+    def _tname(cls, v: str) -> str:
+        if not re.match(r"^[a-z][a-z0-9]{0,11}$", v):
+            raise ValueError("topology name must be 1-12 lower-case letters/digits, starting with a letter")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Topology":
+        if not self.hosts:
+            raise FieldProblem(("hosts",), "a topology needs at least one host")
+        embedded = self.environment == "embedded"
+        if embedded and not ipaddress.ip_address(self.switch.management.host).is_loopback:
+            raise FieldProblem(("switch", "management", "host"),
+                               f"{self.switch.management.host} must be a loopback address on the embedded testbed")
+        seen: dict[str, str] = {}
+        for i, h in enumerate(self.hosts):
+            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):
+                raise FieldProblem(("hosts", i, "address"),
+                                   f"{h.address} is outside {TESTBED_NETWORK}, the only range the embedded "
+                                   "testbed may use (RFC 2544 benchmarking range)")
+            for key, what in ((h.name, "name"), (h.ip, "address"), (h.port, "port")):
+                tag = f"{what}:{key}"
+                if tag in seen:
+                    raise FieldProblem(("hosts", i, what), f"duplicate {what} {key} (hosts {seen[tag]} and {h.name})")
+                seen[tag] = h.name
+            if h.port not in self.switch.ports:
+                raise FieldProblem(("hosts", i, "port"), f"host {h.name}: port {h.port} is not one of the switch's ports")
+            if h.port in self.switch.span_destinations:
+                raise FieldProblem(("hosts", i, "port"), f"host {h.name}: port {h.port} is a SPAN destination port")
+            if h.address.network != self.hosts[0].address.network:
+                raise FieldProblem(("hosts", i, "address"),
+                                   f"{h.address} is not in the subnet of {self.hosts[0].name} "
+                                   f"({self.hosts[0].address.network}); the switch is one VLAN")
+            if h.address.ip in (h.address.network.network_address, h.address.network.broadcast_address):
+                raise FieldProblem(("hosts", i, "address"),
+                                   f"{h.ip} is the network or broadcast address of {h.address.network}")
+        return self
+
+    def host(self, name: str) -> Host:
+        """The host called ``name``; raises KeyError naming the known hosts."""
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        raise KeyError(f"no host {name!r} in topology {self.name} (hosts: {', '.join(self.host_names)})")
+
+    @property
+    def host_names(self) -> list[str]:
+        """Host names in file order."""
+        return [h.name for h in self.hosts]
+
+    def host_by_ip(self, ip: str) -> Host | None:
+        """The host whose address is ``ip``, or None."""
+        return next((h for h in self.hosts if h.ip == ip), None)
+
+
+def repo_root() -> Path:
+    """The qoslab checkout this package runs from (src/qoslab/ -> repository root)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def default_topology_path() -> Path:
+    """``playbooks/topologies/ecenet.yaml`` in the checkout."""
+    return repo_root() / "playbooks" / "topologies" / "ecenet.yaml"
+
+
+def load_topology(path: str | Path | None = None, **overrides: object) -> Topology:
+    """Read and validate a topology file (default: ecenet). ``overrides`` replace top-level
+    fields before validation (e.g. ``name="t1234"`` for a test testbed).
+
+    Raises ConfigError naming the file, line and field of every problem.
+    """
+    path = Path(path) if path else default_topology_path()
+    topo = load_model(path, Topology, overrides=dict(overrides))
+    return topo.model_copy(update={"source": str(path)})

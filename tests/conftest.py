@@ -1,0 +1,29 @@
+"""Shared fixtures: paths, and a helper writing topology variants to temporary files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+ECENET = REPO / "playbooks" / "topologies" / "ecenet.yaml"
+
+
+@pytest.fixture
+def ecenet_data() -> dict:
+    """The shipped ecenet topology as plain data, to mutate in tests."""
+    return yaml.safe_load(ECENET.read_text())
+
+
+@pytest.fixture
+def write_yaml(tmp_path):
+    """write_yaml(data, name) -> Path of a YAML file in tmp_path."""
+
+    def _write(data: dict, name: str = "topo.yaml") -> Path:
+        p = tmp_path / name
+        p.write_text(yaml.safe_dump(data, sort_keys=False))
+        return p
+
+    return _write

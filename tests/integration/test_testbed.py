@@ -1,0 +1,175 @@
+"""The embedded testbed in real namespaces: build, connectivity, shaping, clean teardown,
+crash recovery, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from qoslab.errors import QoslabError
+from qoslab.testbed import Testbed, build_plan, list_namespaces, namespace_pids, switch_namespace
+from qoslab.topology import load_topology
+from .conftest import netns_snapshot, qoslab, unique_name
+
+
+def test_every_host_pings_every_other_host(testbed):
+    res = testbed.ping_matrix()
+    assert len(res) == 56
+    unreachable = [pair for pair, rtt in res.items() if rtt is None]
+    assert unreachable == []
+
+
+def test_iperf_tcp_reaches_the_link_rate(testbed):
+    r = testbed.iperf_tcp("jp-2", "jp-1", seconds=4)
+    share = r["bits_per_second"] / testbed.topo.link.rate
+    # TCP goodput on a full 1514 B-frame link is 1448/1514 = 95.6 % of the rate; within 10 %
+    assert 0.90 <= share <= 1.02, f"{r['bits_per_second'] / 1e6:.1f} Mbit/s on a 50 Mbit/s link"
+
+
+def test_shaping_is_htb_with_explicit_burst_on_both_ends(testbed):
+    sw = switch_namespace(testbed.topo.name)
+    # iproute2 6.1 has no JSON for `tc class show`: read the text form
+    cls = subprocess.run(["tc", "-n", sw, "class", "show", "dev", "Gi1-0-3"], capture_output=True, text=True,
+                         check=True).stdout
+    m = re.search(r"class htb 1:1 root leaf 10: .*rate (\S+) ceil (\S+) burst (\d+)b cburst (\d+)b", cls)
+    assert m, cls
+    assert m.group(1) == m.group(2) == "50Mbit"
+    assert abs(int(m.group(3)) - 15625) <= 16 and abs(int(m.group(4)) - 15625) <= 16  # tick rounding
+    host = json.loads(subprocess.run(["tc", "-n", testbed.namespace("jp-3"), "-j", "qdisc", "show", "dev", "eth0"],
+                                     capture_output=True, text=True, check=True).stdout)
+    assert [q["kind"] for q in host] == ["htb", "bfifo"]
+    assert host[1]["options"]["limit"] == 131072
+
+
+def test_hosts_have_only_their_ipv4_address_and_wire_size_offloads(testbed):
+    ex = testbed.executor("jp-5")
+    addrs = json.loads(ex.run(["ip", "-j", "addr", "show", "dev", "eth0"]).stdout)[0]["addr_info"]
+    assert [(a["family"], a["local"]) for a in addrs] == [("inet", "198.18.0.5")]
+    k = ex.run(["ethtool", "-k", "eth0"]).stdout
+    assert "tcp-segmentation-offload: off" in k and "generic-segmentation-offload: off" in k
+
+
+def test_span_port_is_not_bridged_and_its_far_end_exists(testbed):
+    sw = switch_namespace(testbed.topo.name)
+    link = json.loads(subprocess.run(["ip", "-n", sw, "-j", "link", "show", "dev", "Gi1-0-21"],
+                                     capture_output=True, text=True, check=True).stdout)[0]
+    assert "master" not in link and link["operstate"] == "UP"
+    far = subprocess.run(["ip", "-n", testbed.span_ns, "-j", "link", "show", "dev", "Gi1-0-21"],
+                         capture_output=True, text=True)
+    assert far.returncode == 0
+
+
+def test_status_reports_counters(testbed):
+    testbed.ping_matrix()
+    st = testbed.status()
+    assert st.up and set(st.hosts) == set(testbed.topo.host_names)
+    assert st.hosts["jp-1"].tx_packets >= 7 and st.hosts["jp-1"].state == "UP"
+    assert st.switch_ports["Gi1-0-1"].tx_packets >= 7
+    assert st.switch_ports["Gi1-0-1"].qdiscs == ["htb 1:", "bfifo 10:"]
+    assert "SPAN" in st.switch_ports["Gi1-0-22"].alias
+
+
+def test_up_is_idempotent(testbed):
+    rep = testbed.up()
+    assert rep.built is False and rep.stale_removed == []
+    assert testbed.ping_matrix()[("jp-1", "jp-8")] is not None
+
+
+def test_up_then_down_leaves_nothing():
+    before_ns, before_links = netns_snapshot()
+    tb = Testbed(load_topology(None, name=unique_name("a")))
+    rep = tb.up()
+    assert rep.built and set(tb.plan.namespaces) <= set(list_namespaces())
+    # a process inside a host must be ended by down
+    proc = tb.executor("jp-2").start(["sleep", "600"])
+    assert namespace_pids([tb.namespace("jp-2")])[tb.namespace("jp-2")] == [proc.pid]
+    down = tb.down()
+    assert proc.pid in down.killed_pids
+    assert tb.executor("jp-2").poll(proc) is not None
+    after_ns, after_links = netns_snapshot()
+    assert after_ns == before_ns and after_links == before_links
+    assert not tb.state_file.exists()
+    assert tb.down().namespaces == []  # idempotent
+
+
+def test_leftovers_of_a_crashed_build_are_removed_by_the_next_up():
+    tb = Testbed(load_topology(None, name=unique_name("c")))
+    # what a build killed after creating its namespaces and links leaves behind
+    subprocess.run(["ip", "-batch", "-"], input="\n".join(tb.plan.root_ip) + "\n", text=True, check=True)
+    subprocess.run(["ip", "-n", tb.switch_ns, "-batch", "-"], input="\n".join(tb.plan.links) + "\n",
+                   text=True, check=True)
+    try:
+        assert not tb.is_up()
+        rep = tb.up()
+        assert rep.built and sorted(rep.stale_removed) == sorted(tb.plan.namespaces)
+        assert all(v is not None for v in tb.ping_matrix().values())
+    finally:
+        tb.down()
+
+
+def test_killing_up_halfway_then_up_again_yields_a_clean_testbed(topo_file):
+    path = topo_file("k")
+    tb = Testbed(load_topology(path))
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "qoslab", "testbed", "up", "-t", str(path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while not tb.existing() and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.002)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        r = qoslab("testbed", "up", "-t", str(path))
+        assert r.returncode == 0, r.stderr
+        assert tb.is_up() and all(v is not None for v in tb.ping_matrix().values())
+    finally:
+        tb.down()
+    assert tb.existing() == []
+
+
+def test_sigterm_during_up_cleans_up(topo_file):
+    path = topo_file("s")
+    tb = Testbed(load_topology(path))
+    p = subprocess.Popen([sys.executable, "-m", "qoslab", "testbed", "up", "-t", str(path)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not tb.existing() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.002)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    if p.returncode == 0:  # the build finished before the signal arrived: take it down
+        tb.down()
+    else:
+        assert p.returncode == 130 and "Traceback" not in err
+    assert tb.existing() == [] or tb.is_up() is False
+    tb.down()
+    assert tb.existing() == []
+
+
+def test_cli_exec_status_and_errors(testbed, topo_file, tmp_path):
+    path = topo_file("m")  # same name as the module testbed: the CLI drives that testbed
+    r = qoslab("testbed", "exec", "jp-3", "-t", str(path), "--", "ip", "-4", "-o", "addr", "show", "dev", "eth0")
+    assert r.returncode == 0 and "198.18.0.3/24" in r.stdout
+    r = qoslab("testbed", "exec", "jp-3", "-t", str(path), "--", "sh", "-c", "exit 3")
+    assert r.returncode == 3
+    r = qoslab("testbed", "exec", "jp-9", "-t", str(path), "--", "true")
+    assert r.returncode == 2 and "no host 'jp-9'" in r.stderr and "Traceback" not in r.stderr
+    r = qoslab("testbed", "status", "-t", str(path), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["hosts"]["jp-1"]["state"] == "UP"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(path.read_text().replace("198.18.0.4/24", "192.168.1.4/24"))
+    r = qoslab("testbed", "up", "-t", str(bad))
+    assert r.returncode == 2 and f"{bad}:" in r.stderr and "outside 198.18.0.0/15" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_cluster_topology_is_never_built(write_yaml, ecenet_data):
+    ecenet_data["environment"] = "cluster"
+    with pytest.raises(QoslabError, match="real cluster"):
+        Testbed(load_topology(write_yaml(ecenet_data)))

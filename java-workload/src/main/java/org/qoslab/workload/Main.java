@@ -1,0 +1,141 @@
+package org.qoslab.workload;
+
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.qoslab.workload.rmi.MarkingSocketFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code qoslab-workload}: the distributed JGF RayTracer. Subcommands: {@code worker} (serve rows
+ * over RMI), {@code manager} (distribute a render and print one JSON result line),
+ * {@code sequential} (the in-process baseline). Logs go to stderr, the result to stdout.
+ */
+@Command(name = "qoslab-workload", mixinStandardHelpOptions = true, version = "qoslab-workload 0.1.0",
+        description = "Distributed Java RMI RayTracer (Java Grande Forum section 3).",
+        subcommands = {Main.WorkerCmd.class, Main.ManagerCmd.class, Main.SequentialCmd.class})
+public final class Main implements Runnable {
+    @Override public void run() { CommandLine.usage(this, System.err); }
+
+    public static void main(String[] args) {
+        int rc = new CommandLine(new Main()).execute(args);
+        if (rc != 0 || !(args.length > 0 && args[0].equals("worker"))) System.exit(rc);
+    }
+
+    static void log(String msg) { System.err.println("[qoslab-workload] " + msg); }
+
+    @Command(name = "worker", mixinStandardHelpOptions = true,
+            description = "Export the render service and bind it in an RMI registry; run until killed.")
+    static final class WorkerCmd implements Callable<Integer> {
+        @Option(names = "--advertise", required = true, description = "This node's address (java.rmi.server.hostname).")
+        String advertise;
+        @Option(names = "--registry-port", defaultValue = "1099", description = "RMI registry port (default ${DEFAULT-VALUE}).")
+        int registryPort;
+        @Option(names = "--export-port", defaultValue = "1100", description = "Render service port (default ${DEFAULT-VALUE}).")
+        int exportPort;
+        @Option(names = "--dscp", defaultValue = "-1", description = "DSCP (0-63) for all RMI sockets; -1 = unmarked.")
+        int dscp;
+
+        @Override
+        public Integer call() {
+            try {
+                Worker.serve(advertise, registryPort, exportPort, dscp, 5000);
+                log("worker ready on " + advertise + " registry " + registryPort + " export " + exportPort
+                        + (dscp >= 0 ? " dscp " + dscp : ""));
+                return 0;
+            } catch (Exception e) {
+                log("error: worker on " + advertise + " cannot start: " + Manager.rootMessage(e));
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "manager", mixinStandardHelpOptions = true,
+            description = "Render the scene on the workers and print one JSON result line.")
+    static final class ManagerCmd implements Callable<Integer> {
+        @Option(names = "--workers", required = true, split = ",",
+                description = "Workers as NAME=ADDRESS or ADDRESS, comma-separated (one per host, head node included).")
+        String[] workers;
+        @Option(names = "--size", defaultValue = "A", description = "A (150x150), B (500x500) or a width in pixels.")
+        String size;
+        @Option(names = "--rows-per-call", defaultValue = "all", description = "Rows per RMI call, or 'all'.")
+        String rowsPerCall;
+        @Option(names = "--codec", defaultValue = "serializable", description = "serializable | externalizable")
+        String codec;
+        @Option(names = "--frames", defaultValue = "1", description = "Render the scene this many times.")
+        int frames;
+        @Option(names = "--registry-port", defaultValue = "1099") int registryPort;
+        @Option(names = "--dscp", defaultValue = "-1", description = "DSCP (0-63) for the manager's RMI sockets.")
+        int dscp;
+        @Option(names = "--timeout", defaultValue = "120", description = "Seconds one RMI call may take (default ${DEFAULT-VALUE}).")
+        double timeout;
+
+        @Override
+        public Integer call() {
+            Manager.Config c = new Manager.Config();
+            Map<String, Object> result;
+            try {
+                c.width = Manager.parseSize(size);
+                c.rowsPerCall = rowsPerCall.equalsIgnoreCase("all") ? 0 : Integer.parseInt(rowsPerCall);
+                if (c.rowsPerCall < 0) throw new IllegalArgumentException("--rows-per-call must be >= 1 or 'all'");
+                if (!codec.equals("serializable") && !codec.equals("externalizable"))
+                    throw new IllegalArgumentException("--codec must be serializable or externalizable, got " + codec);
+                MarkingSocketFactory.checkIpv4Stack(dscp);
+                for (String w : workers) c.workers.add(Manager.Endpoint.parse(w.trim()));
+                c.codec = codec;
+                c.frames = frames;
+                c.registryPort = registryPort;
+                c.dscp = dscp;
+                c.callTimeoutS = timeout;
+                // a reply that does not come within the timeout fails the call (ms; JDK RMI property)
+                System.setProperty("sun.rmi.transport.tcp.responseTimeout", Long.toString((long) (timeout * 1000)));
+                result = Manager.run(c);
+            } catch (NumberFormatException e) {
+                return fail("--rows-per-call must be a number or 'all', got " + rowsPerCall);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                return fail(e.getMessage());
+            } catch (WorkloadException e) {
+                return fail(e.getMessage());
+            }
+            System.out.println(Json.write(result));
+            System.out.flush();
+            if (Boolean.FALSE.equals(result.get("valid"))) {
+                log("error: checksum " + result.get("checksum") + " != JGF reference " + result.get("reference"));
+                return 1;
+            }
+            return 0;
+        }
+
+        private int fail(String msg) {
+            log("error: " + msg);
+            Map<String, Object> out = new java.util.LinkedHashMap<>();
+            out.put("mode", "rmi");
+            out.put("valid", false);
+            out.put("error", msg);
+            System.out.println(Json.write(out));
+            System.out.flush();
+            return 1;
+        }
+    }
+
+    @Command(name = "sequential", mixinStandardHelpOptions = true,
+            description = "Render in this JVM without RMI (baseline); print one JSON result line.")
+    static final class SequentialCmd implements Callable<Integer> {
+        @Option(names = "--size", defaultValue = "A") String size;
+        @Option(names = "--frames", defaultValue = "1") int frames;
+
+        @Override
+        public Integer call() {
+            Map<String, Object> r;
+            try {
+                r = Manager.runSequential(Manager.parseSize(size), frames);
+            } catch (IllegalArgumentException e) {
+                log("error: " + e.getMessage());
+                return 1;
+            }
+            System.out.println(Json.write(r));
+            return Boolean.FALSE.equals(r.get("valid")) ? 1 : 0;
+        }
+    }
+}

@@ -1,0 +1,267 @@
+package org.qoslab.workload;
+
+import java.rmi.registry.LocateRegistry;
+import java.rmi.registry.Registry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.qoslab.workload.render.Renderer;
+import org.qoslab.workload.render.Scene;
+import org.qoslab.workload.rmi.MarkingSocketFactory;
+import org.qoslab.workload.rmi.RenderService;
+import org.qoslab.workload.rmi.RowBlock;
+
+/**
+ * The manager of a distributed render: finds one worker per host through its RMI registry, sends
+ * the scene once, asks each worker for its rows (row y goes to worker y mod N, as in the JGF
+ * parallel versions) in calls of {@code rowsPerCall} rows, assembles the image and checks the
+ * JGF checksum of every frame.
+ */
+public final class Manager {
+    /** JGF section 3 validation checksums (JGFRayTracerBench.JGFvalidate refval): size A, size B. */
+    public static final long REFVAL_A = 2676692L, REFVAL_B = 29827635L;
+
+    /** A worker: a name for messages (e.g. jp-3) and the address of its registry. */
+    public static final class Endpoint {
+        public final String name, address;
+
+        public Endpoint(String name, String address) { this.name = name; this.address = address; }
+
+        /** {@code jp-3=198.18.0.3} or a bare address (then the address is also the name). */
+        public static Endpoint parse(String spec) {
+            int eq = spec.indexOf('=');
+            return eq < 0 ? new Endpoint(spec, spec) : new Endpoint(spec.substring(0, eq), spec.substring(eq + 1));
+        }
+
+        @Override public String toString() { return name.equals(address) ? address : name + " (" + address + ")"; }
+    }
+
+    /** Run settings. {@code rowsPerCall} 0 = all of a worker's rows in one call per frame. */
+    public static final class Config {
+        public List<Endpoint> workers = new ArrayList<>();
+        public int width = 150;
+        public int rowsPerCall = 0;
+        public String codec = "serializable";
+        public int frames = 1;
+        public int registryPort = 1099;
+        public int dscp = -1;
+        /** Seconds a single RMI call (lookup, prepare or render) may take before the run fails. */
+        public double callTimeoutS = 120;
+        public int connectTimeoutMs = 5000;
+    }
+
+    /** JGF reference checksum for a width, or null when the size is not a JGF size (150 or 500). */
+    public static Long referenceChecksum(int width) {
+        return width == 150 ? Long.valueOf(REFVAL_A) : width == 500 ? Long.valueOf(REFVAL_B) : null;
+    }
+
+    /** Rows of worker {@code w} of {@code n} in a {@code width}-row image (cyclic distribution). */
+    public static int[] rowsOf(int w, int n, int width) {
+        int count = w < width ? (width - w + n - 1) / n : 0;
+        int[] rows = new int[count];
+        for (int i = 0; i < count; i++) rows[i] = w + i * n;
+        return rows;
+    }
+
+    /** The calls of one worker per frame: its rows cut into chunks of {@code rowsPerCall} (0 = one chunk). */
+    public static List<int[]> chunks(int[] rows, int rowsPerCall) {
+        List<int[]> out = new ArrayList<>();
+        int step = rowsPerCall <= 0 ? Math.max(1, rows.length) : rowsPerCall;
+        for (int i = 0; i < rows.length; i += step)
+            out.add(java.util.Arrays.copyOfRange(rows, i, Math.min(rows.length, i + step)));
+        return out;
+    }
+
+    private static final class WorkerStats {
+        int rows;
+        long calls, busyNanos;
+    }
+
+    /**
+     * Run the render and return the result fields (as printed in the JSON line).
+     *
+     * @throws WorkloadException naming the worker when one is unreachable, fails or overruns the call timeout
+     */
+    public static Map<String, Object> run(Config c) throws WorkloadException {
+        int n = c.workers.size();
+        if (n == 0) throw new WorkloadException("no workers given");
+        if (c.frames < 1) throw new WorkloadException("--frames must be >= 1");
+        long tStart = System.nanoTime();
+        MarkingSocketFactory csf = new MarkingSocketFactory(c.dscp, c.connectTimeoutMs);
+        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r, "qoslab-manager");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            // 1. find the workers and send the scene once
+            Scene scene = Scene.jgf();
+            List<Future<RenderService>> found = new ArrayList<>();
+            for (Endpoint e : c.workers) {
+                found.add(pool.submit(() -> {
+                    Registry reg = LocateRegistry.getRegistry(e.address, c.registryPort, csf);
+                    RenderService s = (RenderService) reg.lookup(RenderService.NAME);
+                    s.prepare(scene, c.width);
+                    return s;
+                }));
+            }
+            List<RenderService> services = new ArrayList<>();
+            for (int w = 0; w < n; w++)
+                services.add(await(found.get(w), c.workers.get(w), "lookup/prepare at registry port " + c.registryPort,
+                        c.callTimeoutS));
+
+            // 2. render: one thread per worker, calls in sequence, rows cyclic
+            long tRender = System.nanoTime();
+            int[] image = new int[c.width * c.width];
+            long[][] frameSums = new long[n][c.frames];
+            WorkerStats[] stats = new WorkerStats[n];
+            List<Future<?>> jobs = new ArrayList<>();
+            for (int w = 0; w < n; w++) {
+                final int wi = w;
+                stats[w] = new WorkerStats();
+                List<int[]> calls = chunks(rowsOf(w, n, c.width), c.rowsPerCall);
+                stats[w].rows = rowsOf(w, n, c.width).length;
+                jobs.add(pool.submit(() -> {
+                    for (int f = 0; f < c.frames; f++) {
+                        for (int[] rows : calls) {
+                            RowBlock b = services.get(wi).render(rows, c.codec);
+                            if (b.rows.length != rows.length || b.pixels.length != rows.length * c.width)
+                                throw new WorkloadException("answered " + b.rows.length + " rows for " + rows.length);
+                            long sum = Renderer.checksum(b.pixels, 0, b.pixels.length);
+                            if (sum != b.checksum)
+                                throw new WorkloadException("pixel checksum " + sum + " != reported " + b.checksum);
+                            for (int i = 0; i < rows.length; i++)
+                                System.arraycopy(b.pixels, i * c.width, image, rows[i] * c.width, c.width);
+                            frameSums[wi][f] += sum;
+                            stats[wi].calls++;
+                            stats[wi].busyNanos += b.busyNanos;
+                        }
+                    }
+                    return null;
+                }));
+            }
+            // every worker's whole job may take its calls times the call timeout at most
+            for (int w = 0; w < n; w++) {
+                long calls = (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size();
+                await(jobs.get(w), c.workers.get(w), "render", c.callTimeoutS * Math.max(1, calls));
+            }
+            long tEnd = System.nanoTime();
+
+            // 3. validate every frame
+            Long ref = referenceChecksum(c.width);
+            long[] perFrame = new long[c.frames];
+            for (int f = 0; f < c.frames; f++) for (int w = 0; w < n; w++) perFrame[f] += frameSums[w][f];
+            long imageSum = Renderer.checksum(image, 0, image.length);
+            boolean consistent = imageSum == perFrame[c.frames - 1];
+            for (long s : perFrame) consistent &= s == perFrame[0];
+            Boolean valid = ref == null ? (consistent ? null : Boolean.FALSE) : consistent && perFrame[0] == ref;
+
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("mode", "rmi");
+            out.put("size", sizeLabel(c.width));
+            out.put("width", c.width);
+            out.put("workers", n);
+            out.put("hosts", c.workers.stream().map(e -> e.name).collect(java.util.stream.Collectors.toList()));
+            out.put("rows_per_call", c.rowsPerCall <= 0 ? "all" : (Object) c.rowsPerCall);
+            out.put("codec", c.codec);
+            out.put("frames", c.frames);
+            out.put("dscp", c.dscp < 0 ? null : (Object) c.dscp);
+            out.put("elapsed_render_s", (tEnd - tRender) / 1e9);
+            out.put("elapsed_total_s", (tEnd - tStart) / 1e9);
+            out.put("checksum", perFrame[0]);
+            out.put("reference", ref);
+            out.put("valid", valid);
+            List<Object> per = new ArrayList<>();
+            long totalCalls = 0;
+            for (int w = 0; w < n; w++) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("host", c.workers.get(w).name);
+                m.put("rows", stats[w].rows);
+                m.put("calls", stats[w].calls);
+                m.put("busy_s", stats[w].busyNanos / 1e9);
+                per.add(m);
+                totalCalls += stats[w].calls;
+            }
+            out.put("per_worker", per);
+            out.put("rmi_calls", totalCalls + 2L * n); // render calls + lookup + prepare per worker
+            out.put("bytes_sent", MarkingSocketFactory.BYTES_SENT.sum());
+            out.put("bytes_received", MarkingSocketFactory.BYTES_RECEIVED.sum());
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static <T> T await(Future<T> f, Endpoint who, String what, double timeoutS) throws WorkloadException {
+        try {
+            return f.get((long) Math.ceil(timeoutS * 1000), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new WorkloadException("worker " + who + ": " + what + " did not finish within " + timeoutS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WorkloadException("interrupted while waiting for worker " + who);
+        } catch (ExecutionException e) {
+            throw new WorkloadException("worker " + who + ": " + what + " failed: " + rootMessage(e.getCause()), e.getCause());
+        }
+    }
+
+    /** The innermost cause's class and message, e.g. "ConnectException: Connection refused". */
+    public static String rootMessage(Throwable t) {
+        Throwable r = t;
+        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
+        String msg = r.getMessage();
+        return r.getClass().getSimpleName() + (msg == null ? "" : ": " + msg);
+    }
+
+    /** "A" for 150, "B" for 500, else the width as text. */
+    public static String sizeLabel(int width) {
+        return width == 150 ? "A" : width == 500 ? "B" : Integer.toString(width);
+    }
+
+    /** "A" -> 150, "B" -> 500, a number -> that width. Throws IllegalArgumentException otherwise. */
+    public static int parseSize(String s) {
+        if (s.equalsIgnoreCase("A")) return 150;
+        if (s.equalsIgnoreCase("B")) return 500;
+        try {
+            int w = Integer.parseInt(s);
+            if (w > 0 && w <= 20000) return w;
+        } catch (NumberFormatException ignored) { }
+        throw new IllegalArgumentException("size must be A (150x150), B (500x500) or a width in pixels, got " + s);
+    }
+
+    /** Render in this JVM without RMI (the sequential baseline): same rows, same checksum rules. */
+    public static Map<String, Object> runSequential(int width, int frames) {
+        long t0 = System.nanoTime();
+        Renderer r = new Renderer(Scene.jgf(), width);
+        int[] image = new int[width * width];
+        long first = -1;
+        boolean consistent = true;
+        for (int f = 0; f < frames; f++) {
+            long sum = 0;
+            for (int y = 0; y < width; y++) sum += r.renderRow(y, image, y * width);
+            if (first < 0) first = sum; else consistent &= sum == first;
+        }
+        long t1 = System.nanoTime();
+        Long ref = referenceChecksum(width);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("mode", "sequential");
+        out.put("size", sizeLabel(width));
+        out.put("width", width);
+        out.put("workers", 0);
+        out.put("frames", frames);
+        out.put("elapsed_render_s", (t1 - t0) / 1e9);
+        out.put("elapsed_total_s", (t1 - t0) / 1e9);
+        out.put("checksum", first);
+        out.put("reference", ref);
+        out.put("valid", ref == null ? (consistent ? null : Boolean.FALSE) : consistent && first == ref);
+        return out;
+    }
+}

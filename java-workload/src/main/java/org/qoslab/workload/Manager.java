@@ -28,19 +28,35 @@ public final class Manager {
     /** JGF section 3 validation checksums (JGFRayTracerBench.JGFvalidate refval): size A, size B. */
     public static final long REFVAL_A = 2676692L, REFVAL_B = 29827635L;
 
-    /** A worker: a name for messages (e.g. jp-3) and the address of its registry. */
+    /** A worker: a name for messages (e.g. jp-3), the address of its registry, and its registry
+     * port (0 = the run's {@code registryPort}). */
     public static final class Endpoint {
         public final String name, address;
+        public final int port;
 
-        public Endpoint(String name, String address) { this.name = name; this.address = address; }
+        public Endpoint(String name, String address, int port) { this.name = name; this.address = address; this.port = port; }
 
-        /** {@code jp-3=198.18.0.3} or a bare address (then the address is also the name). */
+        /** {@code jp-3=198.18.0.3}, {@code jp-3=198.18.0.3:1099} or a bare address[:port]. */
         public static Endpoint parse(String spec) {
             int eq = spec.indexOf('=');
-            return eq < 0 ? new Endpoint(spec, spec) : new Endpoint(spec.substring(0, eq), spec.substring(eq + 1));
+            String name = eq < 0 ? null : spec.substring(0, eq), addr = spec.substring(eq + 1);
+            int port = 0, colon = addr.lastIndexOf(':');
+            if (colon > 0) {
+                try {
+                    port = Integer.parseInt(addr.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("bad worker " + spec + ": port is not a number");
+                }
+                addr = addr.substring(0, colon);
+            }
+            if (addr.isEmpty()) throw new IllegalArgumentException("bad worker " + spec + ": no address");
+            return new Endpoint(name == null ? addr : name, addr, port);
         }
 
-        @Override public String toString() { return name.equals(address) ? address : name + " (" + address + ")"; }
+        @Override public String toString() {
+            String a = port > 0 ? address + ":" + port : address;
+            return name.equals(address) ? a : name + " (" + a + ")";
+        }
     }
 
     /** Run settings. {@code rowsPerCall} 0 = all of a worker's rows in one call per frame. */
@@ -106,7 +122,7 @@ public final class Manager {
             List<Future<RenderService>> found = new ArrayList<>();
             for (Endpoint e : c.workers) {
                 found.add(pool.submit(() -> {
-                    Registry reg = LocateRegistry.getRegistry(e.address, c.registryPort, csf);
+                    Registry reg = LocateRegistry.getRegistry(e.address, e.port > 0 ? e.port : c.registryPort, csf);
                     RenderService s = (RenderService) reg.lookup(RenderService.NAME);
                     s.prepare(scene, c.width);
                     return s;
@@ -161,7 +177,7 @@ public final class Manager {
             long imageSum = Renderer.checksum(image, 0, image.length);
             boolean consistent = imageSum == perFrame[c.frames - 1];
             for (long s : perFrame) consistent &= s == perFrame[0];
-            Boolean valid = ref == null ? (consistent ? null : Boolean.FALSE) : consistent && perFrame[0] == ref;
+            Boolean valid = validity(ref, consistent, perFrame[0]);
 
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("mode", "rmi");
@@ -221,6 +237,16 @@ public final class Manager {
         return r.getClass().getSimpleName() + (msg == null ? "" : ": " + msg);
     }
 
+    /**
+     * Validity of a run: TRUE when every frame agrees and equals the JGF reference, FALSE when frames
+     * disagree or differ from the reference, null for a custom size (no reference) whose frames agree.
+     */
+    static Boolean validity(Long ref, boolean framesAgree, long checksum) {
+        if (!framesAgree) return Boolean.FALSE;
+        if (ref == null) return null;
+        return checksum == ref.longValue();
+    }
+
     /** "A" for 150, "B" for 500, else the width as text. */
     public static String sizeLabel(int width) {
         return width == 150 ? "A" : width == 500 ? "B" : Integer.toString(width);
@@ -261,7 +287,7 @@ public final class Manager {
         out.put("elapsed_total_s", (t1 - t0) / 1e9);
         out.put("checksum", first);
         out.put("reference", ref);
-        out.put("valid", ref == null ? (consistent ? null : Boolean.FALSE) : consistent && first == ref);
+        out.put("valid", validity(ref, consistent, first));
         return out;
     }
 }

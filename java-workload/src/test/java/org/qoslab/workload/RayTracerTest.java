@@ -1,0 +1,173 @@
+package org.qoslab.workload;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.net.ServerSocket;
+import java.rmi.registry.Registry;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.qoslab.workload.render.Renderer;
+import org.qoslab.workload.render.Scene;
+import org.qoslab.workload.rmi.RenderService;
+import org.qoslab.workload.rmi.RowBlock;
+
+/**
+ * The JGF checksums through real RMI on loopback: 4 workers exported in this JVM, each with its
+ * own registry, and the manager distributing rows cyclically over 1..4 of them.
+ */
+class RayTracerTest {
+    static final List<Registry> registries = new ArrayList<>();
+    static final List<Integer> ports = new ArrayList<>();
+
+    static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) { return s.getLocalPort(); }
+    }
+
+    @BeforeAll
+    static void startWorkers() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            int reg = freePort(), exp = freePort();
+            registries.add(Worker.serve("127.0.0.1", reg, exp, -1, 2000));
+            ports.add(reg);
+        }
+    }
+
+    @AfterAll
+    static void stopWorkers() throws Exception {
+        for (Registry r : registries) UnicastRemoteObject.unexportObject(r, true);
+    }
+
+    static Manager.Config config(int workers, int width, int rowsPerCall, String codec) {
+        Manager.Config c = new Manager.Config();
+        for (int i = 0; i < workers; i++) c.workers.add(new Manager.Endpoint("w" + i, "127.0.0.1", ports.get(i)));
+        c.width = width;
+        c.rowsPerCall = rowsPerCall;
+        c.codec = codec;
+        c.callTimeoutS = 60;
+        return c;
+    }
+
+    @Test
+    void sequentialRenderMatchesJgfReferenceA() {
+        Map<String, Object> r = Manager.runSequential(150, 1);
+        assertEquals(2676692L, r.get("checksum"));
+        assertEquals(Boolean.TRUE, r.get("valid"));
+    }
+
+    @ParameterizedTest(name = "size {0}, {1} workers, rows per call {2}")
+    @CsvSource({"150,1,1", "150,2,1", "150,3,1", "150,4,1", "150,1,0", "150,2,0", "150,3,0", "150,4,0",
+                "500,1,1", "500,2,1", "500,3,1", "500,4,1", "500,1,0", "500,2,0", "500,3,0", "500,4,0"})
+    void distributedChecksumEqualsJgfReference(int width, int workers, int rowsPerCall) throws Exception {
+        Map<String, Object> r = Manager.run(config(workers, width, rowsPerCall, "serializable"));
+        long ref = width == 150 ? Manager.REFVAL_A : Manager.REFVAL_B;
+        assertEquals(ref, r.get("checksum"));
+        assertEquals(Boolean.TRUE, r.get("valid"));
+        assertEquals(workers, r.get("workers"));
+        @SuppressWarnings("unchecked") List<Map<String, Object>> per = (List<Map<String, Object>>) r.get("per_worker");
+        assertEquals(width, per.stream().mapToInt(m -> (Integer) m.get("rows")).sum());
+        long calls = per.stream().mapToLong(m -> (Long) m.get("calls")).sum();
+        assertEquals(rowsPerCall == 1 ? width : workers, calls);
+        assertTrue((Long) r.get("bytes_received") > 0);
+    }
+
+    @Test
+    void bothCodecsGiveIdenticalImages() throws Exception {
+        Scene scene = Scene.jgf();
+        RenderService s = new org.qoslab.workload.rmi.RenderServiceImpl("local");
+        s.prepare(scene, 150);
+        int[] rows = Manager.rowsOf(1, 3, 150);
+        RowBlock a = s.render(rows, "serializable");
+        RowBlock b = s.render(rows, "externalizable");
+        assertArrayEquals(a.pixels, b.pixels);
+        // and over RMI, the externalizable codec validates too
+        Map<String, Object> r = Manager.run(config(2, 150, 7, "externalizable"));
+        assertEquals(Boolean.TRUE, r.get("valid"));
+        assertEquals("externalizable", r.get("codec"));
+    }
+
+    @Test
+    void framesRepeatTheRenderAndEachFrameValidates() throws Exception {
+        Map<String, Object> r = Manager.run(config(2, 150, 0, "serializable"));
+        Map<String, Object> r3 = Manager.run(copyFrames(config(2, 150, 0, "serializable"), 3));
+        assertEquals(r.get("checksum"), r3.get("checksum"));
+        assertEquals(3, r3.get("frames"));
+        @SuppressWarnings("unchecked") List<Map<String, Object>> per = (List<Map<String, Object>>) r3.get("per_worker");
+        assertEquals(3L, per.get(0).get("calls"));
+    }
+
+    static Manager.Config copyFrames(Manager.Config c, int frames) { c.frames = frames; return c; }
+
+    @Test
+    void cyclicRowDistribution() {
+        assertArrayEquals(new int[] {1, 4, 7}, Manager.rowsOf(1, 3, 9));
+        assertArrayEquals(new int[] {2, 5}, Manager.rowsOf(2, 3, 8));
+        assertEquals(0, Manager.rowsOf(5, 6, 4).length);
+        List<int[]> calls = Manager.chunks(Manager.rowsOf(0, 2, 10), 2);
+        assertEquals(3, calls.size());
+        assertArrayEquals(new int[] {8}, calls.get(2));
+        assertEquals(1, Manager.chunks(Manager.rowsOf(0, 2, 10), 0).size());
+    }
+
+    @Test
+    void customSizeHasNoReferenceAndChecksumDetectsCorruption() {
+        // a custom size has no JGF reference: valid is null (consistency only), never true
+        Map<String, Object> r = Manager.runSequential(40, 2);
+        assertNull(r.get("reference"));
+        assertNull(r.get("valid"));
+        int[] px = new int[40 * 40];
+        Renderer rr = new Renderer(Scene.jgf(), 40);
+        long sum = 0;
+        for (int y = 0; y < 40; y++) sum += rr.renderRow(y, px, y * 40);
+        assertEquals(sum, r.get("checksum"));
+        px[5] ^= 0x010101;
+        assertNotEquals(sum, Renderer.checksum(px, 0, px.length));
+    }
+
+    @Test
+    void validityRules() {
+        assertEquals(Boolean.TRUE, Manager.validity(2676692L, true, 2676692L));
+        assertEquals(Boolean.FALSE, Manager.validity(2676692L, true, 2676693L));
+        assertEquals(Boolean.FALSE, Manager.validity(2676692L, false, 2676692L));
+        assertNull(Manager.validity(null, true, 5));
+        assertEquals(Boolean.FALSE, Manager.validity(null, false, 5));
+    }
+
+    @Test
+    void unreachableWorkerFailsNamingIt() throws Exception {
+        Manager.Config c = config(1, 150, 0, "serializable");
+        int dead = freePort();
+        c.workers.add(new Manager.Endpoint("jp-9", "127.0.0.1", dead));
+        long t0 = System.nanoTime();
+        WorkloadException e = assertThrows(WorkloadException.class, () -> Manager.run(c));
+        assertTrue(e.getMessage().contains("worker jp-9 (127.0.0.1:" + dead + ")"), e.getMessage());
+        assertTrue(e.getMessage().contains("Connection refused"), e.getMessage());
+        assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
+    }
+
+    @Test
+    void endpointParsingAndSizes() {
+        Manager.Endpoint e = Manager.Endpoint.parse("jp-3=198.18.0.3:2099");
+        assertEquals("jp-3", e.name);
+        assertEquals("198.18.0.3", e.address);
+        assertEquals(2099, e.port);
+        assertEquals(0, Manager.Endpoint.parse("198.18.0.4").port);
+        assertEquals(150, Manager.parseSize("a"));
+        assertEquals(500, Manager.parseSize("B"));
+        assertThrows(IllegalArgumentException.class, () -> Manager.parseSize("C"));
+    }
+
+    @Test
+    void jsonWriterEscapes() {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("a", "x\"y\n");
+        m.put("b", java.util.Arrays.asList(1, 2.5, null, true));
+        assertEquals("{\"a\":\"x\\\"y\\n\",\"b\":[1,2.5,null,true]}", Json.write(m));
+    }
+}

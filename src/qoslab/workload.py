@@ -1,0 +1,149 @@
+"""Run the distributed RMI RayTracer (``java-workload/``) on cluster nodes through executors.
+
+One worker JVM per host (the head node included, as in the thesis), then the manager JVM on the
+head node (the first host); the manager prints one JSON line, returned here as a dict. Every JVM
+runs with ``-Djava.net.preferIPv4Stack=true`` (needed for DSCP marking, DESIGN.md field notes)
+and ``-Djava.rmi.server.hostname=<the node's address>`` (else stubs advertise 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .errors import QoslabError
+from .executor import BackgroundProcess, Executor
+from .topology import repo_root
+
+JAR = repo_root() / "java-workload" / "target" / "qoslab-workload-0.1.0.jar"
+MAIN = "org.qoslab.workload.Main"
+#: JVM flags of every workload JVM: IPv4-only sockets (DSCP marking works), a small serial-GC heap
+#: (nine JVMs share two cores on the embedded testbed).
+JVM_FLAGS = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", "-Xmx384m"]
+
+
+@dataclass
+class WorkloadSettings:
+    """One workload run. ``hosts``: host names, the first is the head node (manager + a worker);
+    ``size``: "A" (150x150), "B" (500x500) or a width; ``rows_per_call``: int or "all";
+    ``codec``: "serializable" | "externalizable"; ``frames``: renders per run; ports: RMI
+    registry and render-service export port (fixed, so a QoS profile can match them);
+    ``dscp``: 0-63 or None; ``timeout_s``: seconds one RMI call may take."""
+
+    hosts: list[str]
+    size: str = "A"
+    rows_per_call: int | str = "all"
+    codec: str = "serializable"
+    frames: int = 1
+    registry_port: int = 1099
+    export_port: int = 1100
+    dscp: int | None = None
+    timeout_s: float = 120.0
+    startup_timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not self.hosts:
+            raise QoslabError("workload: no hosts given")
+        if len(set(self.hosts)) != len(self.hosts):
+            raise QoslabError(f"workload: a host is listed twice: {','.join(self.hosts)}")
+        if self.codec not in ("serializable", "externalizable"):
+            raise QoslabError(f"workload: codec must be serializable or externalizable, got {self.codec!r}")
+        if self.dscp is not None and not 0 <= self.dscp <= 63:
+            raise QoslabError(f"workload: DSCP must be 0..63, got {self.dscp}")
+        if self.frames < 1:
+            raise QoslabError("workload: frames must be >= 1")
+        if not (self.rows_per_call == "all" or (isinstance(self.rows_per_call, int) and self.rows_per_call >= 1)):
+            raise QoslabError(f"workload: rows per call must be >= 1 or 'all', got {self.rows_per_call!r}")
+
+
+@dataclass
+class WorkloadRun:
+    """Result of :func:`run_workload`: ``result`` is the manager's JSON (elapsed seconds,
+    checksum, valid, per-worker rows/calls/busy seconds, bytes), ``logs`` the per-JVM log files."""
+
+    result: dict
+    logs: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return self.result.get("valid") is True
+
+
+def java_command(*args: str, hostname: str | None = None) -> list[str]:
+    """``java`` argv for the workload jar with the project's JVM flags."""
+    if not JAR.exists():
+        raise QoslabError(f"{JAR} is missing: build the Java modules with `make setup`")
+    extra = [f"-Djava.rmi.server.hostname={hostname}"] if hostname else []
+    return ["java", *JVM_FLAGS, *extra, "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
+
+
+def _wait_for_port(ex: Executor, proc: BackgroundProcess, ip: str, port: int, timeout_s: float, log: Path) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if ex.poll(proc) is not None:
+            tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
+            raise QoslabError(f"worker on {ex.node} exited during start-up (code {proc.returncode}): "
+                              f"{' / '.join(tail) or 'no output'} (log: {log})")
+        r = ex.run(["ss", "-Htln", f"src {ip}:{port} or src 0.0.0.0:{port} or src *:{port}"], check=False, timeout=5)
+        if r.stdout.strip():
+            return
+        time.sleep(0.1)
+    raise QoslabError(f"worker on {ex.node}: RMI registry port {port} not listening after {timeout_s:g} s (log: {log})")
+
+
+def run_workload(
+    settings: WorkloadSettings,
+    executor_of: Callable[[str], Executor],
+    address_of: Callable[[str], str],
+    out_dir: Path,
+    on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
+) -> WorkloadRun:
+    """Start a worker on every host, run the manager on the head node, stop the workers.
+
+    ``executor_of(host)`` and ``address_of(host)`` come from the testbed (or a real cluster);
+    logs go to ``out_dir/workload-<host>.log``. ``on_started(workers)`` is called once every worker
+    listens (tests use it to kill one mid-run). Returns the manager's JSON result even for a
+    failed run (``valid`` false, ``error`` set). Raises QoslabError when a worker cannot start
+    or the manager prints no result.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
+    workers: dict[str, BackgroundProcess] = {}
+    logs: dict[str, Path] = {}
+    try:
+        for host in settings.hosts:
+            ex, ip = executor_of(host), address_of(host)
+            log = out_dir / f"workload-{host}.log"
+            log.unlink(missing_ok=True)
+            logs[host] = log
+            argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
+                                "--export-port", str(settings.export_port), *marking, hostname=ip)
+            workers[host] = ex.start(argv, stdout=log, stderr=log)
+        for host, proc in workers.items():
+            _wait_for_port(executor_of(host), proc, address_of(host), settings.registry_port,
+                           settings.startup_timeout_s, logs[host])
+        if on_started:
+            on_started(workers)
+        head = settings.hosts[0]
+        spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
+        argv = java_command("manager", "--workers", spec, "--size", str(settings.size),
+                            "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
+                            "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
+                            "--timeout", f"{settings.timeout_s:g}", *marking, hostname=address_of(head))
+        # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
+        res = executor_of(head).run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
+        logs["manager"] = out_dir / "workload-manager.log"
+        logs["manager"].write_text(res.stderr)
+        line = next((l for l in reversed(res.stdout.strip().splitlines()) if l.startswith("{")), None)
+        if line is None:
+            raise QoslabError(f"workload manager on {head} printed no result (exit {res.returncode}): "
+                              f"{res.stderr.strip()[-300:]}")
+        result = json.loads(line)
+        (out_dir / "workload-result.json").write_text(json.dumps(result, indent=1))
+        return WorkloadRun(result, logs)
+    finally:
+        for host, proc in workers.items():
+            executor_of(host).stop(proc, grace_s=2.0)

@@ -1,0 +1,78 @@
+"""The RMI RayTracer on the testbed: a valid distributed run, DSCP marking seen on the wire in
+both directions, and a worker killed mid-run failing the manager quickly with its name."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+from qoslab.workload import JAR, WorkloadSettings, run_workload
+
+pytestmark = pytest.mark.skipif(not JAR.exists() or shutil.which("java") is None,
+                                reason="workload jar not built (make setup)")
+
+
+def _run(testbed, tmp_path, on_started=None, **kw):
+    s = WorkloadSettings(**{"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], **kw})
+    return run_workload(s, testbed.executor, lambda h: testbed.topo.host(h).ip, tmp_path, on_started=on_started)
+
+
+def test_distributed_run_is_valid(testbed, tmp_path):
+    run = _run(testbed, tmp_path, size="A", rows_per_call=5)
+    r = run.result
+    assert r["valid"] is True and r["checksum"] == 2676692
+    assert r["workers"] == 4 and r["hosts"] == ["jp-1", "jp-2", "jp-3", "jp-4"]
+    assert [w["rows"] for w in r["per_worker"]] == [38, 38, 37, 37]  # 150 rows, cyclic
+    assert sum(w["calls"] for w in r["per_worker"]) == 8 + 8 + 8 + 8
+    assert r["elapsed_render_s"] > 0 and r["bytes_received"] > 150 * 150 * 4
+    assert (tmp_path / "workload-result.json").exists()
+    # no JVM survives the run
+    for h in ("jp-1", "jp-2", "jp-3", "jp-4"):
+        ns = testbed.namespace(h)
+        assert subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.strip() == ""
+
+
+def test_dscp_marking_is_on_the_wire_in_both_directions(testbed, tmp_path):
+    pcap = tmp_path / "jp2.pcap"
+    ex = testbed.executor("jp-2")
+    cap = ex.start(["dumpcap", "-q", "-i", "eth0", "-f", "tcp port 1099 or tcp port 1100", "-w", str(pcap)],
+                   stderr=tmp_path / "dumpcap.log")
+    try:
+        deadline = time.monotonic() + 10
+        while "Capturing on" not in (tmp_path / "dumpcap.log").read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        run = _run(testbed, tmp_path, size="A", rows_per_call=10, dscp=40)
+        assert run.valid
+        time.sleep(0.3)
+    finally:
+        ex.stop(cap)
+    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "tcp.len > 0", "-T", "fields",
+                          "-e", "ip.src", "-e", "ip.dst", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "ip.dsfield"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [l.split("\t") for l in out.strip().splitlines()]
+    jp2 = "198.18.0.2"
+    to_worker = [r for r in rows if r[1] == jp2 and r[3] in ("1099", "1100")]
+    from_worker = [r for r in rows if r[0] == jp2 and r[2] in ("1099", "1100")]
+    assert len(to_worker) >= 5 and len(from_worker) >= 5, rows[:10]
+    # DSCP 40 = ToS 0xa0 on every RMI payload packet, both directions
+    assert {r[4] for r in to_worker + from_worker} == {"0xa0"}
+
+
+def test_killed_worker_fails_the_manager_quickly_naming_it(testbed, tmp_path):
+    def kill_jp3_soon(workers):
+        def later():
+            time.sleep(1.0)
+            testbed.executor("jp-3").stop(workers["jp-3"], grace_s=0)
+        threading.Thread(target=later, daemon=True).start()
+
+    t0 = time.monotonic()
+    run = _run(testbed, tmp_path, size="B", rows_per_call=1, frames=3, timeout_s=20, on_started=kill_jp3_soon)
+    elapsed = time.monotonic() - t0
+    r = run.result
+    assert r["valid"] is False
+    assert "worker jp-3 (198.18.0.3)" in r["error"], r["error"]
+    assert elapsed < 20 + 15, elapsed

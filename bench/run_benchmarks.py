@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from qoslab.testbed import Testbed  # noqa: E402
 from qoslab.topology import load_topology  # noqa: E402
@@ -73,7 +74,9 @@ def bench_testbed(repeat: int) -> dict:
     }
 
 
-BENCHES = {"testbed": bench_testbed}
+from workload_bench import bench_workload  # noqa: E402
+
+BENCHES = {"testbed": bench_testbed, "workload": bench_workload}
 
 
 def main() -> int:

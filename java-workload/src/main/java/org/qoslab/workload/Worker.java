@@ -24,7 +24,7 @@ public final class Worker {
             throws Exception {
         MarkingSocketFactory.checkIpv4Stack(dscp);
         if (advertise != null) System.setProperty("java.rmi.server.hostname", advertise);
-        MarkingSocketFactory f = new MarkingSocketFactory(dscp, connectTimeoutMs);
+        MarkingSocketFactory f = new MarkingSocketFactory(dscp, connectTimeoutMs, advertise);
         RenderServiceImpl impl = new RenderServiceImpl((advertise == null ? "?" : advertise) + " java "
                 + System.getProperty("java.version"));
         RenderService stub = (RenderService) UnicastRemoteObject.exportObject(impl, exportPort, f, f);

@@ -30,15 +30,23 @@ public final class MarkingSocketFactory implements RMIClientSocketFactory, RMISe
 
     private final int dscp;            // -1: leave the ToS byte alone
     private final int connectTimeoutMs;
+    private final String bindAddress;  // server sockets listen on this address only (null = all)
 
     /**
      * @param dscp DSCP 0..63, or -1 for no marking
      * @param connectTimeoutMs TCP connect timeout in milliseconds (> 0)
      */
-    public MarkingSocketFactory(int dscp, int connectTimeoutMs) {
+    public MarkingSocketFactory(int dscp, int connectTimeoutMs) { this(dscp, connectTimeoutMs, null); }
+
+    /**
+     * @param bindAddress address server sockets listen on (a worker's own address, so several
+     *        workers can share one machine on different addresses); null = all addresses
+     */
+    public MarkingSocketFactory(int dscp, int connectTimeoutMs, String bindAddress) {
         if (dscp < -1 || dscp > 63) throw new IllegalArgumentException("DSCP must be 0..63, got " + dscp);
         this.dscp = dscp;
         this.connectTimeoutMs = connectTimeoutMs;
+        this.bindAddress = bindAddress;
     }
 
     public int dscp() { return dscp; }
@@ -65,7 +73,8 @@ public final class MarkingSocketFactory implements RMIClientSocketFactory, RMISe
 
     @Override
     public ServerSocket createServerSocket(int port) throws IOException {
-        return new ServerSocket(port) {
+        java.net.InetAddress bind = bindAddress == null ? null : java.net.InetAddress.getByName(bindAddress);
+        return new ServerSocket(port, 50, bind) {
             @Override
             public Socket accept() throws IOException {
                 Socket s = new CountingSocket();
@@ -79,11 +88,12 @@ public final class MarkingSocketFactory implements RMIClientSocketFactory, RMISe
     @Override
     public boolean equals(Object o) {
         return o instanceof MarkingSocketFactory && ((MarkingSocketFactory) o).dscp == dscp
-                && ((MarkingSocketFactory) o).connectTimeoutMs == connectTimeoutMs;
+                && ((MarkingSocketFactory) o).connectTimeoutMs == connectTimeoutMs
+                && java.util.Objects.equals(((MarkingSocketFactory) o).bindAddress, bindAddress);
     }
 
     @Override
-    public int hashCode() { return 31 * dscp + connectTimeoutMs; }
+    public int hashCode() { return java.util.Objects.hash(dscp, connectTimeoutMs, bindAddress); }
 
     /** A socket whose streams count bytes into BYTES_SENT / BYTES_RECEIVED. */
     private static final class CountingSocket extends Socket {

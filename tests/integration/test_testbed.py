@@ -89,7 +89,11 @@ def test_up_then_down_leaves_nothing():
     assert rep.built and set(tb.plan.namespaces) <= set(list_namespaces())
     # a process inside a host must be ended by down
     proc = tb.executor("jp-2").start(["sleep", "600"])
-    assert namespace_pids([tb.namespace("jp-2")])[tb.namespace("jp-2")] == [proc.pid]
+    ns = tb.namespace("jp-2")
+    deadline = time.monotonic() + 5  # `ip netns exec` enters the namespace just after fork
+    while namespace_pids([ns])[ns] != [proc.pid] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert namespace_pids([ns])[ns] == [proc.pid]
     down = tb.down()
     assert proc.pid in down.killed_pids
     assert tb.executor("jp-2").poll(proc) is not None

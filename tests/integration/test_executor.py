@@ -44,7 +44,7 @@ def test_background_process_start_poll_stop(testbed, tmp_path):
     ns = testbed.namespace("jp-7")
     out = tmp_path / "out.log"
     # a shell that starts a child and ignores SIGTERM: stop must still end both (SIGKILL to the group)
-    p = ex.start(["sh", "-c", "trap '' TERM; echo started; sleep 300 & wait"], stdout=out)
+    p = ex.start(["sh", "-c", "trap '' TERM; sleep 300 & echo started; wait"], stdout=out)
     deadline = time.monotonic() + 5
     while "started" not in (out.read_text() if out.exists() else "") and time.monotonic() < deadline:
         time.sleep(0.02)

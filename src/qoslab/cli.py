@@ -38,6 +38,8 @@ app.add_typer(testbed_app, name="testbed")
 app.add_typer(topology_app, name="topology")
 workload_app = typer.Typer(help="The distributed RMI RayTracer (Java Grande Forum section 3).", no_args_is_help=True)
 app.add_typer(workload_app, name="workload")
+flood_app = typer.Typer(help="Congestion with D-ITG (traffic-gen/*.yaml).", no_args_is_help=True)
+app.add_typer(flood_app, name="flood")
 
 TopologyOpt = typer.Option(None, "--topology", "-t", help="Topology file (default: playbooks/topologies/ecenet.yaml).",
                            show_default=False)
@@ -325,6 +327,69 @@ def _int_option(name: str, value: str) -> int:
         return int(value)
     except ValueError:
         raise QoslabError(f"{name} must be a number or 'all', got {value!r}") from None
+
+
+# --------------------------------------------------------------------------------------------- flood
+@flood_app.command("run")
+def flood_run(definition: Path = typer.Argument(..., help="Flood definition, e.g. traffic-gen/thesis-flood.yaml."),
+              duration: float = typer.Option(10.0, help="Seconds to flood."),
+              out: Path = typer.Option(Path("results/flood"), help="Folder for D-ITG logs and flood-result.json."),
+              topology: Optional[Path] = TopologyOpt) -> None:
+    """Run a flood on the testbed for --duration seconds and print per-flow results from ITGDec."""
+    from .trafficgen import FloodRun, load_flood
+
+    defn = load_flood(definition)
+    tb = _testbed(topology)
+    if not tb.is_up():
+        raise QoslabError(f"testbed {tb.topo.name} is not up (run `qoslab testbed up`)")
+    with FloodRun(defn, tb.topo, tb.executor, out, duration_s=duration) as fr:
+        fr.start()
+        with console.status(f"flooding for {duration:g} s ..."):
+            fr.wait()
+    r = fr.result
+    tab = Table(title=f"flood {r.name}: {duration:g} s, link {format_rate(tb.topo.link.rate)}")
+    for c in ("flow", "-C", "asked pkt/s", "sent pkt/s", "recv Mbit/s", "of link", "loss %", "delay ms",
+              "jitter ms"):
+        tab.add_column(c, justify="left" if c in ("flow", "pacing") else "right")
+    for f in r.flows:
+        pacing = f"{f.itg_rate}" + (" poll" if f.poll else "")
+        if f.error:
+            tab.add_row(f"{f.src}>{f.dst}", pacing, f"{f.requested_pps:.0f}", "[red]error[/]", "", "", "", "", "")
+            continue
+        tab.add_row(f"{f.src}>{f.dst}", pacing, f"{f.requested_pps:.0f}",
+                    f"{f.sent_pps:.0f}" + ("[yellow]![/]" if f.shortfall else ""),
+                    f"{f.received_wire_bps / 1e6:.1f}", f"{f.received_wire_bps / tb.topo.link.rate:.0%}",
+                    f"{f.loss_pct:.1f}", f"{f.delay_avg_s * 1000:.2f}", f"{f.jitter_s * 1000:.3f}")
+    console.print(tab)
+    if any(f.shortfall for f in r.flows):
+        console.print("[yellow]![/] sent more than 5% below the asked rate: run `qoslab flood calibrate`")
+    for e in r.errors:
+        err_console.print(f"[red]error:[/] {e}")
+    console.print(f"result: {out / 'flood-result.json'}")
+    raise typer.Exit(0 if r.ok else 1)
+
+
+@flood_app.command("calibrate")
+def flood_calibrate(definition: Path = typer.Argument(Path("traffic-gen/thesis-flood.yaml"),
+                                                     help="Flood whose flows are measured together."),
+                    max_multiple: float = typer.Option(2.0, help="Calibrate up to this multiple of the link rate."),
+                    topology: Optional[Path] = TopologyOpt) -> None:
+    """Measure which ITGSend -C (without -poll) reaches which real rate here, and what -poll costs;
+    store it so floods with pacing auto/plain ask for what they actually get."""
+    from .trafficgen import calibrate, load_flood
+
+    defn = load_flood(definition)
+    tb = _testbed(topology)
+    if not tb.is_up():
+        raise QoslabError(f"testbed {tb.topo.name} is not up (run `qoslab testbed up`)")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        cal = calibrate(tb.topo, tb.executor, [(f.src, f.dst) for f in defn.flows], Path(d),
+                        payload_bytes=defn.payload_bytes, max_multiple=max_multiple,
+                        progress=lambda s: console.print(f"  {s}"))
+    path = cal.save()
+    console.print(f"calibration stored in {path}")
 
 
 def _on_sigterm(signum, frame):  # turn SIGTERM into the same clean-up path as Ctrl-C

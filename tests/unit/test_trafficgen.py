@@ -1,0 +1,120 @@
+"""Flood definitions, rate resolution, the safety interlock, ITGDec parsing, calibration maths.
+Pure: no packets are sent here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qoslab.errors import ConfigError, QoslabError, UnsafeTarget
+from qoslab.topology import Host, Topology, load_topology
+from qoslab.trafficgen import (Calibration, FloodRun, check_target, load_flood, parse_itgdec_series,
+                               parse_itgdec_summary, resolve)
+from conftest import ECENET, REPO
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+THESIS = REPO / "traffic-gen" / "thesis-flood.yaml"
+
+
+def test_thesis_flood_definition():
+    d = load_flood(THESIS)
+    assert [(f.src, f.dst) for f in d.flows] == [("jp-5", "jp-1"), ("jp-6", "jp-2"), ("jp-7", "jp-3"), ("jp-8", "jp-4")]
+    assert d.payload_bytes == 1400 and d.rate == "1.5x" and d.protocol == "UDP" and d.duration_s is None
+
+
+def test_rate_multiple_resolves_to_wire_packets_per_second():
+    topo = load_topology(ECENET)
+    flows = resolve(load_flood(THESIS), topo, calibration=None)
+    f = flows[0]
+    # 1.5 x 50 Mbit/s over 1442-byte frames (1400 + UDP 8 + IP 20 + Ethernet 14)
+    assert f.frame_bytes == 1442
+    assert f.pps == pytest.approx(1.5 * 50e6 / (1442 * 8))
+    assert f.poll is True and f.itg_rate == 6501  # no calibration: -poll at the wanted rate
+    assert f.dst_ip == "198.18.0.1" and f.port == 10001 and flows[3].port == 10004
+
+
+def test_calibrated_pacing_interpolates_the_itgsend_rate():
+    topo = load_topology(ECENET)
+    cal = Calibration("ecenet", 1400, [(4334, 2740.0, 8), (8668, 4079.0, 10), (17336, 5755.0, 5), (34672, 6674.0, 6)])
+    f = resolve(load_flood(THESIS), topo, calibration=cal)[0]
+    assert f.poll is False
+    assert 17336 < f.itg_rate < 34672  # 6501 pkt/s lies between the last two measured points
+    assert cal.rate_for(2740.0) == pytest.approx(4334, rel=0.01)
+    assert not cal.covers(7000)
+    with pytest.raises(QoslabError, match="at most 6674"):
+        cal.rate_for(7000)
+
+
+@pytest.mark.parametrize("ip", ["8.8.8.8", "224.0.0.1", "127.0.0.1", "255.255.255.255", "198.18.0.255",
+                                "198.18.0.0", "198.18.0.99", "10.1.2.3", "0.0.0.0", "not-an-ip"])
+def test_interlock_refuses(ip):
+    with pytest.raises(UnsafeTarget, match="refusing flood target"):
+        check_target(load_topology(ECENET), ip)
+
+
+def test_interlock_accepts_testbed_hosts():
+    topo = load_topology(ECENET)
+    for h in topo.hosts:
+        check_target(topo, h.ip)
+
+
+def test_interlock_stops_a_flood_before_anything_starts():
+    """A topology that bypassed validation with a host outside the testbed range: the driver
+    refuses at construction, before any executor is asked to run anything."""
+    good = load_topology(ECENET)
+    hosts = list(good.hosts)
+    hosts[0] = Host.model_construct(name="jp-1", address=__import__("ipaddress").ip_interface("8.8.8.8/24"),
+                                    port="Gi1/0/1")
+    bad = Topology.model_construct(**{**dict(good), "hosts": hosts})
+    calls = []
+    with pytest.raises(UnsafeTarget, match="8.8.8.8"):
+        FloodRun(load_flood(THESIS), bad, lambda h: calls.append(h), Path("/nonexistent"))
+    assert calls == []
+
+
+def test_unknown_host_in_a_flow(write_yaml):
+    p = write_yaml({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-42"}]})
+    with pytest.raises(QoslabError, match="flows\\[0\\]: no host 'jp-42'"):
+        resolve(load_flood(p), load_topology(ECENET))
+
+
+@pytest.mark.parametrize("data,expect", [
+    ({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-1"}], "rat": "1x"}, "rat: unknown field (typo?)"),
+    ({"name": "x", "rate": "fast", "flows": [{"src": "jp-5", "dst": "jp-1"}]}, "rate: rate must be packets/s > 0 or a link-rate multiple like '1.5x', got 'fast'"),
+    ({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-5"}]}, "flows[0].dst: flow jp-5 -> jp-5 sends to itself"),
+    ({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-1"}, {"src": "jp-6", "dst": "jp-2", "rate": "2y"}]},
+     "flows[1].rate: rate must be"),
+    ({"name": "x", "flows": []}, "flows: a flood needs at least one flow"),
+    ({"name": "x", "payload_bytes": 3, "flows": [{"src": "jp-5", "dst": "jp-1"}]}, "payload_bytes"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1"}]}, "name: Field required"),
+])
+def test_bad_flood_files_name_file_and_field(write_yaml, data, expect):
+    p = write_yaml(data)
+    with pytest.raises(ConfigError) as e:
+        load_flood(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}:") and expect in msg, msg
+
+
+def test_parse_real_itgdec_summary():
+    s = parse_itgdec_summary((DATA / "itgdec-recv-summary.txt").read_text())
+    assert s["total_packets"] == 42816 and s["bytes_received"] == 59942400
+    assert s["bytes_received"] == 1400 * s["total_packets"]
+    assert 0 < s["avg_delay_s"] < s["max_delay_s"] < 1
+    assert s["error_lines"] == 0
+
+
+def test_parse_itgdec_rejects_garbage():
+    with pytest.raises(QoslabError, match="no TOTAL RESULTS"):
+        parse_itgdec_summary("\x00\x01 garbage " * 1000)
+    with pytest.raises(QoslabError, match="unreadable value"):
+        parse_itgdec_summary("TOTAL RESULTS\nTotal packets = lots\n")
+    with pytest.raises(QoslabError, match="lacks total_time_s"):
+        parse_itgdec_summary("TOTAL RESULTS\nTotal packets = 3\n")
+
+
+def test_parse_itgdec_series():
+    rows = parse_itgdec_series((DATA / "itgdec-recv-series.txt").read_text() + "\nnot a row\n1 2 3\n")
+    assert len(rows) == 11 and rows[0]["time_s"] == 0 and rows[1]["time_s"] == 1
+    assert all(40_000 < r["bitrate_kbps"] < 50_000 for r in rows[:9])

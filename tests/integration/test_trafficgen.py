@@ -1,0 +1,131 @@
+"""D-ITG on the testbed: the thesis flood saturates the four destination ports, a TCP flow
+collapses under it on a FIFO switch, and failures (receiver dying, missing log, a port held by
+someone else, garbage logs) end as clear errors with no D-ITG process left behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from qoslab.errors import QoslabError
+from qoslab.testbed import namespace_pids
+from qoslab.trafficgen import Calibration, FloodRun, calibrate, load_flood, run_itgdec
+import qoslab.trafficgen as tg
+from conftest import REPO
+
+THESIS = REPO / "traffic-gen" / "thesis-flood.yaml"
+
+
+def ditg_in(testbed) -> list[int]:
+    """D-ITG processes inside this testbed's namespaces."""
+    pids = [p for ps in namespace_pids(testbed.plan.namespaces).values() for p in ps]
+    out = []
+    for p in pids:
+        try:
+            if open(f"/proc/{p}/comm").read().strip().startswith("ITG"):
+                out.append(p)
+        except OSError:
+            pass
+    return out
+
+
+@pytest.fixture(scope="module")
+def calibrated(testbed, tmp_path_factory):
+    """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,
+    removed afterwards)."""
+    defn = load_flood(THESIS)
+    cal = calibrate(testbed.topo, testbed.executor, [(f.src, f.dst) for f in defn.flows],
+                    tmp_path_factory.mktemp("cal"), max_multiple=1.9, probe_s=1.5)
+    path = cal.save()
+    yield cal
+    path.unlink(missing_ok=True)
+
+
+def test_thesis_flood_saturates_every_destination_port(testbed, calibrated, tmp_path):
+    with FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, tmp_path, duration_s=10) as fr:
+        fr.start()
+        fr.wait()
+    r = fr.result
+    assert r.ok, r.errors
+    link = testbed.topo.link.rate
+    for f in r.flows:
+        assert not f.poll  # calibrated pacing, not busy-waiting
+        assert f.received_wire_bps >= 0.95 * link, (f.src, f.received_wire_bps)
+        assert f.loss_pct > 25, (f.src, f.loss_pct)
+        assert f.packets_received > 0 and f.delay_avg_s > 0 and f.jitter_s > 0
+        assert len(f.series) >= 9
+    assert (tmp_path / "flood-result.json").exists()
+    assert ditg_in(testbed) == []
+
+
+def test_tcp_collapses_under_the_flood_on_a_fifo_switch(testbed, calibrated, tmp_path):
+    with FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, tmp_path) as fr:
+        fr.start()
+        time.sleep(1.0)
+        tcp = testbed.iperf_tcp("jp-2", "jp-1", seconds=6)
+        flood = fr.stop()
+    assert flood.ok, flood.errors
+    share = tcp["bits_per_second"] / testbed.topo.link.rate
+    assert share < 0.10, f"TCP got {share:.1%} of the link under the flood"
+    assert ditg_in(testbed) == []
+
+
+def test_receiver_dying_and_missing_log_are_errors_not_crashes(testbed, calibrated, tmp_path):
+    fr = FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, tmp_path)
+    with fr:
+        fr.start()
+        time.sleep(1.0)
+        os.kill(fr.receivers["jp-1"].pid, 9)                  # ITGRecv on jp-1 dies mid-trial
+        (tmp_path / "ditg-jp-2" / "recv-1.log").unlink()      # jp-2's receiver log disappears
+        time.sleep(0.5)
+    r = fr.result
+    assert not r.ok
+    assert any("ITGRecv on jp-1 exited early (code -9)" in e for e in r.errors), r.errors
+    assert r.flows[1].error and "missing D-ITG log" in r.flows[1].error
+    assert r.flows[2].error is None and r.flows[2].packets_received > 0   # the others are fine
+    assert ditg_in(testbed) == []
+
+
+def test_port_held_by_another_process_fails_that_flow_only(testbed, calibrated, tmp_path):
+    ex = testbed.executor("jp-3")
+    blocker = ex.start([sys.executable, "-c",
+                        "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+                        "s.bind(('0.0.0.0', 9000)); s.listen(); time.sleep(60)"])
+    try:
+        deadline = time.monotonic() + 10
+        while f"pid={blocker.pid}," not in ex.run(["ss", "-Htlnp", "sport = :9000"]).stdout:
+            assert time.monotonic() < deadline and ex.poll(blocker) is None, "blocker never listened"
+            time.sleep(0.05)
+        with FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, tmp_path, duration_s=2) as fr:
+            fr.start()
+            fr.wait()
+        r = fr.result
+        assert any(e.startswith("ITGRecv on jp-3 exited at start") and "Cannot bind" in e for e in r.errors), r.errors
+        assert r.flows[2].error is not None
+        assert r.flows[0].error is None and r.flows[0].packets_received > 0
+    finally:
+        testbed.executor("jp-3").stop(blocker)
+    assert ditg_in(testbed) == []
+
+
+def test_itgdec_on_garbage_and_runaway_output(testbed, calibrated, tmp_path, monkeypatch):
+    garbage = tmp_path / "garbage.log"
+    garbage.write_bytes(os.urandom(200_000))
+    with pytest.raises(QoslabError):
+        tg.parse_itgdec_summary(run_itgdec(garbage, [], tmp_path / "g.txt"))
+    with pytest.raises(QoslabError, match="missing D-ITG log"):
+        run_itgdec(tmp_path / "nope.log", [], tmp_path / "n.txt")
+    # a real log whose decoded text is larger than the cap counts as runaway output
+    with FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, tmp_path / "f", duration_s=1) as fr:
+        fr.start()
+        fr.wait()
+    monkeypatch.setattr(tg, "ITGDEC_MAX_OUTPUT", 200)
+    with pytest.raises(QoslabError, match="ran amok"):
+        run_itgdec(tmp_path / "f" / "ditg-jp-1" / "recv-0.log", [], tmp_path / "amok.txt")
+    assert ditg_in(testbed) == []

@@ -74,9 +74,10 @@ def bench_testbed(repeat: int) -> dict:
     }
 
 
+from flood_bench import bench_flood  # noqa: E402
 from workload_bench import bench_workload  # noqa: E402
 
-BENCHES = {"testbed": bench_testbed, "workload": bench_workload}
+BENCHES = {"testbed": bench_testbed, "workload": bench_workload, "flood": bench_flood}
 
 
 def main() -> int:

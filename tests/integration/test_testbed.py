@@ -85,18 +85,21 @@ def test_up_is_idempotent(testbed):
 def test_up_then_down_leaves_nothing():
     before_ns, before_links = netns_snapshot()
     tb = Testbed(load_topology(None, name=unique_name("a")))
-    rep = tb.up()
-    assert rep.built and set(tb.plan.namespaces) <= set(list_namespaces())
-    # a process inside a host must be ended by down
-    proc = tb.executor("jp-2").start(["sleep", "600"])
-    ns = tb.namespace("jp-2")
-    deadline = time.monotonic() + 5  # `ip netns exec` enters the namespace just after fork
-    while namespace_pids([ns])[ns] != [proc.pid] and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert namespace_pids([ns])[ns] == [proc.pid]
-    down = tb.down()
-    assert proc.pid in down.killed_pids
-    assert tb.executor("jp-2").poll(proc) is not None
+    try:
+        rep = tb.up()
+        assert rep.built and set(tb.plan.namespaces) <= set(list_namespaces())
+        # a process inside a host must be ended by down
+        proc = tb.executor("jp-2").start(["sleep", "600"])
+        ns = tb.namespace("jp-2")
+        deadline = time.monotonic() + 5  # `ip netns exec` enters the namespace just after fork
+        while namespace_pids([ns])[ns] != [proc.pid] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert namespace_pids([ns])[ns] == [proc.pid]
+        down = tb.down()
+        assert proc.pid in down.killed_pids
+        assert tb.executor("jp-2").poll(proc) is not None
+    finally:
+        tb.down()
     after_ns, after_links = netns_snapshot()
     assert after_ns == before_ns and after_links == before_links
     assert not tb.state_file.exists()

@@ -67,3 +67,15 @@ def netns_snapshot() -> tuple[set[str], set[str]]:
     """(named namespaces, root-namespace link names) right now."""
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     return set(list_namespaces()), {l.split(":")[1].strip().split("@")[0] for l in links.splitlines()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_testbed_left_behind():
+    """Safety net: at the end of the session, take down every testbed this pytest process named
+    (unique_name prefix), whatever a failing test left, and fail loudly if one had to be removed."""
+    yield
+    prefix = f"qsl-{unique_name()}"
+    left = sorted({ns[4:].split("-")[0].split("@")[0] for ns in list_namespaces() if ns.startswith(prefix)})
+    for name in left:
+        Testbed(load_topology(ECENET, name=name)).down()
+    assert not left, f"tests left testbeds behind: {left}"

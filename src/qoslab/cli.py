@@ -40,6 +40,9 @@ workload_app = typer.Typer(help="The distributed RMI RayTracer (Java Grande Foru
 app.add_typer(workload_app, name="workload")
 flood_app = typer.Typer(help="Congestion with D-ITG (traffic-gen/*.yaml).", no_args_is_help=True)
 app.add_typer(flood_app, name="flood")
+switch_app = typer.Typer(help="QoS profiles, Catalyst configs, Netmiko push, the virtual Catalyst 3750.",
+                         no_args_is_help=True)
+app.add_typer(switch_app, name="switch")
 
 TopologyOpt = typer.Option(None, "--topology", "-t", help="Topology file (default: playbooks/topologies/ecenet.yaml).",
                            show_default=False)
@@ -390,6 +393,95 @@ def flood_calibrate(definition: Path = typer.Argument(Path("traffic-gen/thesis-f
                         progress=lambda s: console.print(f"  {s}"))
     path = cal.save()
     console.print(f"calibration stored in {path}")
+
+
+# --------------------------------------------------------------------------------------------- switch
+def _groups(group: list[str]) -> dict[str, list[str]]:
+    out = {}
+    for g in group:
+        name, _, hosts = g.partition("=")
+        if not hosts:
+            raise QoslabError(f"--group must be NAME=host,host,...; got {g!r}")
+        out[name] = [h.strip() for h in hosts.split(",") if h.strip()]
+    return out
+
+
+GroupOpt = typer.Option([], "--group", "-g", help="Override a profile group: workload=jp-1,jp-2 (repeatable).")
+
+
+@switch_app.command("render")
+def switch_render(profile: str = typer.Argument(..., help="Profile name (qos-profiles/NAME.yaml) or file."),
+                  group: list[str] = GroupOpt, topology: Optional[Path] = TopologyOpt) -> None:
+    """Print the IOS configuration lines of a QoS profile for a topology."""
+    from .profiles import load_profile, render
+
+    for line in render(load_profile(profile), load_topology(topology), _groups(group)):
+        print(line)
+
+
+@switch_app.command("push")
+def switch_push(profile: str = typer.Argument(..., help="Profile name or file."),
+                device: Optional[Path] = typer.Option(None, help="Device YAML (host, port, credentials_file, "
+                                                      "known_hosts); default: the testbed's virtual Catalyst."),
+                group: list[str] = GroupOpt,
+                out: Path = typer.Option(Path("results/switch"), help="Folder for running-config backups."),
+                topology: Optional[Path] = TopologyOpt) -> None:
+    """Push a QoS profile with Netmiko: backup, diff (hier-config), send, verify, write memory;
+    roll back on any error."""
+    from .profiles import load_profile, render
+    from .switch import Device, push, testbed_device
+    from .yamlio import load_model
+
+    topo = load_topology(topology)
+    prof = load_profile(profile)
+    lines = render(prof, topo, _groups(group))
+    dev = load_model(device, Device) if device else testbed_device(topo)
+    with console.status(f"pushing {prof.name} to {dev.host}:{dev.port} ..."):
+        rep = push(lines, dev, out, prof.name)
+    if not rep.changed:
+        console.print(f"{prof.name}: the switch already has this configuration (nothing sent)")
+    else:
+        console.print(f"[green]{prof.name} pushed[/]: {len(rep.lines_sent)} lines, verified, saved "
+                      f"({rep.seconds['total']:.2f} s); backup {rep.backup}")
+
+
+@switch_app.command("show")
+def switch_show(device: Optional[Path] = typer.Option(None, help="Device YAML; default: the virtual Catalyst."),
+                port: Optional[str] = typer.Option(None, help="Also show queueing and statistics of this port."),
+                topology: Optional[Path] = TopologyOpt) -> None:
+    """Print the switch's QoS state (show mls qos, queue-sets, ACLs, class-maps, policy-maps)."""
+    from .switch import Device, connect, testbed_device
+    from .yamlio import load_model
+
+    topo = load_topology(topology)
+    dev = load_model(device, Device) if device else testbed_device(topo)
+    conn = connect(dev)
+    try:
+        cmds = ["show mls qos", "show mls qos queue-set", "show access-lists", "show class-map", "show policy-map"]
+        if port:
+            cmds += [f"show mls qos interface {port} queueing", f"show mls qos interface {port} statistics"]
+        for c in cmds:
+            console.print(f"[bold]{c}[/]")
+            print(conn.send_command(c))
+    finally:
+        conn.disconnect()
+
+
+@switch_app.command("serve")
+def switch_serve(topology: Optional[Path] = TopologyOpt,
+                 no_apply: bool = typer.Option(False, "--no-apply", help="Do not touch tc (CLI only).")) -> None:
+    """Run the virtual Catalyst 3750 of the testbed on its management endpoint (foreground)."""
+    import asyncio
+
+    from .vswitch import serve
+
+    topo = load_topology(topology)
+    mg = topo.switch.management
+    err_console.print(f"virtual Catalyst {topo.switch.model} of {topo.name} on {mg.host}:{mg.port}")
+    try:
+        asyncio.run(serve(topo, apply=not no_apply))
+    except OSError as e:
+        raise QoslabError(f"cannot serve on {mg.host}:{mg.port}: {e.strerror}") from None
 
 
 def _on_sigterm(signum, frame):  # turn SIGTERM into the same clean-up path as Ctrl-C

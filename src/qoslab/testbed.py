@@ -436,6 +436,8 @@ class Testbed:
         self.switch_ns = switch_namespace(topology.name)
         self.span_ns = span_namespace(topology.name)
         self.state_file = STATE_DIR / f"testbed-{topology.name}.json"
+        self.with_switch = True
+        self._switch_pid: int | None = None
 
     # -- helpers ------------------------------------------------------------------------------
     def namespace(self, host: str) -> str:
@@ -490,6 +492,8 @@ class Testbed:
             _run_in_namespaces(p.prepare)
             _run_batches([("ip", ns, lines) for ns, lines in p.ip.items()])
             _run_batches([("tc", ns, lines) for ns, lines in p.tc.items()])
+            if self.with_switch:
+                self._start_switch()
             self._write_state("up")
         except BaseException:
             self._remove(self.existing())
@@ -506,23 +510,73 @@ class Testbed:
         existing = self.existing()
         killed = self._remove(existing)
         self.state_file.unlink(missing_ok=True)
+        shutil.rmtree(STATE_DIR / f"vswitch-{self.topo.name}", ignore_errors=True)
         left = self.existing()
         if left:
             raise QoslabError(f"namespaces survived `down`: {', '.join(left)}")
         return DownReport(existing, killed, time.monotonic() - t0)
 
-    def _remove(self, namespaces: list[str]) -> list[int]:
-        if not namespaces:
+    def _start_switch(self) -> None:
+        """Start the virtual Catalyst (``qoslab switch serve``) in the background, fresh state
+        (factory config, new credentials and host key), and wait until it accepts connections."""
+        import sys
+
+        d = STATE_DIR / f"vswitch-{self.topo.name}"
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+        mg = self.topo.switch.management
+        if _listening(mg.host, mg.port):
+            raise QoslabError(f"management endpoint {mg.host}:{mg.port} is already in use (another testbed "
+                              "or virtual switch?)")
+        log = open(d / "serve.log", "ab")
+        import yaml
+
+        topo_file = d / "topology.yaml"  # the resolved topology (names and overrides as built)
+        topo_file.write_text(yaml.safe_dump(self.topo.model_dump(mode="json"), sort_keys=False))
+        argv = [sys.executable, "-m", "qoslab", "switch", "serve", "-t", str(topo_file)]
+        p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        self._switch_pid = p.pid
+        deadline = time.monotonic() + 15
+        while not _listening(mg.host, mg.port):
+            if p.poll() is not None or time.monotonic() > deadline:
+                tail = (d / "serve.log").read_text(errors="replace").strip().splitlines()[-2:]
+                raise QoslabError(f"the virtual Catalyst did not start: {' / '.join(tail) or 'no output'}")
+            time.sleep(0.05)
+
+    def _stop_switch(self) -> list[int]:
+        """End the virtual Catalyst this testbed started (PID from the state file; its command
+        line is checked so a reused PID is never signalled)."""
+        pid = self._switch_pid
+        if pid is None:
+            try:
+                pid = json.loads(self.state_file.read_text()).get("switch_pid")
+            except (OSError, ValueError):
+                pid = None
+        if not pid:
             return []
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return []
+        if b"serve" not in cmd or not any(b"qoslab" in c for c in cmd):
+            return []
+        return _kill_pids([pid])
+
+    def _remove(self, namespaces: list[str]) -> list[int]:
+        killed = self._stop_switch()
+        if not namespaces:
+            return killed
         pids = [pid for pids in namespace_pids(namespaces).values() for pid in pids]
-        killed = _kill_pids(pids)
+        killed += _kill_pids(pids)
         subprocess.run(["ip", "-force", "-batch", "-"], input="".join(f"netns del {ns}\n" for ns in namespaces),
                        capture_output=True, text=True)
         return killed
 
     def _write_state(self, status: str) -> None:
         state = {"status": status, "topology": self.topo.source, "name": self.topo.name,
-                 "namespaces": self.plan.namespaces, "pid": os.getpid(), "time": time.time()}
+                 "namespaces": self.plan.namespaces, "pid": os.getpid(), "time": time.time(),
+                 "switch_pid": self._switch_pid}
         tmp = self.state_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(state, indent=1))
         tmp.replace(self.state_file)

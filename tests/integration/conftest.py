@@ -28,6 +28,26 @@ def pytest_collection_modifyitems(items):
             item.add_marker(needs_root)
 
 
+def free_port() -> int:
+    """A TCP port free on loopback now (for a test testbed's virtual switch)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_topology(suffix: str):
+    """The ecenet topology under a unique name with its own management port."""
+    base = load_topology(ECENET)
+    return load_topology(ECENET, name=unique_name(suffix),
+                         switch={**base.switch.model_dump(mode="json"),
+                                 "management": {"host": "127.0.0.1", "port": free_port()}})
+
+
+test_topology.__test__ = False
+
+
 def unique_name(suffix: str = "") -> str:
     """Topology name unique to this pytest process (1-12 chars)."""
     return f"t{os.getpid() % 100000}{suffix}"
@@ -40,6 +60,7 @@ def topo_file(tmp_path):
     def _make(suffix: str = "", **changes):
         data = yaml.safe_load(ECENET.read_text())
         data["name"] = unique_name(suffix)
+        data["switch"]["management"]["port"] = free_port()
         data.update(changes)
         p = tmp_path / f"{data['name']}.yaml"
         p.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -51,7 +72,7 @@ def topo_file(tmp_path):
 @pytest.fixture(scope="module")
 def testbed():
     """The 8-host ecenet topology, up for a whole test module, down afterwards."""
-    tb = Testbed(load_topology(ECENET, name=unique_name("m")))
+    tb = Testbed(test_topology("m"))
     tb.up()
     yield tb
     tb.down()

@@ -16,7 +16,7 @@ import pytest
 from qoslab.errors import QoslabError
 from qoslab.testbed import Testbed, build_plan, list_namespaces, namespace_pids, switch_namespace
 from qoslab.topology import load_topology
-from .conftest import netns_snapshot, qoslab, unique_name
+from .conftest import netns_snapshot, qoslab, test_topology, unique_name
 
 
 def test_every_host_pings_every_other_host(testbed):
@@ -84,7 +84,7 @@ def test_up_is_idempotent(testbed):
 
 def test_up_then_down_leaves_nothing():
     before_ns, before_links = netns_snapshot()
-    tb = Testbed(load_topology(None, name=unique_name("a")))
+    tb = Testbed(test_topology("a"))
     try:
         rep = tb.up()
         assert rep.built and set(tb.plan.namespaces) <= set(list_namespaces())
@@ -107,7 +107,7 @@ def test_up_then_down_leaves_nothing():
 
 
 def test_leftovers_of_a_crashed_build_are_removed_by_the_next_up():
-    tb = Testbed(load_topology(None, name=unique_name("c")))
+    tb = Testbed(test_topology("c"))
     # what a build killed after creating its namespaces and links leaves behind
     subprocess.run(["ip", "-batch", "-"], input="\n".join(tb.plan.root_ip) + "\n", text=True, check=True)
     subprocess.run(["ip", "-n", tb.switch_ns, "-batch", "-"], input="\n".join(tb.plan.links) + "\n",
@@ -161,6 +161,8 @@ def test_sigterm_during_up_cleans_up(topo_file):
 
 def test_cli_exec_status_and_errors(testbed, topo_file, tmp_path):
     path = topo_file("m")  # same name as the module testbed: the CLI drives that testbed
+    path.write_text(path.read_text().replace(f"port: {load_topology(path).switch.management.port}",
+                                             f"port: {testbed.topo.switch.management.port}"))
     r = qoslab("testbed", "exec", "jp-3", "-t", str(path), "--", "ip", "-4", "-o", "addr", "show", "dev", "eth0")
     assert r.returncode == 0 and "198.18.0.3/24" in r.stdout
     r = qoslab("testbed", "exec", "jp-3", "-t", str(path), "--", "sh", "-c", "exit 3")

@@ -1,0 +1,218 @@
+"""QoS profiles (``qos-profiles/*.yaml``) and their rendering to Catalyst 3750 IOS lines.
+
+A profile is written in the switch's own terms (mls qos, trust, ACL -> class-map -> policy-map
+``set dscp``, ingress queues, egress SRR weights, queue-sets, ``priority-queue out``, DSCP maps,
+SPAN). Hosts are named through groups resolved against a topology (``workload: {first: 4}``),
+so one profile fits any cluster size; a campaign may pass its own group members.
+
+:func:`render` is pure: (profile, topology, groups) -> IOS config lines, through the Jinja2
+template ``switch-configs/catalyst3750-qos.j2``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import jinja2
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .errors import QoslabError
+from .topology import Topology, long_port, repo_root
+from .yamlio import FieldProblem, load_model
+
+TEMPLATES = repo_root() / "switch-configs"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Group(_Strict):
+    """Hosts of a group: an explicit list, or the first N hosts of the topology."""
+
+    hosts: list[str] | None = None
+    first: int | None = Field(None, ge=1)
+
+
+class Rule(_Strict):
+    """A classification rule, rendered as ACL(s) + class-map + policy-map class setting DSCP.
+
+    ``kind: pairs``: one numbered ACL per ordered pair of hosts of ``group`` (Appendix B: ACL
+    1ij = host i -> host j, class ``class1ij``). ``kind: ports``: one named ACL matching TCP
+    ``ports`` in both directions (source or destination port), class ``name``.
+    ``kind: any``: every IP packet from the group's ports."""
+
+    name: str
+    kind: Literal["pairs", "ports", "any"]
+    group: str = "workload"
+    protocol: Literal["ip", "tcp", "udp"] = "ip"
+    ports: list[int] = Field(default_factory=list)
+    set_dscp: int = Field(..., ge=0, le=63)
+    acl_base: int = Field(100, ge=100, le=199)
+
+
+class PriorityIn(_Strict):
+    queue: int = Field(2, ge=1, le=2)
+    bandwidth: int = Field(10, ge=0, le=40)
+
+
+class Ingress(_Strict):
+    """``mls qos srr-queue input ...`` (not emulated by tc: see the fidelity table)."""
+
+    bandwidth: list[int] | None = None
+    buffers: list[int] | None = None
+    priority_queue: PriorityIn | None = None
+
+
+class Egress(_Strict):
+    """Egress settings for the ports of ``apply_to``: SRR share or shape weights (4 queues),
+    expedite queue, queue-set."""
+
+    apply_to: str = "workload"
+    share: list[int] | None = None
+    shape: list[int] | None = None
+    priority_queue_out: bool = False
+    queue_set: int | None = Field(None, ge=1, le=2)
+
+    @field_validator("share", "shape")
+    @classmethod
+    def _four(cls, v):
+        if v is not None and len(v) != 4:
+            raise ValueError("SRR weights are four numbers, one per egress queue")
+        return v
+
+
+class QueueSet(_Strict):
+    buffers: list[int] | None = None
+    thresholds: dict[int, list[int]] = Field(default_factory=dict)
+
+
+class Span(_Strict):
+    session: int = Field(..., ge=1, le=66)
+    source: str                 # host name (its port) or a port name
+    destination: str            # port name
+    direction: Literal["both", "rx", "tx"] = "both"
+
+
+class Profile(_Strict):
+    """A Catalyst 3750 QoS profile (see module doc)."""
+
+    name: str
+    description: str = ""
+    mls_qos: bool = False
+    groups: dict[str, Group] = Field(default_factory=lambda: {"workload": Group(first=4)})
+    trust: dict[str, Literal["dscp", "cos"]] = Field(default_factory=dict)
+    policy_map: str = "qoslab"
+    rules: list[Rule] = Field(default_factory=list)
+    policy_on: str = "workload"
+    extra_acls: list[str] = Field(default_factory=list)
+    ingress: Ingress = Ingress()
+    egress: Egress | None = None
+    queue_sets: dict[int, QueueSet] = Field(default_factory=dict)
+    dscp_output_map: dict[int, list[int]] = Field(default_factory=dict)
+    span: list[Span] = Field(default_factory=list)
+
+
+def load_profile(path_or_name: str | Path) -> Profile:
+    """A profile by path or by name (``thesis`` -> qos-profiles/thesis.yaml). Raises ConfigError."""
+    p = Path(path_or_name)
+    if not p.suffix and not p.exists():
+        p = repo_root() / "qos-profiles" / f"{path_or_name}.yaml"
+    return load_model(p, Profile)
+
+
+def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, list[str]] | None = None
+                   ) -> dict[str, list[str]]:
+    """Group name -> host names. ``overrides`` (e.g. a campaign's workload hosts) win.
+    Raises QoslabError for unknown hosts or a group larger than the topology."""
+    out = {}
+    for name, g in profile.groups.items():
+        if overrides and name in overrides:
+            hosts = list(overrides[name])
+        elif g.hosts is not None:
+            hosts = list(g.hosts)
+        else:
+            if g.first > len(topology.hosts):
+                raise QoslabError(f"profile {profile.name}: group {name} wants the first {g.first} hosts, "
+                                  f"topology {topology.name} has {len(topology.hosts)}")
+            hosts = topology.host_names[: g.first]
+        for h in hosts:
+            try:
+                topology.host(h)
+            except KeyError as e:
+                raise QoslabError(f"profile {profile.name}: group {name}: {e.args[0]}") from None
+        out[name] = hosts
+    return out
+
+
+def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
+    """Profile -> IOS configuration lines (config-mode order: globals, ACLs, class-maps,
+    policy-map, interfaces, monitor sessions). Pure. Raises QoslabError for a group that does
+    not fit (unknown host, more than 9 hosts in a ``pairs`` rule: ACL numbers 1ij)."""
+    g = resolve_groups(profile, topology, groups)
+
+    def group(name: str) -> list[str]:
+        if name not in g:
+            raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
+        return g[name]
+
+    acls, classes = [], []  # acls: (kind, id, [entries]); classes: (name, acl id, named?, dscp)
+    for r in profile.rules:
+        hosts = group(r.group)
+        if r.kind == "pairs":
+            if len(hosts) > 9:
+                raise QoslabError(f"profile {profile.name}: rule {r.name}: pairs ACLs number 1ij, at most 9 hosts")
+            for i, a in enumerate(hosts, 1):
+                for j, b in enumerate(hosts, 1):
+                    if i == j:
+                        continue
+                    num = r.acl_base + 10 * i + j
+                    acls.append(("num", str(num), [f"permit {r.protocol} host {topology.host(a).ip} host {topology.host(b).ip}"]))
+                    classes.append((f"class{num}", str(num), False, r.set_dscp))
+        elif r.kind == "ports":
+            entries = []
+            for p in r.ports:
+                entries += [f"permit {r.protocol} any any eq {p}", f"permit {r.protocol} any eq {p} any"]
+            acls.append(("named", r.name, entries))
+            classes.append((r.name, r.name, True, r.set_dscp))
+        else:
+            entries = [f"permit ip host {topology.host(h).ip} any" for h in hosts]
+            acls.append(("named", r.name, entries))
+            classes.append((r.name, r.name, True, r.set_dscp))
+    ports = {}  # port -> list of lines
+    for h in topology.hosts:
+        ports[h.port] = []
+    for grp, how in profile.trust.items():
+        for h in group(grp):
+            ports[topology.host(h).port].append(f"mls qos trust {how}")
+    if profile.egress:
+        e = profile.egress
+        for h in group(e.apply_to):
+            lines = ports[topology.host(h).port]
+            if e.share:
+                lines.append("srr-queue bandwidth share " + " ".join(map(str, e.share)))
+            if e.shape:
+                lines.append("srr-queue bandwidth shape " + " ".join(map(str, e.shape)))
+            if e.queue_set:
+                lines.append(f"queue-set {e.queue_set}")
+            if e.priority_queue_out:
+                lines.append("priority-queue out")
+    if classes:
+        for h in group(profile.policy_on):
+            ports[topology.host(h).port].append(f"service-policy input {profile.policy_map}")
+    spans = []
+    for s in profile.span:
+        src = topology.host(s.source).port if s.source in topology.host_names else s.source
+        spans.append((s.session, src, s.destination, s.direction))
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    text = env.get_template("catalyst3750-qos.j2").render(
+        p=profile, acls=acls, classes=classes, extra_acls=profile.extra_acls,
+        ports=[(long_port(port), lines) for port, lines in sorted(ports.items(), key=lambda kv: _port_key(kv[0])) if lines],
+        spans=spans)
+    return [l for l in text.splitlines() if l.strip()]
+
+
+def _port_key(port: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in port[2:].split("/"))

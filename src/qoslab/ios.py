@@ -191,7 +191,7 @@ _IF_TPL = [
     T("description {rest:word}", "if-keep", 20, 1),
 ]
 _CMAP_TPL = [T("match access-group {acl:word}", "cmap"), T("match access-group name {acl:word}", "cmap"),
-             T("match ip dscp {d:0-63}", "cmap", 8)]
+             T("match ip dscp {d:0-63}", "cmap", 8, 1)]
 _PMAP_TPL = [T("class {name:word}", "pmap-class")]
 _PMAPC_TPL = [T("set ip dscp {d:0-63}", "pmapc"), T("set dscp {d:0-63}", "pmapc"),
               T("trust {t:dscp|cos}", "pmapc")]
@@ -440,9 +440,16 @@ def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
                         return _apply(rc, target, tpl, vals, toks, False, line)
     for mname in chain:
         if mname == "config-ext-nacl":
+            acl = rc.acls.setdefault(mode.target, [])
+            if body and body[0][0].isdigit():  # sequence number (hier-config and IOS use them)
+                seq = int(body[0][0])
+                if negate and len(body) == 1:
+                    if seq % 10 == 0 and 0 < seq // 10 <= len(acl):
+                        del acl[seq // 10 - 1]
+                    return mode
+                body = body[1:]
             used, ace = parse_ace(body)
             if ace is not None or (negate and used > 0):
-                acl = rc.acls.setdefault(mode.target, [])
                 if negate:
                     if ace is not None and ace in acl:
                         acl.remove(ace)
@@ -497,11 +504,17 @@ def _apply(rc: RunningConfig, mode: Mode, tpl: Template, vals: dict, body, negat
         (_remove_prefix if negate else lambda l, k: l.append(k) if k not in l else None)(rc.kept, text)
         return Mode(GLOBAL)
     if act == "global":
+        if text == "mls qos":  # only the global switch: the other mls qos settings stay configured
+            if negate:
+                rc.globals_[:] = [l for l in rc.globals_ if l != "mls qos"]
+            elif "mls qos" not in rc.globals_:
+                rc.globals_.insert(0, "mls qos")
+            return Mode(GLOBAL)
         key = _global_key(text, words)
         if negate:
-            _remove_prefix(rc.globals_, key if key != text else " ".join(words[:len(tpl.specs) - 1]) if tpl.repeat > 1 else key)
-            if text == "mls qos":
-                rc.globals_[:] = [l for l in rc.globals_ if l != "mls qos"]
+            if tpl.repeat > 1 and key == text:
+                key = " ".join(words[:len(tpl.specs) - 1])
+            _remove_prefix(rc.globals_, key)
         else:
             _set_unique(rc.globals_, text, key)
         return Mode(GLOBAL)

@@ -93,6 +93,7 @@ class Span(_Strict):
     source: str                 # host name (its port) or a port name
     destination: str            # port name
     direction: Literal["both", "rx", "tx"] = "both"
+    encapsulation: Literal["replicate"] | None = None
 
 
 class Profile(_Strict):
@@ -204,7 +205,7 @@ def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | 
     spans = []
     for s in profile.span:
         src = topology.host(s.source).port if s.source in topology.host_names else s.source
-        spans.append((s.session, src, s.destination, s.direction))
+        spans.append((s.session, src, s.destination, s.direction, s.encapsulation))
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     text = env.get_template("catalyst3750-qos.j2").render(

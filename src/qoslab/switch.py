@@ -130,18 +130,21 @@ def split_qos(config_text: str) -> tuple[list[str], list[str]]:
 
 
 def normalized_qos(config_text: str) -> list[str]:
-    """The QoS part of a config as a sorted list of (section header, line) strings, for comparing
-    a device's state with the intended one regardless of order and indentation."""
+    """The QoS part of a config as a sorted list of path strings (``policy-map p / class c / set ip
+    dscp 40``), for comparing a device's state with the intended one regardless of order and
+    indentation width. Pure."""
     _, qos = split_qos(config_text)
-    out, header = [], ""
+    out: set[str] = set()
+    stack: list[tuple[int, str]] = []
     for l in qos:
-        if not l.startswith(" "):
-            header = l.strip()
-            if not header.startswith("interface "):
-                out.append(header)
-        else:
-            out.append(f"{header} / {l.strip()}")
-    return sorted(set(out))
+        indent = len(l) - len(l.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = " / ".join([t for _, t in stack] + [l.strip()])
+        stack.append((indent, l.strip()))
+        if not (indent == 0 and l.startswith("interface ")):
+            out.add(path)
+    return sorted(out)
 
 
 def intended_config(running_text: str, profile_lines: list[str]) -> str:

@@ -1,0 +1,52 @@
+"""Pure parts of the push: QoS split, intended config, remediation order and round trip."""
+
+from __future__ import annotations
+
+from qoslab.ios import RunningConfig, load_config
+from qoslab.profiles import load_profile, render
+from qoslab.switch import intended_config, normalized_qos, order_for_ios, remediation, split_qos
+from qoslab.topology import load_topology
+from conftest import ECENET
+
+TOPO = load_topology(ECENET)
+
+
+def test_split_keeps_non_qos_lines_and_interface_context():
+    text = "hostname S\nmls qos\ninterface GigabitEthernet1/0/1\n description uplink\n priority-queue out\n" \
+           "class-map match-all c\n match access-group 112\nip http server\n"
+    other, qos = split_qos(text)
+    assert other == ["hostname S", "interface GigabitEthernet1/0/1", " description uplink", "ip http server"]
+    assert qos == ["mls qos", "interface GigabitEthernet1/0/1", " priority-queue out", "class-map match-all c",
+                   " match access-group 112"]
+
+
+def test_intended_config_merges_interface_lines():
+    base = RunningConfig.factory("Switch", TOPO.switch.ports).render()
+    want = intended_config(base, render(load_profile("thesis"), TOPO))
+    assert want.count("interface GigabitEthernet1/0/1\n") == 1
+    assert "interface GigabitEthernet1/0/1\n srr-queue bandwidth share 97 1 1 1\n" in want
+
+
+def test_remediation_round_trip_through_the_interpreter():
+    rc = RunningConfig.factory("Switch", TOPO.switch.ports)
+    base = rc.render()
+    for name in ("thesis", "rmi-ports", "trust-dscp", "fifo", "thesis"):
+        want = intended_config(rc.render(), render(load_profile(name), TOPO))
+        lines = remediation(rc.render(), want)
+        assert load_config("\n".join(lines), rc) == []
+        assert normalized_qos(rc.render()) == normalized_qos(want), name
+        assert remediation(rc.render(), want) == []  # a second push changes nothing
+    back = remediation(rc.render(), base)
+    load_config("\n".join(back), rc)
+    assert normalized_qos(rc.render()) == normalized_qos(base) == []
+
+
+def test_order_puts_references_after_their_targets():
+    lines = ["interface GigabitEthernet1/0/1", "  service-policy input p", "no policy-map old",
+             "policy-map p", "  class c", "    set ip dscp 40", "class-map match-all c", "  match access-group 112",
+             "access-list 112 permit ip any any", "interface GigabitEthernet1/0/2", "  no service-policy input old"]
+    out = order_for_ios(lines)
+    idx = {l.strip(): i for i, l in enumerate(out)}
+    assert idx["no service-policy input old"] < idx["no policy-map old"]
+    assert idx["access-list 112 permit ip any any"] < idx["class-map match-all c"] < idx["policy-map p"] \
+        < idx["service-policy input p"]

@@ -55,6 +55,9 @@ def testbed_device(topology: Topology) -> Device:
     return Device(host=mg.host, port=mg.port, credentials_file=d / "credentials", known_hosts=kh)
 
 
+testbed_device.__test__ = False  # a helper, not a pytest test
+
+
 def _credentials(dev: Device):
     import os
 
@@ -85,7 +88,11 @@ def connect(dev: Device):
     except NetmikoAuthenticationException:
         raise QoslabError(f"switch {dev.host}:{dev.port}: authentication failed") from None
     except NetmikoTimeoutException as e:
-        raise QoslabError(f"switch {dev.host}:{dev.port}: unreachable ({e})") from None
+        m = re.search(r"Host key for server .* does not match[^\n]*", str(e))
+        if m:
+            raise QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, host key not the one in {dev.known_hosts} "
+                              f"({m.group(0)[:120]})") from None
+        raise QoslabError(f"switch {dev.host}:{dev.port}: unreachable ({str(e).strip()[:200]})") from None
     except Exception as e:  # paramiko host key errors and the like
         raise QoslabError(f"switch {dev.host}:{dev.port}: cannot connect: {type(e).__name__}: {e}") from None
     return conn
@@ -245,10 +252,10 @@ def _send(conn, lines: list[str]) -> None:
         conn.send_config_set(lines, error_pattern=ERROR_PATTERN, cmd_verify=True)
     except ConfigInvalidException as e:
         text = str(e)
-        bad = next((l.strip() for l in lines if l.strip() and l.strip() in text), None)
-        m = re.search(r"#(.+)\n\s*\^", text)
-        bad = m.group(1).strip() if m else bad
-        raise QoslabError(f"the switch rejected `{bad}`: {text.strip().splitlines()[-1]}") from None
+        m = re.search(r"at command: (.+), matched error: (.+)$", text)
+        if m:
+            raise QoslabError(f"the switch rejected `{m.group(1).strip()}`: {m.group(2).strip()}") from None
+        raise QoslabError(f"the switch rejected a line: {text.strip().splitlines()[-1]}") from None
 
 
 def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str = "profile",

@@ -69,6 +69,23 @@ def topo_file(tmp_path):
     return _make
 
 
+THESIS_FLOOD = ECENET.parents[2] / "traffic-gen" / "thesis-flood.yaml"
+
+
+@pytest.fixture(scope="module")
+def calibrated(testbed, tmp_path_factory):
+    """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,
+    removed afterwards), so floods use calibrated pacing instead of -poll."""
+    from qoslab.trafficgen import calibrate, load_flood
+
+    defn = load_flood(THESIS_FLOOD)
+    cal = calibrate(testbed.topo, testbed.executor, [(f.src, f.dst) for f in defn.flows],
+                    tmp_path_factory.mktemp("cal"), max_multiple=1.9, probe_s=1.5)
+    path = cal.save()
+    yield cal
+    path.unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="module")
 def testbed():
     """The 8-host ecenet topology, up for a whole test module, down afterwards."""

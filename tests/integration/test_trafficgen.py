@@ -15,11 +15,11 @@ import pytest
 
 from qoslab.errors import QoslabError
 from qoslab.testbed import namespace_pids
-from qoslab.trafficgen import Calibration, FloodRun, calibrate, load_flood, run_itgdec
+from qoslab.trafficgen import FloodRun, load_flood, run_itgdec
 import qoslab.trafficgen as tg
 from conftest import REPO
 
-THESIS = REPO / "traffic-gen" / "thesis-flood.yaml"
+from .conftest import THESIS_FLOOD as THESIS
 
 
 def ditg_in(testbed) -> list[int]:
@@ -33,18 +33,6 @@ def ditg_in(testbed) -> list[int]:
         except OSError:
             pass
     return out
-
-
-@pytest.fixture(scope="module")
-def calibrated(testbed, tmp_path_factory):
-    """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,
-    removed afterwards)."""
-    defn = load_flood(THESIS)
-    cal = calibrate(testbed.topo, testbed.executor, [(f.src, f.dst) for f in defn.flows],
-                    tmp_path_factory.mktemp("cal"), max_multiple=1.9, probe_s=1.5)
-    path = cal.save()
-    yield cal
-    path.unlink(missing_ok=True)
 
 
 def test_thesis_flood_saturates_every_destination_port(testbed, calibrated, tmp_path):

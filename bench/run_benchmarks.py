@@ -75,9 +75,10 @@ def bench_testbed(repeat: int) -> dict:
 
 
 from flood_bench import bench_flood  # noqa: E402
+from switch_bench import bench_switch  # noqa: E402
 from workload_bench import bench_workload  # noqa: E402
 
-BENCHES = {"testbed": bench_testbed, "workload": bench_workload, "flood": bench_flood}
+BENCHES = {"testbed": bench_testbed, "workload": bench_workload, "flood": bench_flood, "switch": bench_switch}
 
 
 def main() -> int:

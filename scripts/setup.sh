@@ -52,7 +52,7 @@ fi
 # Build the Java reactor when any pom or Java source is newer than the last build.
 stamp=.setup/java.stamp
 mkdir -p .setup
-if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
+if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-common java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
   log "building Java modules (mvn package)"
   mvn -q -B -DskipTests package
   touch "$stamp"

@@ -217,7 +217,11 @@ def order_for_ios(lines: list[str]) -> list[str]:
     removes = [b for b in blocks if b[0].startswith("no ")]
     adds.sort(key=lambda b: _prio(b[0]))
     removes.sort(key=lambda b: -_prio(b[0]))
-    return [l for b in first + adds + removes for l in b]
+    # a removal whose command is the prefix of an added line is a replacement: remove first, or it
+    # would also remove the new line (e.g. a SPAN destination gaining "encapsulation replicate")
+    replaced = [b for b in removes if len(b) == 1 and any(a[0].startswith(b[0][3:] + " ") for a in adds)]
+    removes = [b for b in removes if b not in replaced]
+    return [l for b in first + replaced + adds + removes for l in b]
 
 
 def _for_hier(text: str) -> str:

@@ -50,3 +50,9 @@ def test_order_puts_references_after_their_targets():
     assert idx["no service-policy input old"] < idx["no policy-map old"]
     assert idx["access-list 112 permit ip any any"] < idx["class-map match-all c"] < idx["policy-map p"] \
         < idx["service-policy input p"]
+
+
+def test_replacement_removal_goes_before_the_new_line():
+    lines = ["monitor session 1 destination interface Gi1/0/21 encapsulation replicate",
+             "no monitor session 1 destination interface Gi1/0/21"]
+    assert order_for_ios(lines) == list(reversed(lines))

@@ -1,5 +1,7 @@
 package org.qoslab.workload;
 
+import org.qoslab.common.Json;
+
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.qoslab.workload.rmi.MarkingSocketFactory;

@@ -1,5 +1,7 @@
 package org.qoslab.workload;
 
+import org.qoslab.common.Json;
+
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.net.ServerSocket;

@@ -1,4 +1,4 @@
-package org.qoslab.workload;
+package org.qoslab.common;
 
 import java.util.List;
 import java.util.Map;

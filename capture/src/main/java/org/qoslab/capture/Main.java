@@ -1,0 +1,176 @@
+package org.qoslab.capture;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.qoslab.common.Json;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code qoslab-capture}: classify offline captures, capture live, benchmark the readers. */
+@Command(name = "qoslab-capture", mixinStandardHelpOptions = true, version = "qoslab-capture 0.1.0",
+        description = "pcap4j capture and the thesis's traffic classes (control/ack, ssh, rmi, short-frame, data, udp, other).",
+        subcommands = {Main.ClassifyCmd.class, Main.LiveCmd.class, Main.BenchCmd.class})
+public final class Main implements Runnable {
+    @Override public void run() { CommandLine.usage(this, System.err); }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Main()).execute(args));
+    }
+
+    static void log(String m) { System.err.println("[qoslab-capture] " + m); }
+
+    /** Options shared by classify and live. */
+    static class Common {
+        @Option(names = "--host", description = "Host address that directions (in/out) are relative to.")
+        String host;
+        @Option(names = "--rmi-mode", defaultValue = "flow", description = "flow | ethereal (default ${DEFAULT-VALUE}).")
+        String rmiMode;
+        @Option(names = "--bin", defaultValue = "1.0", description = "Time-series bin, seconds.")
+        double bin;
+        @Option(names = "--window", defaultValue = "10", description = "Running-average window, bins.")
+        int window;
+        @Option(names = "--out", required = true, description = "Folder for summary.json and timeseries.csv.")
+        Path out;
+        @Option(names = "--per-packet", description = "Also write packets.csv.")
+        boolean perPacket;
+        @Option(names = "--max-flows", defaultValue = "100000", description = "Connection table cap (LRU).")
+        int maxFlows;
+        @Option(names = "--idle-timeout", defaultValue = "300", description = "Connection idle timeout, seconds.")
+        double idle;
+
+        Classifier classifier() {
+            TrafficClass.RmiMode m;
+            switch (rmiMode) {
+                case "flow": m = TrafficClass.RmiMode.FLOW; break;
+                case "ethereal": m = TrafficClass.RmiMode.ETHEREAL; break;
+                default: throw new IllegalArgumentException("--rmi-mode must be flow or ethereal, got " + rmiMode);
+            }
+            if (maxFlows < 1) throw new IllegalArgumentException("--max-flows must be >= 1");
+            if (bin <= 0 || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
+            return new Classifier(m, maxFlows, (long) (idle * 1e9));
+        }
+
+        PrintWriter perPacketWriter() throws java.io.IOException {
+            if (!perPacket) return null;
+            Files.createDirectories(out);
+            return new PrintWriter(Files.newBufferedWriter(out.resolve("packets.csv")));
+        }
+    }
+
+    @Command(name = "classify", mixinStandardHelpOptions = true, description = "Classify a pcap or pcapng file.")
+    static final class ClassifyCmd implements Callable<Integer> {
+        @Parameters(index = "0", description = "Capture file (pcap or pcapng).") Path file;
+        @CommandLine.Mixin Common c;
+
+        @Override
+        public Integer call() {
+            try (PrintWriter pp = c.perPacketWriter()) {
+                Summary s = new Summary(c.classifier(), c.host, c.bin, pp);
+                long t0 = System.nanoTime();
+                PcapFileReader.Result r = PcapFileReader.read(file, s);
+                double secs = (System.nanoTime() - t0) / 1e9;
+                Map<String, Object> extra = new LinkedHashMap<>();
+                extra.put("source", file.toString());
+                extra.put("format", r.format);
+                extra.put("mode", c.rmiMode);
+                extra.put("skipped_records", r.skipped);
+                extra.put("truncated", r.truncated);
+                extra.put("problem", r.problem);
+                extra.put("drops", null);
+                extra.put("classify_seconds", secs);
+                s.write(c.out, extra, c.window);
+                if (r.truncated) log("warning: " + file + ": " + r.problem + " (read " + r.packets + " packets before it)");
+                System.out.println(Json.write(Map.of("packets", r.packets, "seconds", secs, "summary",
+                        c.out.resolve("summary.json").toString())));
+                return 0;
+            } catch (CaptureFormatException | IllegalArgumentException e) {
+                log("error: " + e.getMessage());
+                return 2;
+            } catch (java.io.IOException e) {
+                log("error: cannot write " + c.out + ": " + e.getMessage());
+                return 2;
+            }
+        }
+    }
+
+    @Command(name = "live", mixinStandardHelpOptions = true,
+            description = "Capture on an interface (pcap4j) until --duration or SIGTERM, then write the summary.")
+    static final class LiveCmd implements Callable<Integer> {
+        @Option(names = "--interface", required = true) String ifname;
+        @Option(names = "--duration", defaultValue = "0", description = "Seconds; 0 = until SIGTERM/SIGINT.") double duration;
+        @Option(names = "--snaplen", defaultValue = "65535") int snaplen;
+        @Option(names = "--write", description = "Also keep the raw capture in this pcap file.") String write;
+        @CommandLine.Mixin Common c;
+
+        @Override
+        public Integer call() {
+            LiveCapture lc = new LiveCapture();
+            java.util.concurrent.CountDownLatch written = new java.util.concurrent.CountDownLatch(1);
+            // SIGTERM/SIGINT: stop capturing, let the summary be written, then let the JVM go
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                lc.stop();
+                try { written.await(10, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException ignored) { }
+            }));
+            try (PrintWriter pp = c.perPacketWriter()) {
+                Summary s = new Summary(c.classifier(), c.host, c.bin, pp);
+                log("capturing on " + c.host + " interface " + ifname);
+                Map<String, Object> st = lc.run(ifname, snaplen, duration, write, s);
+                Map<String, Object> extra = new LinkedHashMap<>();
+                extra.put("source", "live:" + ifname);
+                extra.put("format", "live");
+                extra.put("mode", c.rmiMode);
+                extra.put("drops", st);
+                extra.put("written", write);
+                s.write(c.out, extra, c.window);
+                log("done: " + s.total() + " packets, dropped " + st.get("pcap_dropped"));
+                written.countDown();
+                return 0;
+            } catch (IllegalArgumentException e) {
+                log("error: " + e.getMessage());
+                return 2;
+            } catch (Exception e) {
+                log("error: capture on " + ifname + " failed: " + e);
+                return 2;
+            } finally {
+                written.countDown();
+            }
+        }
+    }
+
+    @Command(name = "bench", mixinStandardHelpOptions = true,
+            description = "Classify a file with a given reader and print packets/s (JSON).")
+    static final class BenchCmd implements Callable<Integer> {
+        @Parameters(index = "0") Path file;
+        @Option(names = "--reader", defaultValue = "fast", description = "fast | pcap4j-raw | pcap4j-parsed") String reader;
+
+        @Override
+        public Integer call() throws Exception {
+            Classifier cl = new Classifier(TrafficClass.RmiMode.FLOW, 100_000, 300_000_000_000L);
+            Summary s = new Summary(cl, null, 1.0, null);
+            long t0 = System.nanoTime(), n;
+            switch (reader) {
+                case "fast": n = PcapFileReader.read(file, s).packets; break;
+                case "pcap4j-raw": n = Pcap4jReaders.raw(file, s); break;
+                case "pcap4j-parsed": n = Pcap4jReaders.parsed(file); break;
+                default: log("error: --reader must be fast, pcap4j-raw or pcap4j-parsed"); return 2;
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("reader", reader);
+            out.put("packets", n);
+            out.put("seconds", secs);
+            out.put("packets_per_s", n / secs);
+            Map<String, Object> counts = new LinkedHashMap<>();
+            for (TrafficClass c : TrafficClass.values()) counts.put(c.label, s.packetsOf(c));
+            out.put("classes", counts);
+            System.out.println(Json.write(out));
+            return 0;
+        }
+    }
+}

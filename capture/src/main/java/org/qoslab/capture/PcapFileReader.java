@@ -1,0 +1,201 @@
+package org.qoslab.capture;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The fast offline path: a plain-Java, memory-mapped reader of pcap (both byte orders, micro-
+ * and nanosecond) and pcapng (SHB, IDB, EPB, SPB; other blocks skipped) files. It never trusts a
+ * length in the file: a record that claims more than the file holds or more than
+ * {@link #MAX_RECORD} bytes ends reading with {@link Result#truncated} set and the offset, instead
+ * of throwing or allocating. Files of any size are read through a sliding mapping window.
+ */
+public final class PcapFileReader {
+    /** Largest packet record accepted (bytes): bigger claims are corruption (libpcap's own cap is 256 KiB). */
+    public static final int MAX_RECORD = 262144;
+    private static final long WINDOW = 1L << 30;
+
+    /** What reading found: packets delivered, records skipped, and whether/where the file ended badly. */
+    public static final class Result {
+        public long packets, skipped, bytes;
+        public boolean truncated;
+        public String problem;
+        public String format;
+    }
+
+    private final Path path;
+    private final FileChannel ch;
+    private final long size;
+    private MappedByteBuffer win;
+    private long winStart = -1;
+
+    private PcapFileReader(Path path) throws IOException {
+        this.path = path;
+        this.ch = FileChannel.open(path, StandardOpenOption.READ);
+        this.size = ch.size();
+    }
+
+    /**
+     * Read every packet of {@code path} into {@code sink}.
+     *
+     * @throws CaptureFormatException for an unreadable file or one that is neither pcap nor pcapng
+     *         (wrong magic, zero length, bad header), naming the file
+     */
+    public static Result read(Path path, PacketSink sink) throws CaptureFormatException {
+        try {
+            PcapFileReader r = new PcapFileReader(path);
+            try {
+                return r.run(sink);
+            } finally {
+                r.ch.close();
+            }
+        } catch (IOException e) {
+            throw new CaptureFormatException(path + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /** A buffer over [pos, pos+len) of the file; null if past the end. */
+    private ByteBuffer at(long pos, int len) throws IOException {
+        if (pos < 0 || len < 0 || pos + len > size) return null;
+        if (winStart < 0 || pos < winStart || pos + len > winStart + win.capacity()) {
+            winStart = pos;
+            win = ch.map(FileChannel.MapMode.READ_ONLY, pos, Math.min(WINDOW, size - pos));
+        }
+        ByteBuffer b = win.duplicate();
+        b.position((int) (pos - winStart));
+        return b;
+    }
+
+    private Result run(PacketSink sink) throws IOException, CaptureFormatException {
+        Result res = new Result();
+        if (size < 24) {
+            ByteBuffer b = at(0, (int) size);
+            if (size >= 4 && b != null && (b.getInt(b.position()) == 0x0A0D0D0A)) {
+                throw new CaptureFormatException(path + ": pcapng file too short (" + size + " bytes)");
+            }
+            throw new CaptureFormatException(path + ": not a pcap/pcapng file (" + size + " bytes, need a 24-byte header)");
+        }
+        ByteBuffer h = at(0, 24);
+        int magicBE = h.order(ByteOrder.BIG_ENDIAN).getInt(0);
+        switch (magicBE) {
+            case 0xa1b2c3d4: return pcap(res, sink, ByteOrder.BIG_ENDIAN, 1000, "pcap");
+            case 0xd4c3b2a1: return pcap(res, sink, ByteOrder.LITTLE_ENDIAN, 1000, "pcap");
+            case 0xa1b23c4d: return pcap(res, sink, ByteOrder.BIG_ENDIAN, 1, "pcap-ns");
+            case 0x4d3cb2a1: return pcap(res, sink, ByteOrder.LITTLE_ENDIAN, 1, "pcap-ns");
+            case 0x0A0D0D0A: return pcapng(res, sink);
+            default:
+                throw new CaptureFormatException(String.format("%s: wrong magic 0x%08x at offset 0: not pcap or pcapng",
+                        path, magicBE));
+        }
+    }
+
+    private Result pcap(Result res, PacketSink sink, ByteOrder order, long tsMult, String fmt)
+            throws IOException, CaptureFormatException {
+        res.format = fmt;
+        ByteBuffer h = at(0, 24).order(order);
+        int link = h.getInt(20) & 0x0FFFFFFF;
+        long pos = 24;
+        while (pos < size) {
+            ByteBuffer r = at(pos, 16);
+            if (r == null) { res.truncated = true; res.problem = "record header cut at offset " + pos; break; }
+            r.order(order);
+            int p0 = r.position();
+            long sec = r.getInt(p0) & 0xFFFFFFFFL, frac = r.getInt(p0 + 4) & 0xFFFFFFFFL;
+            int cap = r.getInt(p0 + 8), orig = r.getInt(p0 + 12);
+            if (cap < 0 || cap > MAX_RECORD) {
+                res.truncated = true;
+                res.problem = "record at offset " + pos + " claims " + (cap & 0xFFFFFFFFL) + " bytes (corrupt)";
+                break;
+            }
+            ByteBuffer data = at(pos + 16, cap);
+            if (data == null) { res.truncated = true; res.problem = "packet data cut at offset " + pos; break; }
+            data.order(ByteOrder.BIG_ENDIAN);
+            sink.packet(sec * 1_000_000_000L + frac * tsMult, link, data, data.position(), cap, Math.max(orig, cap));
+            res.packets++;
+            res.bytes += cap;
+            pos += 16 + cap;
+        }
+        return res;
+    }
+
+    private Result pcapng(Result res, PacketSink sink) throws IOException, CaptureFormatException {
+        res.format = "pcapng";
+        ByteOrder order = ByteOrder.LITTLE_ENDIAN;
+        int[] linkOf = new int[0];
+        long[] tsUnitNs = new long[0];
+        int nIf = 0;
+        long pos = 0;
+        while (pos < size) {
+            ByteBuffer b = at(pos, 12);
+            if (b == null) { res.truncated = true; res.problem = "block header cut at offset " + pos; break; }
+            int p0 = b.position();
+            int type = b.order(ByteOrder.BIG_ENDIAN).getInt(p0);
+            if (type == 0x0A0D0D0A) {
+                int bom = b.order(ByteOrder.BIG_ENDIAN).getInt(p0 + 8);
+                if (bom == 0x1A2B3C4D) order = ByteOrder.BIG_ENDIAN;
+                else if (bom == 0x4D3C2B1A) order = ByteOrder.LITTLE_ENDIAN;
+                else throw new CaptureFormatException(path + ": pcapng section at offset " + pos + " has a bad byte-order magic");
+                nIf = 0;
+            }
+            b.order(order);
+            type = b.getInt(p0);
+            long len = b.getInt(p0 + 4) & 0xFFFFFFFFL;
+            if (len < 12 || len % 4 != 0 || len > MAX_RECORD + 64L || pos + len > size) {
+                res.truncated = true;
+                res.problem = "block at offset " + pos + " has a bad length " + len;
+                break;
+            }
+            ByteBuffer blk = at(pos, (int) len).order(order);
+            int s = blk.position();
+            if (type == 0x00000001) { // IDB
+                if (nIf == linkOf.length) {
+                    linkOf = java.util.Arrays.copyOf(linkOf, nIf * 2 + 4);
+                    tsUnitNs = java.util.Arrays.copyOf(tsUnitNs, nIf * 2 + 4);
+                }
+                linkOf[nIf] = blk.getShort(s + 8) & 0xFFFF;
+                tsUnitNs[nIf] = 1000; // default 10^-6 s
+                int o = s + 16;
+                while (o + 4 <= s + len - 4) { // options: if_tsresol (9)
+                    int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
+                    if (code == 0) break;
+                    if (code == 9 && olen >= 1) {
+                        int v = blk.get(o + 4) & 0xFF;
+                        if ((v & 0x80) == 0 && v <= 9) tsUnitNs[nIf] = (long) Math.pow(10, 9 - v);
+                    }
+                    o += 4 + ((olen + 3) & ~3);
+                }
+                nIf++;
+            } else if (type == 0x00000006 || type == 0x00000003) { // EPB, SPB
+                int ifId = type == 6 ? blk.getInt(s + 8) : 0;
+                int cap, orig, dataOff;
+                long ts = 0;
+                if (type == 6) {
+                    long t = ((blk.getInt(s + 12) & 0xFFFFFFFFL) << 32) | (blk.getInt(s + 16) & 0xFFFFFFFFL);
+                    cap = blk.getInt(s + 20);
+                    orig = blk.getInt(s + 24);
+                    dataOff = 28;
+                    if (ifId >= 0 && ifId < nIf) ts = t * tsUnitNs[ifId];
+                } else {
+                    orig = blk.getInt(s + 8);
+                    cap = (int) Math.min(orig, len - 16);
+                    dataOff = 12;
+                }
+                if (ifId < 0 || ifId >= nIf || cap < 0 || dataOff + cap > len - 4) {
+                    res.skipped++;
+                } else {
+                    ByteBuffer d = blk.duplicate().order(ByteOrder.BIG_ENDIAN);
+                    sink.packet(ts, linkOf[ifId], d, s + dataOff, cap, Math.max(orig, cap));
+                    res.packets++;
+                    res.bytes += cap;
+                }
+            }
+            pos += len;
+        }
+        return res;
+    }
+}

@@ -1,0 +1,101 @@
+"""Run the capture module (``capture/``, Java, pcap4j) from Python.
+
+- :class:`LiveCapture`: a live capture inside a namespace (on the testbed: the far end of a SPAN
+  destination port in ``qsl-<topology>@span``), started and stopped (SIGTERM by PID) through an
+  executor; its summary.json is read at stop.
+- :func:`classify_file`: classify a pcap/pcapng file offline (the fast memory-mapped reader).
+
+Classes (precedence order): control/ack, ssh, rmi, short-frame, data, udp, other; RMI mode
+``flow`` (connections that open with JRMI, plus port 1099) or ``ethereal`` (port 1099 only).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from .errors import QoslabError
+from .executor import BackgroundProcess, Executor, LocalExecutor
+from .topology import repo_root
+
+JAR = repo_root() / "capture" / "target" / "qoslab-capture-0.1.0.jar"
+MAIN = "org.qoslab.capture.Main"
+CLASSES = ["control/ack", "ssh", "rmi", "short-frame", "data", "udp", "other"]
+
+
+def capture_command(*args: str) -> list[str]:
+    """``java`` argv of the capture tool. Raises QoslabError when it is not built."""
+    if not JAR.exists():
+        raise QoslabError(f"{JAR} is missing: build the Java modules with `make setup`")
+    return ["java", "-XX:+UseSerialGC", "-Xmx512m", "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
+
+
+def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool) -> list[str]:
+    if rmi_mode not in ("flow", "ethereal"):
+        raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
+    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode]
+    if host_ip:
+        opts += ["--host", host_ip]
+    if per_packet:
+        opts.append("--per-packet")
+    return opts
+
+
+def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
+                  per_packet: bool = False, timeout_s: float = 600) -> dict:
+    """Classify a capture file; returns summary.json as a dict (also written to ``out_dir``).
+    Raises QoslabError with the tool's message for an unreadable file."""
+    r = LocalExecutor().run(capture_command("classify", str(pcap), *_options(out_dir, host_ip, rmi_mode, per_packet)),
+                            timeout=timeout_s, check=False)
+    if r.returncode != 0:
+        msg = [l for l in r.stderr.splitlines() if "error" in l]
+        raise QoslabError(msg[-1].split("error: ", 1)[-1] if msg else f"capture classify failed ({r.returncode})")
+    return json.loads((out_dir / "summary.json").read_text())
+
+
+class LiveCapture:
+    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap."""
+
+    def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
+                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False):
+        self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
+        self.argv = capture_command("live", "--interface", interface,
+                                    *_options(self.out_dir, host_ip, rmi_mode, per_packet),
+                                    *(["--write", str(write)] if write else []))
+        self.proc: BackgroundProcess | None = None
+        self.log = self.out_dir / "capture.log"
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        """Start and wait until the capture is open. Raises QoslabError naming the interface."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.log.unlink(missing_ok=True)
+        self.proc = self.ex.start(self.argv, stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + timeout_s
+        while "capturing on" not in (self.log.read_text(errors="replace") if self.log.exists() else ""):
+            if self.ex.poll(self.proc) is not None or time.monotonic() > deadline:
+                self.ex.stop(self.proc)
+                tail = [l for l in self.log.read_text(errors="replace").splitlines() if "error" in l][-1:] \
+                    if self.log.exists() else []
+                raise QoslabError(f"capture on {self.ex.node}:{self.interface} did not start: "
+                                  f"{tail[0] if tail else 'no output'}")
+            time.sleep(0.05)
+        time.sleep(0.2)  # the handle is open when the line is printed; let the ring settle
+
+    def stop(self) -> dict:
+        """Stop (SIGTERM; the tool writes its summary first) and return summary.json as a dict."""
+        if self.proc is None:
+            raise QoslabError("capture was not started")
+        self.ex.stop(self.proc, grace_s=15.0)
+        summary = self.out_dir / "summary.json"
+        if not summary.exists():
+            raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary (log: {self.log})")
+        return json.loads(summary.read_text())
+
+    def __enter__(self) -> "LiveCapture":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc is not None and self.ex.poll(self.proc) is None:
+            self.ex.stop(self.proc, grace_s=15.0)

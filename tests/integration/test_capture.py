@@ -1,0 +1,140 @@
+"""Capture on the testbed: live on the SPAN port during the workload, and per-packet class
+agreement with tshark on testbed captures (with short frames) and on a crafted pcap."""
+
+from __future__ import annotations
+
+import csv
+import struct
+import subprocess
+import time
+
+import pytest
+
+from qoslab.capture import JAR, LiveCapture, classify_file
+from qoslab.executor import NetnsExecutor
+from qoslab.profiles import load_profile, render
+from qoslab.switch import push, testbed_device
+from qoslab.trafficgen import FloodRun, load_flood
+from qoslab.workload import WorkloadSettings, run_workload
+from .conftest import THESIS_FLOOD
+
+pytestmark = pytest.mark.skipif(not JAR.exists(), reason="capture jar not built (make setup)")
+
+
+def tshark_classes(pcap) -> dict[int, str]:
+    """Per frame, the class tshark's own fields give, with the same precedence."""
+    rmi = set(int(x) for x in subprocess.run(["tshark", "-r", str(pcap), "-Y", "rmi", "-T", "fields", "-e",
+                                               "frame.number"], capture_output=True, text=True).stdout.split())
+    out = subprocess.run(["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=,", "-e", "frame.number",
+                          "-e", "frame.cap_len", "-e", "frame.len", "-e", "tcp.len", "-e", "tcp.srcport",
+                          "-e", "tcp.dstport", "-e", "udp.srcport"], capture_output=True, text=True, check=True).stdout
+    classes = {}
+    for line in out.splitlines():
+        n, cap, length, tcplen, sp, dp, udp = (line.split(",") + [""] * 7)[:7]
+        n = int(n)
+        if tcplen != "" and int(tcplen) == 0:
+            c = "control/ack"
+        elif tcplen != "" and "22" in (sp, dp):
+            c = "ssh"
+        elif n in rmi:
+            c = "rmi"
+        elif int(cap) < int(length):
+            c = "short-frame"
+        elif tcplen != "":
+            c = "data"
+        elif udp != "":
+            c = "udp"
+        else:
+            c = "other"
+        classes[n] = c
+    return classes
+
+
+def ours(pcap, tmp_path) -> dict[int, str]:
+    classify_file(pcap, tmp_path / "ours", rmi_mode="ethereal", per_packet=True)
+    with open(tmp_path / "ours" / "packets.csv") as f:
+        return {int(r["index"]): r["class"] for r in csv.DictReader(f)}
+
+
+def test_live_capture_on_the_span_port_during_the_workload(testbed, tmp_path):
+    dev = testbed_device(testbed.topo)
+    push(render(load_profile("thesis"), testbed.topo), dev, tmp_path, "thesis")  # SPAN Gi1/0/1 -> Gi1/0/21
+    try:
+        cap = LiveCapture(NetnsExecutor("span", testbed.span_ns), "Gi1-0-21", tmp_path / "live", "198.18.0.1",
+                          "flow", write=tmp_path / "live.pcap")
+        with cap:
+            run = run_workload(WorkloadSettings(hosts=["jp-1", "jp-2", "jp-3", "jp-4"], size="A", rows_per_call=5),
+                               testbed.executor, lambda h: testbed.topo.host(h).ip, tmp_path / "wl")
+            assert run.valid
+            time.sleep(0.3)
+            s = cap.stop()
+    finally:
+        push([], dev, tmp_path, "fifo")
+    c = s["classes"]
+    assert s["drops"]["pcap_dropped"] == 0 and s["drops"]["pcap_received"] == s["packets"]
+    assert c["control/ack"]["packets"] > 50
+    # flow mode: the workload's calls on the export port, not a handful of registry packets
+    assert c["rmi"]["packets"] > 100 and c["rmi"]["mean_frame_bytes"] > 300
+    assert c["rmi"]["in"]["packets"] > 20 and c["rmi"]["out"]["packets"] > 20
+    # and the raw capture it kept agrees with tshark packet by packet (ethereal mode)
+    assert ours(tmp_path / "live.pcap", tmp_path) == tshark_classes(tmp_path / "live.pcap")
+
+
+def test_short_frames_and_flood_agree_with_tshark(testbed, calibrated, tmp_path):
+    pcap = tmp_path / "jp1.pcap"
+    ex = testbed.executor("jp-1")
+    dc = ex.start(["dumpcap", "-q", "-i", "eth0", "-s", "80", "-c", "20000", "-w", str(pcap)],
+                  stderr=tmp_path / "dumpcap.log")
+    try:
+        deadline = time.monotonic() + 10
+        while "Capturing on" not in (tmp_path / "dumpcap.log").read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with FloodRun(load_flood(THESIS_FLOOD), testbed.topo, testbed.executor, tmp_path / "flood", duration_s=1) as fr:
+            fr.start()
+            run_workload(WorkloadSettings(hosts=["jp-1", "jp-2"], size="A", rows_per_call=10), testbed.executor,
+                         lambda h: testbed.topo.host(h).ip, tmp_path / "wl")
+            fr.wait()
+        time.sleep(0.3)
+    finally:
+        ex.stop(dc)
+    mine, theirs = ours(pcap, tmp_path), tshark_classes(pcap)
+    assert len(mine) > 1000
+    assert {c for c in mine.values()} >= {"control/ack", "rmi", "short-frame"}
+    assert mine == theirs
+
+
+def _pcap(frames: list[tuple[bytes, int]]) -> bytes:
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    for i, (f, cap) in enumerate(frames):
+        out += struct.pack("<IIII", 1_700_000_000, i, cap, len(f)) + f[:cap]
+    return out
+
+
+def _eth_ip(proto: int, l4: bytes, src=b"\xc6\x12\x00\x01", dst=b"\xc6\x12\x00\x02", tos=0) -> bytes:
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(l4), 1, 0, 64, proto, 0, src, dst) + l4
+    return b"\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02\x08\x00" + ip
+
+
+def _tcp(sp: int, dp: int, payload: bytes, flags=0x18) -> bytes:
+    return struct.pack("!HHIIBBHHH", sp, dp, 1, 1, 0x50, flags, 65535, 0, 0) + payload
+
+
+def test_crafted_pcap_agrees_with_tshark(tmp_path):
+    frames = [
+        (_eth_ip(6, _tcp(40000, 80, b"", 0x02)), 54),                       # SYN
+        (_eth_ip(6, _tcp(40000, 22, b"x" * 48)), 102),                       # ssh
+        (_eth_ip(6, _tcp(40000, 1099, b"JRMI\x00\x02K")), 61),               # rmi handshake
+        (_eth_ip(6, _tcp(1099, 40000, b"N\x00\x09198.18.0.1\x00\x00\x9c\x40")), 71),
+        (_eth_ip(6, _tcp(40001, 5001, b"d" * 500)), 554),                    # data
+        (_eth_ip(6, _tcp(40001, 5001, b"d" * 500)), 96),                     # short frame
+        (_eth_ip(17, struct.pack("!HHHH", 9, 10001, 1408, 0) + b"u" * 1400), 1442),  # udp
+        (_eth_ip(17, struct.pack("!HHHH", 9, 10001, 1408, 0) + b"u" * 1400), 80),    # short udp
+        (_eth_ip(1, b"\x08\x00" + b"\x00" * 6), 42),                         # icmp
+        (b"\xff" * 6 + b"\x02" * 6 + b"\x08\x06" + b"\x00" * 28, 42),         # arp
+    ]
+    pcap = tmp_path / "crafted.pcap"
+    pcap.write_bytes(_pcap(frames))
+    mine, theirs = ours(pcap, tmp_path), tshark_classes(pcap)
+    assert mine == theirs
+    assert list(mine.values()) == ["control/ack", "ssh", "rmi", "rmi", "data", "short-frame", "udp",
+                                   "short-frame", "other", "other"]

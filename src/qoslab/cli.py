@@ -46,6 +46,9 @@ switch_app = typer.Typer(help="QoS profiles, Catalyst configs, Netmiko push, the
 app.add_typer(switch_app, name="switch")
 capture_app = typer.Typer(help="pcap4j capture and the thesis's traffic classes.", no_args_is_help=True)
 app.add_typer(capture_app, name="capture")
+campaign_app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
+                           no_args_is_help=True)
+app.add_typer(campaign_app, name="campaign")
 
 TopologyOpt = typer.Option(None, "--topology", "-t", help="Topology file (default: playbooks/topologies/ecenet.yaml).",
                            show_default=False)
@@ -551,6 +554,89 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
     finally:
         s = cap.stop()
     _print_classes(s, f"live capture on {p}")
+
+
+# --------------------------------------------------------------------------------------------- campaign
+@campaign_app.command("run")
+def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign playbook, e.g. playbooks/quick.yaml."),
+                 trials: Optional[int] = typer.Option(None, help="Trials per condition (overrides the playbook)."),
+                 out: Optional[Path] = typer.Option(None, help="Campaign folder (default results/campaigns/NAME-TIME)."),
+                 resume: Optional[Path] = typer.Option(None, help="Finish the campaign in this folder.")) -> None:
+    """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv and stats.json."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from .campaign import Runner, create, export_csv, load_playbook, run_stats
+
+    if resume:
+        if not (resume / "trials.sqlite").exists():
+            raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
+        folder = resume
+    else:
+        if playbook is None:
+            raise QoslabError("give a playbook, or --resume DIR")
+        pb = load_playbook(playbook)
+        folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        create(pb, playbook, folder, trials)
+    means: dict[str, list[float]] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), console=console) as prog:
+        task = prog.add_task("campaign", total=None)
+
+        def started(done: int, total: int) -> None:
+            prog.update(task, total=total, completed=done)
+
+        def trial(row: dict) -> None:
+            prog.advance(task)
+            if "error" in row:
+                prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
+                return
+            if not row["warmup"]:
+                means.setdefault(row["condition"], []).append(row["elapsed_s"])
+            m = means.get(row["condition"], [])
+            mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
+            prog.update(task, description=f"{row['condition']} #{row['trial']}")
+            prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
+
+        runner = Runner(folder, on_trial=trial, on_start=started, log=lambda s: prog.console.print(f"  {s}"))
+        store = runner.run()
+    counts = store.counts()
+    n = export_csv(store, folder / "trials.csv")
+    console.print(f"trials: {counts}; {n} valid trials in {folder / 'trials.csv'}")
+    if counts.get("pending") or counts.get("running"):
+        raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
+    stats = run_stats(runner.pb, folder / "trials.csv", folder / "stats.json")
+    _print_stats(stats)
+    console.print(f"campaign folder: {folder}")
+
+
+def _print_stats(stats: dict) -> None:
+    tab = Table(title="trial times (render phase, seconds)")
+    for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
+        tab.add_column(c, justify="left" if c == "condition" else "right")
+    for name, d in stats["conditions"].items():
+        tab.add_row(name, str(d["n"]), f"{d['mean']:.3f}", f"{d['sd']:.3f}", f"{d['ci95'][0]:.3f}-{d['ci95'][1]:.3f}",
+                    f"{d['median']:.3f}", f"{d['cv']:.1%}")
+    console.print(tab)
+    for c in stats.get("comparisons", []):
+        console.print(f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s ({c['ratio']:.2f}x), Welch p = "
+                      f"{c['welch_t_p']:.2g}, Mann-Whitney p = {c['mann_whitney_p']:.2g}")
+    for r in stats.get("recovery", []):
+        ratio = r["ratio"]
+        console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
+                      + f" of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+@campaign_app.command("status")
+def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
+    """Trials done, pending, failed; running means per condition."""
+    from .campaign import Store
+
+    if not (folder / "trials.sqlite").exists():
+        raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+    st = Store(folder / "trials.sqlite")
+    console.print(f"{folder}: {st.counts()}")
+    for c, v in st.done_times().items():
+        console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")
 
 
 def _on_sigterm(signum, frame):  # turn SIGTERM into the same clean-up path as Ctrl-C

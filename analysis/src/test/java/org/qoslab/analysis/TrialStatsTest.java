@@ -1,0 +1,108 @@
+package org.qoslab.analysis;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Statistics against values computed independently: the thesis's published Tables 3 and 5 (means
+ * to 0.01 s), hand-worked examples, and scipy 1.17.1 (scipy.stats.ttest_ind(equal_var=False),
+ * scipy.stats.mannwhitneyu(alternative='two-sided', method='asymptotic'), scipy.stats.t.ppf)
+ * run on the same Appendix A data.
+ */
+class TrialStatsTest {
+    static final Path DATA = Path.of(System.getProperty("user.dir")).resolve("../../shared/data").normalize();
+    @TempDir Path tmp;
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> cond(Map<String, Object> table, String name) {
+        return (Map<String, Object>) ((Map<String, Object>) table.get("conditions")).get(name);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void thesisMeansReproduceTables3And5AndTheSigmaMismatchesAreFlagged() throws Exception {
+        Map<String, Object> t = Main.thesis(DATA);
+        Map<String, Object> t3 = (Map<String, Object>) t.get("table3"), t5 = (Map<String, Object>) t.get("table5");
+        double[][] table3 = {{2, 73.79, 29.09}, {3, 50.78, 18.08}, {4, 38.10, 9.04}, {6, 27.12, 6.01}, {8, 21.45, 3.28}};
+        for (double[] row : table3) {
+            Map<String, Object> c = cond(t3, "machines=" + (int) row[0]);
+            assertEquals(row[1], (double) c.get("mean"), 0.005);
+            assertEquals(row[2], (double) c.get("sd"), 0.005);   // raw-data sample sd
+            assertEquals(Boolean.TRUE, c.get("mean_matches_published"));
+        }
+        assertEquals(49, cond(t3, "machines=2").get("n"));        // trial 40 is missing in the source
+        assertEquals(Boolean.FALSE, cond(t3, "machines=4").get("sd_matches_published")); // 9.04 vs published 8.82
+        assertEquals(Boolean.TRUE, cond(t3, "machines=8").get("sd_matches_published"));
+        String[] names = {"no congestion, no QoS", "congestion, no QoS", "no congestion, QoS", "congestion, QoS"};
+        double[] means = {38.10, 57.90, 40.05, 44.07}, sds = {9.04, 12.34, 9.32, 8.91};
+        boolean[] sdPublished = {false, false, false, true};  // published 8.82, 11.83, 9.37, 8.91
+        for (int i = 0; i < 4; i++) {
+            Map<String, Object> c = cond(t5, names[i]);
+            assertEquals(means[i], (double) c.get("mean"), 0.005, names[i]);
+            assertEquals(sds[i], (double) c.get("sd"), 0.005, names[i]);
+            assertEquals(sdPublished[i], c.get("sd_matches_published"), names[i]);
+        }
+        // recovery: (57.90 - 44.07) / (57.90 - 38.10) = 0.698 (the thesis's "70 %")
+        Map<String, Object> rec = (Map<String, Object>) t5.get("recovery");
+        assertEquals(13.83 / 19.80, (double) rec.get("ratio"), 0.001);
+        // comparisons against scipy on the same data
+        List<Map<String, Object>> cmp = (List<Map<String, Object>>) t5.get("comparisons");
+        assertEquals(1.667968028909513e-14, (double) cmp.get(0).get("welch_t_p"), 1e-16);
+        assertEquals(6.1837330596302e-09, (double) cmp.get(1).get("welch_t_p"), 1e-12);
+        assertEquals(0.2922381662701041, (double) cmp.get(2).get("welch_t_p"), 1e-9);
+        assertEquals(19.80, (double) cmp.get(0).get("difference_s"), 0.01);  // the thesis subtracts rounded means
+        assertEquals(-13.83, (double) cmp.get(1).get("difference_s"), 0.01);
+        // 95 % CI of the 4-machine mean (scipy t.ppf(0.975, 49))
+        List<Double> ci = (List<Double>) cond(t5, "no congestion, no QoS").get("ci95");
+        assertEquals(35.533785053714446, ci.get(0), 1e-9);
+        assertEquals(40.67021494628555, ci.get(1), 1e-9);
+    }
+
+    @Test
+    void mannWhitneyAgreesWithTheNormalApproximation() throws Exception {
+        Map<String, Object> t = Main.thesis(DATA);
+        @SuppressWarnings("unchecked")
+        var cmp = (List<Map<String, Object>>) ((Map<String, Object>) t.get("table5")).get("comparisons");
+        // scipy asymptotic with continuity correction: 4.81e-12, 8.01e-08, 0.1755; Commons Math applies
+        // no continuity correction, so its p is a little smaller: same order, same decisions
+        assertEquals(4.809237990291289e-12, (double) cmp.get(0).get("mann_whitney_p"), 4e-12);
+        assertEquals(8.01286227958785e-08, (double) cmp.get(1).get("mann_whitney_p"), 3e-8);
+        assertEquals(0.17553109240957354, (double) cmp.get(2).get("mann_whitney_p"), 0.01);
+    }
+
+    @Test
+    void handWorkedExample() {
+        // x = 1..5: mean 3, sample sd sqrt(2.5) = 1.5811, t(0.975, 4) = 2.776445 -> CI 3 +- 1.9632
+        Map<String, Object> d = TrialStats.describe(new double[] {1, 2, 3, 4, 5});
+        assertEquals(3.0, (double) d.get("mean"), 1e-12);
+        assertEquals(Math.sqrt(2.5), (double) d.get("sd"), 1e-12);
+        assertEquals(3.0, (double) d.get("median"), 1e-12);
+        assertEquals(Math.sqrt(2.5) / 3, (double) d.get("cv"), 1e-12);
+        @SuppressWarnings("unchecked") List<Double> ci = (List<Double>) d.get("ci95");
+        assertEquals(3 - 2.7764451051977987 * Math.sqrt(2.5) / Math.sqrt(5), ci.get(0), 1e-9);
+        // scipy: ttest_ind([1..5], [2,4,...,12], equal_var=False).pvalue = 0.04928433820673053
+        Map<String, Object> c = TrialStats.compare("a", new double[] {1, 2, 3, 4, 5}, "b", new double[] {2, 4, 6, 8, 10, 12});
+        assertEquals(0.04928433820673053, (double) c.get("welch_t_p"), 1e-9);
+        assertEquals(7.0 / 3.0, (double) c.get("ratio"), 1e-12);
+        assertEquals(1.0, TrialStats.recovery(10, 20, 10), 1e-12);
+        assertEquals(-0.5, TrialStats.recovery(10, 20, 25), 1e-12);
+        assertTrue(Double.isNaN(TrialStats.recovery(10, 9, 8)));
+        assertThrows(IllegalArgumentException.class, () -> TrialStats.describe(new double[] {1}));
+    }
+
+    @Test
+    void csvErrorsNameFileAndLine() throws Exception {
+        Path f = tmp.resolve("t.csv");
+        Files.writeString(f, "condition,trial,elapsed_s\nfifo,1,3.5\nfifo,2,oops\n");
+        var e = assertThrows(java.io.IOException.class, () -> Trials.read(f, List.of("condition"), "elapsed_s", Map.of()));
+        assertTrue(e.getMessage().contains("t.csv:3") && e.getMessage().contains("oops"), e.getMessage());
+        e = assertThrows(java.io.IOException.class, () -> Trials.read(f, List.of("cond"), "elapsed_s", Map.of()));
+        assertTrue(e.getMessage().contains("no column 'cond'"), e.getMessage());
+    }
+}

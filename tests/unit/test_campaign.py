@@ -1,0 +1,69 @@
+"""Campaign playbooks and the schedule (pure parts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qoslab.campaign import Store, create, export_csv, load_playbook, schedule
+from qoslab.errors import ConfigError, QoslabError
+from conftest import REPO
+
+PLAYBOOKS = ["quick", "thesis-table5", "thesis-table3"]
+
+
+@pytest.mark.parametrize("name", PLAYBOOKS)
+def test_shipped_playbooks_load(name):
+    pb = load_playbook(REPO / "playbooks" / f"{name}.yaml")
+    assert pb.conditions and pb.trials >= 2
+
+
+def test_table5_matrix_and_table3_scaling():
+    t5 = load_playbook(REPO / "playbooks" / "thesis-table5.yaml")
+    assert {(c.congestion, c.profile) for c in t5.conditions} == {(False, "fifo"), (True, "fifo"), (False, "thesis"),
+                                                                  (True, "thesis")}
+    assert t5.trials == 50 and len(t5.workload.hosts) == 4
+    t3 = load_playbook(REPO / "playbooks" / "thesis-table3.yaml")
+    assert [len(c.workload.get("hosts", t3.workload.hosts)) for c in t3.conditions] == [2, 3, 4, 6, 8]
+    assert not any(c.congestion for c in t3.conditions)
+
+
+def test_schedule_interleaved_is_seeded_and_blocked_is_in_order():
+    pb = load_playbook(REPO / "playbooks" / "quick.yaml")
+    a, b = schedule(pb, 42), schedule(pb, 42)
+    assert a == b and a != schedule(pb, 43)
+    assert [t.warmup for t in a[:4]] == [True] * 4 and not any(t.warmup for t in a[4:])
+    assert sorted((t.condition, t.trial) for t in a[4:]) == sorted(
+        (c.name, i) for c in pb.conditions for i in range(1, pb.trials + 1))
+    blocked = schedule(pb.model_copy(update={"order": "blocked", "warmup": 0}), 1)
+    assert [t.condition for t in blocked] == [c.name for c in pb.conditions for _ in range(pb.trials)]
+
+
+def test_bad_playbooks_name_file_and_field(write_yaml):
+    base = {"name": "x", "workload": {"hosts": ["jp-1"]}, "conditions": [{"name": "a", "congestion": False,
+                                                                           "profile": "fifo"}]}
+    p = write_yaml({**base, "trails": 5})
+    with pytest.raises(ConfigError, match="trails: unknown field"):
+        load_playbook(p)
+    p = write_yaml({**base, "conditions": [{"name": "a", "congestion": False, "profile": "nope"}]})
+    with pytest.raises(QoslabError, match=r"conditions\[0\]\.profile: no profile 'nope'"):
+        load_playbook(p)
+    p = write_yaml({**base, "order": "random"})
+    with pytest.raises(ConfigError, match="order"):
+        load_playbook(p)
+
+
+def test_store_resume_semantics(tmp_path):
+    pb = load_playbook(REPO / "playbooks" / "quick.yaml")
+    store = create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c", trials=2)
+    total = len(store.pending())
+    assert total == 4 + 4 * 2
+    idx = store.pending()[0][0]
+    store.record(idx, status="done", elapsed_s=1.5, valid=1)
+    store.record(store.pending()[0][0], status="running")      # killed mid-trial: runs again
+    store.record(store.pending()[1][0], status="failed", error="x")
+    again = Store(tmp_path / "c" / "trials.sqlite")
+    assert len(again.pending()) == total - 2
+    assert idx not in [p[0] for p in again.pending()]
+    with pytest.raises(QoslabError, match="already holds a campaign"):
+        create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c")
+    assert export_csv(again, tmp_path / "t.csv") == 0  # the done trial was a warm-up

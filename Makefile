@@ -8,7 +8,7 @@ PYTEST := $(VENV)/bin/pytest
 
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
-	@echo "make run    - the main job on the embedded testbed"
+	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
 	@echo "make test   - all tests (unit + integration in real namespaces + JUnit)"
 	@echo "make bench  - benchmarks, JSON results in bench/results/"
 
@@ -16,7 +16,7 @@ setup:
 	@bash scripts/setup.sh
 
 run: setup
-	$(QOSLAB) testbed selftest
+	$(QOSLAB) campaign run playbooks/quick.yaml
 
 test: setup test-java test-python
 

@@ -302,8 +302,22 @@ class Runner:
         from .testbed import Testbed
         from .trafficgen import Calibration, calibrate
 
-        from .testbed import _kill_pids, namespace_pids
+        import fcntl
 
+        from .testbed import STATE_DIR, _kill_pids, namespace_pids
+
+        STATE_DIR.mkdir(parents=True, exist_ok=True)
+        lock = open(STATE_DIR / f"campaign-{self.topo.name}.lock", "a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise QoslabError(f"testbed {self.topo.name} is in use by another campaign ({lock.read().strip()}); "
+                              "run one campaign per testbed at a time") from None
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()}, folder {self.out}")
+        lock.flush()
+        self._lock = lock  # held until this process ends
         tb = Testbed(self.topo)
         if self.store.meta("testbed_built") is None:  # first run: remember whether the campaign builds it
             with self.store.tx():

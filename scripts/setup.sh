@@ -12,6 +12,7 @@ PACKAGES=(
   iproute2 ethtool iputils-ping procps     # the embedded testbed
   openssh-server                           # ssh executor / real-cluster parity
   python3 python3-venv                     # the orchestrator
+  chromium                                 # report check: the HTML must render in a real browser
 )
 
 log() { printf '[setup] %s\n' "$*" >&2; }

@@ -606,7 +606,11 @@ def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign 
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
     stats = run_stats(runner.pb, folder / "trials.csv", folder / "stats.json")
     _print_stats(stats)
-    console.print(f"campaign folder: {folder}")
+    from .report import campaign_report
+
+    with console.status("executing the report notebook ..."):
+        page = campaign_report(folder)
+    console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
 def _print_stats(stats: dict) -> None:
@@ -624,6 +628,24 @@ def _print_stats(stats: dict) -> None:
         ratio = r["ratio"]
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
                       + f" of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+@app.command("report")
+def report_cmd(folder: Optional[Path] = typer.Argument(None, help="Campaign folder."),
+               thesis: bool = typer.Option(False, "--thesis", help="Report on the thesis's own data instead."),
+               out: Path = typer.Option(Path("results/thesis-report"), help="Output folder for --thesis.")) -> None:
+    """Statistics and the report notebook executed headless to report.html (+ PNG figures)."""
+    from .report import campaign_report, thesis_report
+
+    if thesis:
+        page = thesis_report(out)
+    elif folder is None:
+        raise QoslabError("give a campaign folder, or --thesis")
+    else:
+        if not (folder / "trials.sqlite").exists():
+            raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+        page = campaign_report(folder)
+    console.print(f"report: {page}")
 
 
 @campaign_app.command("status")

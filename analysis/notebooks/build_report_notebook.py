@@ -103,8 +103,9 @@ TRIALS = '''if camp:
     ax.set_title("Every trial in run order (drift would show here)")
     show(fig, "fig-runorder.png")
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    groups = [g.elapsed_s.values for _, g in done.groupby("condition")]
-    ax.boxplot(groups, labels=[n for n, _ in done.groupby("condition")])
+    names = [n for n, _ in done.groupby("condition")]
+    ax.boxplot([g.elapsed_s.values for _, g in done.groupby("condition")])
+    ax.set_xticks(range(1, len(names) + 1), names)
     ax.set_ylabel("elapsed (s)"); ax.set_title("Distribution per condition")
     plt.setp(ax.get_xticklabels(), rotation=12)
     show(fig, "fig-box.png")
@@ -125,7 +126,7 @@ elif thesis_data:
 FLOOD = '''if camp:
     rows = []
     for _, t in done.iterrows():
-        if t.flood_json:
+        if isinstance(t.flood_json, str):
             for f in json.loads(t.flood_json):
                 rows.append({"condition": t.condition, "flow": f"{f['src']}->{f['dst']}",
                              "received Mbit/s": f["received_wire_bps"] / 1e6, "loss %": f["loss_pct"],
@@ -145,7 +146,7 @@ CAPTURE = '''if camp:
             s = json.loads(p.read_text())
             cl = {k: v for k, v in s["classes"].items() if v["packets"]}
             fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
-            a1.bar(list(cl), [v["packets"] for v in cl.values()]); a1.set_title(f"{cond}: packets per class")
+            a1.bar(list(cl), [v["packets"] for v in cl.values()]); a1.set_yscale("log"); a1.set_title(f"{cond}: packets per class (log)")
             a2.bar(list(cl), [v["mean_frame_bytes"] for v in cl.values()]); a2.set_title("mean frame length (bytes)")
             for a in (a1, a2):
                 plt.setp(a.get_xticklabels(), rotation=20)

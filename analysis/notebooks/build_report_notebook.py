@@ -165,7 +165,7 @@ CAPTURE = '''if camp:
 PROV = '''if camp:
     display(Markdown("## Provenance"))
     display(HTML(pd.DataFrame(sorted(prov.items()), columns=["what", "value"]).to_html(index=False)))
-(out / "figures.json").write_text(json.dumps(figures))
+_ = (out / "figures.json").write_text(json.dumps(figures))
 '''
 
 nb = nbformat.v4.new_notebook()

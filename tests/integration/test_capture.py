@@ -50,6 +50,24 @@ def tshark_classes(pcap) -> dict[int, str]:
     return classes
 
 
+def retransmissions(pcap) -> set[int]:
+    """Frames Wireshark's TCP analysis flags as retransmissions: it does not hand them to the RMI
+    dissector (so tshark shows a retransmitted JRMP segment on port 1099 as plain TCP), while our
+    classifier, which does no sequence analysis, classifies them by port like the original."""
+    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "tcp.analysis.retransmission || "
+                          "tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission",
+                          "-T", "fields", "-e", "frame.number"], capture_output=True, text=True).stdout
+    return {int(x) for x in out.split()}
+
+
+def agree(pcap, tmp_path) -> tuple[dict[int, str], dict[int, str]]:
+    """(ours, tshark's) per-frame classes, retransmissions left out (see retransmissions())."""
+    mine, theirs = ours(pcap, tmp_path), tshark_classes(pcap)
+    skip = retransmissions(pcap)
+    assert len(skip) <= max(2, len(theirs) // 100), f"{len(skip)} retransmissions"
+    return ({k: v for k, v in mine.items() if k not in skip}, {k: v for k, v in theirs.items() if k not in skip})
+
+
 def ours(pcap, tmp_path) -> dict[int, str]:
     classify_file(pcap, tmp_path / "ours", rmi_mode="ethereal", per_packet=True)
     with open(tmp_path / "ours" / "packets.csv") as f:
@@ -77,7 +95,8 @@ def test_live_capture_on_the_span_port_during_the_workload(testbed, tmp_path):
     assert c["rmi"]["packets"] > 100 and c["rmi"]["mean_frame_bytes"] > 300
     assert c["rmi"]["in"]["packets"] > 20 and c["rmi"]["out"]["packets"] > 20
     # and the raw capture it kept agrees with tshark packet by packet (ethereal mode)
-    assert ours(tmp_path / "live.pcap", tmp_path) == tshark_classes(tmp_path / "live.pcap")
+    mine, theirs = agree(tmp_path / "live.pcap", tmp_path)
+    assert mine == theirs
 
 
 def test_short_frames_and_flood_agree_with_tshark(testbed, calibrated, tmp_path):
@@ -97,7 +116,7 @@ def test_short_frames_and_flood_agree_with_tshark(testbed, calibrated, tmp_path)
         time.sleep(0.3)
     finally:
         ex.stop(dc)
-    mine, theirs = ours(pcap, tmp_path), tshark_classes(pcap)
+    mine, theirs = agree(pcap, tmp_path)
     assert len(mine) > 1000
     assert {c for c in mine.values()} >= {"control/ack", "rmi", "short-frame"}
     assert mine == theirs

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 
@@ -25,11 +24,14 @@ def test_thesis_report_renders_in_chromium(tmp_path):
     html = page.read_text()
     assert "Table 5: congestion and QoS" in html and "Recovery ratio" in html
     assert "NO (raw data differ)" in html          # the published sigma that the raw data do not give
-    assert "Traceback" not in html and "Error" not in re.sub(r"<style.*?</style>", "", html, flags=re.S)
+    executed = json.loads((tmp_path / "thesis" / "report.ipynb").read_text())
+    outputs = [o for c in executed["cells"] for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    assert not [o for o in outputs if o.get("name") == "stderr"]  # no warnings either
     figs = json.loads((tmp_path / "thesis" / "figures.json").read_text())
     assert figs == ["fig-means.png", "fig-runorder.png"]
     assert all((tmp_path / "thesis" / f).stat().st_size > 5000 for f in figs)
-    assert html.count("data:image/png;base64") == len(figs)
+    assert html.count("data:image/png;base64") >= len(figs)
     if CHROMIUM is None:
         pytest.skip("chromium not installed (make setup installs it)")
     r = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from qoslab.capture import capture_command
 from qoslab.testbed import Testbed
-from qoslab.topology import load_topology
+from qoslab.topology import load_variant
 from qoslab.trafficgen import FloodRun, load_flood
 from qoslab.workload import WorkloadSettings, run_workload
 
@@ -23,9 +23,7 @@ TARGET_PACKETS = 2_000_000
 
 
 def _seed_capture(d: Path) -> Path:
-    base = load_topology(None)
-    topo = load_topology(None, name="bcap", switch={**base.switch.model_dump(mode="json"),
-                                                    "management": {"host": "127.0.0.1", "port": 8123}})
+    topo = load_variant("bcap", 8123)
     tb = Testbed(topo)
     tb.down()
     tb.up()

@@ -11,13 +11,11 @@ from pathlib import Path
 from qoslab.profiles import load_profile, render
 from qoslab.switch import push, testbed_device
 from qoslab.testbed import Testbed
-from qoslab.topology import load_topology
+from qoslab.topology import load_variant
 
 
 def bench_switch(repeat: int) -> dict:
-    base = load_topology(None)
-    topo = load_topology(None, name="bswitch", switch={**base.switch.model_dump(mode="json"),
-                                                       "management": {"host": "127.0.0.1", "port": 8122}})
+    topo = load_variant("bswitch", 8122)
     tb = Testbed(topo)
     tb.down()
     tb.up()

@@ -58,9 +58,6 @@ TABLES = '''def cond_table(s):
         rows.append(r)
     return pd.DataFrame(rows)
 
-def recoveries(s):
-    r = s.get("recovery")
-    return [] if r is None else (r if isinstance(r, list) else [r])
 
 sections = {"Table 3: scaling": stats["table3"], "Table 5: congestion and QoS": stats["table5"]} if thesis else {"Trial times by condition": stats}
 for head, s in sections.items():
@@ -71,7 +68,7 @@ for head, s in sections.items():
                                                            "welch_t_p": "Welch t p", "mann_whitney_p": "Mann-Whitney U p"})
         display(Markdown("Each condition against another: difference of means, ratio, two-sided p-values."))
         display(HTML(c.to_html(index=False, formatters={k: fmt for k in c.columns})))
-    for r in recoveries(s):
+    for r in s.get("recovery", []):
         ratio = r["ratio"]
         display(Markdown(f"**Recovery ratio of {r['treated']}**: " + (f"**{ratio:.1%}**" if ratio is not None else "n/a")
                          + f" of the slowdown from *{r['baseline']}* to *{r['congested']}* won back."))

@@ -259,16 +259,12 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict:
             "--csv", str(csv), "--out", str(out)]
     for c in compare:
         argv += ["--compare", c]
-    result = {}
-    for r in recovery or [None]:
-        a = argv + (["--recovery", r] if r else [])
-        p = subprocess.run(a, capture_output=True, text=True, timeout=120)
-        if p.returncode != 0:
-            raise QoslabError(f"statistics failed: {p.stderr.strip()[-300:]}")
-        d = json.loads(out.read_text())
-        result = {**d, "recovery": [*result.get("recovery", []), d["recovery"]] if "recovery" in d else result.get("recovery", [])}
-    out.write_text(json.dumps(result, indent=1))
-    return result
+    for r in recovery:
+        argv += ["--recovery", r]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        raise QoslabError(f"statistics failed: {p.stderr.strip()[-300:]}")
+    return json.loads(out.read_text())
 
 
 # --------------------------------------------------------------------------------------------- the runner

@@ -398,13 +398,9 @@ def _global_key(line: str, toks: list[str]) -> str:
         if toks[5] == "threshold":
             return " ".join(toks[:7])
         return " ".join(toks[:6])
-    if toks[:4] == ["mls", "qos", "srr-queue", "input"] and len(toks) > 4:
-        if toks[4] == "dscp-map":
-            return line  # maps accumulate
+    if toks[:4] == ["mls", "qos", "srr-queue", "input"] and len(toks) > 4 and toks[4] != "dscp-map":
         return " ".join(toks[:5])
-    if toks[:4] == ["mls", "qos", "srr-queue", "output"]:
-        return line
-    return line
+    return line  # DSCP maps accumulate; anything else is its own identity
 
 
 def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
@@ -501,7 +497,10 @@ def _apply(rc: RunningConfig, mode: Mode, tpl: Template, vals: dict, body, negat
             rc.hostname = vals["name"]
         return Mode(GLOBAL)
     if act == "keep":
-        (_remove_prefix if negate else lambda l, k: l.append(k) if k not in l else None)(rc.kept, text)
+        if negate:
+            _remove_prefix(rc.kept, text)
+        elif text not in rc.kept:
+            rc.kept.append(text)
         return Mode(GLOBAL)
     if act == "global":
         if text == "mls qos":  # only the global switch: the other mls qos settings stay configured
@@ -566,10 +565,7 @@ def _apply(rc: RunningConfig, mode: Mode, tpl: Template, vals: dict, body, negat
         return Mode(GLOBAL)
     if act in ("if", "if-keep"):
         sec = rc.interfaces[mode.target]
-        key = " ".join(words[:2]) if words[0] in ("srr-queue",) else words[0] if words[0] in ("queue-set",) else \
-            " ".join(words[:3]) if words[:2] == ["mls", "qos"] else " ".join(words[:2]) if words[0] in ("service-policy", "no", "priority-queue") else words[0]
-        if words[0] == "srr-queue":
-            key = " ".join(words[:3])
+        key = _if_key(words)
         if negate:
             _remove_prefix(sec.children, key)
         else:
@@ -597,6 +593,16 @@ def _apply(rc: RunningConfig, mode: Mode, tpl: Template, vals: dict, body, negat
             _set_unique(sec.children, text.replace("set dscp", "set ip dscp"), key)
         return mode
     raise AssertionError(act)
+
+
+#: Leading words that identify an interface line (a new value replaces the old one).
+_IF_KEY_WORDS = {"srr-queue": 3, "mls": 3, "service-policy": 2, "priority-queue": 2, "no": 2}
+
+
+def _if_key(words: list[str]) -> str:
+    """Identity of an interface config line: ``srr-queue bandwidth share`` for the weights,
+    ``mls qos trust``, ``service-policy input``, ``no ip``/``no mdix``, else its first word."""
+    return " ".join(words[:_IF_KEY_WORDS.get(words[0], 1)])
 
 
 def _access_list(rc: RunningConfig, body, negate: bool, line: str) -> bool | None:

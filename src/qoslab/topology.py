@@ -263,3 +263,12 @@ def load_topology(path: str | Path | None = None, **overrides: object) -> Topolo
     path = Path(path) if path else default_topology_path()
     topo = load_model(path, Topology, overrides=dict(overrides))
     return topo.model_copy(update={"source": str(path)})
+
+
+def load_variant(name: str, management_port: int, path: str | Path | None = None, **overrides: object) -> Topology:
+    """The topology at ``path`` (default ecenet) under another ``name`` with its virtual switch on
+    ``management_port``, so several testbeds (tests, benchmarks) can be up at once."""
+    base = load_topology(path)
+    switch = {**base.switch.model_dump(mode="json"), "management": {"host": base.switch.management.host,
+                                                                     "port": management_port}}
+    return load_topology(path, name=name, switch=switch, **overrides)

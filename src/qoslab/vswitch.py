@@ -28,7 +28,7 @@ from pathlib import Path
 import asyncssh
 
 from .errors import QoslabError
-from .ios import IosError, Mode, RunningConfig, interpret, load_config, qos_model
+from .ios import IosError, Mode, RunningConfig, ace_text, interpret, load_config, qos_model
 from .tccompile import TcPlan, compile_tc
 from .testbed import STATE_DIR, switch_namespace
 from .topology import Topology, canonical_port, linux_ifname, long_port
@@ -179,7 +179,6 @@ class VirtualCatalyst:
             out = ""
             for name, aces in self.running.acls.items():
                 out += f"Extended IP access list {name}\n"
-                from .ios import ace_text
                 out += "".join(f"    {10 * (i + 1)} {ace_text(x)}\n" for i, x in enumerate(aces))
             return out
         if a == "class-map":

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from qoslab.testbed import Testbed, list_namespaces
-from qoslab.topology import load_topology
+from qoslab.topology import load_topology, load_variant
 from conftest import ECENET
 
 needs_root = pytest.mark.skipif(
@@ -39,10 +39,7 @@ def free_port() -> int:
 
 def test_topology(suffix: str):
     """The ecenet topology under a unique name with its own management port."""
-    base = load_topology(ECENET)
-    return load_topology(ECENET, name=unique_name(suffix),
-                         switch={**base.switch.model_dump(mode="json"),
-                                 "management": {"host": "127.0.0.1", "port": free_port()}})
+    return load_variant(unique_name(suffix), free_port(), ECENET)
 
 
 test_topology.__test__ = False

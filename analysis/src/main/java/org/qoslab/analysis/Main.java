@@ -39,7 +39,7 @@ public final class Main implements Runnable {
     }
 
     /** Statistics of conditions, comparisons and recovery as the stats.json map. */
-    static Map<String, Object> analyse(Map<String, double[]> data, List<String[]> compare, String[] recovery,
+    static Map<String, Object> analyse(Map<String, double[]> data, List<String[]> compare, List<String[]> recovery,
                                        Map<String, double[]> published) {
         Map<String, Object> out = new LinkedHashMap<>();
         Map<String, Object> conds = new LinkedHashMap<>();
@@ -62,18 +62,20 @@ public final class Main implements Runnable {
             comps.add(TrialStats.compare(c[0], data.get(c[0]), c[1], data.get(c[1])));
         }
         out.put("comparisons", comps);
-        if (recovery != null) {
-            for (String r : recovery)
+        List<Object> recs = new ArrayList<>();
+        for (String[] r3 : recovery) {
+            for (String r : r3)
                 if (!data.containsKey(r)) throw new IllegalArgumentException("--recovery: no condition " + r);
             Map<String, Object> rec = new LinkedHashMap<>();
-            rec.put("baseline", recovery[0]);
-            rec.put("congested", recovery[1]);
-            rec.put("treated", recovery[2]);
-            double v = TrialStats.recovery(TrialStats.mean(data.get(recovery[0])), TrialStats.mean(data.get(recovery[1])),
-                    TrialStats.mean(data.get(recovery[2])));
+            rec.put("baseline", r3[0]);
+            rec.put("congested", r3[1]);
+            rec.put("treated", r3[2]);
+            double v = TrialStats.recovery(TrialStats.mean(data.get(r3[0])), TrialStats.mean(data.get(r3[1])),
+                    TrialStats.mean(data.get(r3[2])));
             rec.put("ratio", Double.isNaN(v) ? null : (Object) v);
-            out.put("recovery", rec);
+            recs.add(rec);
         }
+        out.put("recovery", recs);
         return out;
     }
 
@@ -83,7 +85,8 @@ public final class Main implements Runnable {
         @Option(names = "--by", defaultValue = "condition", split = ",", description = "Condition column(s).") List<String> by;
         @Option(names = "--value", defaultValue = "elapsed_s") String value;
         @Option(names = "--compare", description = "A|B (repeatable): B against A.") List<String> compare = new ArrayList<>();
-        @Option(names = "--recovery", description = "BASELINE|CONGESTED|TREATED") String recovery;
+        @Option(names = "--recovery", description = "BASELINE|CONGESTED|TREATED (repeatable)")
+        List<String> recovery = new ArrayList<>();
         @Option(names = "--out", required = true) Path out;
 
         @Override
@@ -92,7 +95,9 @@ public final class Main implements Runnable {
                 Map<String, double[]> data = Trials.read(csv, by, value, Map.of());
                 List<String[]> cmp = new ArrayList<>();
                 for (String c : compare) cmp.add(split(c, 2, "--compare"));
-                Map<String, Object> r = analyse(data, cmp, recovery == null ? null : split(recovery, 3, "--recovery"), Map.of());
+                List<String[]> rec = new ArrayList<>();
+                for (String r3 : recovery) rec.add(split(r3, 3, "--recovery"));
+                Map<String, Object> r = analyse(data, cmp, rec, Map.of());
                 r.put("source", csv.toString());
                 Files.writeString(out, Json.write(r) + "\n");
                 System.out.println(out);
@@ -136,11 +141,12 @@ public final class Main implements Runnable {
         t5.put("no congestion, QoS", t5raw.get("congestion=no,qos=yes"));
         t5.put("congestion, QoS", t5raw.get("congestion=yes,qos=yes"));
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("table3", analyse(t3, List.of(), null, PUBLISHED));
+        out.put("table3", analyse(t3, List.of(), List.of(), PUBLISHED));
         out.put("table5", analyse(t5, List.of(new String[] {"no congestion, no QoS", "congestion, no QoS"},
                 new String[] {"congestion, no QoS", "congestion, QoS"},
                 new String[] {"no congestion, no QoS", "no congestion, QoS"}),
-                new String[] {"no congestion, no QoS", "congestion, no QoS", "congestion, QoS"}, PUBLISHED));
+                List.<String[]>of(new String[] {"no congestion, no QoS", "congestion, no QoS", "congestion, QoS"}),
+                PUBLISHED));
         out.put("source", dir.toString());
         return out;
     }

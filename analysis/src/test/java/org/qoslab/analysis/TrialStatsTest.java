@@ -49,7 +49,7 @@ class TrialStatsTest {
             assertEquals(sdPublished[i], c.get("sd_matches_published"), names[i]);
         }
         // recovery: (57.90 - 44.07) / (57.90 - 38.10) = 0.698 (the thesis's "70 %")
-        Map<String, Object> rec = (Map<String, Object>) t5.get("recovery");
+        Map<String, Object> rec = ((List<Map<String, Object>>) t5.get("recovery")).get(0);
         assertEquals(13.83 / 19.80, (double) rec.get("ratio"), 0.001);
         // comparisons against scipy on the same data
         List<Map<String, Object>> cmp = (List<Map<String, Object>>) t5.get("comparisons");

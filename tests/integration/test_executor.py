@@ -77,3 +77,19 @@ def test_fetch(testbed, tmp_path):
     assert "198.18.0.1" in local.read_text()
     with pytest.raises(QoslabError, match="on jp-1: no such file"):
         ex.fetch(tmp_path / "missing", tmp_path / "x")
+
+
+def test_timer_slack_is_set_for_the_started_process_and_inherited(testbed, tmp_path):
+    """ITGSend's pacing depends on it: the slack must reach the command itself (through the
+    ``ip netns exec`` wrapper) and the children it forks."""
+    ex = testbed.executor("jp-1")
+    out = tmp_path / "slack.txt"
+    p = ex.start(["sh", "-c", "cat /proc/$$/timerslack_ns; sh -c 'cat /proc/$$/timerslack_ns'"],
+                 stdout=out, timer_slack_ns=1)
+    assert ex.wait(p, 10) == 0
+    assert out.read_text().split() == ["1", "1"]
+    default = tmp_path / "default.txt"
+    p = ex.start(["sh", "-c", "cat /proc/$$/timerslack_ns"], stdout=default)
+    assert ex.wait(p, 10) == 0
+    inherited = open("/proc/self/timerslack_ns").read().strip()  # without the option: ours (50000 by default)
+    assert default.read_text().split() == [inherited] and inherited != "1"

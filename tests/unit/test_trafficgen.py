@@ -41,6 +41,7 @@ def test_calibrated_pacing_interpolates_the_itgsend_rate():
     assert f.poll is False
     assert 17336 < f.itg_rate < 34672  # 6501 pkt/s lies between the last two measured points
     assert cal.rate_for(2740.0) == pytest.approx(4334, rel=0.01)
+    assert cal.rate_for(1370.0) == pytest.approx(2167, rel=0.01)  # below the first point: proportional
     assert not cal.covers(7000)
     with pytest.raises(QoslabError, match="at most 6674"):
         cal.rate_for(7000)

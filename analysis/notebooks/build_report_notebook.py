@@ -89,7 +89,7 @@ show(fig, "fig-means.png")
 
 TRIALS = '''if camp:
     con = sqlite3.connect(camp / "trials.sqlite")
-    trials = pd.read_sql("SELECT idx, condition, trial, warmup, status, attempts, elapsed_s, total_s, flood_json, "
+    trials = pd.read_sql("SELECT idx, condition, trial, warmup, status, attempts, elapsed_s, total_s, busy_max_s, flood_json, "
                          "capture_summary, phases_json, error FROM trials ORDER BY idx", con)
     con.close()
     done = trials[(trials.status == "done") & (trials.warmup == 0)]
@@ -118,6 +118,29 @@ elif thesis_data:
     ax.set_xlabel("trial"); ax.set_ylabel("elapsed (s)"); ax.legend(fontsize=8)
     ax.set_title("Appendix A.2 trials in order")
     show(fig, "fig-runorder.png")
+'''
+
+NETWORK = '''if camp and (camp / "stats-network.json").exists():
+    net = json.loads((camp / "stats-network.json").read_text())
+    display(Markdown("## Where the time goes: compute vs network wait"))
+    display(Markdown("Network wait = render time minus the busiest worker's own render time: what the critical "
+                     "worker spent not computing (waiting for requests, results, retransmissions). A switch profile "
+                     "can only change this part; the compute part also grows under a flood when the flood's packet "
+                     "processing shares the cores (the embedded testbed's one emulation artefact)."))
+    display(HTML(cond_table(net).to_html(index=False, float_format=lambda v: f"{v:.3f}")))
+    for r in net.get("recovery", []):
+        ratio = r["ratio"]
+        display(Markdown(f"**Recovery of the network wait by {r['treated']}**: " + (f"**{ratio:.1%}**" if ratio is not None else "n/a")))
+    g = done.groupby("condition")
+    names = list(g.groups)
+    comp = [g.get_group(n).busy_max_s.mean() for n in names]
+    wait = [(g.get_group(n).elapsed_s - g.get_group(n).busy_max_s).mean() for n in names]
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    ax.bar(range(len(names)), comp, label="busiest worker computing", color="#8c8c8c")
+    ax.bar(range(len(names)), wait, bottom=comp, label="network wait", color="#dd8452")
+    ax.set_xticks(range(len(names)), names, rotation=12)
+    ax.set_ylabel("seconds (mean)"); ax.legend(fontsize=8); ax.set_title("Compute vs network wait per condition")
+    show(fig, "fig-compute-network.png")
 '''
 
 FLOOD = '''if camp:
@@ -166,7 +189,7 @@ _ = (out / "figures.json").write_text(json.dumps(figures))
 '''
 
 nb = nbformat.v4.new_notebook()
-cells = [PARAMS, LOAD, TABLES, MEANS, TRIALS, FLOOD, CAPTURE, PROV]
+cells = [PARAMS, LOAD, TABLES, MEANS, TRIALS, NETWORK, FLOOD, CAPTURE, PROV]
 nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
 nb.cells[0].metadata["tags"] = ["parameters"]
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -80,6 +80,9 @@ class Playbook(_Strict):
     capture_host: str | None = None
     retries: int = Field(2, ge=0)
     settle_s: float = Field(1.0, ge=0, description="seconds between flood start and workload start")
+    workers: Literal["per-campaign", "per-trial"] = Field(
+        "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
+                                    "or started fresh for every trial (as the thesis's JavaParty runs)")
 
     @field_validator("conditions")
     @classmethod
@@ -131,9 +134,11 @@ CREATE TABLE IF NOT EXISTS trials (
   status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
   elapsed_s REAL, total_s REAL, checksum INTEGER, valid INTEGER,
   flood_json TEXT, capture_summary TEXT, config_hash TEXT, phases_json TEXT, error TEXT,
-  started REAL, finished REAL);
+  started REAL, finished REAL, busy_max_s REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
+#: Columns added to ``trials`` after the first schema (name -> SQL type).
+ADDED_COLUMNS = {"busy_max_s": "REAL"}
 
 
 class Store:
@@ -145,6 +150,10 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(SCHEMA)
+        cols = {r[1] for r in self.db.execute("PRAGMA table_info(trials)")}
+        for col, typ in ADDED_COLUMNS.items():  # a campaign folder from an older qoslab resumes too
+            if col not in cols:
+                self.db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
 
     def init(self, trials: list[ScheduledTrial], meta: dict) -> None:
         with self.tx():
@@ -226,17 +235,43 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None) ->
     return store
 
 
-def export_csv(store: Store, path: Path) -> int:
-    """Write condition,trial,elapsed_s of the done, valid, non-warm-up trials; returns rows."""
-    rows = store.db.execute("SELECT condition, trial, elapsed_s FROM trials WHERE status='done' AND warmup=0 "
-                            "AND valid=1 ORDER BY idx").fetchall()
+#: What a trials CSV can hold per trial (seconds): the render phase's wall time, or its network
+#: wait = render time minus the busiest worker's render time (what the slowest worker spent not
+#: computing: waiting for requests, results and retransmissions; the part a switch can change).
+METRICS = {"elapsed_s": "elapsed_s", "network_s": "elapsed_s - busy_max_s"}
+
+
+def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
+    """Write ``condition,trial,elapsed_s`` rows of the done, valid, non-warm-up trials (the column
+    keeps its name so the statistics read either file; ``metric`` chooses its content, see
+    METRICS); returns the number of rows. Trials without the metric (older stores) are left out."""
+    if metric not in METRICS:
+        raise QoslabError(f"unknown metric {metric!r}: one of {sorted(METRICS)}")
+    rows = store.db.execute(f"SELECT condition, trial, {METRICS[metric]} FROM trials WHERE status='done' "
+                            "AND warmup=0 AND valid=1 ORDER BY idx").fetchall()
+    n = 0
     with open(path, "w") as f:
         f.write("condition,trial,elapsed_s\n")
         for c, t, e in rows:
             if "," in c:
                 raise QoslabError(f"condition name {c!r} contains a comma (not allowed in trials.csv)")
-            f.write(f"{c},{t},{e!r}\n")
-    return len(rows)
+            if e is not None:
+                f.write(f"{c},{t},{e!r}\n")
+                n += 1
+    return n
+
+
+def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict:
+    """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
+    trials-network.csv + stats-network.json (network wait, see METRICS). Returns stats.json.
+    Raises QoslabError when fewer than 2 valid trials exist."""
+    if export_csv(store, folder / "trials.csv") < 2:
+        raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
+    stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
+    total = store.db.execute("SELECT COUNT(*) FROM trials WHERE status='done' AND warmup=0 AND valid=1").fetchone()[0]
+    if export_csv(store, folder / "trials-network.csv", "network_s") == total:
+        run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
+    return stats
 
 
 ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
@@ -326,8 +361,13 @@ class Runner:
         if left:
             self.log(f"ending {len(left)} processes left in the hosts by an interrupted run")
             _kill_pids(left)
+        from .workload import WorkerPool
+
+        self.pool = None
         try:
             self.tb = tb
+            if self.pb.workers == "per-campaign":
+                self.pool = WorkerPool(tb.executor, lambda h: self.topo.host(h).ip, self.out / "workers")
             self.dev = testbed_device(self.topo) if self.pb.device == "testbed" else \
                 load_model(repo_root() / self.pb.device, Device)
             self.cal = Calibration.load(self.topo.name, self.flood.payload_bytes)
@@ -361,11 +401,15 @@ class Runner:
                                           finished=time.time())
                         self.log(f"trial {idx} ({cname}) attempt {attempts} failed: {e}")
                         self.current_profile = None  # re-push next time: the switch state is unknown
+                        if self.pool is not None:
+                            self.pool.close()  # fresh workers for the retry
                         if failed:
                             self.on_trial({"idx": idx, "condition": cname, "trial": trial, "warmup": warmup,
                                            "error": str(e)})
                             break
         finally:
+            if self.pool is not None:
+                self.pool.close()
             if built:
                 tb.down()
         return self.store
@@ -414,7 +458,8 @@ class Runner:
             t["flood_start"] = time.monotonic()
             spec = {**self.pb.workload.model_dump(), **cond.workload}
             settings = WorkloadSettings(**{k: v for k, v in spec.items()})
-            run = run_workload(settings, self.tb.executor, lambda h: self.topo.host(h).ip, tdir / "workload")
+            run = run_workload(settings, self.tb.executor, lambda h: self.topo.host(h).ip, tdir / "workload",
+                               pool=self.pool)
             t["workload"] = time.monotonic()
         finally:
             fres = flood.stop() if flood is not None else None
@@ -430,7 +475,9 @@ class Runner:
               "loss_pct": round(f.loss_pct, 2), "delay_avg_s": f.delay_avg_s} for f in fres.flows])
         keys = list(t)
         phases = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
+        busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
         return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
+                "busy_max_s": max(busy) if busy else None,
                 "valid": 1, "flood_json": flood_json,
                 "capture_summary": str(tdir / "capture" / "summary.json") if summary else None,
                 "config_hash": key, "phases_json": json.dumps(phases)}

@@ -565,7 +565,7 @@ def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign 
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv and stats.json."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from .campaign import Runner, create, export_csv, load_playbook, run_stats
+    from .campaign import Runner, campaign_stats, create, load_playbook
 
     if resume:
         if not (resume / "trials.sqlite").exists():
@@ -600,12 +600,14 @@ def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign 
         runner = Runner(folder, on_trial=trial, on_start=started, log=lambda s: prog.console.print(f"  {s}"))
         store = runner.run()
     counts = store.counts()
-    n = export_csv(store, folder / "trials.csv")
-    console.print(f"trials: {counts}; {n} valid trials in {folder / 'trials.csv'}")
+    console.print(f"trials: {counts}")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
-    stats = run_stats(runner.pb, folder / "trials.csv", folder / "stats.json")
+    stats = campaign_stats(runner.pb, store, folder)
     _print_stats(stats)
+    if (folder / "stats-network.json").exists():
+        _print_stats(json.loads((folder / "stats-network.json").read_text()),
+                     "network wait (render time minus the busiest worker's, seconds)")
     from .report import campaign_report
 
     with console.status("executing the report notebook ..."):
@@ -613,8 +615,8 @@ def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign 
     console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
-def _print_stats(stats: dict) -> None:
-    tab = Table(title="trial times (render phase, seconds)")
+def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)") -> None:
+    tab = Table(title=title)
     for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
         tab.add_column(c, justify="left" if c == "condition" else "right")
     for name, d in stats["conditions"].items():

@@ -42,16 +42,14 @@ def _execute(params: dict, out_dir: Path) -> Path:
 def campaign_report(folder: Path) -> Path:
     """report.html of a campaign folder; returns its path. Raises QoslabError when the campaign
     has no valid trials or the notebook fails."""
-    from .campaign import Playbook, Store, export_csv, run_stats
+    from .campaign import Playbook, Store, campaign_stats
 
     import yaml
 
     stats = folder / "stats.json"
     if not stats.exists():
         pb = Playbook.model_validate(yaml.safe_load((folder / "playbook.yaml").read_text()))
-        if export_csv(Store(folder / "trials.sqlite"), folder / "trials.csv") < 2:
-            raise QoslabError(f"{folder}: fewer than 2 valid trials, nothing to report")
-        run_stats(pb, folder / "trials.csv", stats)
+        campaign_stats(pb, Store(folder / "trials.sqlite"), folder)
     name = json.loads((folder / "provenance.json").read_text()).get("playbook", folder.name)
     return _execute({"stats_path": str(stats.resolve()), "campaign_dir": str(folder.resolve()),
                      "title": f"qoslab campaign report: {Path(name).stem}"}, folder)

@@ -12,11 +12,13 @@ Ethernet 14 = payload + 42 bytes (TCP: + 54).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import math
 import os
 import re
+import subprocess
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -33,15 +35,41 @@ from .yamlio import FieldProblem, load_model
 L2_OVERHEAD = {"UDP": 14 + 20 + 8, "TCP": 14 + 20 + 20}
 #: ITGRecv's signalling port (D-ITG default).
 SIGNAL_PORT = 9000
-#: D-ITG runs at the lowest CPU priority: on a real cluster the flooders are other machines; on the
-#: embedded testbed they share the cores with the workload, and the flood must congest the network,
-#: not steal the workload's CPU (measured: without it, worker compute time rose 0.85 -> 3.4-4.5 s).
-NICE = ["nice", "-n", "19"]
+#: ITGSend runs in the real-time FIFO class at the lowest priority (``chrt -f 1``): the flood's rate
+#: is the experiment's independent variable and must not bend to the workload's CPU demand. On a
+#: real cluster the flooders are other machines; on the embedded testbed they share two cores
+#: with the JVMs, and at ``nice 19`` the senders fell to 78-90 % of the asked rate while a
+#: workload ran, so the ports were not even full (measured here: loss 0.5-3 % instead of ~9 %).
+#: A sender sleeps between packets (about 5-10 % of a core at 1.1x of 50 Mbit/s) and the kernel's
+#: real-time throttling (95 %) bounds it anyway. Busy-waiting ``-poll`` senders never get it (four
+#: of them would own both cores): they run at normal priority.
+#: Where the real-time class is not allowed (a container without CAP_SYS_NICE or RT runtime),
+#: senders run at normal priority: see :func:`sender_prefix`.
+SENDER_PREFIX = ["chrt", "-f", "1"]
+#: ITGRecv at normal priority: a starved receiver would count socket drops as network loss.
+RECEIVER_PREFIX: list[str] = []
 #: Timer slack given to ITGSend (nanoseconds). ITGSend without -poll sleeps between packets; with
 #: the kernel's default 50 us slack each sleep overshoots, so the achieved rate falls far below -C
 #: and swings with load (measured here, 4 flows at -C 6500: 4640 packets/s sent with the default,
-#: 6050 with 1 ns). 1 ns makes plain pacing nearly linear and the calibration stable.
+#: 6050 with 1 ns). 1 ns makes plain pacing nearly linear and the calibration stable (real-time
+#: tasks get no slack anyway; this keeps it so if the prefix changes).
 SENDER_TIMER_SLACK_NS = 1
+
+
+@functools.lru_cache(maxsize=1)
+def sender_prefix() -> tuple[str, ...]:
+    """SENDER_PREFIX when this machine lets us use it (``chrt -f 1 true`` succeeds), else ()."""
+    try:
+        ok = subprocess.run([*SENDER_PREFIX, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return tuple(SENDER_PREFIX) if ok else ()
+
+
+def sender_id() -> str:
+    """What a calibration's measurements depend on besides kernel and payload (a change
+    invalidates it): the sender's scheduling prefix and timer slack."""
+    return f"{' '.join(sender_prefix()) or 'normal priority'} slack={SENDER_TIMER_SLACK_NS}ns"
 #: First UDP/TCP destination port given to flows (flow i uses DATA_PORT_BASE + i).
 DATA_PORT_BASE = 10001
 #: Largest ITGDec output accepted (bytes): beyond it the output "runs amok" and is rejected.
@@ -285,7 +313,7 @@ class Calibration:
     points: list[tuple[int, float, float]]
     poll: dict = field(default_factory=dict)
     kernel: str = ""
-    timer_slack_ns: int = 0
+    sender: str = ""
 
     def covers(self, pps: float) -> bool:
         """True when some measured point reached at least ``pps``."""
@@ -325,7 +353,7 @@ class Calibration:
     @classmethod
     def load(cls, topology: str, payload_bytes: int) -> "Calibration | None":
         """The stored calibration, or None when absent, unreadable, for another payload size,
-        another kernel or another sender timer slack (the pacing it measured is not today's)."""
+        another kernel or another sender set-up (sender_id(): the pacing it measured is not today's)."""
         try:
             d = json.loads(cls.path(topology).read_text())
             c = cls(**d)
@@ -333,7 +361,7 @@ class Calibration:
         except (OSError, ValueError, TypeError):
             return None
         if (c.payload_bytes != payload_bytes or c.kernel != os.uname().release
-                or c.timer_slack_ns != SENDER_TIMER_SLACK_NS):
+                or c.sender != sender_id()):
             return None
         return c
 
@@ -431,7 +459,7 @@ class FloodRun:
         for host in sorted({f.dst for f in self.flows}):
             d = self._dir(host)
             self.receivers[host] = self.executor_of(host).start(
-                [*NICE, "ITGRecv"], stdout=d / "ITGRecv.out", stderr=d / "ITGRecv.out", cwd=d)
+                [*RECEIVER_PREFIX, "ITGRecv"], stdout=d / "ITGRecv.out", stderr=d / "ITGRecv.out", cwd=d)
         for host, proc in self.receivers.items():
             ex = self.executor_of(host)
             ip = self.topo.host(host).ip
@@ -455,7 +483,7 @@ class FloodRun:
             if f.dst in failed_dst:
                 continue
             d = self._dir(f.src)
-            argv = [*NICE, "ITGSend", "-a", f.dst_ip, "-T", f.protocol, "-C", str(f.itg_rate), "-c", str(f.payload_bytes),
+            argv = [*(() if f.poll else sender_prefix()), "ITGSend", "-a", f.dst_ip, "-T", f.protocol, "-C", str(f.itg_rate), "-c", str(f.payload_bytes),
                     "-t", str(duration_ms), "-rp", str(f.port), "-b", str(f.ds_byte),
                     "-d", str(int(f.start_delay_s * 1000)), "-l", str(d / f"send-{f.index}.log"),
                     "-x", f"recv-{f.index}.log"]
@@ -620,7 +648,7 @@ def calibrate(topology: Topology, executor_of: Callable[[str], Executor], pairs:
     return Calibration(topology.name, payload_bytes, points,
                        poll={"requested_pps": int(pps15), "achieved_pps": achieved, "cpu_pct": cpu,
                              "flows": len(pairs)},
-                       kernel=os.uname().release, timer_slack_ns=SENDER_TIMER_SLACK_NS)
+                       kernel=os.uname().release, sender=sender_id())
 
 
 def _cpu_ticks(pid: int) -> int | None:

@@ -94,39 +94,104 @@ def _wait_for_port(ex: Executor, proc: BackgroundProcess, ip: str, port: int, ti
     raise QoslabError(f"worker on {ex.node}: RMI registry port {port} not listening after {timeout_s:g} s (log: {log})")
 
 
+class WorkerPool:
+    """Worker JVMs kept running across workload runs (a campaign's trials), so a trial pays one
+    manager start instead of one JVM start per host, and the workers' JIT stays warm.
+
+    ``key`` is what the workers were started with (hosts, registry and export port, DSCP): a run
+    whose settings differ restarts the pool. Worker output is appended to
+    ``log_dir/workload-<host>.log``. :meth:`ensure` (re)starts workers that are not running;
+    :meth:`close` stops them all (by PID). Use as a context manager."""
+
+    def __init__(self, executor_of: Callable[[str], Executor], address_of: Callable[[str], str], log_dir: Path):
+        self.executor_of, self.address_of, self.log_dir = executor_of, address_of, log_dir
+        self.workers: dict[str, BackgroundProcess] = {}
+        self.key: tuple | None = None
+        self.starts = 0  # worker JVMs started so far (for the record: restarts show here)
+
+    @staticmethod
+    def key_of(settings: WorkloadSettings) -> tuple:
+        return (tuple(settings.hosts), settings.registry_port, settings.export_port, settings.dscp)
+
+    def ensure(self, settings: WorkloadSettings) -> dict[str, Path]:
+        """Make sure a worker for ``settings`` runs on every host; returns the log paths.
+        Raises QoslabError when a worker cannot start (it names the host and its log)."""
+        if self.key != self.key_of(settings):
+            self.close()
+            self.key = self.key_of(settings)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        logs = {h: self.log_dir / f"workload-{h}.log" for h in settings.hosts}
+        started = []
+        for host in settings.hosts:
+            proc = self.workers.get(host)
+            if proc is not None and self.executor_of(host).poll(proc) is None:
+                continue
+            self.workers[host] = _start_worker(settings, self.executor_of(host), self.address_of(host), logs[host])
+            self.starts += 1
+            started.append(host)
+        for host in started:
+            _wait_for_port(self.executor_of(host), self.workers[host], self.address_of(host),
+                           settings.registry_port, settings.startup_timeout_s, logs[host])
+        return logs
+
+    def close(self) -> None:
+        """Stop every worker (SIGTERM to its process group, then SIGKILL)."""
+        for host, proc in self.workers.items():
+            self.executor_of(host).stop(proc, grace_s=2.0)
+        self.workers.clear()
+        self.key = None
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path) -> BackgroundProcess:
+    marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
+    argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
+                        "--export-port", str(settings.export_port), *marking, hostname=ip)
+    return ex.start(argv, stdout=log, stderr=log)
+
+
 def run_workload(
     settings: WorkloadSettings,
     executor_of: Callable[[str], Executor],
     address_of: Callable[[str], str],
     out_dir: Path,
     on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
+    pool: WorkerPool | None = None,
 ) -> WorkloadRun:
-    """Start a worker on every host, run the manager on the head node, stop the workers.
+    """Start a worker on every host (or reuse ``pool``'s), run the manager on the head node, stop
+    the workers (unless they belong to ``pool``).
 
     ``executor_of(host)`` and ``address_of(host)`` come from the testbed (or a real cluster);
-    logs go to ``out_dir/workload-<host>.log``. ``on_started(workers)`` is called once every worker
-    listens (tests use it to kill one mid-run). Returns the manager's JSON result even for a
-    failed run (``valid`` false, ``error`` set). Raises QoslabError when a worker cannot start
-    or the manager prints no result.
+    logs go to ``out_dir/workload-<host>.log`` (the pool's log folder for pooled workers).
+    ``on_started(workers)`` is called once every worker listens (tests use it to kill one
+    mid-run). Returns the manager's JSON result even for a failed run (``valid`` false, ``error``
+    set). Raises QoslabError when a worker cannot start or the manager prints no result.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     workers: dict[str, BackgroundProcess] = {}
     logs: dict[str, Path] = {}
     try:
-        for host in settings.hosts:
-            ex, ip = executor_of(host), address_of(host)
-            log = out_dir / f"workload-{host}.log"
-            log.unlink(missing_ok=True)
-            logs[host] = log
-            argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
-                                "--export-port", str(settings.export_port), *marking, hostname=ip)
-            workers[host] = ex.start(argv, stdout=log, stderr=log)
-        for host, proc in workers.items():
-            _wait_for_port(executor_of(host), proc, address_of(host), settings.registry_port,
-                           settings.startup_timeout_s, logs[host])
+        if pool is not None:
+            logs.update(pool.ensure(settings))
+            started = pool.workers
+        else:
+            for host in settings.hosts:
+                log = out_dir / f"workload-{host}.log"
+                log.unlink(missing_ok=True)
+                logs[host] = log
+                workers[host] = _start_worker(settings, executor_of(host), address_of(host), log)
+            for host, proc in workers.items():
+                _wait_for_port(executor_of(host), proc, address_of(host), settings.registry_port,
+                               settings.startup_timeout_s, logs[host])
+            started = workers
         if on_started:
-            on_started(workers)
+            on_started(started)
         head = settings.hosts[0]
         spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
         argv = java_command("manager", "--workers", spec, "--size", str(settings.size),

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from qoslab.workload import JAR, WorkloadSettings, run_workload
+from qoslab.workload import JAR, WorkerPool, WorkloadSettings, run_workload
 
 pytestmark = pytest.mark.skipif(not JAR.exists() or shutil.which("java") is None,
                                 reason="workload jar not built (make setup)")
@@ -76,3 +76,27 @@ def test_killed_worker_fails_the_manager_quickly_naming_it(testbed, tmp_path):
     assert r["valid"] is False
     assert "worker jp-3 (198.18.0.3)" in r["error"], r["error"]
     assert elapsed < 20 + 15, elapsed
+
+
+def test_worker_pool_serves_several_runs_and_restarts_a_dead_worker(testbed, tmp_path):
+    """Campaign mode: the same worker JVMs serve consecutive runs (valid checksums, same PIDs);
+    a worker that died between runs is restarted; close() leaves no JVM behind."""
+    s = WorkloadSettings(hosts=["jp-1", "jp-2"], size="A", rows_per_call=10)
+    addr = lambda h: testbed.topo.host(h).ip  # noqa: E731
+    with WorkerPool(testbed.executor, addr, tmp_path / "workers") as pool:
+        r1 = run_workload(s, testbed.executor, addr, tmp_path / "1", pool=pool)
+        pids = {h: p.pid for h, p in pool.workers.items()}
+        r2 = run_workload(s, testbed.executor, addr, tmp_path / "2", pool=pool)
+        assert r1.valid and r2.valid and r2.result["checksum"] == 2676692
+        assert {h: p.pid for h, p in pool.workers.items()} == pids and pool.starts == 2
+        testbed.executor("jp-2").stop(pool.workers["jp-2"])
+        r3 = run_workload(s, testbed.executor, addr, tmp_path / "3", pool=pool)
+        assert r3.valid and pool.starts == 3 and pool.workers["jp-2"].pid != pids["jp-2"]
+        assert pool.workers["jp-1"].pid == pids["jp-1"]
+        # other ports: a new pool generation
+        run_workload(WorkloadSettings(hosts=["jp-1", "jp-2"], size="A", registry_port=1199, export_port=1200),
+                     testbed.executor, addr, tmp_path / "4", pool=pool)
+        assert pool.starts == 5
+    for h in ("jp-1", "jp-2"):
+        ns = testbed.namespace(h)
+        assert subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.strip() == ""

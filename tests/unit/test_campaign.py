@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qoslab.campaign import Store, create, export_csv, load_playbook, schedule
+from qoslab.campaign import SCHEMA, Store, create, export_csv, load_playbook, schedule
 from qoslab.errors import ConfigError, QoslabError
 from conftest import REPO
 
@@ -67,3 +67,25 @@ def test_store_resume_semantics(tmp_path):
     with pytest.raises(QoslabError, match="already holds a campaign"):
         create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c")
     assert export_csv(again, tmp_path / "t.csv") == 0  # the done trial was a warm-up
+
+
+def test_network_wait_metric_and_old_store_migration(tmp_path):
+    """A store made before busy_max_s existed gains the column on open; the network-wait CSV
+    holds render time minus the busiest worker's, and leaves out trials without it."""
+    import sqlite3
+
+    db = tmp_path / "old.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript(SCHEMA.replace(", busy_max_s REAL", ""))
+    con.executemany("INSERT INTO trials (idx, condition, trial, warmup, status, elapsed_s, valid) VALUES (?,?,?,?,?,?,?)",
+                    [(0, "a", 1, 0, "done", 2.5, 1), (1, "a", 2, 0, "done", 3.0, 1), (2, "b", 1, 0, "done", 4.0, 1)])
+    con.commit()
+    con.close()
+    store = Store(db)
+    store.record(0, busy_max_s=2.0)
+    store.record(2, busy_max_s=1.25)
+    assert export_csv(store, tmp_path / "e.csv") == 3
+    assert export_csv(store, tmp_path / "n.csv", "network_s") == 2
+    assert (tmp_path / "n.csv").read_text().splitlines() == ["condition,trial,elapsed_s", "a,1,0.5", "b,1,2.75"]
+    with pytest.raises(QoslabError, match="unknown metric"):
+        export_csv(store, tmp_path / "x.csv", "cpu")

@@ -84,6 +84,11 @@ class Playbook(_Strict):
         "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
 
+    @field_validator("capture", mode="before")
+    @classmethod
+    def _capture_off(cls, v):
+        return "off" if v is False else v  # YAML 1.1 reads a bare `off` as false
+
     @field_validator("conditions")
     @classmethod
     def _conds(cls, v):

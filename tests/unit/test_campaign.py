@@ -89,3 +89,9 @@ def test_network_wait_metric_and_old_store_migration(tmp_path):
     assert (tmp_path / "n.csv").read_text().splitlines() == ["condition,trial,elapsed_s", "a,1,0.5", "b,1,2.75"]
     with pytest.raises(QoslabError, match="unknown metric"):
         export_csv(store, tmp_path / "x.csv", "cpu")
+
+
+def test_bare_yaml_off_means_capture_off(tmp_path):
+    text = (REPO / "playbooks" / "quick.yaml").read_text().replace("capture: first", "capture: off")
+    (tmp_path / "p.yaml").write_text(text)
+    assert load_playbook(tmp_path / "p.yaml").capture == "off"

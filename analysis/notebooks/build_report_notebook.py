@@ -158,8 +158,11 @@ FLOOD = '''if camp:
 '''
 
 CAPTURE = '''if camp:
-    caps = [(t.condition, pathlib.Path(t.capture_summary)) for _, t in trials.iterrows()
-            if isinstance(t.capture_summary, str) and pathlib.Path(t.capture_summary).exists()]
+    caps = {}  # the first captured trial of each condition; paths are relative to the campaign folder
+    for _, t in trials.iterrows():
+        if isinstance(t.capture_summary, str) and (camp / t.capture_summary).exists():
+            caps.setdefault(t.condition, camp / t.capture_summary)
+    caps = list(caps.items())
     if caps:
         display(Markdown("## Traffic classes on the SPAN port (Figures 9-10 style)"))
         for cond, p in caps:

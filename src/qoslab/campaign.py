@@ -83,6 +83,8 @@ class Playbook(_Strict):
     workers: Literal["per-campaign", "per-trial"] = Field(
         "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
+    keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (~26 MB per flow per 10 s) "
+                                                    "after ITGDec decoded them; kept anyway when decoding failed")
 
     @field_validator("capture", mode="before")
     @classmethod
@@ -194,6 +196,11 @@ class Store:
 
     def counts(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT status, COUNT(*) FROM trials GROUP BY status").fetchall())
+
+    def captured_conditions(self) -> set[str]:
+        """Names of the conditions that already have a finished trial with a capture summary."""
+        return {c for (c,) in self.db.execute("SELECT DISTINCT condition FROM trials WHERE status='done' "
+                                              "AND capture_summary IS NOT NULL")}
 
     def done_times(self) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
@@ -384,7 +391,7 @@ class Runner:
             pending = self.store.pending()
             total = sum(self.store.counts().values())
             self.on_start(total - len(pending), total)
-            captured: set[str] = set()
+            captured = self.store.captured_conditions()  # a resumed campaign does not capture again
             for idx, cname, trial, warmup, attempts in pending:
                 cond = self.conds[cname]
                 due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in captured
@@ -455,7 +462,8 @@ class Runner:
         flood = None
         try:
             if cond.congestion:
-                flood = FloodRun(self.flood, self.topo, self.tb.executor, tdir / "flood", calibration=self.cal)
+                flood = FloodRun(self.flood, self.topo, self.tb.executor, tdir / "flood", calibration=self.cal,
+                                 keep_logs=self.pb.keep_ditg_logs)
                 flood.start()
                 if flood.errors:
                     raise QoslabError("flood did not start: " + "; ".join(flood.errors))
@@ -484,5 +492,5 @@ class Runner:
         return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
                 "busy_max_s": max(busy) if busy else None,
                 "valid": 1, "flood_json": flood_json,
-                "capture_summary": str(tdir / "capture" / "summary.json") if summary else None,
+                "capture_summary": str((tdir / "capture" / "summary.json").relative_to(self.out)) if summary else None,
                 "config_hash": key, "phases_json": json.dumps(phases)}

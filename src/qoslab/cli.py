@@ -565,19 +565,22 @@ def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign 
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv and stats.json."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from .campaign import Runner, campaign_stats, create, load_playbook
+    from .campaign import Runner, Store, campaign_stats, create, load_playbook
 
+    means: dict[str, list[float]] = {}
     if resume:
         if not (resume / "trials.sqlite").exists():
             raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
         folder = resume
+        prior = Store(resume / "trials.sqlite")
+        means = prior.done_times()  # running means continue over the trials done before the resume
+        prior.db.close()
     else:
         if playbook is None:
             raise QoslabError("give a playbook, or --resume DIR")
         pb = load_playbook(playbook)
         folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
         create(pb, playbook, folder, trials)
-    means: dict[str, list[float]] = {}
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("ETA"), TimeRemainingColumn(), console=console) as prog:
         task = prog.add_task("campaign", total=None)

@@ -24,6 +24,7 @@ def _execute(params: dict, out_dir: Path) -> Path:
     import papermill
     from nbconvert import HTMLExporter
 
+    out_dir = out_dir.resolve()  # the notebook runs with cwd=out_dir: a relative path would nest
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / "report.ipynb"
     try:

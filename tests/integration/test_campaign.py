@@ -40,7 +40,7 @@ def test_kill_9_at_random_points_then_resume_runs_each_trial_once(tmp_path, ecen
           "workload": {"hosts": ["jp-1", "jp-2"], "size": "A", "frames": 1},
           "conditions": [{"name": "fifo", "congestion": False, "profile": "fifo"},
                          {"name": "thesis", "congestion": False, "profile": "thesis"}],
-          "trials": 3, "order": "interleaved", "seed": 7}
+          "trials": 3, "order": "interleaved", "seed": 7, "capture": "first"}
     pfile = tmp_path / "tiny.yaml"
     pfile.write_text(yaml.safe_dump(pb))
     folder = tmp_path / "campaign"
@@ -61,22 +61,29 @@ def test_kill_9_at_random_points_then_resume_runs_each_trial_once(tmp_path, ecen
                 time.sleep(0.1)
             p.send_signal(signal.SIGKILL)
             p.wait()
-            for idx, status, fin, _ in _rows(db):
+            for idx, status, fin, *_ in _rows(db):
                 if status == "done":
                     assert finished_before.setdefault(idx, fin) == fin  # a finished trial is never re-run
             args = [sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)]
         r = subprocess.run(args, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
         rows = _rows(db)
-        assert len(rows) == 6 and all(s == "done" for _, s, _, _ in rows)
+        assert len(rows) == 6 and all(r[1] == "done" for r in rows)
         for idx, fin in finished_before.items():
-            assert dict((i, f) for i, _, f, _ in rows)[idx] == fin
+            assert dict((r[0], r[2]) for r in rows)[idx] == fin
+        # capture "first": one captured trial per condition, however often the campaign was resumed
+        con = sqlite3.connect(db)
+        captured = [c for (c,) in con.execute("SELECT condition FROM trials WHERE capture_summary IS NOT NULL")]
+        con.close()
+        assert sorted(captured) == ["fifo", "thesis"], captured
         csv = (folder / "trials.csv").read_text().splitlines()
         assert csv[0] == "condition,trial,elapsed_s" and len(csv) == 7
         stats = json.loads((folder / "stats.json").read_text())
         assert set(stats["conditions"]) == {"fifo", "thesis"} and stats["conditions"]["fifo"]["n"] == 3
         assert stats["comparisons"][0]["a"] == "fifo"
         assert json.loads((folder / "provenance.json").read_text())["seed"] == 7
+        figs = json.loads((folder / "figures.json").read_text())  # the report found the captures
+        assert {"fig-classes-fifo.png", "fig-bitrate-thesis.png"} <= set(figs), figs
     finally:
         Testbed(load_topology(tfile)).down()
     assert not [n for n in list_namespaces() if n.startswith(f"qsl-{name}")]

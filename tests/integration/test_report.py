@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -19,8 +20,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def test_thesis_report_renders_in_chromium(tmp_path):
-    page = thesis_report(tmp_path / "thesis")
+def test_thesis_report_renders_in_chromium(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a relative folder, as `qoslab report docs/results/X` gives
+    page = thesis_report(Path("thesis"))
+    assert page == tmp_path / "thesis" / "report.html"
+    assert not (tmp_path / "thesis" / "thesis").exists()  # figures not nested under the notebook's cwd
     html = page.read_text()
     assert "Table 5: congestion and QoS" in html and "Recovery ratio" in html
     assert "NO (raw data differ)" in html          # the published sigma that the raw data do not give

@@ -49,6 +49,7 @@ def test_thesis_flood_saturates_every_destination_port(testbed, calibrated, tmp_
         assert f.packets_received > 0 and f.delay_avg_s > 0 and f.jitter_s > 0
         assert len(f.series) >= 9
     assert (tmp_path / "flood-result.json").exists()
+    assert len(list(tmp_path.glob("ditg-*/*.log"))) == 8  # binary logs kept by default
     assert ditg_in(testbed) == []
 
 
@@ -129,7 +130,7 @@ def test_flood_holds_its_rate_while_the_cores_are_busy(testbed, calibrated, tmp_
     try:
         time.sleep(0.5)
         with FloodRun(load_flood(REPO / "traffic-gen" / "campaign-flood.yaml"), testbed.topo, testbed.executor,
-                      tmp_path, duration_s=5) as fr:
+                      tmp_path, duration_s=5, keep_logs=False) as fr:
             fr.start()
             fr.wait()
         r = fr.result
@@ -140,4 +141,7 @@ def test_flood_holds_its_rate_while_the_cores_are_busy(testbed, calibrated, tmp_
     for f, rf in zip(r.flows, fr.flows):
         assert f.sent_pps >= 0.9 * rf.pps, (f.src, f.sent_pps, rf.pps)
         assert f.received_wire_bps >= 0.95 * testbed.topo.link.rate, (f.src, f.received_wire_bps)
+    # keep_logs=False: the binary logs are gone once decoded, the decoded text stays
+    assert not list(tmp_path.glob("ditg-*/*.log"))
+    assert len(list(tmp_path.glob("ditg-*/send-*.txt"))) == len(r.flows)
     assert ditg_in(testbed) == []

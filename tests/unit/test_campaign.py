@@ -67,6 +67,10 @@ def test_store_resume_semantics(tmp_path):
     with pytest.raises(QoslabError, match="already holds a campaign"):
         create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c")
     assert export_csv(again, tmp_path / "t.csv") == 0  # the done trial was a warm-up
+    assert again.captured_conditions() == set()
+    cond = store.pending()[0][1]
+    store.record(store.pending()[0][0], status="done", elapsed_s=1.0, valid=1, capture_summary="s.json")
+    assert again.captured_conditions() == {cond}  # a resumed "first" capture policy skips it
 
 
 def test_network_wait_metric_and_old_store_migration(tmp_path):

@@ -7,6 +7,7 @@ an interrupt (Ctrl-C or SIGTERM) cleans up what the command started and exits 13
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -23,8 +24,11 @@ from .errors import QoslabError
 from .topology import Topology, load_topology
 from .units import format_rate
 
-console = Console()
-err_console = Console(stderr=True)
+# Output to a file or pipe (logs, `make run | tee`) is 120 columns wide instead of rich's 80, so
+# tables and comparison lines are not wrapped or truncated; COLUMNS still overrides.
+_PIPE_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 120
+console = Console(width=_PIPE_WIDTH)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() or "COLUMNS" in os.environ else 120)
 
 app = typer.Typer(
     help="qoslab: network QoS experiments on cluster traffic (embedded testbed, virtual Catalyst 3750).",
@@ -359,7 +363,7 @@ def flood_run(definition: Path = typer.Argument(..., help="Flood definition, e.g
     tab = Table(title=f"flood {r.name}: {duration:g} s, link {format_rate(tb.topo.link.rate)}")
     for c in ("flow", "-C", "asked pkt/s", "sent pkt/s", "recv Mbit/s", "of link", "loss %", "delay ms",
               "jitter ms"):
-        tab.add_column(c, justify="left" if c in ("flow", "pacing") else "right")
+        tab.add_column(c, justify="left" if c in ("flow", "pacing") else "right", no_wrap=c == "flow")
     for f in r.flows:
         pacing = f"{f.itg_rate}" + (" poll" if f.poll else "")
         if f.error:

@@ -8,6 +8,17 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_or_copy(shared_rel: str, copy_rel: str) -> Path:
+    """A reference file from ../shared (preferred) or its copy in the repository, for checkouts
+    that have no ../shared next to them. test_reference_copies_match_shared keeps them identical."""
+    shared = REPO.parent / "shared" / shared_rel
+    return shared if shared.exists() else REPO / copy_rel
+
+
+APPENDIX_B = shared_or_copy("reference/thesis-appendix-b-running-config.txt",
+                            "switch-configs/reference/thesis-appendix-b-running-config.txt")
 ECENET = REPO / "playbooks" / "topologies" / "ecenet.yaml"
 
 

@@ -16,7 +16,9 @@ from .errors import QoslabError
 from .topology import repo_root
 
 NOTEBOOK = repo_root() / "analysis" / "notebooks" / "report.ipynb"
-THESIS_DATA = repo_root().parent / "shared" / "data"
+# The thesis's Appendix A trial times: ../shared/data next to the checkout, else the copy in analysis/data
+THESIS_DATA = next((d for d in (repo_root().parent / "shared" / "data", repo_root() / "analysis" / "data")
+                    if (d / "thesis-table5-qos.csv").exists()), repo_root() / "analysis" / "data")
 
 
 def _execute(params: dict, out_dir: Path) -> Path:

@@ -13,7 +13,7 @@ from qoslab.campaign import ANALYSIS_JAR
 from qoslab.report import THESIS_DATA, thesis_report
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists() or not THESIS_DATA.exists(),
-                                reason="analysis jar or ../shared/data missing")
+                                reason="analysis jar or the thesis data missing")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -99,3 +99,15 @@ def test_bare_yaml_off_means_capture_off(tmp_path):
     text = (REPO / "playbooks" / "quick.yaml").read_text().replace("capture: first", "capture: off")
     (tmp_path / "p.yaml").write_text(text)
     assert load_playbook(tmp_path / "p.yaml").capture == "off"
+
+
+@pytest.mark.parametrize("shared_rel, copy_rel", [
+    ("data/thesis-table3-scaling.csv", "analysis/data/thesis-table3-scaling.csv"),
+    ("data/thesis-table5-qos.csv", "analysis/data/thesis-table5-qos.csv"),
+    ("reference/thesis-appendix-b-running-config.txt", "switch-configs/reference/thesis-appendix-b-running-config.txt")])
+def test_reference_copies_match_shared(shared_rel, copy_rel):
+    """The repository keeps copies of ../shared inputs (for checkouts without ../shared); no drift."""
+    shared = REPO.parent / "shared" / shared_rel
+    if not shared.exists():
+        pytest.skip("no ../shared next to this checkout")
+    assert (REPO / copy_rel).read_bytes() == shared.read_bytes()

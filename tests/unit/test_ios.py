@@ -7,9 +7,8 @@ import pytest
 from qoslab.ios import (DEFAULT_DSCP_OUTPUT_QUEUE, IosError, Mode, RunningConfig, interpret, load_config,
                         qos_model)
 from qoslab.topology import expand_ports
-from conftest import REPO
+from conftest import APPENDIX_B, REPO
 
-APPENDIX_B = REPO.parent / "shared" / "reference" / "thesis-appendix-b-running-config.txt"
 
 
 def fresh() -> RunningConfig:

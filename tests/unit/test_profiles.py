@@ -9,10 +9,9 @@ from qoslab.ios import RunningConfig, load_config
 from qoslab.profiles import load_profile, render
 from qoslab.switch import normalized_qos
 from qoslab.topology import load_topology
-from conftest import ECENET, REPO
+from conftest import APPENDIX_B, ECENET, REPO
 
 REAL = REPO / "playbooks" / "topologies" / "ecenet-real.yaml"
-APPENDIX_B = REPO.parent / "shared" / "reference" / "thesis-appendix-b-running-config.txt"
 PROFILES = ["fifo", "thesis", "rmi-ports", "trust-dscp"]
 
 

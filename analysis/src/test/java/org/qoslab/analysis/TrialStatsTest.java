@@ -16,7 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
  * run on the same Appendix A data.
  */
 class TrialStatsTest {
-    static final Path DATA = Path.of(System.getProperty("user.dir")).resolve("../../shared/data").normalize();
+    /** The thesis's Appendix A data: ../shared/data when the checkout sits next to it, else the copy in analysis/data. */
+    static final Path DATA = java.nio.file.Files.isDirectory(Path.of(System.getProperty("user.dir")).resolve("../../shared/data"))
+            ? Path.of(System.getProperty("user.dir")).resolve("../../shared/data").normalize()
+            : Path.of(System.getProperty("user.dir")).resolve("data");
     @TempDir Path tmp;
 
     @SuppressWarnings("unchecked")

@@ -166,9 +166,15 @@ public final class Main implements Runnable {
             out.put("packets", n);
             out.put("seconds", secs);
             out.put("packets_per_s", n / secs);
-            Map<String, Object> counts = new LinkedHashMap<>();
-            for (TrafficClass c : TrafficClass.values()) counts.put(c.label, s.packetsOf(c));
-            out.put("classes", counts);
+            if (reader.equals("pcap4j-parsed")) {
+                // decoding into pcap4j objects only, no classification: an upper bound on that path's rate
+                out.put("classes", null);
+                out.put("note", "parse only, not classified");
+            } else {
+                Map<String, Object> counts = new LinkedHashMap<>();
+                for (TrafficClass c : TrafficClass.values()) counts.put(c.label, s.packetsOf(c));
+                out.put("classes", counts);
+            }
             System.out.println(Json.write(out));
             return 0;
         }

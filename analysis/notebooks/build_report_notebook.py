@@ -180,7 +180,8 @@ CAPTURE = '''if camp:
                 col = f"{c}_avg_bps"
                 if col in ts and ts[col].max() > 0:
                     ax.plot(ts.time_s, ts[col] / 1e6, label=c)
-            ax.set_xlabel("s"); ax.set_ylabel("Mbit/s (running average)"); ax.legend(fontsize=8)
+            ax.set_yscale("log")  # the flood (tens of Mbit/s) and RMI (tens of kbit/s) on one plot
+            ax.set_xlabel("s"); ax.set_ylabel("Mbit/s (running average, log)"); ax.legend(fontsize=8)
             ax.set_title(f"{cond}: bit rate per class on {s['host']}'s port (Figures 11-18 style)")
             show(fig, f"fig-bitrate-{cond.replace(' ', '-')}.png")
 '''

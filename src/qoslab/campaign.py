@@ -79,7 +79,12 @@ class Playbook(_Strict):
     capture_port: str = "Gi1/0/21"
     capture_host: str | None = None
     retries: int = Field(2, ge=0)
-    settle_s: float = Field(1.0, ge=0, description="seconds between flood start and workload start")
+    settle: Literal["saturated", "fixed"] = Field(
+        "saturated", description="when the workload starts after the flood: `saturated` = as soon as every "
+                                 "flooded switch port sends >= 95 % of the link rate (the flood is established), "
+                                 "at most settle_s; `fixed` = after settle_s")
+    settle_s: float = Field(1.0, ge=0, description="seconds: the longest wait (saturated) or the wait (fixed) "
+                                                   "between flood start and workload start")
     workers: Literal["per-campaign", "per-trial"] = Field(
         "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
@@ -445,6 +450,7 @@ class Runner:
         from .workload import WorkloadSettings, run_workload
 
         t = {"start": time.monotonic()}
+        saturated = None  # `saturated` settle: did every flooded port reach the link rate before the workload?
         tdir.mkdir(parents=True, exist_ok=True)
         lines = self._profile_lines(cond)
         key = _config_hash(lines)
@@ -462,12 +468,20 @@ class Runner:
         flood = None
         try:
             if cond.congestion:
+                ports = sorted({self.topo.host(f.dst).port for f in self.flood.flows})
                 flood = FloodRun(self.flood, self.topo, self.tb.executor, tdir / "flood", calibration=self.cal,
                                  keep_logs=self.pb.keep_ditg_logs)
                 flood.start()
                 if flood.errors:
                     raise QoslabError("flood did not start: " + "; ".join(flood.errors))
-                time.sleep(self.pb.settle_s)
+                if self.pb.settle == "fixed":
+                    time.sleep(self.pb.settle_s)
+                else:
+                    saturated = self.tb.wait_ports_saturated(
+                        ports, self.pb.settle_s + max((f.start_delay_s for f in flood.flows), default=0))
+                    if not saturated:
+                        self.log(f"the flood did not saturate every port of {', '.join(ports)} within "
+                                 f"{self.pb.settle_s:g} s; the workload starts anyway (phases: saturated false)")
             t["flood_start"] = time.monotonic()
             spec = {**self.pb.workload.model_dump(), **cond.workload}
             settings = WorkloadSettings(**{k: v for k, v in spec.items()})
@@ -488,6 +502,8 @@ class Runner:
               "loss_pct": round(f.loss_pct, 2), "delay_avg_s": f.delay_avg_s} for f in fres.flows])
         keys = list(t)
         phases = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
+        if saturated is not None:
+            phases["saturated"] = saturated
         busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
         return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
                 "busy_max_s": max(busy) if busy else None,

@@ -599,6 +599,38 @@ class Testbed:
         return st
 
     # -- connectivity -------------------------------------------------------------------------
+    def port_bytes_sent(self, ports: list[str]) -> dict[str, int]:
+        """Bytes sent so far by the root qdisc of each switch port (its egress toward the host;
+        Catalyst names such as ``Gi1/0/1``). Raises QoslabError if tc fails."""
+        out = {}
+        for p in ports:
+            qdiscs = _json(["tc", "-n", self.switch_ns, "-j", "-s", "qdisc", "show", "dev", linux_ifname(p)])
+            out[p] = next((q.get("bytes", 0) for q in qdiscs if q.get("root")), 0)
+        return out
+
+    def wait_ports_saturated(self, ports: list[str], timeout_s: float, share: float = 0.95,
+                             window_s: float = 0.1) -> bool:
+        """Wait until every port in ``ports`` sends at least ``share`` of the link rate (bits/s,
+        measured over ``window_s`` seconds from the qdisc byte counters): the flood is established.
+        Returns True then, or False after ``timeout_s`` seconds.
+
+        Why not "the queue overflows": every host link is shaped at the link rate at both ends, so a
+        flood above the link rate loses its excess at the sender's own egress (as a real NIC would)
+        and arrives at the switch port at exactly the link rate; the switch port's queue only
+        overflows once the workload adds its traffic."""
+        deadline = time.monotonic() + timeout_s
+        need = share * self.topo.link.rate * window_s / 8
+        prev, t_prev = self.port_bytes_sent(ports), time.monotonic()
+        while True:
+            time.sleep(window_s)
+            now, t_now = self.port_bytes_sent(ports), time.monotonic()
+            scale = window_s / max(t_now - t_prev, 1e-6)
+            if all((now[p] - prev[p]) * scale >= need for p in ports):
+                return True
+            if t_now >= deadline:
+                return False
+            prev, t_prev = now, t_now
+
     def ping_matrix(self, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
         """Ping every host from every other host (all ordered pairs, concurrently).
         Returns ``{(src, dst): rtt_ms or None when unreachable}``."""

@@ -50,6 +50,10 @@ def test_bad_playbooks_name_file_and_field(write_yaml):
     p = write_yaml({**base, "order": "random"})
     with pytest.raises(ConfigError, match="order"):
         load_playbook(p)
+    p = write_yaml({**base, "settle": "queue-full"})
+    with pytest.raises(ConfigError, match="settle"):
+        load_playbook(p)
+    assert load_playbook(write_yaml(base)).settle == "saturated"
 
 
 def test_store_resume_semantics(tmp_path):

@@ -88,8 +88,9 @@ class Playbook(_Strict):
     workers: Literal["per-campaign", "per-trial"] = Field(
         "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
-    keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (~26 MB per flow per 10 s) "
-                                                    "after ITGDec decoded them; kept anyway when decoding failed")
+    keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (144 bytes per packet "
+                                                    "each: ~7 MB per log per 10 s at 4768 packets/s) after ITGDec "
+                                                    "decoded them; kept anyway when decoding failed")
 
     @field_validator("capture", mode="before")
     @classmethod

@@ -421,8 +421,8 @@ class FloodRun:
 
     ``stop()`` ends senders and receivers by PID, decodes the logs and sets ``result``.
     ``keep_logs=False`` deletes a flow's binary ITGSend/ITGRecv logs once ITGDec has decoded
-    them (about 26 MB per flow per 10 s at 6500 packets/s); the decoded text stays, and the logs of a
-    flow whose decoding failed are always kept.
+    them (144 bytes per packet in each log: about 9 MB per log per 10 s at 6500 packets/s); the
+    decoded text stays, and the logs of a flow whose decoding failed are always kept.
     Raises UnsafeTarget/QoslabError at construction for a refused target or an unknown host.
     """
 

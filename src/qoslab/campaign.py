@@ -203,6 +203,10 @@ class Store:
     def counts(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT status, COUNT(*) FROM trials GROUP BY status").fetchall())
 
+    def close(self) -> None:
+        """Close the database connection (the store is unusable afterwards)."""
+        self.db.close()
+
     def captured_conditions(self) -> set[str]:
         """Names of the conditions that already have a finished trial with a capture summary."""
         return {c for (c,) in self.db.execute("SELECT DISTINCT condition FROM trials WHERE status='done' "

@@ -24,11 +24,15 @@ from .errors import QoslabError
 from .topology import Topology, load_topology
 from .units import format_rate
 
-# Output to a file or pipe (logs, `make run | tee`) is 120 columns wide instead of rich's 80, so
-# tables and comparison lines are not wrapped or truncated; COLUMNS still overrides.
-_PIPE_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 120
-console = Console(width=_PIPE_WIDTH)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() or "COLUMNS" in os.environ else 120)
+
+def _width(stream) -> int | None:
+    """Output to a file or pipe (logs, `make run | tee`) is 120 columns wide instead of rich's 80,
+    so tables and comparison lines are not wrapped or truncated; COLUMNS still overrides."""
+    return None if stream.isatty() or "COLUMNS" in os.environ else 120
+
+
+console = Console(width=_width(sys.stdout))
+err_console = Console(stderr=True, width=_width(sys.stderr))
 
 app = typer.Typer(
     help="qoslab: network QoS experiments on cluster traffic (embedded testbed, virtual Catalyst 3750).",
@@ -578,7 +582,7 @@ def campaign_run(playbook: Optional[Path] = typer.Argument(None, help="Campaign 
         folder = resume
         prior = Store(resume / "trials.sqlite")
         means = prior.done_times()  # running means continue over the trials done before the resume
-        prior.db.close()
+        prior.close()
     else:
         if playbook is None:
             raise QoslabError("give a playbook, or --resume DIR")

@@ -55,6 +55,10 @@ RECEIVER_PREFIX: list[str] = []
 #: 6050 with 1 ns). 1 ns makes plain pacing nearly linear and the calibration stable (real-time
 #: tasks get no slack anyway; this keeps it so if the prefix changes).
 SENDER_TIMER_SLACK_NS = 1
+#: First UDP/TCP destination port given to flows (flow i uses DATA_PORT_BASE + i).
+DATA_PORT_BASE = 10001
+#: Largest ITGDec output accepted (bytes): beyond it the output "runs amok" and is rejected.
+ITGDEC_MAX_OUTPUT = 4 * 1024 * 1024
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,10 +75,8 @@ def sender_id() -> str:
     """What a calibration's measurements depend on besides kernel and payload (a change
     invalidates it): the sender's scheduling prefix and timer slack."""
     return f"{' '.join(sender_prefix()) or 'normal priority'} slack={SENDER_TIMER_SLACK_NS}ns"
-#: First UDP/TCP destination port given to flows (flow i uses DATA_PORT_BASE + i).
-DATA_PORT_BASE = 10001
-#: Largest ITGDec output accepted (bytes): beyond it the output "runs amok" and is rejected.
-ITGDEC_MAX_OUTPUT = 4 * 1024 * 1024
+
+
 _RATE_X = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*$", re.IGNORECASE)
 
 

@@ -35,8 +35,8 @@ def _execute(params: dict, out_dir: Path) -> Path:
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
                           f"(executed notebook: {executed})") from None
-    html, _ = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(
-        nbformat.read(executed, as_version=4))
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    html, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
     page = out_dir / "report.html"
     page.write_text(html)
     return page
@@ -45,14 +45,11 @@ def _execute(params: dict, out_dir: Path) -> Path:
 def campaign_report(folder: Path) -> Path:
     """report.html of a campaign folder; returns its path. Raises QoslabError when the campaign
     has no valid trials or the notebook fails."""
-    from .campaign import Playbook, Store, campaign_stats
-
-    import yaml
+    from .campaign import Store, campaign_stats, load_campaign_playbook
 
     stats = folder / "stats.json"
     if not stats.exists():
-        pb = Playbook.model_validate(yaml.safe_load((folder / "playbook.yaml").read_text()))
-        campaign_stats(pb, Store(folder / "trials.sqlite"), folder)
+        campaign_stats(load_campaign_playbook(folder), Store(folder / "trials.sqlite"), folder)
     name = json.loads((folder / "provenance.json").read_text()).get("playbook", folder.name)
     return _execute({"stats_path": str(stats.resolve()), "campaign_dir": str(folder.resolve()),
                      "title": f"qoslab campaign report: {Path(name).stem}"}, folder)
@@ -65,7 +62,8 @@ def thesis_report(out_dir: Path, data: Path = THESIS_DATA) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     stats = out_dir / "stats.json"
     p = subprocess.run(["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main",
-                        "thesis", "--data", str(data), "--out", str(stats)], capture_output=True, text=True, timeout=120)
+                        "thesis", "--data", str(data), "--out", str(stats)],
+                       capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         raise QoslabError(f"thesis statistics failed: {p.stderr.strip()[-300:]}")
     return _execute({"stats_path": str(stats.resolve()), "thesis_data": str(data.resolve()),

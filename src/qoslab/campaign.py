@@ -314,6 +314,13 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict:
             recovery.append(f"{conds[(False, 'fifo')]}|{conds[(True, 'fifo')]}|{name}")
     argv = ["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main", "stats",
             "--csv", str(csv), "--out", str(out)]
+    # TOST reference: the playbook's `baseline:` when it has one, else the uncongested fifo condition
+    baseline = getattr(pb, "baseline", None) or conds.get((False, "fifo"))
+    if baseline:
+        argv += ["--baseline", baseline]
+    margin = getattr(pb, "equivalence_margin", None)  # fraction of the baseline mean (Java default 0.02)
+    if margin is not None:
+        argv += ["--tost-margin", str(margin)]
     for c in compare:
         argv += ["--compare", c]
     for r in recovery:

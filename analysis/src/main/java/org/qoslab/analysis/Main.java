@@ -209,7 +209,8 @@ public final class Main implements Runnable {
         out.put("table3", analyse(t3, List.of(), List.of(), PUBLISHED, withBaseline(s, null)));
         out.put("table5", analyse(t5, List.of(new String[] {"no congestion, no QoS", "congestion, no QoS"},
                 new String[] {"congestion, no QoS", "congestion, QoS"},
-                new String[] {"no congestion, no QoS", "no congestion, QoS"}),
+                new String[] {"no congestion, no QoS", "no congestion, QoS"},
+                new String[] {"no congestion, QoS", "congestion, QoS"}),
                 List.<String[]>of(new String[] {"no congestion, no QoS", "congestion, no QoS", "congestion, QoS"}),
                 PUBLISHED, withBaseline(s, "no congestion, no QoS")));
         out.put("source", dir.toString());

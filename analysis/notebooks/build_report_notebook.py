@@ -326,7 +326,7 @@ NETWORK = '''def per_condition_stack(parts, colors, title, ylabel, name):
     from matplotlib.patches import Patch
     axes[0][-1].legend(handles=[Patch(color=c, label=l) for l, c in colors.items()], fontsize=8,
                        loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.suptitle(title)
+    fig.suptitle(title, y=1.06)
     show(fig, name)
 
 
@@ -422,7 +422,8 @@ if camp:
             display(Markdown("## Traffic classes on the SPAN port (Figures 9-10 style)"))
             classes = [k for k in CLASS_COLOR if any(s["classes"].get(k, {}).get("packets") for s in use.summary)]
             conds = [n for n in ORDER if n in set(use.condition)]
-            fig, axes = plt.subplots(2, len(classes), figsize=(2.3 * len(classes) + 1.5, 5.6), squeeze=False)
+            fig, axes = plt.subplots(2, len(classes), figsize=(2.4 * len(classes) + 1.5, 5.6), squeeze=False)
+            fig.subplots_adjust(wspace=0.5)
             for j, k in enumerate(classes):
                 for row, (key, label) in enumerate((("packets", "packets per trial"), ("mean_frame_bytes", "mean frame bytes"))):
                     ax = axes[row][j]

@@ -318,7 +318,9 @@ NETWORK = '''def per_condition_stack(parts, colors, title, ylabel, name):
         bottom = 0.0
         for label, v in parts[n].items():
             ax.bar([0], [v], bottom=bottom, color=colors[label], width=0.6, edgecolor=COLOR[n], lw=2)
-            ax.annotate(f"{v:.3g}", (0, bottom + v / 2), ha="center", va="center", fontsize=8)
+            r, g_, b_ = matplotlib.colors.to_rgb(colors[label])
+            ax.annotate(f"{v:.3g}", (0, bottom + v / 2), ha="center", va="center", fontsize=8,
+                        color="white" if 0.3 * r + 0.59 * g_ + 0.11 * b_ < 0.5 else "black")
             bottom += v
         ax.set_xticks([]); ax.set_xlim(-0.6, 0.6); ax.set_ylim(0, bottom * 1.15 or 1)
         ax.set_title(n, fontsize=9, color=COLOR[n])

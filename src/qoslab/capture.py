@@ -55,11 +55,15 @@ def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mod
 
 
 class LiveCapture:
-    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap."""
+    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap;
+    ``lifetime_s`` bounds the capture process (seconds; it ends by itself after it, even when
+    this program died)."""
 
     def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
-                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False):
+                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False,
+                 lifetime_s: float | None = None):
         self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
+        self.lifetime_s = lifetime_s
         self.argv = capture_command("live", "--interface", interface,
                                     *_options(self.out_dir, host_ip, rmi_mode, per_packet),
                                     *(["--write", str(write)] if write else []))
@@ -70,7 +74,7 @@ class LiveCapture:
         """Start and wait until the capture is open. Raises QoslabError naming the interface."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.log.unlink(missing_ok=True)
-        self.proc = self.ex.start(self.argv, stdout=self.log, stderr=self.log)
+        self.proc = self.ex.start(self.argv, stdout=self.log, stderr=self.log, lifetime_s=self.lifetime_s)
         deadline = time.monotonic() + timeout_s
         while "capturing on" not in (self.log.read_text(errors="replace") if self.log.exists() else ""):
             if self.ex.poll(self.proc) is not None or time.monotonic() > deadline:

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import QoslabError
@@ -57,7 +58,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         def trial(row: dict) -> None:
             prog.advance(task)
             if "error" in row:
-                prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
+                prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {escape(row['error'][:200])}")
                 return
             if not row["warmup"]:
                 means.setdefault(row["condition"], []).append(row["elapsed_s"])
@@ -66,10 +67,14 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
             prog.update(task, description=f"{row['condition']} #{row['trial']}")
             prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
 
-        runner = Runner(folder, on_trial=trial, on_start=started, log=lambda s: prog.console.print(f"  {s}"))
+        runner = Runner(folder, on_trial=trial, on_start=started, log=lambda s: prog.console.print(f"  {escape(s)}"))
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
+    if counts.get("failed"):
+        raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
+                          f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
+                          f"`qoslab campaign run --resume {folder}` runs them again")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
     stats = campaign_stats(runner.pb, store, folder)

@@ -10,6 +10,7 @@ from ..ios import RunningConfig, load_config, qos_model
 from ..netplan import switch_namespace, vswitch_dir
 from ..tccompile import TcPlan, compile_tc
 from ..topology import Topology, linux_ifname
+from ..statedir import private_dir
 from .show import show_command
 from .tcapply import apply_plan
 
@@ -47,7 +48,7 @@ class VirtualCatalyst:
 
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         tmp = self.dir / "startup-config.tmp"
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")

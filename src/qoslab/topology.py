@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from .units import parse_rate, parse_size
-from .yamlio import FieldProblem, StrictModel, load_model
+from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
 #: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
 TESTBED_NETWORK = ipaddress.ip_network("198.18.0.0/15")
@@ -158,9 +158,9 @@ class Switch(StrictModel):
 
     @model_validator(mode="after")
     def _span_known(self) -> Switch:
-        for p in self.span_destinations:
+        for i, p in enumerate(self.span_destinations):
             if p not in self.ports:
-                raise ValueError(f"SPAN destination {p} is not one of the switch's ports")
+                raise SubFieldProblem(("span_destinations", i), f"SPAN destination {p} is not one of the switch's ports")
         return self
 
 

@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from .errors import QoslabError
 from .executors import BackgroundProcess, Executor
 from .topology import repo_root
-from .yamlio import FieldProblem, StrictModel
+from .yamlio import StrictModel, SubFieldProblem
 
 JAR = repo_root() / "java-workload" / "target" / "qoslab-workload-0.1.0.jar"
 MAIN = "org.qoslab.workload.Main"
@@ -79,7 +79,7 @@ class WorkloadSettings(StrictModel):
     @model_validator(mode="after")
     def _ports(self) -> WorkloadSettings:
         if self.registry_port == self.export_port:
-            raise FieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
+            raise SubFieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
         return self
 
     @classmethod

@@ -49,20 +49,39 @@ class FieldProblem(ConfigError):
         super().__init__(f"{format_loc(self.loc)}: {msg}")
 
 
+class SubFieldProblem(ValueError):
+    """Raised by a validator of a model that is nested in another (a playbook's ``workload``) for
+    a problem of one of its own fields (``loc`` relative to the nested model): pydantic reports
+    the nested model's location, :func:`error_loc` adds ``loc`` to it."""
+
+    def __init__(self, loc: tuple[Any, ...], msg: str):
+        self.loc = tuple(loc)
+        super().__init__(msg)
+
+
+def error_loc(err: Any) -> tuple[Any, ...]:
+    """The full location of one pydantic error (``ValidationError.errors()`` item), a nested
+    model's SubFieldProblem location included."""
+    sub = (err.get("ctx") or {}).get("error")
+    return tuple(err["loc"]) + (sub.loc if isinstance(sub, SubFieldProblem) else ())
+
+
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``loc`` (pydantic error location), or of its nearest
-    existing parent when the field itself is missing."""
+    """1-based line of the field at ``loc`` (pydantic error location): the line of its key in a
+    mapping (where the field is written, even when its value starts on the next line), of the
+    item in a sequence; of its nearest existing parent when the field itself is missing."""
     line = node.start_mark.line + 1 if node is not None else None
     for key in loc:
         if isinstance(node, yaml.MappingNode):
-            nxt = next((v for k, v in node.value if getattr(k, "value", None) in (key, str(key))), None)
+            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) in (key, str(key))), None)
+            nxt, at = (pair[1], pair[0]) if pair else (None, None)
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            nxt = node.value[key]
+            nxt = at = node.value[key]
         else:
-            nxt = None
-        if nxt is None:
+            nxt = at = None
+        if nxt is None or at is None:
             break
-        node, line = nxt, nxt.start_mark.line + 1
+        node, line = nxt, at.start_mark.line + 1
     return line
 
 
@@ -106,24 +125,23 @@ def dump_yaml(data: Any) -> str:
     return yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=True)
 
 
-def _check_tree(node: yaml.Node, path: Path, depth: int = 0) -> None:
+def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
     """Refuse keys given twice in one mapping and nesting deeper than MAX_YAML_DEPTH."""
-    if depth > MAX_YAML_DEPTH:
-        raise ConfigError(f"{path}:{node.start_mark.line + 1}: (structure): nested deeper than "
+    if len(loc) > MAX_YAML_DEPTH:
+        raise ConfigError(f"{path}:{node.start_mark.line + 1}: {format_loc(loc[:3])}...: nested deeper than "
                           f"{MAX_YAML_DEPTH} levels")
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for k, v in node.value:
-            key = k.value if isinstance(k, yaml.ScalarNode) else id(k)
+            key = k.value if isinstance(k, yaml.ScalarNode) else f"<{k.tag}>"
             if key in seen:
-                raise ConfigError(f"{path}:{k.start_mark.line + 1}: {key}: key given twice in one mapping "
-                                  f"(first on line {seen[key]})")
+                raise ConfigError(f"{path}:{k.start_mark.line + 1}: {format_loc((*loc, key))}: key given twice in "
+                                  f"one mapping (first on line {seen[key]})")
             seen[key] = k.start_mark.line + 1
-            _check_tree(k, path, depth + 1)
-            _check_tree(v, path, depth + 1)
+            _check_tree(v, path, (*loc, key))
     elif isinstance(node, yaml.SequenceNode):
-        for v in node.value:
-            _check_tree(v, path, depth + 1)
+        for i, v in enumerate(node.value):
+            _check_tree(v, path, (*loc, i))
 
 
 def _text(path: Path) -> str:
@@ -150,8 +168,9 @@ def read_yaml(path: str | Path) -> tuple[Any, yaml.Node | None]:
     deep nesting."""
     path = Path(path)
     text = _text(path)
-    loader = _StrictLoader(text)
+    loader = None
     try:
+        loader = _StrictLoader(text)
         node = loader.get_single_node()
         if node is not None:
             _check_tree(node, path)
@@ -164,9 +183,10 @@ def read_yaml(path: str | Path) -> tuple[Any, yaml.Node | None]:
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         raise ConfigError(f"{where}: YAML syntax error: {getattr(e, 'problem', None) or e}") from None
     except RecursionError:
-        raise ConfigError(f"{path}: (structure): nested too deeply") from None
+        raise ConfigError(f"{path}:1: (structure): nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, node
 
 
@@ -180,7 +200,8 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
     path = Path(path)
     data, node = read_yaml(path)
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: (top level): expected a mapping of fields, got "
+        line = node.start_mark.line + 1 if node is not None else 1
+        raise ConfigError(f"{path}:{line}: (top level): expected a mapping of fields, got "
                           f"{type(data).__name__ if data is not None else 'an empty file'}")
     if overrides:
         data = {**data, **overrides}
@@ -191,8 +212,9 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
         raise ConfigError(f"{path}:{line}: {e}" if line else f"{path}: {e}") from None
     except ValidationError as e:
         lines: dict[tuple[Any, ...], str] = {}
-        for err in e.errors():
-            loc = data_loc(data, tuple(err["loc"]))
+        # a typo first: it explains the "Field required" of the field it was meant to be
+        for err in sorted(e.errors(), key=lambda err: err["type"] != "extra_forbidden"):
+            loc = data_loc(data, error_loc(err))
             if loc in lines:  # one line per field (a union reports each member's failure)
                 continue
             line = _line_of(node, loc)
@@ -201,7 +223,15 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
             if err["type"] == "extra_forbidden":
                 msg = "unknown field (typo?)"
             lines[loc] = f"{where}: {format_loc(loc)}: {msg}"
-        raise ConfigError("\n".join(lines.values())) from None
+        raise ConfigError(one_line(list(lines.values()))) from None
+
+
+def one_line(problems: list[str]) -> str:
+    """Several ``FILE:LINE: FIELD: problem`` texts as one line: the first, then the others after
+    ``; N more: ``."""
+    if len(problems) == 1:
+        return problems[0]
+    return f"{problems[0]}; {len(problems) - 1} more: " + "; ".join(problems[1:])
 
 
 def data_loc(data: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -27,7 +27,10 @@ def check_references(pb: Playbook, path: Path) -> None:
 
     if not resolve_path(pb.topology).is_file():
         raise fail(("topology",), f"no topology file {pb.topology}")
-    topo = load_topology(resolve_path(pb.topology))
+    try:
+        topo = load_topology(resolve_path(pb.topology))
+    except ConfigError as e:
+        raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
     try:
@@ -64,7 +67,7 @@ def _check_flood(pb: Playbook, topo: Topology, fail: Any) -> None:
         defn: FloodDefinition = load_flood(resolve_path(pb.flood))
         flows = resolve(defn, topo)
     except ConfigError as e:
-        raise fail(("flood",), str(e).splitlines()[0]) from None
+        raise fail(("flood",), str(e)) from None
     except QoslabError as e:
         raise fail(("flood",), f"{pb.flood}: {e}") from None
     # the flood's ports on its receivers must not be the workload's RMI ports there
@@ -87,7 +90,7 @@ def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
         prof = load_profile(c.profile)
         render(prof, topo, {"workload": pb.workload_of(c).hosts})
     except ConfigError as e:
-        raise fail(("conditions", i, "profile"), str(e).splitlines()[0]) from None
+        raise fail(("conditions", i, "profile"), str(e)) from None
     except QoslabError as e:
         raise fail(("conditions", i, "profile"), str(e)) from None
     if pb.capture != "off" and not any(canonical_port(s.destination) == pb.capture_port for s in prof.span):

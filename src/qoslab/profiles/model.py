@@ -18,7 +18,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..errors import ConfigError, QoslabError
 from ..topology import canonical_port, repo_root
-from ..yamlio import FieldProblem, StrictModel, config_error, format_loc, load_model
+from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, config_error, format_loc, load_model
 #: An IOS object name as profiles may write it (class-map, policy-map, named ACL): a letter, then
 #: letters, digits, '_', '.', '-'; at most 40 characters (IOS allows more characters, but spaces,
 #: quotes and control characters would end the command, and a leading digit reads as a number).
@@ -91,14 +91,14 @@ class Rule(StrictModel):
             raise ValueError(f"ports are 1-65535, got {bad[0]}")
         return v
 
-    @model_validator(mode="after")
-    def _kind(self) -> Rule:
+    def kind_problem(self) -> tuple[str, str] | None:
+        """(field, problem) when the rule's fields do not fit its kind, else None."""
         if self.kind == "ports" and (not self.ports or self.protocol == "ip"):
-            raise FieldProblem(("ports",) if not self.ports else ("protocol",),
-                               "a `ports` rule needs ports and protocol tcp or udp (IOS matches ports of tcp/udp)")
+            return ("ports" if not self.ports else "protocol",
+                    "a `ports` rule needs ports and protocol tcp or udp (IOS matches ports of tcp/udp)")
         if self.kind != "ports" and self.ports:
-            raise FieldProblem(("ports",), f"a `{self.kind}` rule matches no ports")
-        return self
+            return "ports", f"a `{self.kind}` rule matches no ports"
+        return None
 
 
 class PriorityIn(StrictModel):
@@ -164,10 +164,13 @@ class QueueSet(StrictModel):
     def _thr(cls, v: dict[int, list[int]]) -> dict[int, list[int]]:
         for q, t in v.items():
             if not 1 <= q <= 4:
-                raise ValueError(f"threshold queue {q}: queues are 1-4")
-            _ints(t, 4, 1, 3200, f"queue {q} thresholds")
+                raise SubFieldProblem((q,), f"threshold queue {q}: queues are 1-4")
+            try:
+                _ints(t, 4, 1, 3200, f"queue {q} thresholds")
+            except ValueError as e:
+                raise SubFieldProblem((q,), str(e)) from None
             if t[2] > 100:
-                raise ValueError(f"queue {q}: the reserved threshold (third number) is 1-100, got {t[2]}")
+                raise SubFieldProblem((q,), f"queue {q}: the reserved threshold (third number) is 1-100, got {t[2]}")
         return v
 
 
@@ -236,10 +239,10 @@ class Profile(StrictModel):
     @field_validator("extra_acls")
     @classmethod
     def _extra(cls, v: list[str]) -> list[str]:
-        for line in v:
+        for i, line in enumerate(v):
             m = re.match(r"^access-list (\d{1,4}) (permit|deny) [a-z0-9 ./]+\Z", line)
             if not m or not any(int(m.group(1)) in r for r in EXTENDED_ACL_NUMBERS):
-                raise ValueError(f"{line!r} is not a numbered extended ACL line (access-list 100-199|2000-2699 "
+                raise SubFieldProblem((i,), f"{line!r} is not a numbered extended ACL line (access-list 100-199|2000-2699 "
                                  "permit|deny ...)")
         return v
 
@@ -248,14 +251,15 @@ class Profile(StrictModel):
     def _dscp_map(cls, v: dict[int, list[int]]) -> dict[int, list[int]]:
         for q, d in v.items():
             if not 1 <= q <= 4 or not d or any(not 0 <= x <= 63 for x in d):
-                raise ValueError(f"queue {q}: {d}: queues are 1-4, DSCP values 0-63")
+                raise SubFieldProblem((q,), f"queue {q}: {d}: queues are 1-4, DSCP values 0-63")
         return v
 
     @field_validator("queue_sets")
     @classmethod
     def _qsets(cls, v: dict[int, QueueSet]) -> dict[int, QueueSet]:
-        if any(not 1 <= k <= 2 for k in v):
-            raise ValueError(f"queue-sets are 1 and 2, got {sorted(v)}")
+        for k in v:
+            if not 1 <= k <= 2:
+                raise SubFieldProblem((k,), f"queue-sets are 1 and 2, got {k}")
         return v
 
     @model_validator(mode="after")
@@ -268,6 +272,9 @@ class Profile(StrictModel):
         for loc, g in refs:
             if g not in self.groups:
                 raise FieldProblem(loc, f"no group {g!r} (groups: {', '.join(self.groups) or 'none'})")
+        for i, r in enumerate(self.rules):
+            if (problem := r.kind_problem()) is not None:
+                raise FieldProblem(("rules", i, problem[0]), problem[1])
         names = [r.name for r in self.rules]
         for i, n in enumerate(names):
             if n in names[:i]:

@@ -8,9 +8,9 @@ import time
 
 from ..ios import RunningConfig, load_config, qos_model
 from ..netplan import switch_namespace, vswitch_dir
+from ..statedir import private_dir
 from ..tccompile import TcPlan, compile_tc
 from ..topology import Topology, linux_ifname
-from ..statedir import private_dir
 from .show import show_command
 from .tcapply import apply_plan
 

@@ -137,7 +137,7 @@ def sigterm(conn) -> None:
 
 
 def evil_line(conn) -> None:
-    conn.send_config_set(["hostname Evil"])  # a non-QoS change: the whole-config check must see it
+    conn.send_config_set(["ip http server"])  # a non-QoS change: the whole-config check must see it
 
 
 # (id, step, action, expected exception, where the config must end: backup | target)

@@ -101,6 +101,8 @@ TOPOLOGY_CASES = [
     ("alias-bomb-ports", "  ports: [Gi1/0/1-24]\n  span_destinations: [Gi1/0/21, Gi1/0/22]\n",
      "  ports: &p [Gi1/0/1-24]\n  span_destinations: *p\n", "*p", SYNTAX),
     ("billion-laughs", "", BOMB, "*a", SYNTAX),
+    ("alias-bomb-expanding-ports", "switch:\n", BOMB + "lol8: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\nswitch:\n",
+     "*a", SYNTAX),  # with ports: [..., *h] below (see main): 9^8 strings when a validator str()s it
     ("duplicate-name", "", "name: other\n", "name: other", "name"),
     ("duplicate-key-in-host", "{name: jp-2, address", "{name: jp-2, name: jp-9, address", "jp-9", "hosts[1].name"),
     ("not-utf8", "name: ecenet\n", "name: ecenet\ndescription: \"caf\xe9\"\n", "caf", "(encoding)"),
@@ -344,6 +346,8 @@ def main() -> None:
             old.unlink()
         for n, case in enumerate(cases, 1):
             text, line, field = _make(base, case)
+            if case[0] == "alias-bomb-expanding-ports":
+                text = text.replace("ports: [Gi1/0/1-24]", "ports: [Gi1/0/1-24, *h]")
             head = f"# expect: {line + 1 if line else 1} {field}\n"
             (d / f"{n:03d}-{case[0]}.yaml").write_bytes((head + text).encode("utf-8", "surrogateescape")
                                                         .replace("\xe9".encode(), b"\xe9")

@@ -65,9 +65,9 @@ async def _session(process: asyncssh.SSHServerProcess, switch: VirtualCatalyst, 
                     w = line.split()
                     if w[0].lower() in ("en", "ena", "enab", "enabl", "enable"):
                         out.write("Password: ")
-                        process.channel.set_echo(False)
+                        process.channel.set_echo(False)  # type: ignore[attr-defined]
                         secret = (await process.stdin.readline()).rstrip("\r\n")
-                        process.channel.set_echo(True)
+                        process.channel.set_echo(True)  # type: ignore[attr-defined]
                         out.write("\n")
                         if secrets.compare_digest(secret, creds.secret):
                             s.privileged = True

@@ -65,7 +65,7 @@ class IosSession:
             return out
         prompt_len = len(self.prompt)
         try:
-            new = interpret(self.sw.running, self.mode, line)
+            new = interpret(self.sw.running, self.mode or Mode(), line)
         except IosError as e:
             return e.render(prompt_len)
         if new.name == "exec":

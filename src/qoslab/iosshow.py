@@ -73,7 +73,7 @@ def _rows(counts: list[int], width: int = 5) -> list[str]:
     for lo in range(0, len(counts), width):
         chunk = counts[lo:lo + width]
         hi = lo + len(chunk) - 1
-        out.append(f" {lo:2d} - {hi:2d} :" + "".join(f" {v:11d}  " for v in chunk).rstrip() + "  ")
+        out.append(f" {lo:2d} - {hi:2d} :" + "".join(f"{v:12d} " for v in chunk) + " ")
     return out
 
 

@@ -53,7 +53,7 @@ def test_inventory_and_interfaces_parse_with_ntc_templates():
     one = ifs[0]
     assert (one["interface"], one["link_status"], one["protocol_status"], one["description"], one["bandwidth"],
             one["output_packets"], one["mac_address"]) == \
-        ("GigabitEthernet1/0/1", "up", "up", "jp-1", "50000 Kbit", "7", "0200.5100.0001")
+        ("GigabitEthernet1/0/1", "up", "up (connected)", "jp-1", "50000 Kbit", "7", "0200.5100.0001")
     assert ifs[2]["link_status"] == "administratively down"
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import QoslabError
-from .iosexec import parse_port
+from .iosnames import parse_port
 from .iosshow import N_QUEUES, PortCounters, QueueSet
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "switch-configs" / "textfsm"

@@ -75,7 +75,8 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
     stats.json as a dict. Raises QoslabError with the tool's message when it fails."""
     compare, recovery = plan_comparisons(pb)
     argv = ["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main", "stats",
-            "--csv", str(csv), "--out", str(out)]
+            "--csv", str(csv), "--out", str(out), "--baseline", pb.baseline_condition().name,
+            "--tost-margin", str(pb.equivalence_margin)]
     for a, b in compare:
         argv += ["--compare", f"{a}|{b}"]
     for r in recovery:

@@ -103,7 +103,10 @@ def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)"
 
 def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder."),
                thesis: bool = typer.Option(False, "--thesis", help="Report on the thesis's own data instead."),
-               out: Path = typer.Option(Path("results/thesis-report"), help="Output folder for --thesis.")) -> None:
+               out: Path = typer.Option(Path("results/thesis-report"), help="Output folder for --thesis."),
+               include_dropped_captures: bool = typer.Option(
+                   False, "--include-dropped-captures",
+                   help="Class figures also from captures that lost packets.")) -> None:
     """Statistics and the report notebook executed headless to report.html (+ PNG figures)."""
     from ..report import campaign_report, thesis_report
 
@@ -114,7 +117,7 @@ def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder.
     else:
         if not (folder / "trials.sqlite").exists():
             raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
-        page = campaign_report(folder)
+        page = campaign_report(folder, include_dropped_captures)
     console.print(f"report: {page}")
 
 

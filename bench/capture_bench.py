@@ -15,7 +15,8 @@ from pathlib import Path
 from qoslab.capture import capture_command
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
-from qoslab.trafficgen import FloodRun, load_flood
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 from qoslab.workload import WorkloadSettings, run_workload
 
 ROOT = Path(__file__).resolve().parents[1]

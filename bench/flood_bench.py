@@ -9,9 +9,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from qoslab.procs import cpu_ticks as _cpu_ticks
 from qoslab.testbed import Testbed
 from qoslab.topology import load_topology
-from qoslab.trafficgen import FloodRun, calibrate, load_flood, _cpu_ticks
+from qoslab.trafficgen import calibrate, load_flood
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 
 ROOT = Path(__file__).resolve().parents[1]
 HZ = os.sysconf("SC_CLK_TCK")

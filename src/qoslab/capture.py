@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .errors import QoslabError
-from .executor import BackgroundProcess, Executor, LocalExecutor
+from .executors import BackgroundProcess, Executor, LocalExecutor
 from .topology import repo_root
 
 JAR = repo_root() / "capture" / "target" / "qoslab-capture-0.1.0.jar"
@@ -92,7 +92,7 @@ class LiveCapture:
             raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary (log: {self.log})")
         return json.loads(summary.read_text())
 
-    def __enter__(self) -> "LiveCapture":
+    def __enter__(self) -> LiveCapture:
         self.start()
         return self
 

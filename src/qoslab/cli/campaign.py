@@ -1,0 +1,134 @@
+"""``qoslab campaign``: campaigns: trials over a matrix of conditions, resumable, with statistics."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ..errors import QoslabError
+from .common import console
+
+app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
+                  no_args_is_help=True)
+
+
+@app.command("run")
+def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign playbook, e.g. playbooks/quick.yaml."),
+                 trials: int | None = typer.Option(None, help="Trials per condition (overrides the playbook)."),
+                 out: Path | None = typer.Option(None, help="Campaign folder (default results/campaigns/NAME-TIME)."),
+                 resume: Path | None = typer.Option(None, help="Finish the campaign in this folder.")) -> None:
+    """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv and stats.json."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from ..campaign import Runner, Store, campaign_stats, create, load_playbook
+
+    means: dict[str, list[float]] = {}
+    if resume:
+        if not (resume / "trials.sqlite").exists():
+            raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
+        folder = resume
+        prior = Store(resume / "trials.sqlite")
+        means = prior.done_times()  # running means continue over the trials done before the resume
+        prior.close()
+    else:
+        if playbook is None:
+            raise QoslabError("give a playbook, or --resume DIR")
+        pb = load_playbook(playbook)
+        folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        create(pb, playbook, folder, trials)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), console=console) as prog:
+        task = prog.add_task("campaign", total=None)
+
+        def started(done: int, total: int) -> None:
+            prog.update(task, total=total, completed=done)
+
+        def trial(row: dict) -> None:
+            prog.advance(task)
+            if "error" in row:
+                prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
+                return
+            if not row["warmup"]:
+                means.setdefault(row["condition"], []).append(row["elapsed_s"])
+            m = means.get(row["condition"], [])
+            mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
+            prog.update(task, description=f"{row['condition']} #{row['trial']}")
+            prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
+
+        runner = Runner(folder, on_trial=trial, on_start=started, log=lambda s: prog.console.print(f"  {s}"))
+        store = runner.run()
+    counts = store.counts()
+    console.print(f"trials: {counts}")
+    if counts.get("pending") or counts.get("running"):
+        raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
+    stats = campaign_stats(runner.pb, store, folder)
+    _print_stats(stats)
+    if (folder / "stats-network.json").exists():
+        _print_stats(json.loads((folder / "stats-network.json").read_text()),
+                     "network wait (render time minus the busiest worker's, seconds)")
+    from ..report import campaign_report
+
+    with console.status("executing the report notebook ..."):
+        page = campaign_report(folder)
+    console.print(f"campaign folder: {folder}\nreport: {page}")
+
+
+def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)") -> None:
+    tab = Table(title=title)
+    for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
+        tab.add_column(c, justify="left" if c == "condition" else "right")
+    for name, d in stats["conditions"].items():
+        tab.add_row(name, str(d["n"]), f"{d['mean']:.3f}", f"{d['sd']:.3f}", f"{d['ci95'][0]:.3f}-{d['ci95'][1]:.3f}",
+                    f"{d['median']:.3f}", f"{d['cv']:.1%}")
+    console.print(tab)
+    for c in stats.get("comparisons", []):
+        console.print(f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s ({c['ratio']:.2f}x), Welch p = "
+                      f"{c['welch_t_p']:.2g}, Mann-Whitney p = {c['mann_whitney_p']:.2g}")
+    for r in stats.get("recovery", []):
+        ratio = r["ratio"]
+        console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
+                      + f" of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder."),
+               thesis: bool = typer.Option(False, "--thesis", help="Report on the thesis's own data instead."),
+               out: Path = typer.Option(Path("results/thesis-report"), help="Output folder for --thesis."),
+               include_dropped_captures: bool = typer.Option(
+                   False, "--include-dropped-captures",
+                   help="Class figures also from captures that lost packets.")) -> None:
+    """Statistics and the report notebook executed headless to report.html (+ PNG figures)."""
+    from ..report import campaign_report, thesis_report
+
+    if thesis:
+        page = thesis_report(out)
+    elif folder is None:
+        raise QoslabError("give a campaign folder, or --thesis")
+    else:
+        if not (folder / "trials.sqlite").exists():
+            raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+        page = campaign_report(folder, include_dropped_captures)
+    console.print(f"report: {page}")
+
+
+@app.command("status")
+def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
+    """Trials done, pending, failed; running means per condition."""
+    from ..campaign import Store
+
+    if not (folder / "trials.sqlite").exists():
+        raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+    st = Store(folder / "trials.sqlite")
+    console.print(f"{folder}: {st.counts()}")
+    for c, v in st.done_times().items():
+        console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")

@@ -4,9 +4,9 @@
 The templates live in ``switch-configs/textfsm/`` (parsed with PyPI ``textfsm``); the functions
 here turn their records into typed values:
 
-- :func:`parse_statistics` -> {port: :class:`~qoslab.iosshow.PortCounters`} (packets per queue
+- :func:`parse_statistics` -> {port: :class:`~qoslab.ios.show_qos.PortCounters`} (packets per queue
   0-3 and threshold 1-3 enqueued/dropped, DSCP/CoS in/out, policer in/out of profile);
-- :func:`parse_queue_set` -> {queue-set: :class:`~qoslab.iosshow.QueueSet`};
+- :func:`parse_queue_set` -> {queue-set: :class:`~qoslab.ios.show_qos.QueueSet`};
 - :func:`parse_dscp_output_q` -> {dscp: (queue 1-4, threshold 1-3)};
 - :func:`parse_policy_map_interface` -> {(port, class): :class:`PolicyClassStats`}.
 
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import QoslabError
-from .iosnames import parse_port
-from .iosshow import N_QUEUES, PortCounters, QueueSet
+from .ios.names import parse_port
+from .ios.show_qos import N_QUEUES, PortCounters, QueueSet
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "switch-configs" / "textfsm"
 STATISTICS = "cisco_ios_show_mls_qos_interface_statistics.textfsm"

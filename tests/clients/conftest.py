@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from conftest import ECENET, REPO
-from qoslab.testbed import STATE_DIR
+from qoslab.netplan import vswitch_dir
 
 
 def pytest_collection_modifyitems(items):
@@ -61,7 +61,7 @@ def _start(suffix: str, tmp: Path) -> tuple[Switch, subprocess.Popen]:
     data["switch"]["management"]["port"] = port = _free_port()
     topo = tmp / f"{name}.yaml"
     topo.write_text(yaml.safe_dump(data, sort_keys=False))
-    state = STATE_DIR / f"vswitch-{name}"
+    state = vswitch_dir(name)
     shutil.rmtree(state, ignore_errors=True)
     proc = subprocess.Popen([sys.executable, "-m", "qoslab", "switch", "serve", "--no-apply", "-t", str(topo)],
                             cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -7,10 +7,10 @@ import re
 
 from ntc_templates.parse import parse_output
 
-from qoslab.iosshow import (InputQueues, PortQos, input_queues_from_config, queue_sets_from_config,
+from qoslab.ios.show_qos import (InputQueues, PortQos, input_queues_from_config, queue_sets_from_config,
                             render_buffers, render_input_queue, render_port_qos, render_queueing)
-from qoslab.iosshow_mqc import ClassMapView, PolicyView, render_access_lists, render_class_map, render_policy_map
-from qoslab.iosshow_sys import (DeviceFacts, FileEntry, PortView, render_dir, render_interfaces,
+from qoslab.ios.show_mqc import ClassMapView, PolicyView, render_access_lists, render_class_map, render_policy_map
+from qoslab.ios.show_sys import (DeviceFacts, FileEntry, PortView, render_dir, render_interfaces,
                                 render_interfaces_status, render_inventory, render_ip_interface_brief,
                                 render_version, uptime_text)
 

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import ECENET
 from qoslab.ios import RunningConfig
-from qoslab.iosfs import config_differences, incremental_diffs
-from qoslab.iosshow import PortCounters
-from qoslab.iossession import CliSession, canon_url, device_facts
+from qoslab.ios.archive import config_differences, incremental_diffs
+from qoslab.ios.show_qos import PortCounters
+from qoslab.vswitch.session import IosSession, canon_url, device_facts
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
 
@@ -41,7 +41,7 @@ class FakeSwitch:
 
 @pytest.fixture
 def s(tmp_path):
-    return CliSession(FakeSwitch(tmp_path), "sekret")
+    return IosSession(FakeSwitch(tmp_path), "sekret")
 
 
 def run(s, *lines):

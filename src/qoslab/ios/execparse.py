@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .ios import IosError
-from .iosnames import merge_port_tokens, parse_port
+from .grammar import IosError
+from .names import merge_port_tokens, parse_port
 
 #: EXEC commands: name -> token specs. Literals may be abbreviated; ``{port}`` an interface
 #: (one token or two, ``gi 1/0/1``), ``{word}`` a name, ``{n:A-B}`` a number, ``{url}`` a file

@@ -1,90 +1,15 @@
-"""The virtual Catalyst's ``flash:`` file system and the IOS configuration-file operations that
-NAPALM's ``ios`` driver (and people) use: ``dir``, ``more``, ``verify /md5``, ``delete``,
-``copy`` between ``running-config``/``startup-config``/``flash:``/``null:``,
-``show archive config differences`` / ``incremental-diffs``, ``configure replace``; and the SCP
-server side (an asyncssh SFTP server confined to the flash directory, used for ``scp -t``).
-
-:class:`Flash` keeps files in a directory (``/run/qoslab/vswitch-NAME/flash``). The config
-operations are pure functions of texts and :class:`~qoslab.ios.RunningConfig` objects.
+"""IOS configuration-file operations as pure functions of texts and running-configs:
+``show archive config differences`` (contextual diff), ``show archive config incremental-diffs``
+(what a merge would change), ``copy FILE running-config`` (merge with IOS errors), ``configure
+replace`` (with ``revert trigger error``), and the ``copy`` summary line. NAPALM's ``ios`` driver
+uses exactly these (see switch-configs/README.md, "Clients").
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
-from pathlib import Path
-
-from .ios import IosError, Mode, RunningConfig, interpret, load_config
-from .iosshow_sys import FileEntry, render_dir
-
-#: ``dir flash:`` of a WS-C3750G-24T (32 MB flash): "32514048 bytes total"
-FLASH_BYTES = 32514048
-_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,63}$")
-
-
-class Flash:
-    """``flash:`` in directory ``root``: flat file names (letters, digits, ``_.-``)."""
-
-    def __init__(self, root: Path):
-        self.root = root
-
-    def path(self, url: str) -> Path | None:
-        """The file of ``flash:NAME`` / ``flash:/NAME``; None for another file system or a bad name."""
-        m = re.match(r"^flash:/?(.*)$", url)
-        if not m or not _NAME.match(m.group(1)) or m.group(1) in (".", ".."):
-            return None
-        return self.root / m.group(1)
-
-    def entries(self) -> list[FileEntry]:
-        self.root.mkdir(parents=True, exist_ok=True)
-        return [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
-                if p.is_file() and not p.name.startswith(".")]
-
-    def dir(self, url: str | None) -> str:
-        """``dir [flash:[/NAME]]`` output, or the IOS error for a missing file / other file system."""
-        entries = self.entries()
-        used = sum(e.size for e in entries)
-        if url in (None, "flash:", "flash:/"):
-            return render_dir("flash:", entries, FLASH_BYTES)
-        p = self.path(url)
-        if p is None:
-            return f"%Error opening {url} (Invalid argument)\n" if url.startswith("flash:") else \
-                f"%Error opening {url} (No such device)\n"
-        hit = [e for e in entries if e.name == p.name]
-        if not hit:
-            return f"%Error opening flash:/{p.name} (No such file or directory)\n"
-        return render_dir("flash:", hit, FLASH_BYTES, p.name, used)
-
-    def read(self, url: str) -> str | None:
-        p = self.path(url)
-        return p.read_text() if p is not None and p.is_file() else None
-
-    def write(self, url: str, text: str) -> bool:
-        """Write a file atomically; False if ``url`` is not a flash: file name."""
-        p = self.path(url)
-        if p is None:
-            return False
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, p)
-        return True
-
-    def delete(self, url: str) -> str:
-        p = self.path(url)
-        if p is None or not p.is_file():
-            return f"%Error deleting {url} (No such file or directory)\n"
-        p.unlink()
-        return ""
-
-    def md5(self, url: str) -> str:
-        """``verify /md5 URL`` output (``verify /md5 (URL) = HEX`` as netmiko's process_md5 reads it)."""
-        p = self.path(url)
-        if p is None or not p.is_file():
-            return f"%Error opening {url} (No such file or directory)\n"
-        digest = hashlib.md5(p.read_bytes()).hexdigest()
-        return f"{'.' * 20}Done!\nverify /md5 ({url}) = {digest}\n\n"
+from .config import Mode, RunningConfig
+from .grammar import IosError
+from .interpret import interpret, load_config
 
 
 def copied(nbytes: int, seconds: float = 0.05) -> str:

@@ -47,7 +47,7 @@ def parse(template: str, text: str) -> list[dict]:
         rows = fsm.ParseText(text)
     except textfsm.TextFSMError as e:
         raise QoslabError(f"{template}: output not understood ({str(e).strip().splitlines()[-1][:160]})") from None
-    return [dict(zip(fsm.header, r)) for r in rows]
+    return [dict(zip(fsm.header, r, strict=True)) for r in rows]
 
 
 def _ints(rows: list[str], n: int, what: str) -> list[int]:

@@ -7,12 +7,29 @@ import re
 
 from ntc_templates.parse import parse_output
 
-from qoslab.ios.show_qos import (InputQueues, PortQos, input_queues_from_config, queue_sets_from_config,
-                            render_buffers, render_input_queue, render_port_qos, render_queueing)
 from qoslab.ios.show_mqc import ClassMapView, PolicyView, render_access_lists, render_class_map, render_policy_map
-from qoslab.ios.show_sys import (DeviceFacts, FileEntry, PortView, render_dir, render_interfaces,
-                                render_interfaces_status, render_inventory, render_ip_interface_brief,
-                                render_version, uptime_text)
+from qoslab.ios.show_qos import (
+    InputQueues,
+    PortQos,
+    input_queues_from_config,
+    queue_sets_from_config,
+    render_buffers,
+    render_input_queue,
+    render_port_qos,
+    render_queueing,
+)
+from qoslab.ios.show_sys import (
+    DeviceFacts,
+    FileEntry,
+    PortView,
+    render_dir,
+    render_interfaces,
+    render_interfaces_status,
+    render_inventory,
+    render_ip_interface_brief,
+    render_version,
+    uptime_text,
+)
 
 FACTS = DeviceFacts("sw1", serial="QSL1A2B3C4D", uptime_s=2 * 86400 + 3 * 3600 + 4 * 60)
 PORTS = [PortView("GigabitEthernet1/0/1", "jp-1", link_up=True, speed_mbps=50, mac="0200.5100.0001",

@@ -7,11 +7,25 @@ import pytest
 
 from conftest import REPO
 from qoslab.errors import QoslabError
-from qoslab.ios.show_qos import (PortCounters, QueueSet, default_dscp_output_q, dscp_output_q_from_config,
-                            queue_sets_from_config, render_dscp_output_q, render_queue_set, render_statistics)
 from qoslab.ios.show_mqc import ClassCounters, ClassMapView, PolicyView, render_policy_map_interface
-from qoslab.switchstats import (parse_dscp_output_q, parse_policy_map_interface, parse_queue_set,
-                                parse_statistics, policer_deltas, queue_deltas)
+from qoslab.ios.show_qos import (
+    PortCounters,
+    QueueSet,
+    default_dscp_output_q,
+    dscp_output_q_from_config,
+    queue_sets_from_config,
+    render_dscp_output_q,
+    render_queue_set,
+    render_statistics,
+)
+from qoslab.switchstats import (
+    parse_dscp_output_q,
+    parse_policy_map_interface,
+    parse_queue_set,
+    parse_statistics,
+    policer_deltas,
+    queue_deltas,
+)
 
 SAMPLES = REPO / "tests" / "data" / "ios-samples"
 

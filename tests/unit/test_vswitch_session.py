@@ -11,9 +11,9 @@ from conftest import ECENET
 from qoslab.ios import RunningConfig
 from qoslab.ios.archive import config_differences, incremental_diffs
 from qoslab.ios.show_qos import PortCounters
-from qoslab.vswitch.session import IosSession, canon_url, device_facts
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
+from qoslab.vswitch.session import IosSession, canon_url, device_facts
 
 
 class FakeSwitch:

@@ -25,7 +25,7 @@ def _tree(text: str) -> dict[str, dict]:
     for raw in text.splitlines():
         line = raw.rstrip()
         s = line.strip()
-        if not s or s.startswith("!") or s == "end" or s.startswith(("Building configuration", "Current configuration")):
+        if not s or s.startswith(("!", "Building configuration", "Current configuration")) or s == "end":
             continue
         ind = len(line) - len(line.lstrip())
         while stack[-1][0] >= ind:
@@ -97,7 +97,8 @@ def incremental_diffs(running: RunningConfig, text: str) -> str:
         try:
             mode = interpret(rc, mode, s)
         except IosError:
-            changed += ([header] if header and header not in changed else []) + [(" " if raw.startswith(" ") else "") + s]
+            lead = " " if raw.startswith(" ") else ""
+            changed += ([header] if header and header not in changed else []) + [lead + s]
             continue
         if not raw.startswith(" "):
             header = s

@@ -57,11 +57,11 @@ class PortCounters:
             if len(m) != N_QUEUES or any(len(r) != N_THRESHOLDS for r in m):
                 raise ValueError(f"PortCounters.{name}: {N_QUEUES} queues x {N_THRESHOLDS} thresholds expected")
 
-    def minus(self, before: "PortCounters") -> "PortCounters":
+    def minus(self, before: PortCounters) -> PortCounters:
         """Counter deltas ``self - before`` (e.g. after a trial minus before it)."""
-        sub = lambda a, b: [x - y for x, y in zip(a, b)]  # noqa: E731
-        return PortCounters([sub(a, b) for a, b in zip(self.enqueued, before.enqueued)],
-                            [sub(a, b) for a, b in zip(self.dropped, before.dropped)],
+        sub = lambda a, b: [x - y for x, y in zip(a, b, strict=True)]  # noqa: E731
+        return PortCounters([sub(a, b) for a, b in zip(self.enqueued, before.enqueued, strict=True)],
+                            [sub(a, b) for a, b in zip(self.dropped, before.dropped, strict=True)],
                             sub(self.dscp_in, before.dscp_in), sub(self.dscp_out, before.dscp_out),
                             sub(self.cos_in, before.cos_in), sub(self.cos_out, before.cos_out),
                             self.policer_in - before.policer_in, self.policer_out - before.policer_out)
@@ -144,7 +144,7 @@ def queue_sets_from_config(global_lines: list[str]) -> dict[int, QueueSet]:
             qs.buffers = [int(x) for x in w[6:10]]
         elif w[5] == "threshold" and len(w) == 11:
             q = int(w[6]) - 1
-            for row, val in zip(("threshold1", "threshold2", "reserved", "maximum"), w[7:11]):
+            for row, val in zip(("threshold1", "threshold2", "reserved", "maximum"), w[7:11], strict=True):
                 getattr(qs, row)[q] = int(val)
     return sets
 

@@ -188,7 +188,8 @@ class IosSession:
     def _copy(self, src: str, dst: str) -> Reply:
         src, dst = canon_url(src), canon_url(dst)
         if src == "null:":
-            return Reply(copied(0)) if self.flash.write(dst, "") else Reply(f"%Error opening {dst} (Invalid argument)\n")
+            ok = self.flash.write(dst, "")
+            return Reply(copied(0) if ok else f"%Error opening {dst} (Invalid argument)\n")
         text = self._read(src)
         if text is None:
             return Reply(f"%Error opening {src} (No such file or directory)\n")

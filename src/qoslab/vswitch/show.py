@@ -13,14 +13,39 @@ import time
 
 from ..ios import IosError, ace_text, qos_model
 from ..ios.execparse import ExecCommand
-from ..ios.show_qos import (PortQos, dscp_output_q_from_config, input_queues_from_config, queue_sets_from_config,
-                      render_buffers, render_dscp_output_q, render_input_queue, render_port_qos,
-                      render_queue_set, render_queueing, render_statistics)
-from ..ios.show_mqc import (render_access_lists, render_class_map, render_policy_map, render_policy_map_interface,
-                          views_from_config)
-from ..ios.show_sys import (DeviceFacts, PortView, render_cpu, render_hosts, render_interfaces,
-                          render_interfaces_status, render_inventory, render_ip_interface,
-                          render_ip_interface_brief, render_memory_statistics, render_version)
+from ..ios.show_mqc import (
+    render_access_lists,
+    render_class_map,
+    render_policy_map,
+    render_policy_map_interface,
+    views_from_config,
+)
+from ..ios.show_qos import (
+    PortQos,
+    dscp_output_q_from_config,
+    input_queues_from_config,
+    queue_sets_from_config,
+    render_buffers,
+    render_dscp_output_q,
+    render_input_queue,
+    render_port_qos,
+    render_queue_set,
+    render_queueing,
+    render_statistics,
+)
+from ..ios.show_sys import (
+    DeviceFacts,
+    PortView,
+    render_cpu,
+    render_hosts,
+    render_interfaces,
+    render_interfaces_status,
+    render_inventory,
+    render_ip_interface,
+    render_ip_interface_brief,
+    render_memory_statistics,
+    render_version,
+)
 from ..topology import canonical_port, long_port
 from .flash import Flash
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from scrapli import AuthOptions, Cli, LookupKeyValue, TransportSsh2Options
-from scrapli.exceptions import TransportException
+from scrapli.exceptions import OperationException
 
 
 def _cli(sw, password=None) -> Cli:
@@ -49,5 +49,5 @@ def test_invalid_line_gives_the_caret(cli):
 
 def test_wrong_password_is_refused(vswitch):
     c = _cli(vswitch, password="not-the-password")
-    with pytest.raises(TransportException):  # libscrapli reports the failed authentication as "Transport: "
+    with pytest.raises(OperationException, match="Transport"):  # libscrapli: the failed auth as "Transport: "
         c.open()

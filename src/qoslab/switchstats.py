@@ -134,19 +134,26 @@ def parse_policy_map_interface(text: str) -> dict[tuple[str, str], PolicyClassSt
     return out
 
 
-def read_statistics(conn, ports: list[str]) -> dict[str, PortCounters]:
-    """Read ``show mls qos interface PORT statistics`` of ``ports`` (any IOS spelling) over
-    ``conn`` (netmiko-style ``send_command``). Raises QoslabError when a port is missing or the
-    switch rejects the command."""
+def read_statistics(dev, ports: list[str]) -> dict[str, PortCounters]:
+    """Read ``show mls qos interface PORT statistics`` of ``ports`` (any IOS spelling) from
+    ``dev``: a :class:`~qoslab.switchdev.SwitchDevice` (``show(commands) -> {command: text}``, one
+    session for all ports) or a netmiko-style connection (``send_command``). Works the same on the
+    virtual and on a real switch. Raises QoslabError when the switch rejects a command or a port's
+    statistics are missing."""
+    cmds = {p: f"show mls qos interface {p} statistics" for p in ports}
+    if hasattr(dev, "send_command"):
+        texts = {c: dev.send_command(c) for c in cmds.values()}
+    else:
+        texts = dev.show(list(cmds.values()))
     out = {}
-    for p in ports:
-        text = conn.send_command(f"show mls qos interface {p} statistics")
-        if "% Invalid" in text or "% Incomplete" in text:
-            raise QoslabError(f"switch rejected `show mls qos interface {p} statistics`: {text.strip()[-80:]}")
-        got = parse_statistics(text)
+    for p, c in cmds.items():
+        text = texts[c]
+        if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
+            raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
         long = parse_port(p) or p
+        got = parse_statistics(text)
         if long not in got:
-            raise QoslabError(f"`show mls qos interface {p} statistics` returned no statistics for {long}")
+            raise QoslabError(f"`{c}` returned no statistics for {long}")
         out[long] = got[long]
     return out
 

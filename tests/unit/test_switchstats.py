@@ -25,6 +25,7 @@ from qoslab.switchstats import (
     parse_statistics,
     policer_deltas,
     queue_deltas,
+    read_statistics,
 )
 
 SAMPLES = REPO / "tests" / "data" / "ios-samples"
@@ -124,3 +125,31 @@ def test_policy_map_interface_round_trip():
         ("police-jp", "input", 10, 1500, 10000000, 12000, 3400)
     assert j.actions == ["set dscp 40"] and got[("GigabitEthernet1/0/2", "voice")].actions == ["trust dscp"]
     assert got[("GigabitEthernet1/0/2", "jp-1")].conformed_bytes == 0
+
+
+class _Device:
+    """A SwitchDevice-like object (``show``) and a netmiko-like one (``send_command``) in one."""
+
+    def __init__(self, texts):
+        self.texts = texts
+
+    def show(self, commands):
+        return {c: self.texts[c] for c in commands}
+
+
+def test_read_statistics_from_a_device_or_a_connection():
+    text = render_statistics("GigabitEthernet1/0/2", _counters(2))
+    dev = _Device({"show mls qos interface gi1/0/2 statistics": text})
+    assert read_statistics(dev, ["gi1/0/2"]) == {"GigabitEthernet1/0/2": _counters(2)}
+
+    class Conn:
+        def send_command(self, c):
+            return dev.texts[c]
+
+    assert read_statistics(Conn(), ["gi1/0/2"]) == {"GigabitEthernet1/0/2": _counters(2)}
+    bad = _Device({"show mls qos interface gi1/0/9 statistics": "          ^\n% Invalid input detected at '^' marker.\n"})
+    with pytest.raises(QoslabError, match="switch rejected `show mls qos interface gi1/0/9 statistics`"):
+        read_statistics(bad, ["gi1/0/9"])
+    other = _Device({"show mls qos interface gi1/0/3 statistics": text})
+    with pytest.raises(QoslabError, match="no statistics for GigabitEthernet1/0/3"):
+        read_statistics(other, ["gi1/0/3"])

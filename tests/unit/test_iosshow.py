@@ -28,6 +28,7 @@ from qoslab.ios.show_sys import (
     render_inventory,
     render_ip_interface_brief,
     render_version,
+    render_vlan_brief,
     uptime_text,
 )
 
@@ -72,6 +73,12 @@ def test_inventory_and_interfaces_parse_with_ntc_templates():
             one["output_packets"], one["mac_address"]) == \
         ("GigabitEthernet1/0/1", "up", "up (connected)", "jp-1", "50000 Kbit", "7", "0200.5100.0001")
     assert ifs[2]["link_status"] == "administratively down"
+
+
+def test_vlan_brief_parses_with_ntc_templates():
+    rows = parse_output(platform="cisco_ios", command="show vlan brief", data=render_vlan_brief(PORTS))
+    assert rows[0]["vlan_id"] == "1" and rows[0]["interfaces"] == ["Gi1/0/1", "Gi1/0/2", "Gi1/0/3"]
+    assert [r["vlan_id"] for r in rows[1:]] == ["1002", "1003", "1004", "1005"]
 
 
 def test_access_lists_parse_with_ntc_templates_and_name_argument():

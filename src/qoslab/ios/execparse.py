@@ -66,6 +66,8 @@ EXEC_COMMANDS: dict[str, str] = {
     "show archive config incremental-diffs": "show archive config incremental-diffs {url} ignorecase",
     "show archive config incremental-diffs plain": "show archive config incremental-diffs {url}",
     "show archive config rollback timer": "show archive config rollback timer",
+    "show vlan": "show vlan",
+    "show vlan brief": "show vlan brief",
     "show lldp": "show lldp",
     "show cdp": "show cdp",
     "show memory statistics": "show memory statistics",
@@ -98,7 +100,7 @@ _SPECS = {name: tuple(text.split()) for name, text in EXEC_COMMANDS.items()}
 #: commands user EXEC (``>``) may run; everything else needs ``enable``
 USER_EXEC = {n for n in EXEC_COMMANDS if n.startswith(("show version", "show privilege", "show inventory",
                                                         "show hosts", "show clock", "show interfaces",
-                                                        "show ip interface", "enable", "terminal", "exit",
+                                                        "show ip interface", "show vlan", "enable", "terminal", "exit",
                                                         "logout", "quit"))}
 _URL = re.compile(r"^([a-z]+:[^\s]*|running-config|startup-config|[A-Za-z0-9_.\-/]+)$")
 _MODIFIERS = ("include", "exclude", "begin", "section", "count")

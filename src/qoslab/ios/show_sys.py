@@ -203,6 +203,19 @@ def render_ip_interface(ports: list[PortView]) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_vlan_brief(ports: list[PortView]) -> str:
+    """``show vlan brief`` of a switch with every port in VLAN 1 (the 3750's factory state)."""
+    names = [_short(p.name) for p in ports if p.vlan == 1]
+    rows = [", ".join(names[i:i + 4]) for i in range(0, len(names), 4)] or [""]
+    out = ["", "VLAN Name                             Status    Ports",
+           "---- -------------------------------- --------- -------------------------------",
+           f"1    {'default':<32} {'active':<9} {rows[0]}"]
+    out += [" " * 48 + r for r in rows[1:]]
+    out += [f"{v:<4} {n:<32} act/unsup " for v, n in ((1002, "fddi-default"), (1003, "token-ring-default"),
+                                                      (1004, "fddinet-default"), (1005, "trnet-default"))]
+    return "\n".join(out) + "\n"
+
+
 def render_hosts() -> str:
     """``show hosts`` of a switch without ``ip domain-name`` and name servers."""
     return ("Default domain is not set\nName/address lookup uses domain service\n"

@@ -45,6 +45,7 @@ from ..ios.show_sys import (
     render_ip_interface_brief,
     render_memory_statistics,
     render_version,
+    render_vlan_brief,
 )
 from ..topology import canonical_port, long_port
 from .flash import Flash
@@ -154,6 +155,8 @@ def _system(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict)
         "show ip interface brief": lambda: render_ip_interface_brief(port_views(sw)),
         "show ip interface": lambda: render_ip_interface(port_views(sw)),
         "show ipv6 interface": lambda: "",
+        "show vlan": lambda: render_vlan_brief(port_views(sw)),
+        "show vlan brief": lambda: render_vlan_brief(port_views(sw)),
         "show lldp": lambda: "% LLDP is not enabled\n",
         "show cdp": lambda: "% CDP is not enabled\n",
         "show archive": lambda: "Archive feature not enabled\n",

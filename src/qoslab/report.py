@@ -68,7 +68,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Pat
 
     stats = folder / "stats.json"
     if not stats.exists() or "settings" not in json.loads(stats.read_text()):
-        pb = Playbook.model_validate(yaml.safe_load((folder / "playbook.yaml").read_text()))
+        pb = load_campaign_playbook(folder)
         store = Store(folder / "trials.sqlite")
         try:
             campaign_stats(pb, store, folder)

@@ -169,7 +169,7 @@ def check_section(s: dict, data: dict[str, np.ndarray], *, bootstrap: bool = Tru
         assert c["tost"]["reference"] == ref and c["tost"]["margin_rel"] == st["tost_margin_rel"]
         check_comparison(c, data[c["a"]], data[c["b"]], st["tost_margin_rel"] * data[ref].mean())
     for key in ("welch_t_p", "mann_whitney_p"):
-        for c, adj in zip(comps, holm([c[key] for c in comps])):
+        for c, adj in zip(comps, holm([c[key] for c in comps]), strict=True):
             close(c[f"{key}_holm"], adj, f"Holm {key} {c['b']} vs {c['a']}")
     for r in s["recovery"]:
         base, cong, treat = (data[r[k]] for k in ("baseline", "congested", "treated"))

@@ -10,6 +10,7 @@ from typing import TextIO
 import typer
 from rich.console import Console
 
+from ..errors import QoslabError
 from ..testbed import Testbed
 from ..topology import load_topology
 

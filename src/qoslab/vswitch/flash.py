@@ -32,6 +32,7 @@ class Flash:
         return self.root / m.group(1)
 
     def entries(self) -> list[FileEntry]:
+        """The files on flash: (name, size, modification time), sorted by name."""
         self.root.mkdir(parents=True, exist_ok=True)
         return [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
                 if p.is_file() and not p.name.startswith(".")]
@@ -52,6 +53,7 @@ class Flash:
         return render_dir("flash:", hit, FLASH_BYTES, p.name, used)
 
     def read(self, url: str) -> str | None:
+        """Text of ``flash:NAME``, None if there is no such file."""
         p = self.path(url)
         return p.read_text() if p is not None and p.is_file() else None
 
@@ -67,6 +69,7 @@ class Flash:
         return True
 
     def delete(self, url: str) -> str:
+        """``delete flash:NAME``: "" or the IOS error."""
         p = self.path(url)
         if p is None or not p.is_file():
             return f"%Error deleting {url} (No such file or directory)\n"
@@ -82,7 +85,7 @@ class Flash:
         return f"{'.' * 20}Done!\nverify /md5 ({url}) = {digest}\n\n"
 
 
-def sftp_factory(flash_root, enabled: Callable[[], bool]):
+def sftp_factory(flash_root: Path, enabled: Callable[[], bool]) -> type:
     """An asyncssh SFTP server class confined to ``flash_root`` that maps ``flash:/NAME`` and
     refuses everything while ``enabled()`` is false (IOS: ``ip scp server enable``). asyncssh's
     SCP server (``allow_scp=True``) uses it for ``scp -t flash:/NAME``."""

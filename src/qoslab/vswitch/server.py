@@ -42,7 +42,7 @@ def ensure_identity(d: Path) -> Credentials:
 MORE = " --More-- "
 
 
-async def _write_paged(process, session: IosSession, text: str) -> bool:
+async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, text: str) -> bool:
     """Write ``text``; with ``terminal length N`` (N > 0) stop every N-1 lines at ``--More--``:
     space = next page, return = next line, anything else = stop. False if the client went away."""
     lines = text.split("\n")
@@ -74,7 +74,7 @@ async def _write_paged(process, session: IosSession, text: str) -> bool:
     return True
 
 
-async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, lock) -> None:
+async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
     """An interactive shell session on an asyncssh server process (line editor on)."""
     out = process.stdout
     try:
@@ -110,7 +110,7 @@ async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, loc
         process.exit(0)
 
 
-async def run_exec(process: asyncssh.SSHServerProcess, session: IosSession, lock) -> None:
+async def run_exec(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
     """``ssh switch COMMAND``: run one EXEC command at the login's privilege level, print its
     output, close (exit status 0)."""
     async with lock:
@@ -120,7 +120,8 @@ async def run_exec(process: asyncssh.SSHServerProcess, session: IosSession, lock
     process.exit(0)
 
 
-async def start_server(switch, creds, host: str, port: int, host_key: str, lock):
+async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, port: int, host_key: str,
+                       lock: asyncio.Lock) -> asyncssh.SSHAcceptor:
     """The virtual switch's SSH server: password login, interactive shell (:func:`run_shell`),
     exec channel (:func:`run_exec`), SCP into flash: when ``ip scp server enable`` is configured."""
 

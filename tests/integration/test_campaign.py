@@ -27,6 +27,8 @@ def _rows(db):
     con = sqlite3.connect(db)
     try:
         return con.execute("SELECT idx, status, finished, attempts FROM trials ORDER BY idx").fetchall()
+    except sqlite3.OperationalError:  # the campaign is being made
+        return []
     finally:
         con.close()
 

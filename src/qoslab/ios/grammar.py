@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +72,7 @@ def port_token(s: str) -> str | None:
         return None
 
 
-_TYPES = {
+_TYPES: dict[str, Callable[[str], Any]] = {
     "word": lambda s: s if re.match(r"^[A-Za-z0-9_.\-]+$", s) else None,
     "ip": lambda s: s if is_ip(s) else None,
     "port": port_token,
@@ -79,7 +80,7 @@ _TYPES = {
 }
 
 
-def match_token(spec: str, tok: str) -> object | None:
+def match_token(spec: str, tok: str) -> Any:
     """Value for ``tok`` under ``spec`` (literal, a|b choice, {name:type} or {name:a-b}), or None."""
     if spec.startswith("{"):
         typ = spec[1:-1].split(":", 1)[1]
@@ -123,7 +124,7 @@ def match(tpl: Template, toks: list[tuple[str, int]]) -> tuple[int, dict[str, An
         last = k == len(specs) - 1
         times = tpl.repeat if last else 1
         need = tpl.min_repeat if last else 1
-        got = []
+        got: list[Any] = []
         while len(got) < times and i < len(toks):
             v = match_token(spec, toks[i][0])
             if v is None:

@@ -7,6 +7,8 @@ uses exactly these (see switch-configs/README.md, "Clients").
 
 from __future__ import annotations
 
+from typing import Any
+
 from .config import Mode, RunningConfig
 from .grammar import IosError
 from .interpret import interpret, load_config
@@ -18,10 +20,10 @@ def copied(nbytes: int, seconds: float = 0.05) -> str:
 
 
 # --------------------------------------------------------------------------------------- config ops
-def _tree(text: str) -> dict[str, dict]:
+def _tree(text: str) -> dict[str, Any]:
     """Config text -> {top-level line: {child line: {grandchild: {}}}}; repeated headers merge."""
-    root: dict[str, dict] = {}
-    stack: list[tuple[int, dict]] = [(-1, root)]
+    root: dict[str, Any] = {}
+    stack: list[tuple[int, dict[str, Any]]] = [(-1, root)]
     for raw in text.splitlines():
         line = raw.rstrip()
         s = line.strip()
@@ -35,7 +37,7 @@ def _tree(text: str) -> dict[str, dict]:
     return root
 
 
-def _diff(a: dict, b: dict, depth: int) -> list[str]:
+def _diff(a: dict[str, Any], b: dict[str, Any], depth: int) -> list[str]:
     pad = " " * depth
     out = []
     for k, sub in b.items():
@@ -53,7 +55,7 @@ def _diff(a: dict, b: dict, depth: int) -> list[str]:
     return out
 
 
-def _all(t: dict, depth: int, sign: str) -> list[str]:
+def _all(t: dict[str, Any], depth: int, sign: str) -> list[str]:
     out = []
     for k, sub in t.items():
         out.append(f"{' ' * depth}{sign}{k}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from .grammar import IosError
 from .names import merge_port_tokens, parse_port
@@ -113,12 +114,12 @@ class ExecCommand:
     (``("include", REGEX)``)."""
 
     name: str
-    args: dict = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
     modifier: tuple[str, str] | None = None
-    columns: dict = field(default_factory=dict)  # argument -> column of its token in the line
+    columns: dict[str, int] = field(default_factory=dict)  # argument -> column of its token in the line
 
 
-def _param(spec: str, tok: str):
+def _param(spec: str, tok: str) -> Any:
     kind = spec[1:-1].split(":")[0]
     if kind == "port":
         return parse_port(tok)
@@ -132,7 +133,10 @@ def _param(spec: str, tok: str):
     return tok
 
 
-def _step(alive: dict[str, tuple[str, ...]], i: int, tok: str, line: str, col: int) -> tuple[dict, dict]:
+Specs = dict[str, tuple[str, ...]]
+
+
+def _step(alive: Specs, i: int, tok: str, line: str, col: int) -> tuple[Specs, dict[str, tuple[str, Any]]]:
     """Advance the candidate commands by one token; returns (alive, values per command)."""
     words = {s[i] for s in alive.values() if i < len(s) and not s[i].startswith("{")}
     low = tok.lower()
@@ -140,7 +144,8 @@ def _step(alive: dict[str, tuple[str, ...]], i: int, tok: str, line: str, col: i
     pref = exact or {w for w in words if w.startswith(low)}
     if len(pref) > 1:
         raise IosError(line, col, "ambiguous")
-    keep, vals = {}, {}
+    keep: Specs = {}
+    vals: dict[str, tuple[str, Any]] = {}
     for name, s in alive.items():
         if i >= len(s):
             continue
@@ -162,8 +167,8 @@ def parse_exec(line: str) -> ExecCommand:
     if not toks:
         raise IosError(line, 0, "incomplete")
     alive = dict(_SPECS)
-    args: dict[str, dict] = {n: {} for n in alive}
-    cols: dict[str, dict] = {n: {} for n in alive}
+    args: dict[str, dict[str, Any]] = {n: {} for n in alive}
+    cols: dict[str, dict[str, int]] = {n: {} for n in alive}
     for i, (tok, col) in enumerate(toks):
         if "rest" in {s[i][1:-1] for s in alive.values() if i < len(s)}:
             rest = [n for n, s in alive.items() if i < len(s) and s[i] == "{rest}"]

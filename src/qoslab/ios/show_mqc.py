@@ -13,6 +13,7 @@ platform; see tests/data/ios-samples/README.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -47,7 +48,8 @@ class ClassCounters:
 DEFAULT_CLASS = ClassMapView("class-default", "match-any", ["match any"])
 
 
-def views_from_config(class_sections: dict, policy_sections: dict) -> tuple[list[ClassMapView], list[PolicyView]]:
+def views_from_config(class_sections: dict[str, Any],
+                      policy_sections: dict[str, Any]) -> tuple[list[ClassMapView], list[PolicyView]]:
     """Class-map and policy-map views from running-config sections (``header`` like
     ``class-map match-all NAME`` / ``policy-map NAME``, ``children``, ``subsections``). Pure."""
     cms = []

@@ -59,7 +59,9 @@ class PortCounters:
 
     def minus(self, before: PortCounters) -> PortCounters:
         """Counter deltas ``self - before`` (e.g. after a trial minus before it)."""
-        sub = lambda a, b: [x - y for x, y in zip(a, b, strict=True)]  # noqa: E731
+        def sub(a: list[int], b: list[int]) -> list[int]:
+            return [x - y for x, y in zip(a, b, strict=True)]
+
         return PortCounters([sub(a, b) for a, b in zip(self.enqueued, before.enqueued, strict=True)],
                             [sub(a, b) for a, b in zip(self.dropped, before.dropped, strict=True)],
                             sub(self.dscp_in, before.dscp_in), sub(self.dscp_out, before.dscp_out),

@@ -94,7 +94,7 @@ def sftp_factory(flash_root: Path, enabled: Callable[[], bool]) -> type:
     class FlashSFTP(asyncssh.SFTPServer):
         def __init__(self, chan):
             flash_root.mkdir(parents=True, exist_ok=True)
-            super().__init__(chan, chroot=str(flash_root))
+            super().__init__(chan, chroot=str(flash_root).encode())
 
         def map_path(self, path: bytes) -> bytes:
             if not enabled():

@@ -50,7 +50,7 @@ async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, 
         process.stdout.write(text)
         return True
     i, page = 0, session.length - 1
-    process.channel.set_line_mode(False)
+    process.channel.set_line_mode(False)  # type: ignore[attr-defined]
     try:
         while i < len(lines):
             chunk = lines[i:i + page]
@@ -70,7 +70,7 @@ async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, 
             else:
                 break
     finally:
-        process.channel.set_line_mode(True)
+        process.channel.set_line_mode(True)  # type: ignore[attr-defined]
     return True
 
 
@@ -90,9 +90,9 @@ async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, loc
                 reply = session.line(line.rstrip("\r\n"))
             while reply.secret:
                 out.write(reply.text)
-                process.channel.set_echo(False)
+                process.channel.set_echo(False)  # type: ignore[attr-defined]
                 secret = await process.stdin.readline()
-                process.channel.set_echo(True)
+                process.channel.set_echo(True)  # type: ignore[attr-defined]
                 out.write("\n")
                 if secret == "":
                     return
@@ -114,7 +114,7 @@ async def run_exec(process: asyncssh.SSHServerProcess, session: IosSession, lock
     """``ssh switch COMMAND``: run one EXEC command at the login's privilege level, print its
     output, close (exit status 0)."""
     async with lock:
-        reply = session.line(process.command.strip())
+        reply = session.line((process.command or "").strip())
         session.close()
     process.stdout.write(reply.text if not reply.secret else "% Enable not available on an exec channel\n")
     process.exit(0)

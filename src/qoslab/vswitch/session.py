@@ -245,7 +245,7 @@ class IosSession:
                 self.mode = saved
             return reply
         try:
-            new = interpret(self.sw.running, self.mode, text)
+            new = interpret(self.sw.running, self.mode or Mode(), text)
         except IosError as e:
             return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
         if new.name == "exec":

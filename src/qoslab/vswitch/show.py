@@ -128,8 +128,8 @@ def _mqc(sw, cmd: ExecCommand) -> str | None:
     if n.startswith("show policy-map interface"):
         port = _port_arg(sw, cmd)
         q = qos_model(sw.running).interfaces
-        ports = [(p, q[canonical_port(p)].service_policy_in) for p in ([port] if port else _ports(sw))
-                 if q[canonical_port(p)].service_policy_in]
+        ports = [(p, pol) for p in ([port] if port else _ports(sw))
+                 if (pol := q[canonical_port(p)].service_policy_in) is not None]
         counters = sw.class_counters() if hasattr(sw, "class_counters") else {}
         return render_policy_map_interface(ports, cms, pms, counters)
     if n.startswith("show policy-map"):

@@ -44,6 +44,8 @@ def _rows(db: Path) -> list[tuple]:
     try:
         return con.execute("SELECT idx, condition, trial, status, finished, attempts, failures, valid "
                            "FROM trials ORDER BY idx").fetchall()
+    except sqlite3.OperationalError:  # the campaign is being made
+        return []
     finally:
         con.close()
 
@@ -159,6 +161,9 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
         assert any(s["interrupted"] for s in prov["segments"])
         assert list((folder / "trials").glob("*.attempt-*")), "killed attempts keep their own folders"
         assert json.loads((folder / "inputs" / "manifest.json").read_text())["flood"]["ref"] == str(tmp_path / "flood.yaml")
+        assert json.loads((folder / "provenance.json").read_text())["seed"] == 7
+        figs = json.loads((folder / "figures.json").read_text())  # the report found the captures
+        assert "fig-classes.png" in figs, figs
         switch_pid = json.loads(tb.state_file.read_text())["switch_pid"]
     finally:
         down = subprocess.run([sys.executable, "-m", "qoslab", "testbed", "down", "-t", str(tfile)],

@@ -135,7 +135,7 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None) ->
     _write_json(out / MANIFEST, manifest)
     _write_json(out / "provenance.json", {**provenance(seed), "playbook": str(pb_path), "inputs": manifest,
                                           "segments": []})
-    tmp = out / "trials.sqlite.new"
+    tmp = out / "trials.sqlite.new"  # with its -wal/-shm side files of a killed earlier attempt
     for stale in out.glob("trials.sqlite.new*"):
         stale.unlink()
     store = Store(tmp)

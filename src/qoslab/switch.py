@@ -240,10 +240,10 @@ def deferred_interrupts() -> Iterator[None]:
         yield
         return
     sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
-    got: list[int] = []
+    got: list[signal.Signals] = []
     old = {s: signal.getsignal(s) for s in sigs}
     for s in sigs:
-        signal.signal(s, lambda n, f: got.append(n))
+        signal.signal(s, lambda n, f: got.append(signal.Signals(n)))
     try:
         yield
     finally:

@@ -160,7 +160,8 @@ class Switch(StrictModel):
     def _span_known(self) -> Switch:
         for i, p in enumerate(self.span_destinations):
             if p not in self.ports:
-                raise SubFieldProblem(("span_destinations", i), f"SPAN destination {p} is not one of the switch's ports")
+                raise SubFieldProblem(("span_destinations", i),
+                                      f"SPAN destination {p} is not one of the switch's ports")
         return self
 
 

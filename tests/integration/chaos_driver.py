@@ -29,80 +29,96 @@ def _later(seconds: float) -> None:
     threading.Thread(target=lambda: (time.sleep(seconds), _die()), daemon=True).start()
 
 
-def arm(phase: str, occurrence: int, rng: random.Random) -> None:
-    import qoslab.campaign.store as store
-    import qoslab.campaign.trial as trial
-    import qoslab.capture as capture
+class _Occurrence:
+    """Counts arrivals at a phase; true at the chosen one."""
+
+    def __init__(self, occurrence: int) -> None:
+        self.n, self.at = 0, occurrence
+
+    def __call__(self) -> bool:
+        self.n += 1
+        return self.n == self.at
+
+
+def _push(due: _Occurrence, rng: random.Random) -> None:
     import qoslab.switch as switch
+
+    real_send = switch._send
+
+    def send(conn, lines):
+        if due():
+            real_send(conn, lines[: rng.randint(0, len(lines) - 1)])
+            _die()
+        return real_send(conn, lines)
+    switch._send = send
+
+
+def _flood(due: _Occurrence, rng: random.Random) -> None:
     import qoslab.trafficgen.ditg as ditg
 
-    seen = {"n": 0}
+    real_start, real_sender = ditg.DitgGenerator.start, ditg.DitgGenerator._start_sender
 
-    def due() -> bool:
-        seen["n"] += 1
-        return seen["n"] == occurrence
+    def start(self, *a, **kw):
+        if due():
+            self._chaos_left = rng.randint(0, len(self.flows))  # senders started before the kill
+            if self._chaos_left == 0:
+                _later(rng.uniform(0.0, 0.2))  # receivers starting or listening
+        return real_start(self, *a, **kw)
 
-    if phase == "push":
-        real_send = switch._send
-
-        def send(conn, lines):
-            if due():
-                real_send(conn, lines[: rng.randint(0, len(lines) - 1)])
+    def sender(self, f):
+        real_sender(self, f)
+        left = getattr(self, "_chaos_left", None)
+        if left is not None:
+            self._chaos_left = left - 1
+            if left - 1 <= 0:
                 _die()
-            return real_send(conn, lines)
-        switch._send = send
-    elif phase == "flood":
-        real_start = ditg.DitgGenerator.start
-        real_sender = ditg.DitgGenerator._start_sender
+    ditg.DitgGenerator.start = start
+    ditg.DitgGenerator._start_sender = sender
 
-        def start(self, *a, **kw):
-            if due():
-                self._chaos_left = rng.randint(0, len(self.flows))  # senders started before the kill
-                if self._chaos_left == 0:
-                    _later(rng.uniform(0.0, 0.2))  # receivers starting or listening
-            return real_start(self, *a, **kw)
 
-        def sender(self, f):
-            real_sender(self, f)
-            left = getattr(self, "_chaos_left", None)
-            if left is not None:
-                self._chaos_left = left - 1
-                if left - 1 <= 0:
-                    _die()
-        ditg.DitgGenerator.start = start
-        ditg.DitgGenerator._start_sender = sender
-    elif phase == "workload":
-        real_workload = trial.run_workload
+def _workload(due: _Occurrence, rng: random.Random) -> None:
+    import qoslab.campaign.trial as trial
 
-        def workload(*a, **kw):
-            if due():
-                _later(rng.uniform(0.1, 1.0))
-            return real_workload(*a, **kw)
-        trial.run_workload = workload
-    elif phase == "capture":
-        real_cap = capture.LiveCapture.start
+    real_workload = trial.run_workload
 
-        def cap_start(self, *a, **kw):
-            real_cap(self, *a, **kw)
-            if due():
-                _later(rng.uniform(0.0, 0.3))
-        capture.LiveCapture.start = cap_start
-    elif phase == "commit":
-        real_record = store.Store.record
+    def workload(*a, **kw):
+        if due():
+            _later(rng.uniform(0.1, 1.0))
+        return real_workload(*a, **kw)
+    trial.run_workload = workload
 
-        def record(self, idx, **cols):
-            if cols.get("status") == "done" and due():
-                _die()
-            return real_record(self, idx, **cols)
-        store.Store.record = record
-    else:
-        raise SystemExit(f"unknown phase {phase}")
+
+def _capture(due: _Occurrence, rng: random.Random) -> None:
+    import qoslab.capture as capture
+
+    real_cap = capture.LiveCapture.start
+
+    def cap_start(self, *a, **kw):
+        real_cap(self, *a, **kw)
+        if due():
+            _later(rng.uniform(0.0, 0.3))
+    capture.LiveCapture.start = cap_start
+
+
+def _commit(due: _Occurrence, rng: random.Random) -> None:
+    import qoslab.campaign.store as store
+
+    real_record = store.Store.record
+
+    def record(self, idx, **cols):
+        if cols.get("status") == "done" and due():
+            _die()
+        return real_record(self, idx, **cols)
+    store.Store.record = record
+
+
+PHASES = {"push": _push, "flood": _flood, "workload": _workload, "capture": _capture, "commit": _commit}
 
 
 if __name__ == "__main__":
     phase, occurrence, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     assert sys.argv[4] == "--"
-    arm(phase, occurrence, random.Random(seed))
+    PHASES[phase](_Occurrence(occurrence), random.Random(seed))
     sys.argv = ["qoslab", *sys.argv[5:]]
     from qoslab.cli import main
 

@@ -46,7 +46,7 @@ def _rows(folder: Path) -> dict[int, dict]:
     st = Store(folder / "trials.sqlite")
     cur = st.db.execute("SELECT * FROM trials ORDER BY idx")
     names = [d[0] for d in cur.description]
-    out = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+    out = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
     st.close()
     return out
 

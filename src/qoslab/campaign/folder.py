@@ -163,10 +163,10 @@ def inputs(folder: Path) -> dict[str, Any] | None:
     except (OSError, ValueError) as e:
         raise ConfigError(f"{path}: unreadable input manifest: {e}") from None
     entries = [v for k, v in manifest.items() if k != "profiles"] + list(manifest["profiles"].values())
-    for e in entries:
-        f = folder / e["file"]
-        if not f.is_file() or _sha256(f) != e["sha256"]:
-            raise ConfigError(f"{f}: the campaign's snapshot of {e['ref']} is missing or was changed since "
+    for entry in entries:
+        f = folder / entry["file"]
+        if not f.is_file() or _sha256(f) != entry["sha256"]:
+            raise ConfigError(f"{f}: the campaign's snapshot of {entry['ref']} is missing or was changed since "
                               "the campaign was made")
     return manifest
 

@@ -19,6 +19,7 @@ from pydantic import Field, field_validator, model_validator
 from ..errors import ConfigError, QoslabError
 from ..topology import canonical_port, repo_root
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, config_error, format_loc, load_model
+
 #: An IOS object name as profiles may write it (class-map, policy-map, named ACL): a letter, then
 #: letters, digits, '_', '.', '-'; at most 40 characters (IOS allows more characters, but spaces,
 #: quotes and control characters would end the command, and a leading digit reads as a number).
@@ -242,8 +243,8 @@ class Profile(StrictModel):
         for i, line in enumerate(v):
             m = re.match(r"^access-list (\d{1,4}) (permit|deny) [a-z0-9 ./]+\Z", line)
             if not m or not any(int(m.group(1)) in r for r in EXTENDED_ACL_NUMBERS):
-                raise SubFieldProblem((i,), f"{line!r} is not a numbered extended ACL line (access-list 100-199|2000-2699 "
-                                 "permit|deny ...)")
+                raise SubFieldProblem((i,), f"{line!r} is not a numbered extended ACL line (access-list "
+                                            "100-199|2000-2699 permit|deny ...)")
         return v
 
     @field_validator("dscp_output_map")

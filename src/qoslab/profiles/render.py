@@ -133,7 +133,7 @@ def _interface_lines(profile: Profile, topology: Topology, group: Callable[[str]
 
 
 def _spans(profile: Profile, topology: Topology) -> list[tuple[int, str, str, str, str | None]]:
-    out = []
+    out: list[tuple[int, str, str, str, str | None]] = []
     for i, s in enumerate(profile.span):
         if s.source in topology.host_names:
             src = topology.host(s.source).port

@@ -140,6 +140,17 @@ def evil_line(conn) -> None:
     conn.send_config_set(["ip http server"])  # a non-QoS change: the whole-config check must see it
 
 
+def _failing_disconnect(conn):
+    """The session closes, then disconnect() raises (a broken pipe while saying goodbye)."""
+    real = conn.disconnect
+
+    def disconnect():
+        real()
+        raise OSError(32, "Broken pipe")
+    conn.disconnect = disconnect
+    return conn
+
+
 # (id, step, action, expected exception, where the config must end: backup | target)
 CASES = [
     ("connect-unreachable", "connect", raise_(QoslabError("switch: unreachable (injected)")), QoslabError, "backup"),
@@ -164,24 +175,32 @@ CASES = [
     ("verify-sees-non-qos-change", "_verify", after(False, evil_line), PushError, "backup"),
     ("save-read-timeout", "_save", after(False, throw(ReadTimeout("no [OK]"))), PushError, "backup"),
     ("save-ctrl-c-after-write", "_save", after(True, throw(KeyboardInterrupt())), KeyboardInterrupt, "backup"),
-    ("close-fails", "_close", lambda real, conn: (real(conn), (_ for _ in ()).throw(OSError("EPIPE")))[0],
-     None, "target"),
+    ("close-fails", "_close", lambda real, conn: real(_failing_disconnect(conn)), None, "target"),
 ]
 
 
-@pytest.fixture
-def state(vswitch, tmp_path, monkeypatch):
-    """Start from the trust-dscp profile; returns (endpoint, target lines, backup config, target
-    config, connections opened)."""
-    dev = virtual_endpoint(vswitch)
+@pytest.fixture(scope="module")
+def configs(vswitch, tmp_path_factory):
+    """(start lines, target lines, the whole config at start, the whole config at the target)."""
+    dev, d = virtual_endpoint(vswitch), tmp_path_factory.mktemp("setup")
     start = render(load_profile("trust-dscp"), vswitch)
     target = render(load_profile("thesis"), vswitch)
-    push(start, dev, tmp_path / "setup", "trust-dscp")
-    backup = running(vswitch)
-    push(target, dev, tmp_path / "probe", "thesis")
+    push(target, dev, d, "thesis")
     goal = running(vswitch)
-    push(start, dev, tmp_path / "setup", "trust-dscp")
-    assert running(vswitch) == backup and goal != backup
+    push(start, dev, d, "trust-dscp")
+    backup = running(vswitch)
+    assert goal != backup
+    return start, target, backup, goal
+
+
+@pytest.fixture
+def state(vswitch, configs, tmp_path, monkeypatch):
+    """The switch at the start profile; returns (endpoint, target lines, backup config, target
+    config, connections opened during the test)."""
+    dev = virtual_endpoint(vswitch)
+    start, target, backup, goal = configs
+    push(start, dev, tmp_path / "setup", "trust-dscp")  # sends nothing when it is there already
+    assert running(vswitch) == backup
     opened = []
     real_connect = sw.connect
 

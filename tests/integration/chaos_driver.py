@@ -4,7 +4,8 @@ for the chaos test: ``python chaos_driver.py PHASE OCCURRENCE SEED -- qoslab-arg
 PHASE is where the kill lands, at the OCCURRENCE-th time the campaign gets there (the moment
 within it drawn from SEED):
 
-- ``push``: in the middle of a switch push, after a random part of its lines went out;
+- ``push``: in the middle of a switch push, after a random part of its lines went out (at its
+  end when there was nothing to send);
 - ``flood``: while the flood starts (receivers up, a random number of senders started);
 - ``workload``: a random 0.1-1.0 s into the workload;
 - ``capture``: a random 0-0.3 s after the capture started;
@@ -41,16 +42,27 @@ class _Occurrence:
 
 
 def _push(due: _Occurrence, rng: random.Random) -> None:
+    """Kill after a random part of the push's lines went out; when the switch already had the
+    profile (nothing to send), at the end of the push."""
     import qoslab.switch as switch
 
-    real_send = switch._send
+    real_push, real_send = switch.push, switch._send
+    armed = {"on": False}
 
     def send(conn, lines):
-        if due():
-            real_send(conn, lines[: rng.randint(0, len(lines) - 1)])
+        if armed["on"]:
+            real_send(conn, lines[: rng.randint(0, max(0, len(lines) - 1))])
             _die()
         return real_send(conn, lines)
+
+    def push(*a, **kw):
+        armed["on"] = due()
+        rep = real_push(*a, **kw)
+        if armed["on"]:
+            _die()
+        return rep
     switch._send = send
+    switch.push = push
 
 
 def _flood(due: _Occurrence, rng: random.Random) -> None:

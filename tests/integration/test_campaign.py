@@ -141,6 +141,8 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
         assert up.returncode == 0 and "ended 2 processes" in up.stdout, up.stdout + up.stderr
         for s in strays:
             s.wait(5)
+        switch_pid = json.loads(tb.state_file.read_text())["switch_pid"]  # the campaign built the testbed:
+        # its last run takes it down again
         # the final, undisturbed resume finishes the campaign
         r = subprocess.run([sys.executable, "-m", "qoslab", *args], capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -166,7 +168,6 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
         assert json.loads((folder / "provenance.json").read_text())["seed"] == 7
         figs = json.loads((folder / "figures.json").read_text())  # the report found the captures
         assert "fig-classes.png" in figs, figs
-        switch_pid = json.loads(tb.state_file.read_text())["switch_pid"]
     finally:
         down = subprocess.run([sys.executable, "-m", "qoslab", "testbed", "down", "-t", str(tfile)],
                               capture_output=True, text=True, timeout=60)

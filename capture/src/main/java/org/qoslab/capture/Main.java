@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.qoslab.common.Json;
@@ -43,6 +44,12 @@ public final class Main implements Runnable {
         int maxFlows;
         @Option(names = "--idle-timeout", defaultValue = "300", description = "Connection idle timeout, seconds.")
         double idle;
+        @Option(names = "--tunnel", defaultValue = "inner",
+                description = "inner | outer: classify tunnelled packets (IP-in-IP, GRE, ERSPAN) by the inner or the outer header (default ${DEFAULT-VALUE}).")
+        String tunnel;
+        @Option(names = "--max-gap", defaultValue = "3600",
+                description = "Seconds: packets further than this from the capture's main range are time outliers (left out of the series).")
+        double maxGap;
 
         Classifier classifier() {
             TrafficClass.RmiMode m;
@@ -52,44 +59,46 @@ public final class Main implements Runnable {
                 default: throw new IllegalArgumentException("--rmi-mode must be flow or ethereal, got " + rmiMode);
             }
             if (maxFlows < 1) throw new IllegalArgumentException("--max-flows must be >= 1");
-            if (bin <= 0 || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
-            return new Classifier(m, maxFlows, (long) (idle * 1e9));
+            if (!(bin > 0) || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
+            if (!(maxGap > 0)) throw new IllegalArgumentException("--max-gap must be > 0");
+            Classifier.Tunnel t;
+            switch (tunnel) {
+                case "inner": t = Classifier.Tunnel.INNER; break;
+                case "outer": t = Classifier.Tunnel.OUTER; break;
+                default: throw new IllegalArgumentException("--tunnel must be inner or outer, got " + tunnel);
+            }
+            return new Classifier(m, maxFlows, (long) (idle * 1e9), t);
+        }
+
+        Summary summary(PrintWriter pp) {
+            return new Summary(classifier(), host, bin, maxGap, pp);
         }
 
         PrintWriter perPacketWriter() throws java.io.IOException {
+            return perPacketWriter(out);
+        }
+
+        PrintWriter perPacketWriter(Path dir) throws java.io.IOException {
             if (!perPacket) return null;
-            Files.createDirectories(out);
-            return new PrintWriter(Files.newBufferedWriter(out.resolve("packets.csv")));
+            Files.createDirectories(dir);
+            return new PrintWriter(Files.newBufferedWriter(dir.resolve("packets.csv")), false);
         }
     }
 
-    @Command(name = "classify", mixinStandardHelpOptions = true, description = "Classify a pcap or pcapng file.")
+    @Command(name = "classify", mixinStandardHelpOptions = true,
+            description = "Classify pcap/pcapng files (and folders of them) in one JVM: one summary per file, "
+                    + "a combined table, one JSON line per file on stdout as it finishes.")
     static final class ClassifyCmd implements Callable<Integer> {
-        @Parameters(index = "0", description = "Capture file (pcap or pcapng).") Path file;
+        @Parameters(arity = "1..*", description = "Capture files or folders (folders: " + Batch.EXTENSIONS_TEXT + ", recursively).")
+        List<Path> inputs;
         @CommandLine.Mixin Common c;
 
         @Override
         public Integer call() {
-            try (PrintWriter pp = c.perPacketWriter()) {
-                Summary s = new Summary(c.classifier(), c.host, c.bin, pp);
-                long t0 = System.nanoTime();
-                PcapFileReader.Result r = PcapFileReader.read(file, s);
-                double secs = (System.nanoTime() - t0) / 1e9;
-                Map<String, Object> extra = new LinkedHashMap<>();
-                extra.put("source", file.toString());
-                extra.put("format", r.format);
-                extra.put("mode", c.rmiMode);
-                extra.put("skipped_records", r.skipped);
-                extra.put("truncated", r.truncated);
-                extra.put("problem", r.problem);
-                extra.put("drops", null);
-                extra.put("classify_seconds", secs);
-                s.write(c.out, extra, c.window);
-                if (r.truncated) log("warning: " + file + ": " + r.problem + " (read " + r.packets + " packets before it)");
-                System.out.println(Json.write(Map.of("packets", r.packets, "seconds", secs, "summary",
-                        c.out.resolve("summary.json").toString())));
-                return 0;
-            } catch (CaptureFormatException | IllegalArgumentException e) {
+            try {
+                c.classifier(); // options checked once, before any file
+                return new Batch(c, inputs).run();
+            } catch (IllegalArgumentException e) {
                 log("error: " + e.getMessage());
                 return 2;
             } catch (java.io.IOException e) {

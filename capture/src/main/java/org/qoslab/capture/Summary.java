@@ -32,8 +32,8 @@ import org.qoslab.common.Json;
 public final class Summary implements PacketSink {
     /** Occupied time bins kept at most (about 200 bytes each); later new bins are left out with a warning. */
     public static final int MAX_BINS = 500_000;
-    /** A dense series of up to this many rows is always written (20 000 one-second bins = 5.6 h). */
-    public static final long MIN_DENSE_ROWS = 20_000;
+    /** A dense series of up to this many rows is always written (10 000 one-second bins = 2.8 h, about 0.7 MB). */
+    public static final long MIN_DENSE_ROWS = 10_000;
     /** Beyond that, dense only while rows <= this many per packet in range. */
     public static final long DENSE_ROWS_PER_PACKET = 16;
 

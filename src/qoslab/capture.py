@@ -4,6 +4,8 @@
   destination port in ``qsl-<topology>@span``), started and stopped (SIGTERM by PID) through an
   executor; its summary.json is read at stop.
 - :func:`classify_file`: classify a pcap/pcapng file offline (the fast memory-mapped reader).
+- :func:`classify_files`: many files and folders in one JVM, one summary per file plus a combined
+  table, with a progress callback per file.
 
 Classes (precedence order): control/ack, ssh, rmi, short-frame, data, udp, other; RMI mode
 ``flow`` (connections that open with JRMI, plus port 1099) or ``ethereal`` (port 1099 only).
@@ -12,8 +14,11 @@ Classes (precedence order): control/ack, ssh, rmi, short-frame, data, udp, other
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from .errors import QoslabError
 from .executor import BackgroundProcess, Executor, LocalExecutor
@@ -31,10 +36,12 @@ def capture_command(*args: str) -> list[str]:
     return ["java", "-XX:+UseSerialGC", "-Xmx512m", "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
 
 
-def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool) -> list[str]:
+def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner") -> list[str]:
     if rmi_mode not in ("flow", "ethereal"):
         raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
-    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode]
+    if tunnel not in ("inner", "outer"):
+        raise QoslabError(f"tunnel must be inner or outer, got {tunnel!r}")
+    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode, "--tunnel", tunnel]
     if host_ip:
         opts += ["--host", host_ip]
     if per_packet:
@@ -43,15 +50,50 @@ def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool
 
 
 def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
-                  per_packet: bool = False, timeout_s: float = 600) -> dict:
+                  per_packet: bool = False, timeout_s: float = 600, tunnel: str = "inner") -> dict:
     """Classify a capture file; returns summary.json as a dict (also written to ``out_dir``).
     Raises QoslabError with the tool's message for an unreadable file."""
-    r = LocalExecutor().run(capture_command("classify", str(pcap), *_options(out_dir, host_ip, rmi_mode, per_packet)),
+    r = LocalExecutor().run(capture_command("classify", str(pcap),
+                                            *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel)),
                             timeout=timeout_s, check=False)
     if r.returncode != 0:
         msg = [l for l in r.stderr.splitlines() if "error" in l]
         raise QoslabError(msg[-1].split("error: ", 1)[-1] if msg else f"capture classify failed ({r.returncode})")
     return json.loads((out_dir / "summary.json").read_text())
+
+
+def classify_files(inputs: list[Path], out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
+                   per_packet: bool = False, tunnel: str = "inner",
+                   on_file: Callable[[dict], None] | None = None) -> dict:
+    """Classify many capture files and folders (recursively: *.pcap, *.pcapng, *.cap, ...) in one
+    JVM. ``on_file`` gets each file's row as it finishes (keys ``index``, ``of``, ``file``,
+    ``packets``, ``seconds``, ``classes``, ``summary`` path, ``error``). Returns
+    ``{"files": [rows], "done": {...}}``; with several files ``out_dir`` also holds
+    ``NNNN-NAME/summary.json`` per file and ``combined.json`` / ``combined.csv``. Files that cannot be
+    read are rows with ``error`` set; raises QoslabError only when the tool itself fails."""
+    argv = capture_command("classify", *map(str, inputs), *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel))
+    rows: list[dict] = []
+    done: dict = {}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        err: list[str] = []
+        t = threading.Thread(target=lambda: err.extend(p.stderr), daemon=True)  # never block on a full pipe
+        t.start()
+        for line in p.stdout:
+            if not line.startswith("{"):
+                continue
+            ev = json.loads(line)
+            if ev.get("event") == "file":
+                rows.append(ev)
+                if on_file:
+                    on_file(ev)
+            elif ev.get("event") == "done":
+                done = ev
+        p.wait()
+        t.join(5)
+    if not done:
+        msg = [l.strip() for l in err if "error" in l]
+        raise QoslabError(msg[-1].split("error: ", 1)[-1] if msg else f"capture classify failed ({p.returncode})")
+    return {"files": rows, "done": done}
 
 
 class LiveCapture:

@@ -517,20 +517,50 @@ def _print_classes(summary: dict, title: str) -> None:
 
 
 @capture_app.command("classify")
-def capture_classify(file: Path = typer.Argument(..., help="pcap or pcapng file."),
+def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng files or folders (recursively)."),
                      host: Optional[str] = typer.Option(None, help="Host (name or address) directions are relative to."),
                      rmi_mode: str = typer.Option("flow", help="flow | ethereal"),
+                     tunnel: str = typer.Option("inner", help="inner | outer: which header classifies tunnelled packets."),
                      out: Path = typer.Option(Path("results/capture"), help="Folder for summary.json, timeseries.csv."),
                      topology: Optional[Path] = TopologyOpt) -> None:
-    """Classify a capture file and print a Figure 9/10 style table (packets, mean frame length)."""
-    from .capture import classify_file
+    """Classify capture files in one JVM: a Figure 9/10 style table for one file, a combined
+    table (one row per file, classes in packets) for several."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .capture import CLASSES, classify_files
 
     ip = host
-    if host and not host[0].isdigit():
+    if host and not host[0].isdigit() and ":" not in host:
         ip = load_topology(topology).host(host).ip
-    s = classify_file(file, out, ip, rmi_mode)
-    _print_classes(s, f"{file.name}: traffic classes" + (f" relative to {host}" if host else ""))
-    console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as prog:
+        task = prog.add_task("classifying", total=None)
+        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel,
+                             on_file=lambda r: prog.update(task, completed=r["index"], total=r["of"],
+                                                           description=Path(r["file"]).name[:40]))
+    rows, done = res["files"], res["done"]
+    if len(rows) == 1 and not done.get("combined"):
+        if rows[0]["error"]:
+            raise QoslabError(rows[0]["error"])
+        s = json.loads(Path(rows[0]["summary"]).read_text())
+        _print_classes(s, f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else ""))
+        for w in s.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+        return
+    tab = Table(title=f"{done['files']} capture files, {done['packets']} packets in {done['seconds']:.2f} s")
+    for c in ("file", "packets", *CLASSES, "undecodable", "warnings"):
+        tab.add_column(c, justify="left" if c == "file" else "right")
+    for r in rows:
+        if r["error"]:
+            tab.add_row(Path(r["file"]).name, "[red]error[/]", *[""] * (len(CLASSES) + 1), r["error"][-60:])
+        else:
+            tab.add_row(Path(r["file"]).name, str(r["packets"]), *[str(r["classes"][c]) for c in CLASSES],
+                        str(r["undecodable"]), str(r["warnings"]))
+    console.print(tab)
+    console.print(f"per-file summaries under {out}; combined table: {done['combined']} (and combined.csv)")
+    if done["failed"]:
+        raise QoslabError(f"{done['failed']} of {done['files']} files could not be read (see the table)")
 
 
 @capture_app.command("live")

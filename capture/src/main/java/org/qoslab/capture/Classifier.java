@@ -357,7 +357,7 @@ public final class Classifier {
             // tshark gives tcp.len only once 16 header bytes (through the window) are captured
             if (q + 16 > end) return fail(Problem.TRANSPORT_HEADER_CUT) || true;
             int doff = (u8(b, q + 12) >> 4) * 4;
-            if (doff < 20) return fail(Problem.BAD_TCP_HEADER) || true;
+            if (doff < 20) x.problem = Problem.BAD_TCP_HEADER; // tshark still gives ports and tcp.len: so do we
             x.tcp = true;
             x.sport = u16(b, q);
             x.dport = u16(b, q + 2);

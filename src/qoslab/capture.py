@@ -96,14 +96,27 @@ def classify_files(inputs: list[Path], out_dir: Path, host_ip: str | None = None
     return {"files": rows, "done": done}
 
 
+ENGINES = ("dumpcap", "pcap4j")
+
+
 class LiveCapture:
-    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap."""
+    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap.
+
+    ``engine``: ``dumpcap`` (default, measured lossless at full rate on both SPAN ports: C capture
+    into a file with a ``buffer_mb`` MiB kernel buffer, classified by the fast reader when it stops)
+    or ``pcap4j`` (in the JVM, classified as packets arrive). The summary's ``drops`` block holds
+    received, captured, dropped_kernel, dropped_interface, dropped_own, dropped_total, lossless
+    (capture/README.md)."""
 
     def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
-                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False):
+                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False,
+                 engine: str = "dumpcap", buffer_mb: int = 64, extra: tuple[str, ...] = ()):
+        if engine not in ENGINES:
+            raise QoslabError(f"capture engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
         self.argv = capture_command("live", "--interface", interface,
                                     *_options(self.out_dir, host_ip, rmi_mode, per_packet),
+                                    "--engine", engine, "--buffer-mb", str(buffer_mb), *extra,
                                     *(["--write", str(write)] if write else []))
         self.proc: BackgroundProcess | None = None
         self.log = self.out_dir / "capture.log"
@@ -128,7 +141,7 @@ class LiveCapture:
         """Stop (SIGTERM; the tool writes its summary first) and return summary.json as a dict."""
         if self.proc is None:
             raise QoslabError("capture was not started")
-        self.ex.stop(self.proc, grace_s=15.0)
+        self.ex.stop(self.proc, grace_s=60.0)
         summary = self.out_dir / "summary.json"
         if not summary.exists():
             raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary (log: {self.log})")
@@ -140,4 +153,4 @@ class LiveCapture:
 
     def __exit__(self, *exc) -> None:
         if self.proc is not None and self.ex.poll(self.proc) is None:
-            self.ex.stop(self.proc, grace_s=15.0)
+            self.ex.stop(self.proc, grace_s=60.0)

@@ -109,12 +109,21 @@ public final class Main implements Runnable {
     }
 
     @Command(name = "live", mixinStandardHelpOptions = true,
-            description = "Capture on an interface (pcap4j) until --duration or SIGTERM, then write the summary.")
+            description = "Capture on an interface until --duration or SIGTERM, then write the summary (with drop counts).")
     static final class LiveCmd implements Callable<Integer> {
         @Option(names = "--interface", required = true) String ifname;
         @Option(names = "--duration", defaultValue = "0", description = "Seconds; 0 = until SIGTERM/SIGINT.") double duration;
         @Option(names = "--snaplen", defaultValue = "65535") int snaplen;
-        @Option(names = "--write", description = "Also keep the raw capture in this pcap file.") String write;
+        @Option(names = "--write", description = "Also keep the raw capture in this pcap file.") Path write;
+        @Option(names = "--engine", defaultValue = "dumpcap",
+                description = "dumpcap (C capture to a file, classified when it stops) | pcap4j (in this JVM). Default ${DEFAULT-VALUE}.")
+        String engine;
+        @Option(names = "--buffer-mb", defaultValue = "64", description = "Kernel capture buffer, MiB (default ${DEFAULT-VALUE}).")
+        int bufferMb;
+        @Option(names = "--immediate", description = "pcap4j: immediate mode (no batching in ring blocks).") boolean immediate;
+        @Option(names = "--writer-queue", defaultValue = "0",
+                description = "pcap4j: classify on a second thread through a queue of this many packets (0: inline).")
+        int writerQueue;
         @CommandLine.Mixin Common c;
 
         @Override
@@ -124,27 +133,43 @@ public final class Main implements Runnable {
             // SIGTERM/SIGINT: stop capturing, let the summary be written, then let the JVM go
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 lc.stop();
-                try { written.await(10, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException ignored) { }
+                try { written.await(60, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException ignored) { }
             }));
             try (PrintWriter pp = c.perPacketWriter()) {
-                Summary s = new Summary(c.classifier(), c.host, c.bin, pp);
-                log("capturing on " + c.host + " interface " + ifname);
-                Map<String, Object> st = lc.run(ifname, snaplen, duration, write, s);
+                LiveCapture.Options o = new LiveCapture.Options();
+                o.ifname = ifname;
+                o.seconds = duration;
+                o.snaplen = snaplen;
+                o.write = write;
+                o.bufferMb = bufferMb;
+                o.immediate = immediate;
+                o.writerQueue = writerQueue;
+                switch (engine) {
+                    case "dumpcap": o.engine = LiveCapture.Engine.DUMPCAP; break;
+                    case "pcap4j": o.engine = LiveCapture.Engine.PCAP4J; break;
+                    default: throw new IllegalArgumentException("--engine must be dumpcap or pcap4j, got " + engine);
+                }
+                if (bufferMb < 1 || snaplen < 1 || writerQueue < 0) {
+                    throw new IllegalArgumentException("--buffer-mb and --snaplen must be >= 1, --writer-queue >= 0");
+                }
+                Summary s = c.summary(pp);
+                Map<String, Object> st = lc.run(o, s, () -> log("capturing on " + c.host + " interface " + ifname
+                        + " (" + engine + ", " + bufferMb + " MiB buffer)"));
                 Map<String, Object> extra = new LinkedHashMap<>();
                 extra.put("source", "live:" + ifname);
                 extra.put("format", "live");
                 extra.put("mode", c.rmiMode);
                 extra.put("drops", st);
-                extra.put("written", write);
+                extra.put("written", write == null ? null : write.toString());
                 s.write(c.out, extra, c.window);
-                log("done: " + s.total() + " packets, dropped " + st.get("pcap_dropped"));
-                written.countDown();
+                log("done: " + s.total() + " packets, dropped " + st.get("dropped_total") + " (kernel "
+                        + st.get("dropped_kernel") + ", interface " + st.get("dropped_interface") + ", own " + st.get("dropped_own") + ")");
                 return 0;
             } catch (IllegalArgumentException e) {
                 log("error: " + e.getMessage());
                 return 2;
             } catch (Exception e) {
-                log("error: capture on " + ifname + " failed: " + e);
+                log("error: capture on " + ifname + " failed: " + e.getMessage());
                 return 2;
             } finally {
                 written.countDown();

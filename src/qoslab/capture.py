@@ -144,7 +144,10 @@ class LiveCapture:
         self.ex.stop(self.proc, grace_s=60.0)
         summary = self.out_dir / "summary.json"
         if not summary.exists():
-            raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary (log: {self.log})")
+            tail = [l for l in self.log.read_text(errors="replace").splitlines() if "error" in l][-1:] \
+                if self.log.exists() else []
+            raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary"
+                              f"{': ' + tail[0] if tail else ''} (log: {self.log})")
         return json.loads(summary.read_text())
 
     def __enter__(self) -> "LiveCapture":

@@ -116,9 +116,10 @@ public final class LiveCapture {
             "received/dropped on interface '.*': (\\d+)/(\\d+) \\(pcap:(\\d+)/dumpcap:(\\d+)/flushed:(\\d+)/ps_ifdrop:(\\d+)\\)");
 
     private Map<String, Object> dumpcap(Options o, PacketSink sink, Runnable ready) throws Exception {
-        Path file = o.write != null ? o.write : Files.createTempFile("qoslab-live-", ".pcap");
+        Path file = o.write != null ? o.write : Files.createTempFile("qoslab-live-", ".pcapng");
+        // pcapng (not -P): dumpcap closes the file with an Interface Statistics Block, the counters travel with it
         List<String> argv = List.of("dumpcap", "-q", "-i", o.ifname, "-s", Integer.toString(o.snaplen), "-B",
-                Integer.toString(o.bufferMb), "-P", "-w", file.toString());
+                Integer.toString(o.bufferMb), "-w", file.toString());
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         Thread drain = new Thread(() -> {
@@ -134,22 +135,35 @@ public final class LiveCapture {
             ready.run();
             while (running(deadline) && p.isAlive()) Thread.sleep(20);
         } finally {
-            p.destroy(); // SIGTERM: dumpcap drains what it has, writes its statistics and exits
+            // a SIGTERM to our process group has reached dumpcap too: a second one can cut its report short
+            if (stop && p.isAlive()) p.waitFor(3, TimeUnit.SECONDS);
+            if (p.isAlive()) p.destroy(); // SIGTERM: dumpcap drains what it has, writes its statistics and exits
             if (!p.waitFor(20, TimeUnit.SECONDS)) p.destroyForcibly();
             drain.join(5000);
         }
         String all;
         synchronized (lines) { all = String.join("\n", lines); }
-        Matcher m = DUMPCAP_STATS.matcher(all);
-        if (!m.find()) throw new IOException("dumpcap on " + o.ifname + " gave no statistics: " + tail(all));
         PcapFileReader.Result r = PcapFileReader.read(file, sink);
         if (o.write == null) Files.deleteIfExists(file);
         Map<String, Object> out = base(o, "dumpcap");
-        out.put("received", Long.parseLong(m.group(1)));
-        out.put("captured", r.packets);
-        out.put("dropped_kernel", Long.parseLong(m.group(3)));
-        out.put("dropped_interface", Long.parseLong(m.group(6)));
-        out.put("dropped_own", Long.parseLong(m.group(4)) + Long.parseLong(m.group(5)));
+        Matcher m = DUMPCAP_STATS.matcher(all);
+        if (m.find()) { // dumpcap's closing line: the most detail
+            out.put("received", Long.parseLong(m.group(1)));
+            out.put("captured", r.packets);
+            out.put("dropped_kernel", Long.parseLong(m.group(3)));
+            out.put("dropped_interface", Long.parseLong(m.group(6)));
+            out.put("dropped_own", Long.parseLong(m.group(4)) + Long.parseLong(m.group(5)));
+            out.put("counters_from", "dumpcap report");
+        } else if (r.isbIfRecv >= 0 && r.isbIfDrop >= 0) { // else the statistics block it wrote into the file
+            out.put("received", r.isbIfRecv);
+            out.put("captured", r.packets);
+            out.put("dropped_kernel", r.isbIfDrop);
+            out.put("dropped_interface", 0L);
+            out.put("dropped_own", Math.max(0, r.isbIfRecv - r.isbIfDrop - r.packets));
+            out.put("counters_from", "pcapng interface statistics block");
+        } else {
+            throw new IOException("dumpcap on " + o.ifname + " gave no statistics (exit " + p.exitValue() + "): " + tail(all));
+        }
         out.put("file_truncated", r.truncated);
         return out;
     }

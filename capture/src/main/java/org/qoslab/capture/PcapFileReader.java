@@ -26,7 +26,13 @@ public final class PcapFileReader {
         public boolean truncated;
         public String problem;
         public String format;
+        /** Sums over the pcapng Interface Statistics Blocks (-1: none had the option): packets received,
+         * dropped by the interface/capture (isb_ifdrop), by the OS (isb_osdrop), delivered to the user. */
+        public long isbIfRecv = -1, isbIfDrop = -1, isbOsDrop = -1, isbUsrDeliv = -1;
+        public int isbBlocks;
     }
+
+    private static long add(long acc, long v) { return (acc < 0 ? 0 : acc) + v; }
 
     private final Path path;
     private final FileChannel ch;
@@ -188,6 +194,21 @@ public final class PcapFileReader {
                     o += 4 + ((olen + 3) & ~3);
                 }
                 nIf++;
+            } else if (type == 0x00000005) { // ISB: the capturing program's own counters (dumpcap writes one per interface)
+                int o = s + 20;
+                while (o + 4 <= s + len - 4) {
+                    int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
+                    if (code == 0) break;
+                    if (olen == 8 && o + 12 <= s + len - 4) {
+                        long v = blk.getLong(o + 4);
+                        if (code == 4) res.isbIfRecv = add(res.isbIfRecv, v);
+                        else if (code == 5) res.isbIfDrop = add(res.isbIfDrop, v);
+                        else if (code == 7) res.isbOsDrop = add(res.isbOsDrop, v);
+                        else if (code == 8) res.isbUsrDeliv = add(res.isbUsrDeliv, v);
+                    }
+                    o += 4 + ((olen + 3) & ~3);
+                }
+                res.isbBlocks++;
             } else if (type == 0x00000006 || type == 0x00000003) { // EPB, SPB
                 int ifId = type == 6 ? blk.getInt(s + 8) : 0;
                 int cap, orig, dataOff;

@@ -159,3 +159,37 @@ def captures(folder: Path) -> dict[str, Path]:
     """Write every crafted capture into ``folder``; name -> pcap path."""
     folder.mkdir(parents=True, exist_ok=True)
     return {name: write_pcap(folder / f"{name}.pcap", *build()) for name, build in BUILDERS.items()}
+
+
+def write_pcapng(path: Path, parts: list[tuple[int, Frames]], n: int | None = None) -> int:
+    """A little-endian pcapng with one interface per link type in ``parts`` (nanosecond
+    timestamps, 1 µs apart) and their frames interleaved round-robin; ``n`` repeats them up to n
+    packets (default: each once). Returns the packets written."""
+    def block(btype: int, body: bytes) -> bytes:
+        body += b"\0" * (-len(body) % 4)
+        return struct.pack("<II", btype, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+
+    out = [block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))]
+    for link, _ in parts:  # IDB with if_tsresol = 9 (ns)
+        out.append(block(1, struct.pack("<HHI", link, 0, 262144) + struct.pack("<HHB3x", 9, 1, 9) + b"\0\0\0\0"))
+    order = [(i, f) for i, (_, frames) in enumerate(parts) for f in frames]
+    total = n or len(order)
+    t = 1_700_000_000 * 10**9
+    with open(path, "wb") as fh:
+        fh.write(b"".join(out))
+        buf = []
+        for k in range(total):
+            i, (f, cap) = order[k % len(order)]
+            cap = min(cap, len(f))
+            ts = t + k * 1000
+            buf.append(block(6, struct.pack("<IIIII", i, ts >> 32, ts & 0xFFFFFFFF, cap, len(f)) + f[:cap]))
+            if len(buf) >= 10000:
+                fh.write(b"".join(buf))
+                buf = []
+        fh.write(b"".join(buf))
+    return total
+
+
+def mixed(path: Path, n: int | None = None) -> int:
+    """Every crafted capture's frames in one pcapng (one interface per link type), repeated to n packets."""
+    return write_pcapng(path, [build() for build in BUILDERS.values()], n)

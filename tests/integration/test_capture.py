@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import struct
-import subprocess
 import time
 
 import pytest
@@ -16,48 +15,10 @@ from qoslab.profiles import load_profile, render
 from qoslab.switch import push, testbed_device
 from qoslab.trafficgen import FloodRun, load_flood
 from qoslab.workload import WorkloadSettings, run_workload
+from tshark_ref import retransmissions, tshark_classes
 from .conftest import THESIS_FLOOD
 
 pytestmark = pytest.mark.skipif(not JAR.exists(), reason="capture jar not built (make setup)")
-
-
-def tshark_classes(pcap) -> dict[int, str]:
-    """Per frame, the class tshark's own fields give, with the same precedence."""
-    rmi = set(int(x) for x in subprocess.run(["tshark", "-r", str(pcap), "-Y", "rmi", "-T", "fields", "-e",
-                                               "frame.number"], capture_output=True, text=True).stdout.split())
-    out = subprocess.run(["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=,", "-e", "frame.number",
-                          "-e", "frame.cap_len", "-e", "frame.len", "-e", "tcp.len", "-e", "tcp.srcport",
-                          "-e", "tcp.dstport", "-e", "udp.srcport"], capture_output=True, text=True, check=True).stdout
-    classes = {}
-    for line in out.splitlines():
-        n, cap, length, tcplen, sp, dp, udp = (line.split(",") + [""] * 7)[:7]
-        n = int(n)
-        if tcplen != "" and int(tcplen) == 0:
-            c = "control/ack"
-        elif tcplen != "" and "22" in (sp, dp):
-            c = "ssh"
-        elif n in rmi:
-            c = "rmi"
-        elif int(cap) < int(length):
-            c = "short-frame"
-        elif tcplen != "":
-            c = "data"
-        elif udp != "":
-            c = "udp"
-        else:
-            c = "other"
-        classes[n] = c
-    return classes
-
-
-def retransmissions(pcap) -> set[int]:
-    """Frames Wireshark's TCP analysis flags as retransmissions: it does not hand them to the RMI
-    dissector (so tshark shows a retransmitted JRMP segment on port 1099 as plain TCP), while our
-    classifier, which does no sequence analysis, classifies them by port like the original."""
-    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "tcp.analysis.retransmission || "
-                          "tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission",
-                          "-T", "fields", "-e", "frame.number"], capture_output=True, text=True).stdout
-    return {int(x) for x in out.split()}
 
 
 def agree(pcap, tmp_path) -> tuple[dict[int, str], dict[int, str]]:

@@ -512,7 +512,8 @@ def _print_classes(summary: dict, title: str) -> None:
     console.print(tab)
     drops = summary.get("drops")
     console.print(f"{summary['packets']} packets over {summary['duration_s']:.2f} s; RMI mode {summary['mode']}"
-                  + (f"; kernel drops {drops.get('pcap_dropped')}" if isinstance(drops, dict) else "")
+                  + (f"; dropped {drops.get('dropped_total')} (kernel {drops.get('dropped_kernel')}, interface "
+                     f"{drops.get('dropped_interface')}, own {drops.get('dropped_own')})" if isinstance(drops, dict) else "")
                   + ("; [yellow]file truncated: " + str(summary["problem"]) + "[/]" if summary.get("truncated") else ""))
 
 
@@ -570,8 +571,9 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
                  rmi_mode: str = typer.Option("flow", help="flow | ethereal"),
                  write: Optional[Path] = typer.Option(None, help="Also keep the raw capture here."),
                  out: Path = typer.Option(Path("results/capture"), help="Output folder."),
+                 engine: str = typer.Option("dumpcap", help="dumpcap (measured lossless) | pcap4j"),
                  topology: Optional[Path] = TopologyOpt) -> None:
-    """Capture on a SPAN destination port of the testbed for --duration seconds."""
+    """Capture on a SPAN destination port of the testbed for --duration seconds (drops counted)."""
     from .capture import LiveCapture
     from .executor import NetnsExecutor
     from .topology import canonical_port, linux_ifname
@@ -584,7 +586,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
         raise QoslabError(f"{p} is not a SPAN destination of {tb.topo.name} "
                           f"({', '.join(tb.topo.switch.span_destinations)})")
     ip = tb.topo.host(host).ip if host and not host[0].isdigit() else host
-    cap = LiveCapture(NetnsExecutor("span", tb.span_ns), linux_ifname(p), out, ip, rmi_mode, write)
+    cap = LiveCapture(NetnsExecutor("span", tb.span_ns), linux_ifname(p), out, ip, rmi_mode, write, engine=engine)
     cap.start()
     try:
         with console.status(f"capturing on {p} for {duration:g} s ..."):

@@ -47,9 +47,9 @@ public final class Summary implements PacketSink {
     private final double binSeconds;
     private final long binNanos;
     private final double maxGapSeconds;
-    private final long[][] packets = new long[NC][3], bytes = new long[NC][3]; // dir: 0 in, 1 out, 2 other
+    private final long[] packets = new long[NC * 3], bytes = new long[NC * 3]; // [class * 3 + dir], dir: 0 in, 1 out, 2 other
     private final long[] first = new long[NC], last = new long[NC];
-    private final long[][] dscp = new long[NC][64];
+    private final long[] dscp = new long[NC * 64]; // [class * 64 + dscp]
     private final long[] encap = new long[Classifier.ENCAP_CODES];
     private final long[] problems = new long[Classifier.Problem.values().length];
     private final long[] otherProto = new long[256];
@@ -152,11 +152,11 @@ public final class Summary implements PacketSink {
         int ci = c.ordinal();
         Classifier.Decoded d = classifier.d;
         int dir = hostVersion == 0 ? 2 : direction(d);
-        packets[ci][dir]++;
-        bytes[ci][dir] += origLen;
+        packets[ci * 3 + dir]++;
+        bytes[ci * 3 + dir] += origLen;
         if (ts < first[ci]) first[ci] = ts;
         if (ts > last[ci]) last[ci] = ts;
-        if (d.dscp >= 0) dscp[ci][d.dscp]++;
+        if (d.dscp >= 0) dscp[ci * 64 + d.dscp]++;
         encap[d.encap]++;
         if (d.problem != Classifier.Problem.NONE) {
             problems[d.problem.ordinal()]++;
@@ -215,7 +215,7 @@ public final class Summary implements PacketSink {
         return sign + (a / 1_000_000_000L) + "." + "000000000".substring(frac.length()) + frac;
     }
 
-    public long packetsOf(TrafficClass c) { return packets[c.ordinal()][0] + packets[c.ordinal()][1] + packets[c.ordinal()][2]; }
+    public long packetsOf(TrafficClass c) { int i = c.ordinal() * 3; return packets[i] + packets[i + 1] + packets[i + 2]; }
 
     public long total() { return total; }
 
@@ -333,7 +333,7 @@ public final class Summary implements PacketSink {
 
     private Map<String, Object> classMap(TrafficClass c, Range r) {
         int i = c.ordinal();
-        long p = packets[i][0] + packets[i][1] + packets[i][2], by = bytes[i][0] + bytes[i][1] + bytes[i][2];
+        long p = packetsOf(c), by = bytes[i * 3] + bytes[i * 3 + 1] + bytes[i * 3 + 2];
         long f = first[i], l = last[i];
         if (p > 0 && r.keys.length > 0 && (f < r.firstTs || l > r.lastTs)) { // an outlier: the range's own bins
             f = Long.MAX_VALUE;
@@ -350,10 +350,10 @@ public final class Summary implements PacketSink {
         m.put("mean_frame_bytes", p == 0 ? null : (Object) ((double) by / p));
         m.put("first_s", has ? (Object) ((f - r.firstTs) / 1e9) : null);
         m.put("last_s", has ? (Object) ((l - r.firstTs) / 1e9) : null);
-        m.put("in", Map.of("packets", packets[i][0], "bytes", bytes[i][0]));
-        m.put("out", Map.of("packets", packets[i][1], "bytes", bytes[i][1]));
+        m.put("in", Map.of("packets", packets[i * 3], "bytes", bytes[i * 3]));
+        m.put("out", Map.of("packets", packets[i * 3 + 1], "bytes", bytes[i * 3 + 1]));
         Map<String, Object> h = new LinkedHashMap<>();
-        for (int v = 0; v < 64; v++) if (dscp[i][v] > 0) h.put(Integer.toString(v), dscp[i][v]);
+        for (int v = 0; v < 64; v++) if (dscp[i * 64 + v] > 0) h.put(Integer.toString(v), dscp[i * 64 + v]);
         m.put("dscp", h);
         return m;
     }

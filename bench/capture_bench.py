@@ -24,7 +24,8 @@ from pathlib import Path
 from qoslab.capture import capture_command
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
-from qoslab.trafficgen import FloodRun, load_flood
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 from qoslab.workload import WorkloadSettings, run_workload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,9 +109,8 @@ def _tshark(path: Path, fields: list[str], extra: list[str] = ()) -> dict:
 def bench_mixed(d: Path, repeat: int) -> dict:
     """Fast reader vs tshark on every crafted encapsulation, and per-packet agreement on one copy."""
     from crafted_captures import mixed
-    from tshark_ref import FIELDS, NO_DEFRAG, tshark_classes
-
     from qoslab.capture import classify_file
+    from tshark_ref import FIELDS, NO_DEFRAG, tshark_classes
 
     once, big = d / "mixed-once.pcapng", d / "mixed.pcapng"
     n_once = mixed(once)

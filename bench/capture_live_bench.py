@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from qoslab.capture import LiveCapture  # noqa: E402
-from qoslab.executor import NetnsExecutor  # noqa: E402
-from qoslab.switch import push, testbed_device  # noqa: E402
+from qoslab.switch import push  # noqa: E402
+from qoslab.switchdev import virtual_endpoint  # noqa: E402
 from qoslab.testbed import Testbed  # noqa: E402
 from qoslab.topology import linux_ifname, load_variant  # noqa: E402
 
@@ -63,7 +63,7 @@ def _bidir_udp(tb: Testbed, payload: int, seconds: float, d: Path) -> dict:
     rate = tb.topo.link.rate * payload / (payload + 42) * 1.02  # payload bits/s for 102 % of the link on the wire
     servers, clients = [], []
     try:
-        for cl, srv in PAIRS:
+        for _, srv in PAIRS:
             servers.append(tb.executor(srv).start(["iperf3", "-s", "-1", "-p", "5299"], stdout=d / f"{srv}.log",
                                                   stderr=d / f"{srv}.log"))
         time.sleep(0.5)
@@ -71,12 +71,12 @@ def _bidir_udp(tb: Testbed, payload: int, seconds: float, d: Path) -> dict:
             clients.append((cl, srv, tb.executor(cl).start(
                 ["iperf3", "-c", tb.topo.host(srv).ip, "-p", "5299", "-u", "-b", str(int(rate)), "-l", str(payload),
                  "--bidir", "-t", str(seconds), "-J"], stdout=d / f"{cl}.json", stderr=d / f"{cl}.err")))
-        for cl, srv, p in clients:
+        for cl, _, p in clients:
             tb.executor(cl).wait(p, seconds + 30)
     finally:
-        for cl, srv, p in clients:
+        for cl, _, p in clients:
             tb.executor(cl).stop(p)
-        for p, (cl, srv) in zip(servers, PAIRS):
+        for p, (_, srv) in zip(servers, PAIRS[:len(servers)], strict=True):
             tb.executor(srv).stop(p)
     sent = {}
     for cl, srv, _ in clients:
@@ -93,7 +93,7 @@ def run_once(tb: Testbed, cfg: str, payload: int, seconds: float, d: Path) -> di
     for span in SPAN:
         dev = linux_ifname(span)
         offered0[span] = _counter(tb.switch_ns, dev, "tx_packets"), _counter(tb.switch_ns, dev, "tx_dropped")
-        caps[span] = LiveCapture(NetnsExecutor("span", tb.span_ns), dev, d / cfg / str(payload) / dev, None, "flow",
+        caps[span] = LiveCapture(tb.span_executor(), dev, d / cfg / str(payload) / dev, None, "flow",
                                  engine=engine, buffer_mb=mb, extra=extra)
     for c in caps.values():
         c.start()
@@ -139,7 +139,7 @@ def bench_capture_live(repeat: int, seconds: float = 10.0, configs: list[str] | 
             lines = []
             for i, (span, src) in enumerate(SPAN.items(), start=1):
                 lines += [f"monitor session {i} source interface {src}", f"monitor session {i} destination interface {span}"]
-            push(lines, testbed_device(topo), d / "push", "span-only")
+            push(lines, virtual_endpoint(topo), d / "push", "span-only")
             for cfg in configs or list(CONFIGS):
                 for payload in PAYLOADS:
                     for _ in range(max(1, min(repeat, 3)) if cfg == "dumpcap-64" else 1):

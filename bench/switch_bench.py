@@ -9,7 +9,8 @@ import tempfile
 from pathlib import Path
 
 from qoslab.profiles import load_profile, render
-from qoslab.switch import push, testbed_device
+from qoslab.switch import push
+from qoslab.switchdev import virtual_endpoint
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
 
@@ -21,7 +22,7 @@ def bench_switch(repeat: int) -> dict:
     tb.up()
     full, noop, phases = [], [], []
     try:
-        dev = testbed_device(topo)
+        dev = virtual_endpoint(topo)
         thesis, fifo = render(load_profile("thesis"), topo), render(load_profile("fifo"), topo)
         with tempfile.TemporaryDirectory() as d:
             for _ in range(repeat):

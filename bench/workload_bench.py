@@ -11,7 +11,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from qoslab.executor import LocalExecutor
+from qoslab.executors import LocalExecutor
 from qoslab.workload import WorkloadSettings, java_command, run_workload
 
 LOOPBACK = {"w1": "127.0.0.2", "w2": "127.0.0.3"}

@@ -14,8 +14,15 @@ from pathlib import Path
 
 from scapy.contrib.erspan import ERSPAN_II
 from scapy.layers.inet import GRE, ICMP, IP, TCP, UDP, fragment
-from scapy.layers.inet6 import (ICMPv6EchoRequest, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
-                                IPv6ExtHdrRouting, fragment6)
+from scapy.layers.inet6 import (
+    ICMPv6EchoRequest,
+    IPv6,
+    IPv6ExtHdrDestOpt,
+    IPv6ExtHdrFragment,
+    IPv6ExtHdrHopByHop,
+    IPv6ExtHdrRouting,
+    fragment6,
+)
 from scapy.layers.ipsec import AH, ESP
 from scapy.layers.l2 import ARP, CookedLinux, CookedLinuxV2, Dot1AD, Dot1Q, Ether
 from scapy.layers.ppp import PPP, PPPoE
@@ -82,7 +89,7 @@ def ethernet() -> tuple[int, Frames]:
     cut = [e / ip / _tcp(40011, 5001, b"c" * 500), e / Dot1Q(vlan=5) / ip / UDP(sport=1, dport=2) / (b"c" * 500),
            e / ip6 / IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() / _tcp(40012, 5001, b"c" * 500),
            e / ip / _tcp(40013, 22, b"c" * 500), e / ip / _tcp(40014, 5001, flags="A")]
-    frames += [(bytes(p), c) for p, c in zip(cut, (80, 60, 70, 60, 40))]  # snaplen cuts (last: TCP header cut)
+    frames += [(bytes(p), c) for p, c in zip(cut, (80, 60, 70, 60, 40), strict=True)]  # snaplen cuts (last: TCP header cut)
     return 1, frames
 
 

@@ -37,7 +37,7 @@ def tshark_rows(pcap: Path) -> list[dict[str, str]]:
     out = subprocess.run(["tshark", "-r", str(pcap), *NO_DEFRAG, "-T", "fields", "-E", "separator=\t",
                           "-E", "occurrence=l", *[a for f in FIELDS for a in ("-e", f)]],
                          capture_output=True, text=True, check=True).stdout
-    return [dict(zip(FIELDS, (line.split("\t") + [""] * len(FIELDS))[:len(FIELDS)])) for line in out.splitlines()]
+    return [dict(zip(FIELDS, (line.split("\t") + [""] * len(FIELDS))[:len(FIELDS)], strict=True)) for line in out.splitlines()]
 
 
 def outer_tunnel(protocols: str) -> bool:

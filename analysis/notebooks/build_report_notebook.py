@@ -1,20 +1,30 @@
 """Writes report.ipynb (the campaign/thesis report notebook) from the cell sources below.
-Run after editing: python analysis/notebooks/build_report_notebook.py"""
+Run after editing: .venv/bin/python analysis/notebooks/build_report_notebook.py
+
+Conventions of every figure: each condition keeps one colour and one position (baseline first:
+no congestion before congestion, fifo before a QoS profile) with a legend; trial times span 1 s to
+40 s, so they are drawn on log axes or in per-condition panels; bars always start at 0 on a linear
+axis and carry their values.
+"""
 
 from pathlib import Path
 
 import nbformat
 
 PARAMS = '''# parameters (papermill)
-stats_path = ""       # stats.json of a campaign, or of `qoslab-analysis thesis`
-campaign_dir = ""     # the campaign folder ("" in thesis mode)
-thesis_data = ""      # the thesis CSV folder (thesis mode)
+stats_path = ""        # stats.json of a campaign, or of `qoslab-analysis thesis`
+campaign_dir = ""      # the campaign folder ("" in thesis mode)
+thesis_data = ""       # the thesis CSV folder (thesis mode)
+thesis_stats_path = "" # campaign mode: the thesis's statistics, for Table 5 side by side
+include_dropped_captures = False  # class figures also from captures that lost packets
 out_dir = "."
 title = "qoslab report"
 '''
 
 LOAD = '''import json, sqlite3, pathlib
+import numpy as np
 import pandas as pd
+import yaml
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -24,13 +34,13 @@ out = pathlib.Path(out_dir)
 out.mkdir(parents=True, exist_ok=True)
 stats = json.loads(pathlib.Path(stats_path).read_text())
 thesis = "table5" in stats
+main = stats["table5"] if thesis else stats
 camp = pathlib.Path(campaign_dir) if campaign_dir else None
 figures = []
 
 def show(fig, name):
     path = out / name
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     figures.append(name)
     display(Image(filename=str(path)))
@@ -38,19 +48,85 @@ def show(fig, name):
 def fmt(v):
     return f"{v:.3g}" if isinstance(v, float) else v
 
+def pfmt(p):
+    return "n/a" if p is None else (f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}")
+
+def ci(v, f="{:.3f}"):
+    return "n/a" if not v else f"{f.format(v[0])} - {f.format(v[1])}"
+
+def table(df, **kw):
+    display(HTML(df.to_html(index=False, escape=True, **kw)))
+
+# one colour and one position per condition: (congestion, QoS) -> colour; order baseline first
+PALETTE = {(False, False): "#4c72b0", (False, True): "#55a868", (True, False): "#c44e52", (True, True): "#dd8452"}
+EXTRA = ["#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
+if thesis:
+    kinds = {n: (not n.startswith("no congestion"), not n.endswith("no QoS")) for n in main["conditions"]}
+else:
+    pb = yaml.safe_load((camp / "playbook.yaml").read_text())
+    kinds = {c["name"]: (bool(c["congestion"]), c["profile"] != "fifo") for c in pb["conditions"]}
+    profiles = {c["name"]: c["profile"] for c in pb["conditions"]}
+ORDER = sorted(kinds, key=lambda n: (kinds[n][0], kinds[n][1], list(kinds).index(n)))
+COLOR, used = {}, set()
+for n in ORDER:
+    c = PALETTE.get(kinds[n])
+    COLOR[n] = c if c not in used else EXTRA[len(used) % len(EXTRA)]
+    used.add(COLOR[n])
+
+def plain_log(ax, axis="y"):
+    """Log scale with plain-number tick labels (1, 2, 5, 10, 20 ...) instead of powers of ten."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def legend(ax, names=None, **kw):
+    from matplotlib.patches import Patch
+    names = names or ORDER
+    ax.legend(handles=[Patch(color=COLOR[n], label=n) for n in names], fontsize=8, **kw)
+
 display(Markdown(f"# {title}"))
 if camp:
     prov = json.loads((camp / "provenance.json").read_text())
-    display(Markdown(f"Campaign folder `{camp}`; seed {prov['seed']}; qoslab {prov['qoslab_commit'][:10]}; kernel {prov['kernel']}."))
+    display(Markdown(f"Campaign folder `{camp.name}`; seed {prov['seed']}; qoslab {prov['qoslab_commit'][:10]}; kernel {prov['kernel']}."))
 else:
     display(Markdown("The thesis's Appendix A trial times, computed here, next to its published Tables 3 and 5."))
+st = main["settings"]
+display(Markdown(
+    f"Statistics: means with Student-t 95 % intervals; differences, ratios and the recovery ratio with "
+    f"{st['bootstrap_method']} bootstrap 95 % intervals ({st['bootstrap_resamples']} resamples, seed "
+    f"{st['bootstrap_seed']}); Welch t and Mann-Whitney U (exact without ties) two-sided p-values, Holm-adjusted "
+    f"across the {len(main['comparisons'])} comparisons; TOST equivalence within +-{st['tost_margin_rel']:.0%} of "
+    f"the mean of *{st['baseline'] or 'each comparison reference'}*; MDE = the smallest difference a two-sided Welch "
+    f"test (alpha {st['alpha']}) detects with {st['power']:.0%} power at these n and sd. Outliers (Tukey 1.5 IQR "
+    "fences) are counted, never removed. Schema and definitions: analysis/README.md."))
 '''
 
-TABLES = '''def cond_table(s):
+RAW = '''# raw trial times per condition (what the statistics used)
+if thesis:
+    d = pathlib.Path(thesis_data)
+    t3 = pd.read_csv(d / "thesis-table3-scaling.csv").dropna(subset=["elapsed_s"])
+    t5 = pd.read_csv(d / "thesis-table5-qos.csv").dropna(subset=["elapsed_s"])
+    raw = {"no congestion, no QoS": t3[t3.machines == 4]}
+    for (c, q), g in t5.groupby(["congestion", "qos"]):
+        raw[f"{'congestion' if c == 'yes' else 'no congestion'}, {'QoS' if q == 'yes' else 'no QoS'}"] = g
+    raw = {n: raw[n] for n in ORDER}
+else:
+    tc = pd.read_csv(camp / "trials.csv")
+    raw = {n: tc[tc.condition == n] for n in ORDER}
+'''
+
+TABLES = '''def cond_table(s, names):
     rows = []
-    for name, d in s["conditions"].items():
-        r = {"condition": name, "n": d["n"], "mean s": d["mean"], "sd s": d["sd"],
-             "95% CI of mean": f"{d['ci95'][0]:.3f} - {d['ci95'][1]:.3f}", "median s": d["median"], "CV": f"{d['cv']:.1%}"}
+    for name in names:
+        d = s["conditions"][name]
+        r = {"condition": name, "n": d["n"], "mean s": d["mean"], "sd s": d["sd"], "95% CI of mean": ci(d["ci95"]),
+             "median s": d["median"], "CV": f"{d['cv']:.1%}",
+             "Shapiro-Wilk W (p)": "n/a" if d.get("shapiro_w") is None else f"{d['shapiro_w']:.3f} ({pfmt(d['shapiro_p'])})",
+             "Tukey outliers low / high": f"{d['outliers_low']} / {d['outliers_high']}"}
         if "published_mean" in d:
             r["published mean"] = d["published_mean"]
             r["published sd"] = d["published_sd"]
@@ -59,88 +135,238 @@ TABLES = '''def cond_table(s):
     return pd.DataFrame(rows)
 
 
+def comparisons(s):
+    tests, effects, tost = [], [], []
+    for c in s["comparisons"]:
+        same_uncongested = c["a"] in kinds and c["b"] in kinds and not kinds[c["a"]][0] and not kinds[c["b"]][0]
+        name = f"{c['b']} vs {c['a']}"
+        tests.append({"comparison": name, "difference s": f"{c['difference_s']:+.3f}",
+                      "Welch t (df)": f"{c['welch_t']:.2f} ({c['welch_df']:.1f})",
+                      "Welch p": pfmt(c["welch_t_p"]), "Welch p, Holm": pfmt(c["welch_t_p_holm"]),
+                      "Mann-Whitney p": pfmt(c["mann_whitney_p"]), "MW p, Holm": pfmt(c["mann_whitney_p_holm"]),
+                      "MW method": c["mann_whitney_method"]})
+        effects.append({"comparison": name, "difference s [95% BCa]": f"{c['difference_s']:+.3f} [{ci(c['difference_ci95_s'])}]",
+                        "ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
+                        "Cohen's d": f"{c['cohens_d']:+.2f}", "Hedges' g": f"{c['hedges_g']:+.2f}",
+                        "Hodges-Lehmann s [95%]": f"{c['hodges_lehmann_s']:+.3f} [{ci(c['hodges_lehmann_ci95_s'])}]",
+                        "P(b > a)": f"{c['prob_superiority']:.2f}",
+                        "MDE (80% power)": f"{c['mde_s']:.3f} s ({c['mde_rel']:.1%})"})
+        t = c["tost"]
+        if same_uncongested:  # "costs nothing": a profile against fifo without congestion (stats.json has every pair)
+            tost.append({"comparison": name, "margin": f"+-{t['margin_s']:.3f} s ({t['margin_rel']:.0%} of {t['reference']})",
+                         "90% CI of difference s": ci(t["ci90_s"]), "TOST p": pfmt(t["p"]),
+                         "verdict": "equivalent" if t["equivalent"] else "not shown equivalent"})
+    return pd.DataFrame(tests), pd.DataFrame(effects), pd.DataFrame(tost)
+
+
 sections = {"Table 3: scaling": stats["table3"], "Table 5: congestion and QoS": stats["table5"]} if thesis else {"Trial times by condition": stats}
 for head, s in sections.items():
     display(Markdown(f"## {head}"))
-    display(HTML(cond_table(s).to_html(index=False, float_format=lambda v: f"{v:.3f}")))
+    names = [n for n in ORDER if n in s["conditions"]] or list(s["conditions"])
+    table(cond_table(s, names), float_format=lambda v: f"{v:.3f}")
     if s.get("comparisons"):
-        c = pd.DataFrame(s["comparisons"]).rename(columns={"a": "against", "b": "condition", "difference_s": "difference s",
-                                                           "welch_t_p": "Welch t p", "mann_whitney_p": "Mann-Whitney U p"})
-        display(Markdown("Each condition against another: difference of means, ratio, two-sided p-values."))
-        display(HTML(c.to_html(index=False, formatters={k: fmt for k in c.columns})))
+        tests, effects, tost = comparisons(s)
+        display(Markdown("**Tests** (two-sided; Holm across this table's comparisons)"))
+        table(tests)
+        display(Markdown("**Effect sizes and intervals** (b against a; d and g in pooled standard deviations)"))
+        table(effects)
+        if len(tost):
+            display(Markdown("**Does the profile cost anything without congestion? (TOST equivalence)**: equivalent when "
+                             "the 90 % Welch interval of the difference lies inside the margin"))
+            table(tost)
     for r in s.get("recovery", []):
         ratio = r["ratio"]
         display(Markdown(f"**Recovery ratio of {r['treated']}**: " + (f"**{ratio:.1%}**" if ratio is not None else "n/a")
+                         + (f" (95 % BCa {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else "")
                          + f" of the slowdown from *{r['baseline']}* to *{r['congested']}* won back."))
 '''
 
-MEANS = '''main = stats["table5"] if thesis else stats
-names = list(main["conditions"])
-means = [main["conditions"][n]["mean"] for n in names]
-errs = [main["conditions"][n]["mean"] - main["conditions"][n]["ci95"][0] for n in names]
-colors = ["#4c72b0" if "no congestion" in n else "#c44e52" for n in names]
-fig, ax = plt.subplots(figsize=(7.5, 4))
-ax.bar(range(len(names)), means, yerr=errs, capsize=6, color=colors)
-ax.set_xticks(range(len(names)), names, rotation=12)
-ax.set_ylabel("RayTracer elapsed time (s), mean with 95% CI")
+SIDE = '''if camp and thesis_stats_path and pathlib.Path(thesis_stats_path).exists():
+    th = json.loads(pathlib.Path(thesis_stats_path).read_text())["table5"]
+    tnames = {(not n.startswith("no congestion"), not n.endswith("no QoS")): n for n in th["conditions"]}
+    base_t, base_c = th["conditions"][tnames[(False, False)]]["mean"], main["conditions"][ORDER[0]]["mean"]
+    rows = []
+    for n in ORDER:
+        tn = tnames.get(kinds[n])
+        d = main["conditions"][n]
+        r = {"condition": n, "campaign n": str(d["n"]), "campaign mean s": f"{d['mean']:.3f}", "campaign sd s": f"{d['sd']:.3f}",
+             "campaign x baseline": f"{d['mean'] / base_c:.2f}"}
+        if tn:
+            t = th["conditions"][tn]
+            r.update({"thesis condition": tn, "thesis n": str(t["n"]), "thesis mean s": f"{t['mean']:.2f}",
+                      "thesis sd s": f"{t['sd']:.2f}", "thesis x baseline": f"{t['mean'] / base_t:.2f}"})
+        rows.append(r)
+    def rec_text(r):
+        return "n/a" if r["ratio"] is None else f"{r['ratio']:.1%} [{ci(r['ci95'], '{:.1%}')}]"
+    for rc in main.get("recovery", []):
+        rt = th["recovery"][0]
+        rows.append({"condition": f"recovery of {rc['treated']} [95% BCa]", "campaign mean s": rec_text(rc),
+                     "thesis condition": f"recovery of {rt['treated']}", "thesis mean s": rec_text(rt)})
+    display(Markdown("## Table 5 beside the thesis's"))
+    display(Markdown("The thesis's raw Appendix A data (its no-congestion/no-QoS column is Table 3's 4 machines) "
+                     "and this campaign, condition by condition; x baseline = mean / the uncongested fifo mean."))
+    table(pd.DataFrame(rows).astype(object).fillna(""))
+    drows = []
+    for c in main["comparisons"]:
+        tc = next((x for x in th["comparisons"] if tnames.get(kinds[c["a"]]) == x["a"] and tnames.get(kinds[c["b"]]) == x["b"]), None)
+        drows.append({"comparison": f"{c['b']} vs {c['a']}", "campaign Cohen's d": f"{c['cohens_d']:+.2f}",
+                      "campaign ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
+                      "thesis Cohen's d": f"{tc['cohens_d']:+.2f}" if tc else "",
+                      "thesis ratio [95% BCa]": f"{tc['ratio']:.3f} [{ci(tc['ratio_ci95'])}]" if tc else "",
+                      "thesis MDE": f"{tc['mde_s']:.2f} s ({tc['mde_rel']:.1%})" if tc else ""})
+    table(pd.DataFrame(drows))
+'''
+
+FIGS = '''names = ORDER
+fig, ax = plt.subplots(figsize=(8, 3.6))
+for i, n in enumerate(names):
+    d = main["conditions"][n]
+    ax.errorbar([i], [d["mean"]], yerr=[[d["mean"] - d["ci95"][0]], [d["ci95"][1] - d["mean"]]], fmt="o", ms=8,
+                capsize=6, color=COLOR[n])
+    ax.annotate(f"{d['mean']:.2f} s", (i, d["ci95"][1]), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
+plain_log(ax); ax.set_xticks(range(len(names)), [""] * len(names)); ax.set_xlim(-0.5, len(names) - 0.5)
+lo, hi = ax.get_ylim(); ax.set_ylim(lo, hi * 1.6)
+ax.set_ylabel("elapsed s (log), mean and 95% CI"); legend(ax, loc="upper left")
 ax.set_title("Figure 22 style: time lost to congestion and won back by QoS")
 show(fig, "fig-means.png")
+
+fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [1, 1.2]})
+rng = np.random.default_rng(0)
+for i, n in enumerate(names):
+    v = raw[n].elapsed_s.to_numpy()
+    a1.boxplot([v], positions=[i], widths=0.55, showfliers=False, medianprops={"color": "black"},
+               boxprops={"color": COLOR[n]}, whiskerprops={"color": COLOR[n]}, capprops={"color": COLOR[n]})
+    a1.plot(i + rng.uniform(-0.18, 0.18, len(v)), v, "o", ms=3, alpha=0.6, color=COLOR[n])
+    x = np.sort(v)
+    a2.step(x, np.arange(1, len(x) + 1) / len(x), where="post", color=COLOR[n], lw=1.8)
+plain_log(a1); a1.set_xticks(range(len(names)), [""] * len(names)); a1.set_ylabel("elapsed s (log)")
+a1.set_title("Box plots (whiskers 1.5 IQR) with every trial")
+plain_log(a2, "x"); a2.set_xlabel("elapsed s (log)"); a2.set_ylabel("fraction of trials <= x"); a2.grid(alpha=0.3)
+a2.set_title("CDF of trial times"); legend(a2, loc="lower right")
+show(fig, "fig-box.png")
+
+if main["comparisons"]:
+    comps = main["comparisons"]
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(comps) + 1.2))
+    for i, c in enumerate(comps):
+        lo, hi = c["ratio_ci95"] or (c["ratio"], c["ratio"])
+        ax.errorbar([c["ratio"]], [i], xerr=[[c["ratio"] - lo], [hi - c["ratio"]]], fmt="o", capsize=5, color=COLOR[c["b"]])
+        ax.annotate(f"x{c['ratio']:.3f} [{lo:.3f}-{hi:.3f}]  d = {c['cohens_d']:+.2f}, Holm p = {pfmt(c['welch_t_p_holm'])}",
+                    (hi, i), textcoords="offset points", xytext=(8, -3), fontsize=8)
+    ax.axvline(1, color="grey", lw=1, ls="--")
+    ax.set_yticks(range(len(comps)), [f"{c['b']}\\nvs {c['a']}" for c in comps], fontsize=8)
+    plain_log(ax, "x"); ax.set_xlabel("ratio of means b / a (log), 95% BCa bootstrap interval")
+    ax.set_xlim(min(c["ratio_ci95"][0] if c["ratio_ci95"] else c["ratio"] for c in comps) / 1.5,
+                max(c["ratio_ci95"][1] if c["ratio_ci95"] else c["ratio"] for c in comps) * 12)
+    ax.invert_yaxis(); ax.set_title("Effect sizes: each comparison's ratio of means (colour = condition b)")
+    show(fig, "fig-effects.png")
 '''
 
 TRIALS = '''if camp:
     con = sqlite3.connect(camp / "trials.sqlite")
-    trials = pd.read_sql("SELECT idx, condition, trial, warmup, status, attempts, elapsed_s, total_s, busy_max_s, flood_json, "
-                         "capture_summary, phases_json, error FROM trials ORDER BY idx", con)
+    trials = pd.read_sql("SELECT * FROM trials ORDER BY idx", con)
     con.close()
     done = trials[(trials.status == "done") & (trials.warmup == 0)]
-    fig, ax = plt.subplots(figsize=(8, 3.8))
-    for name, g in done.groupby("condition"):
-        ax.plot(g.idx, g.elapsed_s, "o", label=name, alpha=0.8)
-    ax.set_xlabel("trial in run order"); ax.set_ylabel("elapsed (s)"); ax.legend(fontsize=8)
-    ax.set_title("Every trial in run order (drift would show here)")
-    show(fig, "fig-runorder.png")
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    names = [n for n, _ in done.groupby("condition")]
-    ax.boxplot([g.elapsed_s.values for _, g in done.groupby("condition")])
-    ax.set_xticks(range(1, len(names) + 1), names)
-    ax.set_ylabel("elapsed (s)"); ax.set_title("Distribution per condition")
-    plt.setp(ax.get_xticklabels(), rotation=12)
-    show(fig, "fig-box.png")
+    gap = trials.started - trials.finished.shift(1)
+    pause = gap > max(60.0, 20 * float(gap.median()))
+    fig, ax = plt.subplots(figsize=(11, 4))
+    for n in ORDER:
+        g = done[done.condition == n]
+        ax.plot(g.idx, g.elapsed_s, "o", ms=4, color=COLOR[n], alpha=0.85)
+    wu = trials[(trials.warmup == 1) & trials.elapsed_s.notna()]
+    ax.plot(wu.idx, wu.elapsed_s, "o", ms=5, mfc="none", color="grey")
+    retried = trials[trials.attempts > 1]
+    ax.plot(retried.idx, retried.elapsed_s.fillna(trials.elapsed_s.max()), "s", ms=11, mfc="none", mec="black", mew=1.5)
     failed = trials[trials.status == "failed"]
-    display(Markdown(f"{len(done)} trials counted, {int((trials.warmup == 1).sum())} warm-up, {len(failed)} failed."))
-    if len(failed):
-        display(HTML(failed[["idx", "condition", "error"]].to_html(index=False)))
+    ymax = float(trials.elapsed_s.max())
+    ax.plot(failed.idx, [ymax * 1.3] * len(failed), "X", ms=9, color="black")
+    for i in trials.idx[pause]:
+        ax.axvline(i - 0.5, color="black", ls="--", lw=1)
+        ax.annotate(f"resumed after {gap[trials.idx == i].iloc[0] / 60:.0f} min", (i - 0.5, ymax), rotation=90,
+                    fontsize=8, xytext=(3, 0), textcoords="offset points", va="top")
+    plain_log(ax); ax.set_xlabel("trial in run order (idx)"); ax.set_ylabel("elapsed s (log)")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    h = [Patch(color=COLOR[n], label=n) for n in ORDER] + [
+        Line2D([], [], marker="o", mfc="none", color="grey", ls="", label="warm-up"),
+        Line2D([], [], marker="s", mfc="none", mec="black", ls="", ms=9, label="retried (attempts > 1)"),
+        Line2D([], [], marker="X", color="black", ls="", label="failed"),
+        Line2D([], [], color="black", ls="--", label="pause / resume")]
+    ax.legend(handles=h, fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.set_title("Every trial in run order (drift, resume gaps and retries would show here)")
+    show(fig, "fig-runorder.png")
+    warm = int((trials.warmup == 1).sum())
+    display(Markdown(f"{len(done)} trials counted, {warm} warm-up, {len(failed)} failed, {len(retried)} retried "
+                     f"(a retried trial is counted once, with its last attempt), {int(pause.sum())} pause(s) "
+                     "longer than a minute between trials (an interrupted campaign resumed)."))
+    if len(failed) or len(retried):
+        table(pd.concat([failed, retried])[["idx", "condition", "trial", "status", "attempts", "elapsed_s", "error"]].astype(object).fillna(""))
 elif thesis_data:
-    t5 = pd.read_csv(pathlib.Path(thesis_data) / "thesis-table5-qos.csv")
-    fig, ax = plt.subplots(figsize=(8, 3.8))
-    for (c, q), g in t5.groupby(["congestion", "qos"]):
-        ax.plot(g.trial, g.elapsed_s, "o-", label=f"congestion {c}, QoS {q}", alpha=0.7)
-    ax.set_xlabel("trial"); ax.set_ylabel("elapsed (s)"); ax.legend(fontsize=8)
-    ax.set_title("Appendix A.2 trials in order")
+    fig, ax = plt.subplots(figsize=(11, 3.8))
+    for n in ORDER:
+        ax.plot(raw[n].trial, raw[n].elapsed_s, "o-", ms=3, lw=0.8, color=COLOR[n], alpha=0.85)
+    plain_log(ax); ax.set_xlabel("trial"); ax.set_ylabel("elapsed s (log)"); legend(ax, loc="upper left", ncol=2)
+    ax.set_title("Appendix A trials in order")
     show(fig, "fig-runorder.png")
 '''
 
-NETWORK = '''if camp and (camp / "stats-network.json").exists():
+NETWORK = '''def per_condition_stack(parts, colors, title, ylabel, name):
+    """Per-condition panels (each its own linear axis from 0): a stacked bar of parts[cond] = {label: value}."""
+    conds = [n for n in ORDER if n in parts]
+    fig, axes = plt.subplots(1, len(conds), figsize=(2.6 * len(conds) + 1, 3.4), squeeze=False)
+    for ax, n in zip(axes[0], conds):
+        bottom = 0.0
+        for label, v in parts[n].items():
+            ax.bar([0], [v], bottom=bottom, color=colors[label], width=0.6, edgecolor=COLOR[n], lw=2)
+            r, g_, b_ = matplotlib.colors.to_rgb(colors[label])
+            ax.annotate(f"{v:.3g}", (0, bottom + v / 2), ha="center", va="center", fontsize=8,
+                        color="white" if 0.3 * r + 0.59 * g_ + 0.11 * b_ < 0.5 else "black")
+            bottom += v
+        ax.set_xticks([]); ax.set_xlim(-0.6, 0.6); ax.set_ylim(0, bottom * 1.15 or 1)
+        ax.set_title(n, fontsize=9, color=COLOR[n])
+    axes[0][0].set_ylabel(ylabel)
+    from matplotlib.patches import Patch
+    axes[0][-1].legend(handles=[Patch(color=c, label=l) for l, c in colors.items()], fontsize=8,
+                       loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.suptitle(title, y=1.06)
+    show(fig, name)
+
+
+if camp and (camp / "stats-network.json").exists():
     net = json.loads((camp / "stats-network.json").read_text())
     display(Markdown("## Where the time goes: compute vs network wait"))
     display(Markdown("Network wait = render time minus the busiest worker's own render time: what the critical "
                      "worker spent not computing (waiting for requests, results, retransmissions). A switch profile "
                      "can only change this part; the compute part also grows under a flood when the flood's packet "
                      "processing shares the cores (the embedded testbed's one emulation artefact)."))
-    display(HTML(cond_table(net).to_html(index=False, float_format=lambda v: f"{v:.3f}")))
+    table(cond_table(net, [n for n in ORDER if n in net["conditions"]]), float_format=lambda v: f"{v:.3f}")
     for r in net.get("recovery", []):
         ratio = r["ratio"]
-        display(Markdown(f"**Recovery of the network wait by {r['treated']}**: " + (f"**{ratio:.1%}**" if ratio is not None else "n/a")))
-    g = done.groupby("condition")
-    names = list(g.groups)
-    comp = [g.get_group(n).busy_max_s.mean() for n in names]
-    wait = [(g.get_group(n).elapsed_s - g.get_group(n).busy_max_s).mean() for n in names]
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    ax.bar(range(len(names)), comp, label="busiest worker computing", color="#8c8c8c")
-    ax.bar(range(len(names)), wait, bottom=comp, label="network wait", color="#dd8452")
-    ax.set_xticks(range(len(names)), names, rotation=12)
-    ax.set_ylabel("seconds (mean)"); ax.legend(fontsize=8); ax.set_title("Compute vs network wait per condition")
-    show(fig, "fig-compute-network.png")
+        display(Markdown(f"**Recovery of the network wait by {r['treated']}**: " + (f"**{ratio:.1%}**" if ratio is not None else "n/a")
+                         + (f" (95 % BCa {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else "")))
+    parts = {n: {"busiest worker computing": g.busy_max_s.mean(), "network wait": (g.elapsed_s - g.busy_max_s).mean()}
+             for n, g in done.groupby("condition") if g.busy_max_s.notna().all()}
+    per_condition_stack(parts, {"busiest worker computing": "#b0b0b0", "network wait": "#4d4d4d"},
+                        "Compute vs network wait per condition (mean s; panel border = condition)", "seconds (mean)",
+                        "fig-compute-network.png")
+'''
+
+CPU = '''if camp:
+    cpu_cols = [c for c in trials.columns if c.startswith("cpu_")]
+    if cpu_cols:
+        display(Markdown("## CPU time per trial (from /proc)"))
+        means = done.groupby("condition")[cpu_cols].mean()
+        table(means.reindex([n for n in ORDER if n in means.index]).reset_index(), float_format=lambda v: f"{v:.3f}")
+        num = [c for c in cpu_cols if pd.api.types.is_numeric_dtype(trials[c])]
+        cmap = plt.get_cmap("tab10")
+        per_condition_stack({n: {c: float(means.loc[n, c]) for c in num} for n in means.index},
+                            {c: cmap(i % 10) for i, c in enumerate(num)}, "CPU seconds per trial by part (mean)",
+                            "CPU seconds (mean)", "fig-cpu.png")
+    sw_cols = [c for c in trials.columns if c.startswith("switch_")]
+    if sw_cols:
+        display(Markdown("## Switch queue drops per trial (mean of the per-trial deltas)"))
+        sw = done.groupby("condition")[sw_cols].mean()
+        table(sw.reindex([n for n in ORDER if n in sw.index]).reset_index(), float_format=lambda v: f"{v:.1f}")
 '''
 
 FLOOD = '''if camp:
@@ -152,48 +378,95 @@ FLOOD = '''if camp:
                              "received Mbit/s": f["received_wire_bps"] / 1e6, "loss %": f["loss_pct"],
                              "delay ms": f["delay_avg_s"] * 1000})
     if rows:
-        display(Markdown("## The congestion: D-ITG achieved rates (from ITGDec)"))
+        display(Markdown("## The congestion: D-ITG achieved rates (from ITGDec, mean per flow)"))
         fl = pd.DataFrame(rows).groupby(["condition", "flow"]).mean().reset_index()
-        display(HTML(fl.to_html(index=False, float_format=lambda v: f"{v:.2f}")))
+        fl["o"] = fl.condition.map(ORDER.index)
+        table(fl.sort_values(["o", "flow"]).drop(columns="o"), float_format=lambda v: f"{v:.2f}")
 '''
 
-CAPTURE = '''if camp:
-    caps = {}  # the first captured trial of each condition; paths are relative to the campaign folder
+CAPTURE = '''CLASS_COLOR = {"rmi": "#1b9e77", "control/ack": "#7570b3", "data": "#e7298a", "udp": "#d95f02", "ssh": "#66a61e",
+               "short-frame": "#e6ab02", "other": "#666666"}
+if camp:
+    caps = []
+    drop_cols = [c for c in trials.columns if c.startswith("capture_drops")]
     for _, t in trials.iterrows():
+        s = None
         if isinstance(t.capture_summary, str) and (camp / t.capture_summary).exists():
-            caps.setdefault(t.condition, camp / t.capture_summary)
-    caps = list(caps.items())
+            s = json.loads((camp / t.capture_summary).read_text())
+        col_drops = sum(float(t[c]) for c in drop_cols if pd.notna(t[c]) and pd.api.types.is_number(t[c]))
+        if s is None and not col_drops:
+            continue
+        d = (s or {}).get("drops") or {}
+        dropped = int(d.get("pcap_dropped") or 0) + int(d.get("pcap_dropped_by_interface") or 0)
+        recv = d.get("pcap_received")
+        caps.append({"idx": t.idx, "condition": t.condition, "summary": s, "received (pcap)": recv,
+                     "dropped (pcap)": dropped, "dropped (stored columns)": col_drops,
+                     "lost": f"{dropped / recv:.1%}" if recv else "",
+                     "flag": "LOST PACKETS" if dropped or col_drops else "ok"})
     if caps:
-        display(Markdown("## Traffic classes on the SPAN port (Figures 9-10 style)"))
-        for cond, p in caps:
-            s = json.loads(p.read_text())
-            cl = {k: v for k, v in s["classes"].items() if v["packets"]}
-            fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
-            a1.bar(list(cl), [v["packets"] for v in cl.values()]); a1.set_yscale("log"); a1.set_title(f"{cond}: packets per class (log)")
-            a2.bar(list(cl), [v["mean_frame_bytes"] for v in cl.values()]); a2.set_title("mean frame length (bytes)")
-            for a in (a1, a2):
-                plt.setp(a.get_xticklabels(), rotation=20)
-            show(fig, f"fig-classes-{cond.replace(' ', '-')}.png")
-            ts = pd.read_csv(p.parent / "timeseries.csv")
-            fig, ax = plt.subplots(figsize=(8, 3.2))
-            for c in ("rmi", "control/ack", "udp", "data"):
-                col = f"{c}_avg_bps"
-                if col in ts and ts[col].max() > 0:
-                    ax.plot(ts.time_s, ts[col] / 1e6, label=c)
-            ax.set_yscale("log")  # the flood (tens of Mbit/s) and RMI (tens of kbit/s) on one plot
-            ax.set_xlabel("s"); ax.set_ylabel("Mbit/s (running average, log)"); ax.legend(fontsize=8)
-            ax.set_title(f"{cond}: bit rate per class on {s['host']}'s port (Figures 11-18 style)")
-            show(fig, f"fig-bitrate-{cond.replace(' ', '-')}.png")
+        display(Markdown("## Capture accounting"))
+        cap = pd.DataFrame(caps)
+        shown = ["idx", "condition", "received (pcap)", "dropped (pcap)", "lost", "flag"] + (["dropped (stored columns)"] if drop_cols else [])
+        table(cap[shown])
+        bad = cap[cap.flag != "ok"]
+        if len(bad):
+            display(Markdown(f"**{len(bad)} captured trial(s) lost packets** (idx {', '.join(str(i) for i in bad.idx)}): their "
+                             "class counts are incomplete and biased towards what the capture kept. "
+                             + ("They are still in the class figures (include_dropped_captures=True)."
+                                if include_dropped_captures else "They are left out of the class figures below "
+                                "(report parameter include_dropped_captures=True puts them back).")))
+        use = cap if include_dropped_captures else cap[cap.flag == "ok"]
+        use = use[use.summary.notna()]
+        left_out = [n for n in ORDER if n in set(cap.condition) and n not in set(use.condition)]
+        if left_out:
+            display(Markdown("No clean capture for: " + ", ".join(f"*{n}*" for n in left_out) + "."))
+        if len(use):
+            display(Markdown("## Traffic classes on the SPAN port (Figures 9-10 style)"))
+            classes = [k for k in CLASS_COLOR if any(s["classes"].get(k, {}).get("packets") for s in use.summary)]
+            conds = [n for n in ORDER if n in set(use.condition)]
+            fig, axes = plt.subplots(2, len(classes), figsize=(2.4 * len(classes) + 1.5, 5.6), squeeze=False)
+            fig.subplots_adjust(wspace=0.5)
+            for j, k in enumerate(classes):
+                for row, (key, label) in enumerate((("packets", "packets per trial"), ("mean_frame_bytes", "mean frame bytes"))):
+                    ax = axes[row][j]
+                    for i, n in enumerate(conds):
+                        vals = [s["classes"].get(k, {}).get(key) or 0 for s in use[use.condition == n].summary]
+                        v = float(np.mean(vals))
+                        ax.bar([i], [v], color=COLOR[n], width=0.75)
+                        ax.annotate(f"{v:.0f}", (i, v), ha="center", va="bottom", fontsize=7)
+                    ax.set_ylim(0, ax.get_ylim()[1] * 1.15); ax.set_xticks([])
+                    if row == 0:
+                        ax.set_title(k, fontsize=10)
+                    if j == 0:
+                        ax.set_ylabel(label)
+            ntr = use.groupby("condition").size()
+            legend(axes[0][-1], [n for n in conds], loc="center left", bbox_to_anchor=(1.02, 0.0))
+            display(Markdown("Packets and mean frame length per class, mean over the clean captured trials ("
+                             + ", ".join(f"{ntr[n]} of *{n}*" for n in conds) + "); each panel has its own linear axis from 0."))
+            show(fig, "fig-classes.png")
+            for n in conds:
+                first = use[use.condition == n].iloc[0]
+                ts = pd.read_csv((camp / trials.loc[trials.idx == first.idx, "capture_summary"].iloc[0]).parent / "timeseries.csv")
+                fig, ax = plt.subplots(figsize=(9, 3))
+                for c, col in CLASS_COLOR.items():
+                    k = f"{c}_avg_bps"
+                    if k in ts and ts[k].max() > 0:
+                        ax.plot(ts.time_s, ts[k] / 1e6, "o-" if len(ts) < 10 else "-", ms=3, label=c, color=col)
+                ax.set_yscale("log")  # the flood (tens of Mbit/s) and RMI (tens of kbit/s) on one plot
+                ax.set_xlabel("s"); ax.set_ylabel("Mbit/s (running average, log)"); ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+                ax.set_title(f"{n} (trial {first.idx}): bit rate per class on {first.summary['host']}'s port (Figures 11-18 style)",
+                             fontsize=9, color=COLOR[n])
+                show(fig, f"fig-bitrate-{n.replace(' ', '-')}.png")
 '''
 
 PROV = '''if camp:
     display(Markdown("## Provenance"))
-    display(HTML(pd.DataFrame(sorted(prov.items()), columns=["what", "value"]).to_html(index=False)))
+    table(pd.DataFrame(sorted(prov.items()), columns=["what", "value"]))
 _ = (out / "figures.json").write_text(json.dumps(figures))
 '''
 
 nb = nbformat.v4.new_notebook()
-cells = [PARAMS, LOAD, TABLES, MEANS, TRIALS, NETWORK, FLOOD, CAPTURE, PROV]
+cells = [PARAMS, LOAD, RAW, TABLES, SIDE, FIGS, TRIALS, NETWORK, CPU, FLOOD, CAPTURE, PROV]
 nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
 nb.cells[0].metadata["tags"] = ["parameters"]
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

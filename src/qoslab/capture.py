@@ -17,11 +17,11 @@ import json
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .errors import QoslabError
-from .executor import BackgroundProcess, Executor, LocalExecutor
+from .executors import BackgroundProcess, Executor, LocalExecutor
 from .topology import repo_root
 
 JAR = repo_root() / "capture" / "target" / "qoslab-capture-0.1.0.jar"
@@ -75,8 +75,10 @@ def classify_files(inputs: list[Path], out_dir: Path, host_ip: str | None = None
     rows: list[dict] = []
     done: dict = {}
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        assert p.stdout is not None and p.stderr is not None
         err: list[str] = []
-        t = threading.Thread(target=lambda: err.extend(p.stderr), daemon=True)  # never block on a full pipe
+        stderr = p.stderr
+        t = threading.Thread(target=lambda: err.extend(stderr), daemon=True)  # never block on a full pipe
         t.start()
         for line in p.stdout:
             if not line.startswith("{"):
@@ -150,7 +152,7 @@ class LiveCapture:
                               f"{': ' + tail[0] if tail else ''} (log: {self.log})")
         return json.loads(summary.read_text())
 
-    def __enter__(self) -> "LiveCapture":
+    def __enter__(self) -> LiveCapture:
         self.start()
         return self
 

@@ -11,31 +11,28 @@ template ``switch-configs/catalyst3750-qos.j2``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 import jinja2
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-from .errors import QoslabError
-from .topology import Topology, long_port, repo_root
-from .yamlio import FieldProblem, load_model
+from .errors import ConfigError, QoslabError
+from .topology import Topology, canonical_port, long_port, repo_root
+from .yamlio import StrictModel, load_model
 
 TEMPLATES = repo_root() / "switch-configs"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Group(_Strict):
+class Group(StrictModel):
     """Hosts of a group: an explicit list, or the first N hosts of the topology."""
 
     hosts: list[str] | None = None
     first: int | None = Field(None, ge=1)
 
 
-class Rule(_Strict):
+class Rule(StrictModel):
     """A classification rule, rendered as ACL(s) + class-map + policy-map class setting DSCP.
 
     ``kind: pairs``: one numbered ACL per ordered pair of hosts of ``group`` (Appendix B: ACL
@@ -52,12 +49,12 @@ class Rule(_Strict):
     acl_base: int = Field(100, ge=100, le=199)
 
 
-class PriorityIn(_Strict):
+class PriorityIn(StrictModel):
     queue: int = Field(2, ge=1, le=2)
     bandwidth: int = Field(10, ge=0, le=40)
 
 
-class Ingress(_Strict):
+class Ingress(StrictModel):
     """``mls qos srr-queue input ...`` (not emulated by tc: see the fidelity table)."""
 
     bandwidth: list[int] | None = None
@@ -65,7 +62,7 @@ class Ingress(_Strict):
     priority_queue: PriorityIn | None = None
 
 
-class Egress(_Strict):
+class Egress(StrictModel):
     """Egress settings for the ports of ``apply_to``: SRR share or shape weights (4 queues),
     expedite queue, queue-set."""
 
@@ -83,20 +80,28 @@ class Egress(_Strict):
         return v
 
 
-class QueueSet(_Strict):
+class QueueSet(StrictModel):
     buffers: list[int] | None = None
     thresholds: dict[int, list[int]] = Field(default_factory=dict)
 
 
-class Span(_Strict):
+class Span(StrictModel):
+    """A SPAN session (``monitor session``): ``source`` is a host name (its port) or a port name,
+    ``destination`` a port name (SPAN sessions of campaigns come from here only)."""
+
     session: int = Field(..., ge=1, le=66)
-    source: str                 # host name (its port) or a port name
-    destination: str            # port name
+    source: str
+    destination: str
     direction: Literal["both", "rx", "tx"] = "both"
     encapsulation: Literal["replicate"] | None = None
 
+    @field_validator("destination")
+    @classmethod
+    def _destination(cls, v: str) -> str:
+        return canonical_port(v)
 
-class Profile(_Strict):
+
+class Profile(StrictModel):
     """A Catalyst 3750 QoS profile (see module doc)."""
 
     name: str
@@ -115,11 +120,25 @@ class Profile(_Strict):
     span: list[Span] = Field(default_factory=list)
 
 
-def load_profile(path_or_name: str | Path) -> Profile:
-    """A profile by path or by name (``thesis`` -> qos-profiles/thesis.yaml). Raises ConfigError."""
+PROFILE_DIR = repo_root() / "qos-profiles"
+
+
+def profile_path(path_or_name: str | Path) -> Path:
+    """Where a profile lives: a name (``thesis``) -> ``qos-profiles/thesis.yaml``; anything with a
+    suffix or an existing path -> that path. Does not check that it exists."""
     p = Path(path_or_name)
     if not p.suffix and not p.exists():
-        p = repo_root() / "qos-profiles" / f"{path_or_name}.yaml"
+        return PROFILE_DIR / f"{path_or_name}.yaml"
+    return p
+
+
+def load_profile(path_or_name: str | Path) -> Profile:
+    """A profile by path or by name (``thesis`` -> qos-profiles/thesis.yaml). Raises ConfigError
+    naming file, line and field (or the profiles that exist, for an unknown name)."""
+    p = profile_path(path_or_name)
+    if not p.exists():
+        known = ", ".join(sorted(f.stem for f in PROFILE_DIR.glob("*.yaml")))
+        raise ConfigError(f"no profile {str(path_or_name)!r} (qos-profiles/: {known})")
     return load_model(p, Profile)
 
 
@@ -134,10 +153,11 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
         elif g.hosts is not None:
             hosts = list(g.hosts)
         else:
-            if g.first > len(topology.hosts):
+            first = g.first or len(topology.hosts)
+            if first > len(topology.hosts):
                 raise QoslabError(f"profile {profile.name}: group {name} wants the first {g.first} hosts, "
                                   f"topology {topology.name} has {len(topology.hosts)}")
-            hosts = topology.host_names[: g.first]
+            hosts = topology.host_names[:first]
         for h in hosts:
             try:
                 topology.host(h)
@@ -147,18 +167,15 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
     return out
 
 
-def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
-    """Profile -> IOS configuration lines (config-mode order: globals, ACLs, class-maps,
-    policy-map, interfaces, monitor sessions). Pure. Raises QoslabError for a group that does
-    not fit (unknown host, more than 9 hosts in a ``pairs`` rule: ACL numbers 1ij)."""
-    g = resolve_groups(profile, topology, groups)
+Acl = tuple[str, str, list[str]]          # (numbered|named, id, entries)
+PolicyClassRow = tuple[str, str, bool, int]  # (class name, ACL id, named?, DSCP)
 
-    def group(name: str) -> list[str]:
-        if name not in g:
-            raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
-        return g[name]
 
-    acls, classes = [], []  # acls: (kind, id, [entries]); classes: (name, acl id, named?, dscp)
+def _rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list[str]]
+               ) -> tuple[list[Acl], list[PolicyClassRow]]:
+    """ACLs and policy-map classes of the profile's rules (pure)."""
+    acls: list[Acl] = []
+    classes: list[PolicyClassRow] = []
     for r in profile.rules:
         hosts = group(r.group)
         if r.kind == "pairs":
@@ -166,24 +183,28 @@ def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | 
                 raise QoslabError(f"profile {profile.name}: rule {r.name}: pairs ACLs number 1ij, at most 9 hosts")
             for i, a in enumerate(hosts, 1):
                 for j, b in enumerate(hosts, 1):
-                    if i == j:
-                        continue
-                    num = r.acl_base + 10 * i + j
-                    acls.append(("num", str(num), [f"permit {r.protocol} host {topology.host(a).ip} host {topology.host(b).ip}"]))
-                    classes.append((f"class{num}", str(num), False, r.set_dscp))
+                    if i != j:
+                        num = r.acl_base + 10 * i + j
+                        entry = f"permit {r.protocol} host {topology.host(a).ip} host {topology.host(b).ip}"
+                        acls.append(("num", str(num), [entry]))
+                        classes.append((f"class{num}", str(num), False, r.set_dscp))
         elif r.kind == "ports":
             entries = []
-            for p in r.ports:
-                entries += [f"permit {r.protocol} any any eq {p}", f"permit {r.protocol} any eq {p} any"]
+            for port in r.ports:
+                entries += [f"permit {r.protocol} any any eq {port}", f"permit {r.protocol} any eq {port} any"]
             acls.append(("named", r.name, entries))
             classes.append((r.name, r.name, True, r.set_dscp))
         else:
-            entries = [f"permit ip host {topology.host(h).ip} any" for h in hosts]
-            acls.append(("named", r.name, entries))
+            acls.append(("named", r.name, [f"permit ip host {topology.host(h).ip} any" for h in hosts]))
             classes.append((r.name, r.name, True, r.set_dscp))
-    ports = {}  # port -> list of lines
-    for h in topology.hosts:
-        ports[h.port] = []
+    return acls, classes
+
+
+def _interface_lines(profile: Profile, topology: Topology, group: Callable[[str], list[str]],
+                     with_policy: bool) -> dict[str, list[str]]:
+    """Port (short name) -> its QoS interface lines: trust, SRR weights, queue-set, expedite
+    queue, service-policy (pure)."""
+    ports: dict[str, list[str]] = {h.port: [] for h in topology.hosts}
     for grp, how in profile.trust.items():
         for h in group(grp):
             ports[topology.host(h).port].append(f"mls qos trust {how}")
@@ -199,20 +220,36 @@ def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | 
                 lines.append(f"queue-set {e.queue_set}")
             if e.priority_queue_out:
                 lines.append("priority-queue out")
-    if classes:
+    if with_policy:
         for h in group(profile.policy_on):
             ports[topology.host(h).port].append(f"service-policy input {profile.policy_map}")
+    return ports
+
+
+def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
+    """Profile -> IOS configuration lines (config-mode order: globals, ACLs, class-maps,
+    policy-map, interfaces, monitor sessions). Pure. Raises QoslabError for a group that does
+    not fit (unknown host, more than 9 hosts in a ``pairs`` rule: ACL numbers 1ij)."""
+    g = resolve_groups(profile, topology, groups)
+
+    def group(name: str) -> list[str]:
+        if name not in g:
+            raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
+        return g[name]
+
+    acls, classes = _rule_acls(profile, topology, group)
+    ports = _interface_lines(profile, topology, group, bool(classes))
     spans = []
     for s in profile.span:
         src = topology.host(s.source).port if s.source in topology.host_names else s.source
         spans.append((s.session, src, s.destination, s.direction, s.encapsulation))
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    port_lines = [(long_port(port), lines) for port, lines in sorted(ports.items(), key=lambda kv: _port_key(kv[0]))
+                  if lines]
     text = env.get_template("catalyst3750-qos.j2").render(
-        p=profile, acls=acls, classes=classes, extra_acls=profile.extra_acls,
-        ports=[(long_port(port), lines) for port, lines in sorted(ports.items(), key=lambda kv: _port_key(kv[0])) if lines],
-        spans=spans)
-    return [l for l in text.splitlines() if l.strip()]
+        p=profile, acls=acls, classes=classes, extra_acls=profile.extra_acls, ports=port_lines, spans=spans)
+    return [line for line in text.splitlines() if line.strip()]
 
 
 def _port_key(port: str) -> tuple[int, ...]:

@@ -35,38 +35,55 @@ def _execute(params: dict, out_dir: Path) -> Path:
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
                           f"(executed notebook: {executed})") from None
-    html, _ = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(
-        nbformat.read(executed, as_version=4))
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    html, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
     page = out_dir / "report.html"
     page.write_text(html)
+    figures = set(json.loads((out_dir / "figures.json").read_text()))
+    for stale in out_dir.glob("fig-*.png"):  # figures of an earlier run that this one did not draw
+        if stale.name not in figures:
+            stale.unlink()
     return page
 
 
-def campaign_report(folder: Path) -> Path:
-    """report.html of a campaign folder; returns its path. Raises QoslabError when the campaign
-    has no valid trials or the notebook fails."""
-    from .campaign import Playbook, Store, campaign_stats
+def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
+    """``qoslab-analysis thesis`` on the thesis's Appendix A data into ``out`` (stats JSON); returns it.
+    Raises QoslabError when the Java statistics fail."""
+    from .campaign import ANALYSIS_JAR
 
-    import yaml
+    p = subprocess.run(["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main",
+                        "thesis", "--data", str(data), "--out", str(out)], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        raise QoslabError(f"thesis statistics failed: {p.stderr.strip()[-300:]}")
+    return out
+
+
+def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Path:
+    """report.html of a campaign folder; returns its path. The statistics are (re)computed when
+    stats.json is missing or of an older schema (no ``settings``); the thesis's statistics are
+    written beside them (stats-thesis.json) for Table 5 side by side. ``include_dropped_captures``
+    keeps captures that lost packets in the class figures. Raises QoslabError when the campaign
+    has no valid trials or the notebook fails."""
+    from .campaign import Store, campaign_stats, load_campaign_playbook
 
     stats = folder / "stats.json"
-    if not stats.exists():
-        pb = Playbook.model_validate(yaml.safe_load((folder / "playbook.yaml").read_text()))
-        campaign_stats(pb, Store(folder / "trials.sqlite"), folder)
+    if not stats.exists() or "settings" not in json.loads(stats.read_text()):
+        pb = load_campaign_playbook(folder)
+        store = Store(folder / "trials.sqlite")
+        try:
+            campaign_stats(pb, store, folder)
+        finally:
+            store.close()
+    thesis = _thesis_stats(folder / "stats-thesis.json")
     name = json.loads((folder / "provenance.json").read_text()).get("playbook", folder.name)
     return _execute({"stats_path": str(stats.resolve()), "campaign_dir": str(folder.resolve()),
+                     "thesis_stats_path": str(thesis.resolve()), "include_dropped_captures": include_dropped_captures,
                      "title": f"qoslab campaign report: {Path(name).stem}"}, folder)
 
 
 def thesis_report(out_dir: Path, data: Path = THESIS_DATA) -> Path:
     """report.html of the thesis's raw trial times (Appendix A) against its Tables 3 and 5."""
-    from .campaign import ANALYSIS_JAR
-
     out_dir.mkdir(parents=True, exist_ok=True)
-    stats = out_dir / "stats.json"
-    p = subprocess.run(["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main",
-                        "thesis", "--data", str(data), "--out", str(stats)], capture_output=True, text=True, timeout=120)
-    if p.returncode != 0:
-        raise QoslabError(f"thesis statistics failed: {p.stderr.strip()[-300:]}")
+    stats = _thesis_stats(out_dir / "stats.json", data)
     return _execute({"stats_path": str(stats.resolve()), "thesis_data": str(data.resolve()),
                      "title": "The thesis's data (Appendix A) against its Tables 3 and 5"}, out_dir)

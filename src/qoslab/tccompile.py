@@ -32,9 +32,9 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from .ios import Ace, QosConfig
-from .testbed import shaping_lines
-from .topology import Topology, linux_ifname
+from .ios import Ace, InterfaceQos, QosConfig
+from .netplan import htb_quantum, switch_port_lines
+from .topology import Host, Topology, linux_ifname
 
 PRIORITY_RESIDUAL = 0.01  # share of the link left to queues 2-4 under priority-queue out
 
@@ -112,68 +112,72 @@ def queue_rates(link_bps: int, share: list[int], shape: list[int], priority: boo
     return out
 
 
-def compile_tc(qos: QosConfig, topo: Topology) -> TcPlan:
-    """QoS configuration -> tc plan for every host port of the switch (pure)."""
+def _queue_lines(qos: QosConfig, topo: Topology, dev: str, iq: InterfaceQos) -> list[str]:
+    """HTB root, class 1:1 at the link rate and the four egress queues 1:11..1:14 of one port."""
     rate, burst = topo.link.rate, topo.link.burst_bytes
-    port_bytes = topo.buffers.switch_port_bytes
-    plan = TcPlan({})
-    plan.notes = [f"not emulated: {u}" for u in qos.unsupported]
-    host_of_port = {h.port: h for h in topo.hosts}
-    for h in topo.hosts:
-        dev = linux_ifname(h.port)
-        if not qos.enabled:
-            plan.ports[dev] = shaping_lines(dev, rate, burst, port_bytes)
+    rates = queue_rates(rate, iq.share, iq.shape, iq.priority_queue_out)
+    buffers = qos.queue_set_buffers.get(iq.queue_set, [25, 25, 25, 25])
+    quantum = htb_quantum(rate)
+    lines = [f"qdisc replace dev {dev} root handle 1: htb default 1{qos.dscp_output_queue[0]}",
+             f"class replace dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
+             f"burst {burst}b cburst {burst}b quantum {quantum}"]
+    for q in range(1, 5):
+        r, c, prio = rates[q - 1]
+        limit = max(3028, topo.buffers.switch_port_bytes * buffers[q - 1] // 100)
+        lines.append(f"class replace dev {dev} parent 1:1 classid 1:1{q} htb rate {r}bit ceil {c}bit "
+                     f"burst {burst}b cburst {burst}b prio {prio} quantum {min(quantum, htb_quantum(r))}")
+        lines.append(f"qdisc replace dev {dev} parent 1:1{q} handle 1{q}: bfifo limit {limit}")
+    return lines
+
+
+def _policy_matches(qos: QosConfig, src: Host, dst: Host, iq: InterfaceQos, notes: list[str]) -> list[tuple[str, int]]:
+    """u32 matches and queues for packets from ``src`` (its port's policy-map classes, in order)
+    leaving toward ``dst``."""
+    out = []
+    for pc in qos.policy_maps.get(iq.service_policy_in, []) if iq.service_policy_in else []:
+        cm = qos.class_maps.get(pc.class_name)
+        if cm is None or pc.set_dscp is None:
             continue
-        iq = qos.interfaces.get(h.port)
-        share, shape = iq.share, iq.shape
-        rates = queue_rates(rate, share, shape, iq.priority_queue_out)
-        buffers = qos.queue_set_buffers.get(iq.queue_set, [25, 25, 25, 25])
-        default_q = qos.dscp_output_queue[0]
-        quantum = min(200_000, max(1514, rate // 8 // 10))
-        lines = [f"qdisc replace dev {dev} root handle 1: htb default 1{default_q}",
-                 f"class replace dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
-                 f"burst {burst}b cburst {burst}b quantum {quantum}"]
-        for q in range(1, 5):
-            r, c, prio = rates[q - 1]
-            limit = max(3028, port_bytes * buffers[q - 1] // 100)
-            lines.append(f"class replace dev {dev} parent 1:1 classid 1:1{q} htb rate {r}bit ceil {c}bit "
-                         f"burst {burst}b cburst {burst}b prio {prio} quantum {min(quantum, max(1514, r // 8 // 10))}")
-            lines.append(f"qdisc replace dev {dev} parent 1:1{q} handle 1{q}: bfifo limit {limit}")
-        pref = 10
-        for src_port, src_iq in sorted(qos.interfaces.items()):
-            src_host = host_of_port.get(src_port)
-            if src_host is None or src_port == h.port:
-                continue
-            # 1. the ingress port's policy-map classes, in order
-            for pc in (qos.policy_maps.get(src_iq.service_policy_in, []) if src_iq.service_policy_in else []):
-                cm = qos.class_maps.get(pc.class_name)
-                if cm is None or pc.set_dscp is None and pc.trust is None:
-                    continue
-                matches = []
-                for acl in cm.acls:
-                    for ace in qos.acls.get(acl, []):
-                        m = _ace_match(ace, src_host.ip, h.ip)
-                        if m:
-                            matches.append(m)
-                        if ace.action == "deny":
-                            plan.notes.append(f"not emulated: deny entry in ACL {acl}")
-                for d in cm.dscps:
-                    matches.append(f"match ip src {src_host.ip}/32 {_dsfield(d, 6)}")
-                for m in matches:
-                    if pc.set_dscp is not None:
-                        q = qos.dscp_output_queue[pc.set_dscp]
-                        lines.append(f"filter add dev {dev} parent 1: protocol ip pref {pref} u32 {m} flowid 1:1{q}")
-                        pref += 1
-            # 2. trusted DSCP: queue by the packet's own DSCP
-            if src_iq.trust == "dscp":
-                for q in range(1, 5):
-                    for value, bits in dscp_blocks({d for d, qq in qos.dscp_output_queue.items() if qq == q}):
-                        lines.append(f"filter add dev {dev} parent 1: protocol ip pref {pref} u32 "
-                                     f"match ip src {src_host.ip}/32 {_dsfield(value, bits)} flowid 1:1{q}")
-                        pref += 1
-            # 3. untrusted (or trust cos on untagged frames: CoS 0 -> DSCP 0): HTB default class
-        plan.ports[dev] = lines
-    # SPAN: mirror before any queueing
+        matches = []
+        for acl in cm.acls:
+            for ace in qos.acls.get(acl, []):
+                m = _ace_match(ace, src.ip, dst.ip)
+                if m:
+                    matches.append(m)
+                if ace.action == "deny":
+                    notes.append(f"not emulated: deny entry in ACL {acl}")
+        matches += [f"match ip src {src.ip}/32 {_dsfield(d, 6)}" for d in cm.dscps]
+        out += [(m, qos.dscp_output_queue[pc.set_dscp]) for m in matches]
+    return out
+
+
+def _classifier_lines(qos: QosConfig, topo: Topology, dst: Host, dev: str, notes: list[str]) -> list[str]:
+    """u32 filters on ``dst``'s port choosing the egress queue by the ingress port the packet came
+    from (each host has its own port, so ingress port == source address): 1. its policy-map
+    classes (ACL -> set dscp -> queue of that DSCP); 2. trusted DSCP: the packet's own DSCP;
+    3. anything else (untrusted, or trust cos on untagged frames: CoS 0 -> DSCP 0) falls to the
+    HTB default class = the queue of DSCP 0."""
+    host_of_port = {h.port: h for h in topo.hosts}
+    lines, pref = [], 10
+    for src_port, src_iq in sorted(qos.interfaces.items()):
+        src = host_of_port.get(src_port)
+        if src is None or src_port == dst.port:
+            continue
+        for m, q in _policy_matches(qos, src, dst, src_iq, notes):
+            lines.append(f"filter add dev {dev} parent 1: protocol ip pref {pref} u32 {m} flowid 1:1{q}")
+            pref += 1
+        if src_iq.trust == "dscp":
+            for q in range(1, 5):
+                for value, bits in dscp_blocks({d for d, qq in qos.dscp_output_queue.items() if qq == q}):
+                    lines.append(f"filter add dev {dev} parent 1: protocol ip pref {pref} u32 "
+                                 f"match ip src {src.ip}/32 {_dsfield(value, bits)} flowid 1:1{q}")
+                    pref += 1
+    return lines
+
+
+def _span_lines(qos: QosConfig, plan: TcPlan) -> None:
+    """SPAN: clsact + mirred on each source port, before any queueing (``rx`` on ingress, ``tx``
+    on egress)."""
     for sess in sorted(qos.monitor):
         s = qos.monitor[sess]
         for dst in s["destinations"]:
@@ -190,4 +194,18 @@ def compile_tc(qos: QosConfig, topo: Topology) -> TcPlan:
                     if direction in wanted:
                         lines.append(f"filter add dev {sdev} {hook} protocol all pref {sess} u32 match u32 0 0 "
                                      f"action mirred egress mirror dev {ddev}")
+
+
+def compile_tc(qos: QosConfig, topo: Topology) -> TcPlan:
+    """QoS configuration -> tc plan for every host port of the switch (pure; see the module doc)."""
+    plan = TcPlan({})
+    plan.notes = [f"not emulated: {u}" for u in qos.unsupported]
+    for h in topo.hosts:
+        dev = linux_ifname(h.port)
+        if not qos.enabled:
+            plan.ports[dev] = switch_port_lines(topo, h.port)
+            continue
+        iq = qos.interfaces.get(h.port) or InterfaceQos()
+        plan.ports[dev] = _queue_lines(qos, topo, dev, iq) + _classifier_lines(qos, topo, h, dev, plan.notes)
+    _span_lines(qos, plan)
     return plan

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .units import parse_rate, parse_size
-from .yamlio import FieldProblem, load_model
+from .yamlio import FieldProblem, StrictModel, load_model
 
 #: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
 TESTBED_NETWORK = ipaddress.ip_network("198.18.0.0/15")
@@ -68,11 +68,7 @@ def expand_ports(spec: str) -> list[str]:
     return [canonical_port(spec)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Host(_Strict):
+class Host(StrictModel):
     """One cluster node: its name, its IPv4 interface address (with prefix), its switch port."""
 
     name: str
@@ -97,14 +93,14 @@ class Host(_Strict):
         return str(self.address.ip)
 
 
-class Management(_Strict):
+class Management(StrictModel):
     """Where the switch's SSH CLI listens (for the virtual Catalyst: a loopback address)."""
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
 
 
-class Switch(_Strict):
+class Switch(StrictModel):
     """The Catalyst: model, hostname, management endpoint, its ports and SPAN destinations."""
 
     model: str = "WS-C3750G-24T"
@@ -135,14 +131,14 @@ class Switch(_Strict):
         return [canonical_port(str(p)) for p in v]
 
     @model_validator(mode="after")
-    def _span_known(self) -> "Switch":
+    def _span_known(self) -> Switch:
         for p in self.span_destinations:
             if p not in self.ports:
                 raise ValueError(f"SPAN destination {p} is not one of the switch's ports")
         return self
 
 
-class Link(_Strict):
+class Link(StrictModel):
     """Every host link: rate (bits/s), HTB burst (ms at the link rate), NIC offloads."""
 
     rate: int = Field(50_000_000, description="bits/s")
@@ -163,7 +159,7 @@ class Link(_Strict):
         return max(3028, int(self.rate / 8 * self.burst_ms / 1000))
 
 
-class Buffers(_Strict):
+class Buffers(StrictModel):
     """Queue limits in bytes: per switch egress port (QoS off) and per host NIC egress queue."""
 
     switch_port_bytes: int = 131072
@@ -175,7 +171,7 @@ class Buffers(_Strict):
         return parse_size(v)  # type: ignore[arg-type]
 
 
-class Topology(_Strict):
+class Topology(StrictModel):
     """A whole cluster. ``environment: embedded`` topologies are built as namespaces and must
     keep every address inside 198.18.0.0/15 (RFC 2544) and the management endpoint on loopback."""
 
@@ -196,7 +192,7 @@ class Topology(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Topology":
+    def _consistent(self) -> Topology:
         if not self.hosts:
             raise FieldProblem(("hosts",), "a topology needs at least one host")
         embedded = self.environment == "embedded"
@@ -205,7 +201,7 @@ class Topology(_Strict):
                                f"{self.switch.management.host} must be a loopback address on the embedded testbed")
         seen: dict[str, str] = {}
         for i, h in enumerate(self.hosts):
-            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):
+            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):  # type: ignore[arg-type]
                 raise FieldProblem(("hosts", i, "address"),
                                    f"{h.address} is outside {TESTBED_NETWORK}, the only range the embedded "
                                    "testbed may use (RFC 2544 benchmarking range)")
@@ -215,7 +211,8 @@ class Topology(_Strict):
                     raise FieldProblem(("hosts", i, what), f"duplicate {what} {key} (hosts {seen[tag]} and {h.name})")
                 seen[tag] = h.name
             if h.port not in self.switch.ports:
-                raise FieldProblem(("hosts", i, "port"), f"host {h.name}: port {h.port} is not one of the switch's ports")
+                raise FieldProblem(("hosts", i, "port"),
+                                   f"host {h.name}: port {h.port} is not one of the switch's ports")
             if h.port in self.switch.span_destinations:
                 raise FieldProblem(("hosts", i, "port"), f"host {h.name}: port {h.port} is a SPAN destination port")
             if h.address.network != self.hosts[0].address.network:

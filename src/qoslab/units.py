@@ -14,7 +14,7 @@ _RATE_MULT = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
 _SIZE_MULT = {"": 1, "b": 1, "kb": 1000, "kib": 1024, "mb": 10**6, "mib": 1024**2}
 
 
-def parse_rate(value: int | float | str) -> int:
+def parse_rate(value: float | str) -> int:
     """Parse a link or traffic rate to bits/s.
 
     Accepts a number (already bits/s) or a string like ``"50Mbit"``, ``"50 Mbit/s"``, ``"1G"``,

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from .errors import QoslabError
-from .executor import BackgroundProcess, Executor
+from .executors import BackgroundProcess, Executor
 from .topology import repo_root
+from .yamlio import FieldProblem, StrictModel
 
 JAR = repo_root() / "java-workload" / "target" / "qoslab-workload-0.1.0.jar"
 MAIN = "org.qoslab.workload.Main"
@@ -25,38 +29,68 @@ MAIN = "org.qoslab.workload.Main"
 JVM_FLAGS = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", "-Xmx384m"]
 
 
-@dataclass
-class WorkloadSettings:
-    """One workload run. ``hosts``: host names, the first is the head node (manager + a worker);
-    ``size``: "A" (150x150), "B" (500x500) or a width; ``rows_per_call``: int or "all";
-    ``codec``: "serializable" | "externalizable"; ``frames``: renders per run; ports: RMI
-    registry and render-service export port (fixed, so a QoS profile can match them);
-    ``dscp``: 0-63 or None; ``timeout_s``: seconds one RMI call may take."""
+class WorkloadSettings(StrictModel):
+    """One workload run (also a playbook's ``workload:`` and a condition's overrides).
 
-    hosts: list[str]
+    ``hosts``: host names, the first is the head node (manager + a worker); ``size``: "A"
+    (150x150), "B" (500x500) or a width in pixels (JGF section 3 sizes); ``rows_per_call``: rows per
+    RMI call, or "all"; ``codec``: serializable | externalizable; ``frames``: renders per run;
+    ports: RMI registry and render-service export port (fixed, so a QoS profile can match them);
+    ``dscp``: 0-63 marking every RMI socket, or None; ``timeout_s``: seconds one RMI call may take;
+    ``startup_timeout_s``: seconds a worker JVM may take to listen.
+    Invalid values raise pydantic's ValidationError (ConfigError with file and line when loaded
+    from a playbook)."""
+
+    hosts: list[str] = Field(..., min_length=1)
     size: str = "A"
-    rows_per_call: int | str = "all"
-    codec: str = "serializable"
-    frames: int = 1
-    registry_port: int = 1099
-    export_port: int = 1100
-    dscp: int | None = None
-    timeout_s: float = 120.0
-    startup_timeout_s: float = 30.0
+    rows_per_call: int | Literal["all"] = "all"
+    codec: Literal["serializable", "externalizable"] = "serializable"
+    frames: int = Field(1, ge=1, le=10_000)
+    registry_port: int = Field(1099, ge=1, le=65535)
+    export_port: int = Field(1100, ge=1, le=65535)
+    dscp: int | None = Field(None, ge=0, le=63)
+    timeout_s: float = Field(120.0, gt=0, le=86_400)
+    startup_timeout_s: float = Field(30.0, gt=0, le=3600)
 
-    def __post_init__(self) -> None:
-        if not self.hosts:
-            raise QoslabError("workload: no hosts given")
-        if len(set(self.hosts)) != len(self.hosts):
-            raise QoslabError(f"workload: a host is listed twice: {','.join(self.hosts)}")
-        if self.codec not in ("serializable", "externalizable"):
-            raise QoslabError(f"workload: codec must be serializable or externalizable, got {self.codec!r}")
-        if self.dscp is not None and not 0 <= self.dscp <= 63:
-            raise QoslabError(f"workload: DSCP must be 0..63, got {self.dscp}")
-        if self.frames < 1:
-            raise QoslabError("workload: frames must be >= 1")
-        if not (self.rows_per_call == "all" or (isinstance(self.rows_per_call, int) and self.rows_per_call >= 1)):
-            raise QoslabError(f"workload: rows per call must be >= 1 or 'all', got {self.rows_per_call!r}")
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError(f"a host is listed twice: {','.join(v)}")
+        return v
+
+    @field_validator("size", mode="before")
+    @classmethod
+    def _size(cls, v: object) -> str:
+        s = str(v) if isinstance(v, (str, int)) and not isinstance(v, bool) else ""
+        if s.upper() in ("A", "B"):
+            return s.upper()
+        if s.isdigit() and 8 <= int(s) <= 10_000:
+            return s
+        raise ValueError(f"size must be A, B or a width in pixels (8-10000), got {v!r}")
+
+    @field_validator("rows_per_call")
+    @classmethod
+    def _rows(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and v < 1:
+            raise ValueError(f"rows per call must be >= 1 or 'all', got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _ports(self) -> WorkloadSettings:
+        if self.registry_port == self.export_port:
+            raise FieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
+        return self
+
+    @classmethod
+    def checked(cls, **values: Any) -> WorkloadSettings:
+        """Construct from keyword values; raises QoslabError with one line per problem."""
+        try:
+            return cls(**values)
+        except ValidationError as e:
+            raise QoslabError("workload: " + "; ".join(
+                f"{'.'.join(map(str, err['loc'])) or 'settings'}: {err['msg'].removeprefix('Value error, ')}"
+                for err in e.errors())) from None
 
 
 @dataclass
@@ -141,7 +175,7 @@ class WorkerPool:
         self.workers.clear()
         self.key = None
 
-    def __enter__(self) -> "WorkerPool":
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -12,11 +12,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """Base of every model read from a file (topology, profile, flood, playbook, device):
+    unknown fields are errors (a typo never passes silently) and instances are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class FieldProblem(ConfigError):
@@ -52,6 +59,17 @@ def format_loc(loc: tuple[Any, ...]) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
+
+
+def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigError:
+    """A ConfigError ``FILE:LINE: FIELD: msg`` for the field at ``loc`` (pydantic-style location)
+    of the YAML file at ``path`` (the line of its nearest existing parent when it is missing)."""
+    line = None
+    try:
+        line = _line_of(yaml.compose(Path(path).read_text(), Loader=yaml.SafeLoader), loc)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        pass
+    return ConfigError(f"{path}:{line}: {format_loc(loc)}: {msg}" if line else f"{path}: {format_loc(loc)}: {msg}")
 
 
 def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | None = None) -> M:

@@ -11,9 +11,9 @@ import sys
 import pytest
 import yaml
 
+from conftest import ECENET
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology, load_variant
-from conftest import ECENET
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("iperf3") is None,

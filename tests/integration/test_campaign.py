@@ -17,6 +17,7 @@ import yaml
 from qoslab.campaign import ANALYSIS_JAR
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology
+
 from .conftest import free_port, unique_name
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
@@ -26,6 +27,8 @@ def _rows(db):
     con = sqlite3.connect(db)
     try:
         return con.execute("SELECT idx, status, finished, attempts FROM trials ORDER BY idx").fetchall()
+    except sqlite3.OperationalError:  # the campaign is being made
+        return []
     finally:
         con.close()
 
@@ -49,7 +52,7 @@ def test_kill_9_at_random_points_then_resume_runs_each_trial_once(tmp_path, ecen
     finished_before: dict[int, float] = {}
     try:
         args = [sys.executable, "-m", "qoslab", "campaign", "run", str(pfile), "--out", str(folder)]
-        for kill in range(3):
+        for _kill in range(3):
             p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             # let it get some way: 0-2 trials done, then SIGKILL at a random moment
             target = len([r for r in (_rows(db) if db.exists() else []) if r[1] == "done"]) + rng.randint(0, 1)

@@ -10,12 +10,15 @@ import time
 import pytest
 
 from qoslab.capture import JAR, LiveCapture, classify_file
-from qoslab.executor import NetnsExecutor
+from qoslab.executors import NetnsExecutor
 from qoslab.profiles import load_profile, render
-from qoslab.switch import push, testbed_device
-from qoslab.trafficgen import FloodRun, load_flood
+from qoslab.switch import push
+from qoslab.switchdev import virtual_endpoint
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 from qoslab.workload import WorkloadSettings, run_workload
 from tshark_ref import retransmissions, tshark_classes
+
 from .conftest import THESIS_FLOOD
 
 pytestmark = pytest.mark.skipif(not JAR.exists(), reason="capture jar not built (make setup)")
@@ -36,7 +39,7 @@ def ours(pcap, tmp_path) -> dict[int, str]:
 
 
 def test_live_capture_on_the_span_port_during_the_workload(testbed, tmp_path):
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     push(render(load_profile("thesis"), testbed.topo), dev, tmp_path, "thesis")  # SPAN Gi1/0/1 -> Gi1/0/21
     try:
         cap = LiveCapture(NetnsExecutor("span", testbed.span_ns), "Gi1-0-21", tmp_path / "live", "198.18.0.1",

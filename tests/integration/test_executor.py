@@ -3,7 +3,6 @@ PID (process group), fetch, and error messages."""
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from qoslab.campaign import ANALYSIS_JAR
-from qoslab.report import THESIS_DATA, thesis_report
+from qoslab.report import THESIS_DATA, campaign_report, thesis_report
+from qoslab.topology import repo_root
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists() or not THESIS_DATA.exists(),
                                 reason="analysis jar or the thesis data missing")
@@ -33,7 +34,8 @@ def test_thesis_report_renders_in_chromium(tmp_path, monkeypatch):
     assert not [o for o in outputs if o["output_type"] == "error"]
     assert not [o for o in outputs if o.get("name") == "stderr"]  # no warnings either
     figs = json.loads((tmp_path / "thesis" / "figures.json").read_text())
-    assert figs == ["fig-means.png", "fig-runorder.png"]
+    assert figs == ["fig-means.png", "fig-box.png", "fig-effects.png", "fig-runorder.png"]
+    assert "Recovery ratio of congestion, QoS" in html and "95 % BCa" in html and "Hedges" in html
     assert all((tmp_path / "thesis" / f).stat().st_size > 5000 for f in figs)
     assert html.count("data:image/png;base64") >= len(figs)
     if CHROMIUM is None:
@@ -45,5 +47,50 @@ def test_thesis_report_renders_in_chromium(tmp_path, monkeypatch):
     assert dom.count("<img") >= len(figs) and "Recovery ratio" in dom
     shot = tmp_path / "shot.png"
     r = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1200,2400",
+                        f"--screenshot={shot}", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and shot.stat().st_size > 20000
+
+
+def _clean_outputs(nb_path: Path) -> None:
+    executed = json.loads(nb_path.read_text())
+    outputs = [o for c in executed["cells"] for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    assert not [o for o in outputs if o.get("name") == "stderr"]  # no warnings either
+
+
+def test_campaign_report_flags_lossy_captures_and_shows_new_columns(tmp_path):
+    """The committed Table-5 campaign (copied): Table 5 beside the thesis's, capture drops flagged and
+    left out of the class figure; per-trial cpu_/capture_drops/switch_ columns shown when present."""
+    src = repo_root() / "docs" / "results" / "thesis-table5-20261122"
+    camp = tmp_path / "camp"
+    shutil.copytree(src, camp, ignore=shutil.ignore_patterns("report.*", "fig-*.png", "figures.json", "*.pcap"))
+    page = campaign_report(camp)
+    html = page.read_text()
+    _clean_outputs(camp / "report.ipynb")
+    assert "Table 5 beside the thesis" in html and "69.9%" in html and "94.4%" in html
+    assert html.count("LOST PACKETS") == 4 and "left out of the class figures" in html
+    assert "retried (attempts &gt; 1)" in html or "1 retried" in html
+    figs = json.loads((camp / "figures.json").read_text())
+    assert "fig-classes.png" in figs and "fig-cpu.png" not in figs
+    assert not [f for f in figs if "bitrate-congestion" in f]  # lossy captures: no per-class plots
+    # the other engineers' per-trial columns, by name
+    import sqlite3
+    con = sqlite3.connect(camp / "trials.sqlite")
+    for col in ("cpu_flood_s REAL", "cpu_softirq_s REAL", "capture_drops INTEGER", "switch_q1_drops INTEGER"):
+        con.execute(f"ALTER TABLE trials ADD COLUMN {col}")
+    con.execute("UPDATE trials SET cpu_flood_s = 0.5, cpu_softirq_s = 0.25, capture_drops = 0, switch_q1_drops = 3")
+    con.execute("UPDATE trials SET capture_drops = 9 WHERE idx = 5")   # a clean pcap, drops counted elsewhere
+    con.commit()
+    con.close()
+    html = campaign_report(camp, include_dropped_captures=True).read_text()
+    _clean_outputs(camp / "report.ipynb")
+    assert "CPU time per trial" in html and "Switch queue drops" in html and "cpu_softirq_s" in html
+    assert html.count("LOST PACKETS") == 5 and "include_dropped_captures=True" in html
+    figs = json.loads((camp / "figures.json").read_text())
+    assert "fig-cpu.png" in figs and "fig-bitrate-congestion-fifo.png" in figs
+    if CHROMIUM is None:
+        pytest.skip("chromium not installed (make setup installs it)")
+    shot = tmp_path / "shot.png"
+    r = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1366,900",
                         f"--screenshot={shot}", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and shot.stat().st_size > 20000

@@ -4,7 +4,6 @@ flooded port, and pushes that fail mid-way and roll back."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import time
 
@@ -14,10 +13,14 @@ from netmiko.exceptions import ConfigInvalidException
 
 import qoslab.switch as sw
 from qoslab.errors import QoslabError
+from qoslab.netplan import vswitch_dir as state_dir
 from qoslab.profiles import load_profile, render
-from qoslab.switch import PushError, normalized_qos, push, testbed_device
-from qoslab.trafficgen import FloodRun, load_flood
-from qoslab.vswitch import state_dir
+from qoslab.switch import PushError, push
+from qoslab.switchconfig import normalized_qos
+from qoslab.switchdev import virtual_endpoint
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
+
 from .conftest import THESIS_FLOOD
 
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
@@ -66,11 +69,11 @@ def test_netmiko_round_trip_and_ios_errors(testbed):
     finally:
         conn.disconnect()
     # back to factory QoS for the next tests
-    push([], testbed_device(testbed.topo), testbed.state_file.parent / "t-backups", "fifo")
+    push([], virtual_endpoint(testbed.topo), testbed.state_file.parent / "t-backups", "fifo")
 
 
 def test_push_thesis_fifo_thesis_changes_tc_and_repush_is_a_noop(testbed, tmp_path):
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     thesis = render(load_profile("thesis"), testbed.topo)
     r1 = push(thesis, dev, tmp_path, "thesis")
     assert r1.changed and r1.backup.exists()
@@ -95,7 +98,7 @@ def _tcp_under_flood(testbed, tmp_path) -> float:
 
 
 def test_thesis_profile_wins_back_the_link_for_cluster_traffic(testbed, calibrated, tmp_path):
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     push(render(load_profile("fifo"), testbed.topo), dev, tmp_path, "fifo")
     fifo = _tcp_under_flood(testbed, tmp_path / "fifo")
     push(render(load_profile("thesis"), testbed.topo), dev, tmp_path, "thesis")
@@ -115,7 +118,7 @@ def _qos_now(testbed) -> list[str]:
 
 
 def test_invalid_line_mid_push_rolls_back_and_names_the_line(testbed, tmp_path):
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     push(render(load_profile("trust-dscp"), testbed.topo), dev, tmp_path, "trust-dscp")
     before = _qos_now(testbed)
     lines = render(load_profile("thesis"), testbed.topo)
@@ -128,7 +131,7 @@ def test_invalid_line_mid_push_rolls_back_and_names_the_line(testbed, tmp_path):
 
 
 def test_dropped_connection_mid_push_rolls_back(testbed, tmp_path):
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     before = _qos_now(testbed)
     with pytest.raises(PushError, match="connection dropped after 30 lines") as e:
         push(render(load_profile("rmi-ports"), testbed.topo), dev, tmp_path, "rmi-ports", inject_after=30)
@@ -138,7 +141,7 @@ def test_dropped_connection_mid_push_rolls_back(testbed, tmp_path):
 def test_timeout_mid_push_rolls_back(testbed, tmp_path, monkeypatch):
     from netmiko.exceptions import ReadTimeout
 
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     before = _qos_now(testbed)
     real = sw._send
     calls = []
@@ -157,7 +160,7 @@ def test_timeout_mid_push_rolls_back(testbed, tmp_path, monkeypatch):
 
 
 def test_unknown_host_key_is_refused(testbed, tmp_path):
-    dev = testbed_device(testbed.topo)
+    dev = virtual_endpoint(testbed.topo)
     bad = tmp_path / "known_hosts"
     mg = testbed.topo.switch.management
     bad.write_text(f"[{mg.host}]:{mg.port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA4yS8nKcGQbqfp0K2QjQy0bXh0pS5pS5pS5pS5pS5pS\n")

@@ -4,7 +4,6 @@ crash recovery, and the CLI."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -14,9 +13,11 @@ import time
 import pytest
 
 from qoslab.errors import QoslabError
-from qoslab.testbed import Testbed, build_plan, list_namespaces, namespace_pids, switch_namespace
+from qoslab.netplan import switch_namespace
+from qoslab.testbed import Testbed, list_namespaces, namespace_pids
 from qoslab.topology import load_topology
-from .conftest import netns_snapshot, qoslab, test_topology, unique_name
+
+from .conftest import netns_snapshot, qoslab, test_topology
 
 
 def test_every_host_pings_every_other_host(testbed):

@@ -5,19 +5,18 @@ someone else, garbage logs) end as clear errors with no D-ITG process left behin
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
+from conftest import REPO
 from qoslab.errors import QoslabError
 from qoslab.testbed import namespace_pids
-from qoslab.trafficgen import FloodRun, load_flood, run_itgdec
-import qoslab.trafficgen as tg
-from conftest import REPO
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
+from qoslab.trafficgen.ditg import sender_prefix
+from qoslab.trafficgen.itgdec import parse_itgdec_summary, run_itgdec
 
 from .conftest import THESIS_FLOOD as THESIS
 
@@ -43,7 +42,7 @@ def test_thesis_flood_saturates_every_destination_port(testbed, calibrated, tmp_
     assert r.ok, r.errors
     link = testbed.topo.link.rate
     for f in r.flows:
-        assert not f.poll  # calibrated pacing, not busy-waiting
+        assert f.poll is False  # calibrated pacing, not busy-waiting
         assert f.received_wire_bps >= 0.95 * link, (f.src, f.received_wire_bps)
         assert f.loss_pct > 25, (f.src, f.loss_pct)
         assert f.packets_received > 0 and f.delay_avg_s > 0 and f.jitter_s > 0
@@ -107,20 +106,22 @@ def test_itgdec_on_garbage_and_runaway_output(testbed, calibrated, tmp_path, mon
     garbage = tmp_path / "garbage.log"
     garbage.write_bytes(os.urandom(200_000))
     with pytest.raises(QoslabError):
-        tg.parse_itgdec_summary(run_itgdec(garbage, [], tmp_path / "g.txt"))
+        parse_itgdec_summary(run_itgdec(garbage, [], tmp_path / "g.txt"))
     with pytest.raises(QoslabError, match="missing D-ITG log"):
         run_itgdec(tmp_path / "nope.log", [], tmp_path / "n.txt")
     # a real log whose decoded text is larger than the cap counts as runaway output
     with FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, tmp_path / "f", duration_s=1) as fr:
         fr.start()
         fr.wait()
-    monkeypatch.setattr(tg, "ITGDEC_MAX_OUTPUT", 200)
+    import qoslab.trafficgen.itgdec as itgdec
+
+    monkeypatch.setattr(itgdec, "ITGDEC_MAX_OUTPUT", 200)
     with pytest.raises(QoslabError, match="ran amok"):
         run_itgdec(tmp_path / "f" / "ditg-jp-1" / "recv-0.log", [], tmp_path / "amok.txt")
     assert ditg_in(testbed) == []
 
 
-@pytest.mark.skipif(not tg.sender_prefix(), reason="real-time priority not permitted here (senders fall back)")
+@pytest.mark.skipif(not sender_prefix(), reason="real-time priority not permitted here (senders fall back)")
 def test_flood_holds_its_rate_while_the_cores_are_busy(testbed, calibrated, tmp_path):
     """The flood's rate is the independent variable: with both cores kept busy by normal-priority
     processes inside the hosts (as the workload's JVMs do), the real-time senders still send at
@@ -135,10 +136,10 @@ def test_flood_holds_its_rate_while_the_cores_are_busy(testbed, calibrated, tmp_
             fr.wait()
         r = fr.result
     finally:
-        for h, p in zip(("jp-1", "jp-2"), hogs):
+        for h, p in zip(("jp-1", "jp-2"), hogs, strict=True):
             testbed.executor(h).stop(p)
     assert r.ok, r.errors
-    for f, rf in zip(r.flows, fr.flows):
+    for f, rf in zip(r.flows, fr.flows, strict=True):
         assert f.sent_pps >= 0.9 * rf.pps, (f.src, f.sent_pps, rf.pps)
         assert f.received_wire_bps >= 0.95 * testbed.topo.link.rate, (f.src, f.received_wire_bps)
     # keep_logs=False: the binary logs are gone once decoded, the decoded text stays

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import REPO
 from qoslab.campaign import SCHEMA, Store, create, export_csv, load_playbook, schedule
 from qoslab.errors import ConfigError, QoslabError
-from conftest import REPO
 
 PLAYBOOKS = ["quick", "thesis-table5", "thesis-table3"]
 

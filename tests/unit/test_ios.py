@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from qoslab.ios import (DEFAULT_DSCP_OUTPUT_QUEUE, IosError, Mode, RunningConfig, interpret, load_config,
-                        qos_model)
+from conftest import APPENDIX_B
+from qoslab.ios import DEFAULT_DSCP_OUTPUT_QUEUE, IosError, Mode, RunningConfig, interpret, load_config, qos_model
 from qoslab.topology import expand_ports
-from conftest import APPENDIX_B, REPO
-
 
 
 def fresh() -> RunningConfig:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from qoslab.testbed import build_plan, host_namespace, owns_namespace, shaping_lines, span_namespace, switch_namespace
-from qoslab.topology import load_topology
 from conftest import ECENET
+from qoslab.netplan import build_plan, host_namespace, owns_namespace, shaping_lines, span_namespace, switch_namespace
+from qoslab.topology import load_topology
 
 
 def test_plan_for_ecenet():
@@ -22,10 +22,12 @@ def test_plan_for_ecenet():
     # SPAN destinations are not bridged and their far end lives in the span namespace
     assert "link add Gi1-0-21 type veth peer name Gi1-0-21 netns qsl-ecenet@span" in plan.links
     assert not any("Gi1-0-21 master" in line for line in plan.links)
-    # HTB with explicit burst at the link rate on both ends of every link
-    assert sum("htb rate 50000000bit ceil 50000000bit burst 15625b cburst 15625b" in l
-               for lines in plan.tc.values() for l in lines) == 16
-    assert all(ns != span for ns in plan.tc)
+    # HTB with explicit burst at the link rate on both ends of every link: the host ends are the
+    # testbed's, the switch ports' factory FIFO belongs to the virtual Catalyst (switch_tc)
+    shaped = "htb rate 50000000bit ceil 50000000bit burst 15625b cburst 15625b"
+    assert sum(shaped in l for lines in plan.tc.values() for l in lines) == 8
+    assert sum(shaped in l for l in plan.switch_tc) == 8
+    assert all(ns not in (span, sw) for ns in plan.tc)
     # IPv6 off everywhere, offloads off on both ends
     assert all(cmds[0][:2] == ["sysctl", "-qw"] for cmds in plan.prepare.values())
     assert ["ethtool", "-K", "eth0", "tso", "off", "gso", "off", "gro", "off"] in plan.prepare["qsl-ecenet-jp-1"]

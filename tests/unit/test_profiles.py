@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import APPENDIX_B, ECENET, REPO
 from qoslab.errors import ConfigError, QoslabError
 from qoslab.ios import RunningConfig, load_config
 from qoslab.profiles import load_profile, render
-from qoslab.switch import normalized_qos
+from qoslab.switchconfig import normalized_qos
 from qoslab.topology import load_topology
-from conftest import APPENDIX_B, ECENET, REPO
 
 REAL = REPO / "playbooks" / "topologies" / "ecenet-real.yaml"
 PROFILES = ["fifo", "thesis", "rmi-ports", "trust-dscp"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
+from conftest import ECENET
 from qoslab.ios import Mode, RunningConfig, interpret, qos_model
+from qoslab.netplan import build_plan
 from qoslab.profiles import load_profile, render
 from qoslab.tccompile import compile_tc, dscp_blocks, queue_rates
-from qoslab.testbed import build_plan
 from qoslab.topology import load_topology
-from conftest import ECENET
 
 TOPO = load_topology(ECENET)
 
@@ -28,7 +28,7 @@ def classes(lines):
 
 def test_qos_off_is_the_testbed_fifo():
     p = plan_of()
-    assert p.ports["Gi1-0-3"] == build_plan(TOPO).tc["qsl-ecenet@switch"][6:9]
+    assert p.ports["Gi1-0-3"] == build_plan(TOPO).switch_tc[6:9]
     assert set(p.ports) == {f"Gi1-0-{i}" for i in range(1, 9)}
 
 

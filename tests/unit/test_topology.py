@@ -6,10 +6,10 @@ import re
 
 import pytest
 
+from conftest import ECENET
 from qoslab.errors import ConfigError
 from qoslab.topology import canonical_port, expand_ports, linux_ifname, load_topology, long_port
 from qoslab.units import parse_rate, parse_size
-from conftest import ECENET
 
 
 def test_ecenet_is_the_thesis_cluster():

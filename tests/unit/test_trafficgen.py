@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ECENET, REPO
 from qoslab.errors import ConfigError, QoslabError, UnsafeTarget
 from qoslab.topology import Host, Topology, load_topology
-from qoslab.trafficgen import (Calibration, FloodRun, check_target, load_flood, parse_itgdec_series,
-                               parse_itgdec_summary, resolve)
-from conftest import ECENET, REPO
+from qoslab.trafficgen import Calibration, check_target, load_flood, resolve
+from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
+from qoslab.trafficgen.ditg import pacing_for
+from qoslab.trafficgen.itgdec import parse_itgdec_series, parse_itgdec_summary
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 THESIS = REPO / "traffic-gen" / "thesis-flood.yaml"
@@ -25,21 +27,22 @@ def test_thesis_flood_definition():
 
 def test_rate_multiple_resolves_to_wire_packets_per_second():
     topo = load_topology(ECENET)
-    flows = resolve(load_flood(THESIS), topo, calibration=None)
+    flows = resolve(load_flood(THESIS), topo)
     f = flows[0]
     # 1.5 x 50 Mbit/s over 1442-byte frames (1400 + UDP 8 + IP 20 + Ethernet 14)
     assert f.frame_bytes == 1442
     assert f.pps == pytest.approx(1.5 * 50e6 / (1442 * 8))
-    assert f.poll is True and f.itg_rate == 6501  # no calibration: -poll at the wanted rate
+    assert pacing_for(load_flood(THESIS), f, None) == (6501, True)  # no calibration: -poll at the wanted rate
     assert f.dst_ip == "198.18.0.1" and f.port == 10001 and flows[3].port == 10004
 
 
 def test_calibrated_pacing_interpolates_the_itgsend_rate():
     topo = load_topology(ECENET)
     cal = Calibration("ecenet", 1400, [(4334, 2740.0, 8), (8668, 4079.0, 10), (17336, 5755.0, 5), (34672, 6674.0, 6)])
-    f = resolve(load_flood(THESIS), topo, calibration=cal)[0]
-    assert f.poll is False
-    assert 17336 < f.itg_rate < 34672  # 6501 pkt/s lies between the last two measured points
+    f = resolve(load_flood(THESIS), topo)[0]
+    itg_rate, poll = pacing_for(load_flood(THESIS), f, cal)
+    assert poll is False
+    assert 17336 < itg_rate < 34672  # 6501 pkt/s lies between the last two measured points
     assert cal.rate_for(2740.0) == pytest.approx(4334, rel=0.01)
     assert cal.rate_for(1370.0) == pytest.approx(2167, rel=0.01)  # below the first point: proportional
     assert not cal.covers(7000)

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "qoslab-analysis", mixinStandardHelpOptions = true, version = "qoslab-analysis 0.1.0",
         subcommands = {Main.StatsCmd.class, Main.ThesisCmd.class},
-        description = "Trial statistics with Apache Commons Math: mean, sd, 95% CI, Welch t, Mann-Whitney U, recovery.")
+        description = "Trial statistics (Commons Math, Commons Statistics): descriptives, normality, outliers, Welch t, "
+                + "Mann-Whitney U, effect sizes, bootstrap intervals, Holm, TOST, MDE, recovery.")
 public final class Main implements Runnable {
     @Override public void run() { CommandLine.usage(this, System.err); }
 
@@ -38,10 +39,19 @@ public final class Main implements Runnable {
         PUBLISHED.put("congestion, QoS", new double[] {44.07, 8.91});
     }
 
-    /** Statistics of conditions, comparisons and recovery as the stats.json map. */
+    /**
+     * Statistics of conditions, comparisons and recovery as the stats.json map (schema in
+     * analysis/README.md). Holm's correction runs over this map's comparisons (one family for the
+     * Welch p-values, one for the Mann-Whitney p-values).
+     *
+     * @throws IllegalArgumentException for a condition name that is not in {@code data}
+     */
     static Map<String, Object> analyse(Map<String, double[]> data, List<String[]> compare, List<String[]> recovery,
-                                       Map<String, double[]> published) {
+                                       Map<String, double[]> published, TrialStats.Settings s) {
+        if (s.baseline() != null && !data.containsKey(s.baseline()))
+            throw new IllegalArgumentException("--baseline " + s.baseline() + ": no such condition (have " + data.keySet() + ")");
         Map<String, Object> out = new LinkedHashMap<>();
+        out.put("settings", settings(s));
         Map<String, Object> conds = new LinkedHashMap<>();
         for (Map.Entry<String, double[]> e : data.entrySet()) {
             Map<String, Object> d = TrialStats.describe(e.getValue());
@@ -55,28 +65,68 @@ public final class Main implements Runnable {
             conds.put(e.getKey(), d);
         }
         out.put("conditions", conds);
-        List<Object> comps = new ArrayList<>();
-        for (String[] c : compare) {
-            if (!data.containsKey(c[0]) || !data.containsKey(c[1]))
-                throw new IllegalArgumentException("--compare " + c[0] + "|" + c[1] + ": no such condition (have " + data.keySet() + ")");
-            comps.add(TrialStats.compare(c[0], data.get(c[0]), c[1], data.get(c[1])));
-        }
-        out.put("comparisons", comps);
+        out.put("comparisons", comparisons(data, compare, s));
         List<Object> recs = new ArrayList<>();
         for (String[] r3 : recovery) {
             for (String r : r3)
                 if (!data.containsKey(r)) throw new IllegalArgumentException("--recovery: no condition " + r);
-            Map<String, Object> rec = new LinkedHashMap<>();
-            rec.put("baseline", r3[0]);
-            rec.put("congested", r3[1]);
-            rec.put("treated", r3[2]);
-            double v = TrialStats.recovery(TrialStats.mean(data.get(r3[0])), TrialStats.mean(data.get(r3[1])),
-                    TrialStats.mean(data.get(r3[2])));
-            rec.put("ratio", Double.isNaN(v) ? null : (Object) v);
-            recs.add(rec);
+            recs.add(recovery(data.get(r3[0]), data.get(r3[1]), data.get(r3[2]), r3, s));
         }
         out.put("recovery", recs);
         return out;
+    }
+
+    static Map<String, Object> settings(TrialStats.Settings s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("confidence_level", s.level());
+        m.put("alpha", s.alpha());
+        m.put("power", s.power());
+        m.put("bootstrap_method", Bootstrap.METHOD);
+        m.put("bootstrap_resamples", s.resamples());
+        m.put("bootstrap_seed", s.seed());
+        m.put("bootstrap_rng", Bootstrap.RNG);
+        m.put("tost_margin_rel", s.marginRel());
+        m.put("baseline", s.baseline());
+        return m;
+    }
+
+    /** Every comparison, then the Holm-adjusted p-values across them. */
+    static List<Object> comparisons(Map<String, double[]> data, List<String[]> compare, TrialStats.Settings s) {
+        List<Map<String, Object>> comps = new ArrayList<>();
+        for (String[] c : compare) {
+            if (!data.containsKey(c[0]) || !data.containsKey(c[1]))
+                throw new IllegalArgumentException("--compare " + c[0] + "|" + c[1] + ": no such condition (have " + data.keySet() + ")");
+            String ref = s.baseline() != null ? s.baseline() : c[0];
+            double margin = s.marginRel() * TrialStats.mean(data.get(ref));
+            Map<String, Object> m = TrialStats.compare(c[0], data.get(c[0]), c[1], data.get(c[1]), s, margin);
+            @SuppressWarnings("unchecked") Map<String, Object> tost = (Map<String, Object>) m.get("tost");
+            tost.put("reference", ref);
+            tost.put("margin_rel", s.marginRel());
+            comps.add(m);
+        }
+        for (String key : List.of("welch_t_p", "mann_whitney_p")) {
+            List<Double> p = new ArrayList<>();
+            for (Map<String, Object> m : comps) p.add((Double) m.get(key));
+            List<Double> adj = Effects.holm(p);
+            for (int i = 0; i < comps.size(); i++) comps.get(i).put(key + "_holm", adj.get(i));
+        }
+        return new ArrayList<>(comps);
+    }
+
+    /** Recovery ratio from the three means with its BCa bootstrap interval (three samples resampled independently). */
+    static Map<String, Object> recovery(double[] base, double[] cong, double[] treat, String[] names, TrialStats.Settings s) {
+        Map<String, Object> rec = new LinkedHashMap<>();
+        rec.put("baseline", names[0]);
+        rec.put("congested", names[1]);
+        rec.put("treated", names[2]);
+        double v = TrialStats.recovery(TrialStats.mean(base), TrialStats.mean(cong), TrialStats.mean(treat));
+        rec.put("ratio", Double.isNaN(v) ? null : (Object) v);
+        Map<String, Object> b = Bootstrap.bca(new double[][] {base, cong, treat}, m -> TrialStats.recovery(m[0], m[1], m[2]),
+                s.resamples(), s.seed(), s.level());
+        rec.put("ci95", b.get("ci"));
+        rec.put("bootstrap_se", b.get("se"));
+        rec.put("bootstrap_undefined", b.get("undefined_resamples"));
+        return rec;
     }
 
     @Command(name = "stats", mixinStandardHelpOptions = true, description = "Statistics of a trials CSV.")
@@ -88,16 +138,26 @@ public final class Main implements Runnable {
         @Option(names = "--recovery", description = "BASELINE|CONGESTED|TREATED (repeatable)")
         List<String> recovery = new ArrayList<>();
         @Option(names = "--out", required = true) Path out;
+        @Option(names = "--baseline", description = "Reference condition of the TOST margin (default: each comparison's A).")
+        String baseline;
+        @Option(names = "--tost-margin", defaultValue = "0.02",
+                description = "TOST equivalence margin as a fraction of the reference mean (default ${DEFAULT-VALUE}).")
+        double margin;
+        @Option(names = "--seed", defaultValue = "1", description = "Bootstrap seed (default ${DEFAULT-VALUE}).") long seed;
+        @Option(names = "--resamples", defaultValue = "10000", description = "Bootstrap resamples (default ${DEFAULT-VALUE}).")
+        int resamples;
 
         @Override
         public Integer call() {
             try {
+                if (!(margin > 0 && margin < 1)) throw new IllegalArgumentException("--tost-margin " + margin + ": want a fraction in (0, 1), e.g. 0.02");
+                TrialStats.Settings st = new TrialStats.Settings(0.95, 0.05, 0.80, resamples, seed, margin, baseline);
                 Map<String, double[]> data = Trials.read(csv, by, value, Map.of());
                 List<String[]> cmp = new ArrayList<>();
                 for (String c : compare) cmp.add(split(c, 2, "--compare"));
                 List<String[]> rec = new ArrayList<>();
                 for (String r3 : recovery) rec.add(split(r3, 3, "--recovery"));
-                Map<String, Object> r = analyse(data, cmp, rec, Map.of());
+                Map<String, Object> r = analyse(data, cmp, rec, Map.of(), st);
                 r.put("source", csv.toString());
                 Files.writeString(out, Json.write(r) + "\n");
                 System.out.println(out);
@@ -115,11 +175,16 @@ public final class Main implements Runnable {
         @Option(names = "--data", required = true, description = "Folder with thesis-table3-scaling.csv and thesis-table5-qos.csv.")
         Path data;
         @Option(names = "--out", required = true) Path out;
+        @Option(names = "--seed", defaultValue = "1", description = "Bootstrap seed (default ${DEFAULT-VALUE}).") long seed;
+        @Option(names = "--resamples", defaultValue = "10000", description = "Bootstrap resamples (default ${DEFAULT-VALUE}).")
+        int resamples;
 
         @Override
         public Integer call() {
             try {
-                Files.writeString(out, Json.write(thesis(data)) + "\n");
+                TrialStats.Settings d = TrialStats.Settings.defaults();
+                Files.writeString(out, Json.write(thesis(data, new TrialStats.Settings(d.level(), d.alpha(), d.power(),
+                        resamples, seed, d.marginRel(), null))) + "\n");
                 System.out.println(out);
                 return 0;
             } catch (Exception e) {
@@ -130,7 +195,7 @@ public final class Main implements Runnable {
     }
 
     /** Tables 3 and 5 from the raw trial times; Table 5's no-congestion/no-QoS column is Table 3's 4 machines. */
-    static Map<String, Object> thesis(Path dir) throws java.io.IOException {
+    static Map<String, Object> thesis(Path dir, TrialStats.Settings s) throws java.io.IOException {
         Map<String, double[]> t3raw = Trials.read(dir.resolve("thesis-table3-scaling.csv"), List.of("machines"), "elapsed_s", Map.of());
         Map<String, double[]> t3 = new LinkedHashMap<>();
         t3raw.forEach((k, v) -> t3.put("machines=" + k, v));
@@ -141,14 +206,19 @@ public final class Main implements Runnable {
         t5.put("no congestion, QoS", t5raw.get("congestion=no,qos=yes"));
         t5.put("congestion, QoS", t5raw.get("congestion=yes,qos=yes"));
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("table3", analyse(t3, List.of(), List.of(), PUBLISHED));
+        out.put("table3", analyse(t3, List.of(), List.of(), PUBLISHED, withBaseline(s, null)));
         out.put("table5", analyse(t5, List.of(new String[] {"no congestion, no QoS", "congestion, no QoS"},
                 new String[] {"congestion, no QoS", "congestion, QoS"},
-                new String[] {"no congestion, no QoS", "no congestion, QoS"}),
+                new String[] {"no congestion, no QoS", "no congestion, QoS"},
+                new String[] {"no congestion, QoS", "congestion, QoS"}),
                 List.<String[]>of(new String[] {"no congestion, no QoS", "congestion, no QoS", "congestion, QoS"}),
-                PUBLISHED));
+                PUBLISHED, withBaseline(s, "no congestion, no QoS")));
         out.put("source", dir.toString());
         return out;
+    }
+
+    static TrialStats.Settings withBaseline(TrialStats.Settings s, String baseline) {
+        return new TrialStats.Settings(s.level(), s.alpha(), s.power(), s.resamples(), s.seed(), s.marginRel(), baseline);
     }
 
     private static String[] split(String s, int n, String opt) {

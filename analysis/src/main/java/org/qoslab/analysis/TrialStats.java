@@ -5,12 +5,39 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.commons.math3.distribution.TDistribution;
 import org.apache.commons.math3.stat.descriptive.DescriptiveStatistics;
-import org.apache.commons.math3.stat.inference.MannWhitneyUTest;
-import org.apache.commons.math3.stat.inference.TTest;
+import org.apache.commons.statistics.inference.DataDispersion;
+import org.apache.commons.statistics.inference.MannWhitneyUTest;
+import org.apache.commons.statistics.inference.PValueMethod;
+import org.apache.commons.statistics.inference.TTest;
 
-/** Statistics over trial times (seconds) with Apache Commons Math 3.6.1. Pure functions. */
+/**
+ * Statistics over trial times (seconds) with Apache Commons Math 3.6.1 (descriptives) and Apache
+ * Commons Statistics 1.1 (Welch t, Mann-Whitney U). Pure functions.
+ */
 public final class TrialStats {
     private TrialStats() { }
+
+    /**
+     * Settings of one analysis, all written to stats.json.
+     *
+     * @param level confidence level of every interval (0.95)
+     * @param alpha significance level of the TOST and the MDE (0.05)
+     * @param power power of the minimum detectable effect (0.80)
+     * @param resamples bootstrap resamples
+     * @param seed bootstrap seed
+     * @param marginRel TOST margin as a fraction of the reference mean (0.02)
+     * @param baseline the reference condition of the TOST margin; null = each comparison's a
+     */
+    public record Settings(double level, double alpha, double power, int resamples, long seed, double marginRel,
+                           String baseline) {
+        /** The defaults: 95 % intervals, alpha 0.05, power 0.8, 10000 BCa resamples, seed 1, margin 2 %. */
+        public static Settings defaults() {
+            return new Settings(0.95, 0.05, 0.80, 10_000, 1L, 0.02, null);
+        }
+    }
+
+    /** Exact Mann-Whitney only when its table, (min n + 1)(max n + 1)(n m / 2 + 1) doubles, stays under 32 MB. */
+    static final long EXACT_MW_CELLS = 4_000_000L;
 
     /**
      * n, mean, sample standard deviation, 95 % confidence interval of the mean (Student t with n-1
@@ -32,23 +59,71 @@ public final class TrialStats {
         m.put("min", d.getMin());
         m.put("max", d.getMax());
         m.put("cv", sd / mean);
+        double[] sw = ShapiroWilk.test(x);
+        m.put("shapiro_w", sw == null ? null : (Object) sw[0]);
+        m.put("shapiro_p", sw == null ? null : (Object) sw[1]);
+        m.putAll(Effects.tukey(x));
         return m;
     }
 
     /**
-     * Condition {@code b} against {@code a}: difference of means (b - a, seconds), ratio of means
-     * (b / a), Welch's two-sided t-test p (unequal variances), Mann-Whitney U two-sided p (normal
-     * approximation, Commons Math).
+     * Condition {@code b} against {@code a} (see analysis/README.md for every field): difference and
+     * ratio of means with BCa bootstrap intervals, Welch's two-sided t-test (statistic, df, p,
+     * interval), Mann-Whitney U (exact when there are no ties and the table is small, else the
+     * normal approximation with tie and continuity correction), Cohen's d, Hedges' g, the
+     * Hodges-Lehmann shift with its interval, the minimum detectable effect and a TOST
+     * equivalence test with margin {@code margin_s} (seconds).
      */
-    public static Map<String, Object> compare(String a, double[] xa, String b, double[] xb) {
+    public static Map<String, Object> compare(String a, double[] xa, String b, double[] xb, Settings s, double marginS) {
         Map<String, Object> m = new LinkedHashMap<>();
-        double ma = new DescriptiveStatistics(xa).getMean(), mb = new DescriptiveStatistics(xb).getMean();
+        double ma = mean(xa), mb = mean(xb);
         m.put("a", a);
         m.put("b", b);
         m.put("difference_s", mb - ma);
         m.put("ratio", mb / ma);
-        m.put("welch_t_p", new TTest().tTest(xa, xb));
-        m.put("mann_whitney_p", new MannWhitneyUTest().mannWhitneyUTest(xa, xb));
+        TTest.Result w = TTest.withDefaults().with(DataDispersion.HETEROSCEDASTIC).test(xb, xa);
+        m.put("welch_t_p", w.getPValue());
+        m.putAll(mannWhitney(xa, xb));
+        m.put("difference_ci95_s", Bootstrap.bca(new double[][] {xa, xb}, v -> v[1] - v[0], s.resamples(), s.seed(), s.level()).get("ci"));
+        m.put("ratio_ci95", Bootstrap.bca(new double[][] {xa, xb}, v -> v[1] / v[0], s.resamples(), s.seed(), s.level()).get("ci"));
+        m.put("welch_t", w.getStatistic());
+        m.put("welch_df", w.getDegreesOfFreedom());
+        m.put("difference_welch_ci95_s", Effects.welchInterval(xa, xb, s.level()));
+        m.put("cohens_d", Effects.cohensD(xa, xb));
+        m.put("hedges_g", Effects.hedgesG(xa, xb));
+        double[] hl = Effects.hodgesLehmann(xa, xb, s.level());
+        m.put("hodges_lehmann_s", hl[0]);
+        m.put("hodges_lehmann_ci95_s", Arrays.asList(hl[1], hl[2]));
+        double mde = Effects.mde(xa, xb, s.alpha(), s.power());
+        m.put("mde_s", mde);
+        m.put("mde_rel", mde / ma);
+        m.put("tost", Effects.tost(xa, xb, marginS, s.alpha()));
+        return m;
+    }
+
+    /**
+     * Mann-Whitney U of b against a (U = pairs with b > a, ties count half) and its two-sided p:
+     * exact (Commons Statistics, Bucchianico 1999 recursion) when no value is tied and the table
+     * fits {@link #EXACT_MW_CELLS}, otherwise the normal approximation with the tie-corrected
+     * variance and a continuity correction of 0.5.
+     */
+    static Map<String, Object> mannWhitney(double[] xa, double[] xb) {
+        double[] all = new double[xa.length + xb.length];
+        System.arraycopy(xa, 0, all, 0, xa.length);
+        System.arraycopy(xb, 0, all, xa.length, xb.length);
+        Arrays.sort(all);
+        boolean ties = false;
+        for (int i = 1; i < all.length; i++) ties |= all[i] == all[i - 1];
+        long lo = Math.min(xa.length, xb.length), hi = Math.max(xa.length, xb.length);
+        boolean exact = !ties && (lo + 1) * (hi + 1) * (lo * hi / 2 + 1) <= EXACT_MW_CELLS;
+        MannWhitneyUTest.Result r = MannWhitneyUTest.withDefaults()
+                .with(exact ? PValueMethod.EXACT : PValueMethod.ASYMPTOTIC).test(xb, xa);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mann_whitney_p", r.getPValue());
+        m.put("mann_whitney_u", r.getStatistic());
+        m.put("mann_whitney_method", exact ? "exact" : "normal, tie- and continuity-corrected");
+        m.put("mann_whitney_ties", ties);
+        m.put("prob_superiority", r.getStatistic() / ((double) xa.length * xb.length));
         return m;
     }
 

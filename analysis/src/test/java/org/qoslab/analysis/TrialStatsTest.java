@@ -30,7 +30,7 @@ class TrialStatsTest {
     @Test
     @SuppressWarnings("unchecked")
     void thesisMeansReproduceTables3And5AndTheSigmaMismatchesAreFlagged() throws Exception {
-        Map<String, Object> t = Main.thesis(DATA);
+        Map<String, Object> t = Main.thesis(DATA, TrialStats.Settings.defaults());
         Map<String, Object> t3 = (Map<String, Object>) t.get("table3"), t5 = (Map<String, Object>) t.get("table5");
         double[][] table3 = {{2, 73.79, 29.09}, {3, 50.78, 18.08}, {4, 38.10, 9.04}, {6, 27.12, 6.01}, {8, 21.45, 3.28}};
         for (double[] row : table3) {
@@ -68,15 +68,19 @@ class TrialStatsTest {
     }
 
     @Test
-    void mannWhitneyAgreesWithTheNormalApproximation() throws Exception {
-        Map<String, Object> t = Main.thesis(DATA);
+    void mannWhitneyIsTieCorrectedOnTiedDataAsScipy() throws Exception {
+        Map<String, Object> t = Main.thesis(DATA, TrialStats.Settings.defaults());
         @SuppressWarnings("unchecked")
         var cmp = (List<Map<String, Object>>) ((Map<String, Object>) t.get("table5")).get("comparisons");
-        // scipy asymptotic with continuity correction: 4.81e-12, 8.01e-08, 0.1755; Commons Math applies
-        // no continuity correction, so its p is a little smaller: same order, same decisions
-        assertEquals(4.809237990291289e-12, (double) cmp.get(0).get("mann_whitney_p"), 4e-12);
-        assertEquals(8.01286227958785e-08, (double) cmp.get(1).get("mann_whitney_p"), 3e-8);
-        assertEquals(0.17553109240957354, (double) cmp.get(2).get("mann_whitney_p"), 0.01);
+        // comparisons 0 and 2 have ties (two-decimal times): scipy mannwhitneyu(method='asymptotic'), which
+        // corrects the variance for ties and applies the 0.5 continuity correction; comparison 1 (the two
+        // congested conditions, 100 distinct values) gets the exact p: scipy method='exact' 1.92e-08
+        // (the normal approximation said 8.01e-08)
+        assertEquals(4.809237990291289e-12, (double) cmp.get(0).get("mann_whitney_p"), 4.809237990291289e-12 * 1e-9);
+        assertEquals(1.92052801725548e-08, (double) cmp.get(1).get("mann_whitney_p"), 1.92052801725548e-08 * 1e-9);
+        assertEquals("exact", cmp.get(1).get("mann_whitney_method"));
+        assertEquals(0.17553109240957354, (double) cmp.get(2).get("mann_whitney_p"), 1e-12);
+        assertEquals(Boolean.TRUE, cmp.get(0).get("mann_whitney_ties"));
     }
 
     @Test
@@ -90,7 +94,8 @@ class TrialStatsTest {
         @SuppressWarnings("unchecked") List<Double> ci = (List<Double>) d.get("ci95");
         assertEquals(3 - 2.7764451051977987 * Math.sqrt(2.5) / Math.sqrt(5), ci.get(0), 1e-9);
         // scipy: ttest_ind([1..5], [2,4,...,12], equal_var=False).pvalue = 0.04928433820673053
-        Map<String, Object> c = TrialStats.compare("a", new double[] {1, 2, 3, 4, 5}, "b", new double[] {2, 4, 6, 8, 10, 12});
+        Map<String, Object> c = TrialStats.compare("a", new double[] {1, 2, 3, 4, 5}, "b", new double[] {2, 4, 6, 8, 10, 12},
+                TrialStats.Settings.defaults(), 0.06);
         assertEquals(0.04928433820673053, (double) c.get("welch_t_p"), 1e-9);
         assertEquals(7.0 / 3.0, (double) c.get("ratio"), 1e-12);
         assertEquals(1.0, TrialStats.recovery(10, 20, 10), 1e-12);

@@ -1,0 +1,81 @@
+"""Everything a playbook references, checked before a campaign folder is made: the topology,
+flood and profile files load; the hosts exist; the profiles render for the workload hosts; the
+capture port is a SPAN destination that every captured condition's profile mirrors to; the
+switch device is known. Each problem is a ConfigError naming the playbook's file, line and field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, QoslabError
+from ..profiles import load_profile, render
+from ..switchdev import device_kind
+from ..topology import Topology, canonical_port, load_topology
+from ..trafficgen import FloodDefinition, load_flood, resolve
+from ..yamlio import config_error
+from .playbook import Playbook, resolve_path
+
+
+def check_references(pb: Playbook, path: Path) -> None:
+    """Raise ConfigError for the first reference of ``pb`` (read from ``path``) that does not hold."""
+
+    def fail(loc: tuple[Any, ...], msg: str) -> ConfigError:
+        return config_error(path, loc, msg)
+
+    if not resolve_path(pb.topology).is_file():
+        raise fail(("topology",), f"no topology file {pb.topology}")
+    topo = load_topology(resolve_path(pb.topology))
+    if pb.executor == "netns" and topo.environment != "embedded":
+        raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
+    try:
+        device_kind(pb.device)
+    except QoslabError as e:
+        raise fail(("device",), str(e)) from None
+    _check_hosts(pb, topo, fail)
+    if any(c.congestion for c in pb.conditions):
+        _check_flood(pb, topo, fail)
+    for i in range(len(pb.conditions)):
+        _check_profile(pb, topo, i, fail)
+
+
+def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
+    for i, c in enumerate(pb.conditions):
+        loc: tuple[Any, ...] = ("conditions", i, "workload", "hosts") if "hosts" in c.workload else ("workload",
+                                                                                                   "hosts")
+        for h in pb.workload_of(c).hosts:
+            if h not in topo.host_names:
+                raise fail(loc, f"no host {h!r} in topology {topo.name} (hosts: {', '.join(topo.host_names)})")
+    if pb.capture == "off":
+        return
+    if pb.capture_port not in topo.switch.span_destinations:
+        raise fail(("capture_port",), f"{pb.capture_port} is not a SPAN destination of {topo.name} "
+                                      f"({', '.join(topo.switch.span_destinations) or 'none'})")
+    if pb.capture_host is not None and pb.capture_host not in topo.host_names:
+        raise fail(("capture_host",), f"no host {pb.capture_host!r} in topology {topo.name}")
+
+
+def _check_flood(pb: Playbook, topo: Topology, fail: Any) -> None:
+    if not resolve_path(pb.flood).is_file():
+        raise fail(("flood",), f"no flood file {pb.flood}")
+    defn: FloodDefinition = load_flood(resolve_path(pb.flood))
+    try:
+        resolve(defn, topo)
+    except QoslabError as e:
+        raise fail(("flood",), f"{pb.flood}: {e}") from None
+
+
+def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
+    c = pb.conditions[i]
+    try:
+        prof = load_profile(c.profile)
+        render(prof, topo, {"workload": pb.workload_of(c).hosts})
+    except ConfigError as e:
+        raise fail(("conditions", i, "profile"), str(e).splitlines()[0]) from None
+    except QoslabError as e:
+        raise fail(("conditions", i, "profile"), str(e)) from None
+    if pb.capture != "off" and not any(canonical_port(s.destination) == pb.capture_port for s in prof.span):
+        raise fail(("conditions", i, "profile"),
+                   f"profile {prof.name} mirrors nothing to the capture port {pb.capture_port}: add a `span:` "
+                   f"session with destination {pb.capture_port} to it (SPAN comes from profiles only)")

@@ -1,0 +1,195 @@
+"""Campaign playbooks (``playbooks/*.yaml``) and the trial schedule (pure).
+
+A playbook names the topology, the switch device (``virtual`` or a device file), the executor
+backend, the workload, the flood (and optionally its generator), the conditions (congestion
+on/off x QoS profile, optional workload overrides), the statistics baseline, trials per
+condition, the order (``interleaved``: shuffled with a recorded seed; ``blocked``: one condition
+after another as in the thesis), warm-up rounds, the per-trial timeout, the capture policy and
+retries. Everything it references is checked when it is loaded, with file, line and field.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from ..registry import executors, generators
+from ..topology import canonical_port, repo_root
+from ..workload import WorkloadSettings
+from ..yamlio import FieldProblem, StrictModel, load_model
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class Condition(StrictModel):
+    """One cell of the matrix: congestion on/off and a QoS profile (plus workload overrides, any
+    field of the playbook's ``workload``)."""
+
+    name: str = Field(..., min_length=1, max_length=80)
+    congestion: bool
+    profile: str
+    workload: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if any(c in v for c in ",|\n\r\t\"") or v != v.strip():
+            raise ValueError(f"condition name {v!r}: no commas, '|', quotes, tabs, newlines or outer spaces "
+                             "(it is a CSV value and a statistics argument)")
+        return v
+
+
+class Playbook(StrictModel):
+    """A campaign (see the module doc). Paths are relative to the repository."""
+
+    name: str
+    description: str = ""
+    topology: str = "playbooks/topologies/ecenet.yaml"
+    device: str = Field("virtual", description="switch device: `virtual` (the testbed's virtual Catalyst) or a "
+                                               "device file (`device: catalyst`, host, port, credentials, known_hosts)")
+    executor: str = Field("netns", description="how commands reach the hosts (qoslab.registry.executors)")
+    workload: WorkloadSettings
+    flood: str = "traffic-gen/thesis-flood.yaml"
+    generator: str | None = Field(None, description="traffic generator; default: the flood file's `generator:`")
+    conditions: list[Condition]
+    baseline: str | None = Field(None, description="the condition every effect is measured against (congestion "
+                                                   "off, reference profile); default: the first without congestion")
+    equivalence_margin: float = Field(0.02, gt=0, lt=1, description="TOST margin as a fraction of the baseline "
+                                                                    "mean: smaller differences count as none")
+    trials: int = Field(50, ge=2, le=100_000)
+    order: Literal["interleaved", "blocked"] = "interleaved"
+    seed: int | None = Field(None, ge=0, lt=2**63)
+    warmup: int = Field(0, ge=0, le=100)
+    trial_timeout_s: float = Field(600.0, gt=0, le=86_400)
+    capture: Literal["off", "first", "every"] = "off"
+    capture_port: str = "Gi1/0/21"
+    capture_host: str | None = None
+    retries: int = Field(2, ge=0, le=100)
+    settle: Literal["saturated", "fixed"] = Field(
+        "saturated", description="when the workload starts after the flood: `saturated` = as soon as every "
+                                 "flooded switch port sends >= 95 % of the link rate (the flood is established), "
+                                 "at most settle_s; `fixed` = after settle_s")
+    settle_s: float = Field(1.0, ge=0, le=600, description="seconds: the longest wait (saturated) or the wait "
+                                                           "(fixed) between flood start and workload start")
+    workers: Literal["per-campaign", "per-trial"] = Field(
+        "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
+                                    "or started fresh for every trial (as the thesis's JavaParty runs)")
+    keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (144 bytes per packet "
+                                                    "each) after ITGDec decoded them; kept anyway when decoding failed")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v) or ".." in v:
+            raise ValueError(f"campaign name {v!r}: 1-64 letters, digits, '.', '_', '-' (it names a folder)")
+        return v
+
+    @field_validator("capture", mode="before")
+    @classmethod
+    def _capture_off(cls, v: object) -> object:
+        return "off" if v is False else v  # YAML 1.1 reads a bare `off` as false
+
+    @field_validator("capture_port")
+    @classmethod
+    def _capture_port(cls, v: str) -> str:
+        return canonical_port(v)
+
+    @field_validator("executor")
+    @classmethod
+    def _executor(cls, v: str) -> str:
+        if v not in executors.names():
+            raise ValueError(f"unknown executor {v!r} (known: {', '.join(executors.names())})")
+        return v
+
+    @field_validator("generator")
+    @classmethod
+    def _generator(cls, v: str | None) -> str | None:
+        if v is not None and v not in generators.names():
+            raise ValueError(f"unknown generator {v!r} (known: {', '.join(generators.names())})")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Playbook:
+        names = [c.name for c in self.conditions]
+        if not names:
+            raise FieldProblem(("conditions",), "a campaign needs at least one condition")
+        for i, c in enumerate(self.conditions):
+            if c.name in names[:i]:
+                raise FieldProblem(("conditions", i, "name"), f"condition name {c.name!r} is used twice")
+            self._check_overrides(i, c)
+        if self.baseline is not None and self.baseline not in names:
+            raise FieldProblem(("baseline",), f"no condition {self.baseline!r} (conditions: {', '.join(names)})")
+        return self
+
+    def _check_overrides(self, i: int, c: Condition) -> None:
+        try:
+            WorkloadSettings(**{**self.workload.model_dump(), **c.workload})
+        except ValidationError as e:
+            err = e.errors()[0]
+            loc = ("conditions", i, "workload", *err["loc"])
+            if err["type"] == "extra_forbidden":
+                raise FieldProblem(loc, "unknown field (typo?)") from None
+            raise FieldProblem(loc, err["msg"].removeprefix("Value error, ")) from None
+
+    # -- derived ------------------------------------------------------------------------------
+    def condition(self, name: str) -> Condition:
+        """The condition called ``name``; raises KeyError."""
+        for c in self.conditions:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def workload_of(self, cond: Condition) -> WorkloadSettings:
+        """The workload settings of a condition (the playbook's with the condition's overrides)."""
+        return WorkloadSettings(**{**self.workload.model_dump(), **cond.workload})
+
+    def baseline_condition(self) -> Condition:
+        """``baseline``, or the first condition without congestion, or the first condition."""
+        if self.baseline is not None:
+            return self.condition(self.baseline)
+        return next((c for c in self.conditions if not c.congestion), self.conditions[0])
+
+
+def resolve_path(ref: str) -> Path:
+    """A path named in a playbook: absolute as given, else relative to the repository."""
+    p = Path(ref)
+    return p if p.is_absolute() else repo_root() / p
+
+
+def load_playbook(path: str | Path) -> Playbook:
+    """Read a playbook and check what it references (topology, flood and profile files, hosts of
+    the topology, the capture port). Raises ConfigError naming file, line and field."""
+    from .checks import check_references
+
+    pb = load_model(path, Playbook)
+    check_references(pb, Path(path))
+    return pb
+
+
+@dataclass(frozen=True)
+class ScheduledTrial:
+    """One trial of the schedule: its position, condition, 1-based number within its condition
+    (warm-up trials are 0, -1, ...) and whether it is a warm-up."""
+
+    idx: int
+    condition: str
+    trial: int
+    warmup: bool
+
+
+def schedule(pb: Playbook, seed: int) -> list[ScheduledTrial]:
+    """The order of all trials (pure): warm-ups first (one round over the conditions each), then
+    ``trials`` per condition, interleaved = shuffled with ``seed``, blocked = condition by condition."""
+    out: list[tuple[str, int, bool]] = []
+    for w in range(pb.warmup):
+        out += [(c.name, -w, True) for c in pb.conditions]
+    main = [(c.name, t, False) for c in pb.conditions for t in range(1, pb.trials + 1)]
+    if pb.order == "interleaved":
+        random.Random(seed).shuffle(main)
+    out += main
+    return [ScheduledTrial(i, c, t, w) for i, (c, t, w) in enumerate(out)]

@@ -1,0 +1,100 @@
+"""Statistics of a campaign: trials.csv (and the network-wait variant) from the store, and the
+Java statistics tool (Apache Commons Math, ``analysis/``) run over it with the comparisons the
+playbook's matrix and baseline call for."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ..errors import QoslabError
+from ..topology import repo_root
+from .playbook import Playbook
+from .store import Store
+
+ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
+
+#: What a trials CSV can hold per trial (seconds): the render phase's wall time, or its network
+#: wait = render time minus the busiest worker's render time (what the slowest worker spent not
+#: computing: waiting for requests, results and retransmissions; the part a switch can change).
+METRICS = {"elapsed_s": "elapsed_s", "network_s": "elapsed_s - busy_max_s"}
+
+
+def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
+    """Write ``condition,trial,elapsed_s`` rows of the done, valid, non-warm-up trials (the column
+    keeps its name so the statistics read either file; ``metric`` chooses its content, see
+    METRICS); returns the number of rows. Trials without the metric (older stores) are left out.
+    Raises QoslabError for an unknown metric."""
+    if metric not in METRICS:
+        raise QoslabError(f"unknown metric {metric!r}: one of {sorted(METRICS)}")
+    rows = store.db.execute(f"SELECT condition, trial, {METRICS[metric]} FROM trials WHERE status='done' "
+                            "AND warmup=0 AND valid=1 ORDER BY idx").fetchall()
+    n = 0
+    with open(path, "w") as f:
+        f.write("condition,trial,elapsed_s\n")
+        for c, t, e in rows:
+            if e is not None:
+                f.write(f"{c},{t},{e!r}\n")
+                n += 1
+    return n
+
+
+def plan_comparisons(pb: Playbook) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """The comparisons a playbook's matrix calls for (pure), as condition names.
+
+    With the baseline B (congestion off, reference profile P0 = B's profile) and conditions keyed by
+    (congestion, profile) among those with B's workload: congestion vs none under each profile;
+    each other profile vs P0 under the same congestion state; and the recovery of each congested
+    non-reference profile X: (B, congested P0, congested X). Conditions left out of all of them
+    (e.g. a scaling series) are compared with B. Returns (pairs (a, b): b against a, triples)."""
+    base = pb.baseline_condition()
+    wl = pb.workload_of(base)
+    same = [c for c in pb.conditions if pb.workload_of(c) == wl]
+    key: dict[tuple[bool, str], str] = {}
+    for c in same:
+        key.setdefault((c.congestion, c.profile), c.name)
+    p0 = base.profile
+    compare: list[tuple[str, str]] = []
+    recovery: list[tuple[str, str, str]] = []
+    for (cong, prof), name in key.items():
+        if cong and (False, prof) in key:
+            compare.append((key[(False, prof)], name))
+        if prof != p0 and (cong, p0) in key:
+            compare.append((key[(cong, p0)], name))
+        if cong and prof != p0 and (True, p0) in key:
+            recovery.append((base.name, key[(True, p0)], name))
+    involved = {n for pair in compare for n in pair}
+    compare += [(base.name, c.name) for c in pb.conditions if c.name != base.name and c.name not in involved]
+    return compare, recovery
+
+
+def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
+    """Run the Java statistics on ``csv`` (see :func:`plan_comparisons`) into ``out``; returns
+    stats.json as a dict. Raises QoslabError with the tool's message when it fails."""
+    compare, recovery = plan_comparisons(pb)
+    argv = ["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main", "stats",
+            "--csv", str(csv), "--out", str(out), "--baseline", pb.baseline_condition().name,
+            "--tost-margin", str(pb.equivalence_margin)]
+    for a, b in compare:
+        argv += ["--compare", f"{a}|{b}"]
+    for r in recovery:
+        argv += ["--recovery", "|".join(r)]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise QoslabError(f"statistics failed: {p.stderr.strip()[-300:]}")
+    return json.loads(out.read_text())  # type: ignore[no-any-return]
+
+
+def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
+    """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
+    trials-network.csv + stats-network.json (network wait, see METRICS). Returns stats.json.
+    Raises QoslabError when fewer than 2 valid trials exist."""
+    if export_csv(store, folder / "trials.csv") < 2:
+        raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
+    stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
+    total = store.db.execute("SELECT COUNT(*) FROM trials WHERE status='done' AND warmup=0 AND valid=1").fetchone()[0]
+    if export_csv(store, folder / "trials-network.csv", "network_s") == total:
+        run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
+    return stats

@@ -1,0 +1,163 @@
+"""One trial of a campaign, phase by phase (DESIGN.md, "One trial, as data flows"):
+
+1. switch: push the condition's profile (only when it differs from what the switch has);
+2. capture: start a live capture on the SPAN destination port (by the capture policy);
+3. congestion: start the flood and wait until it is established (``settle``);
+4. workload: the RMI RayTracer; its JSON result;
+5. stop flood and capture, decode;
+6. the trial's row for the store.
+
+Every phase's wall time goes into ``phases_json``. Any failure raises; the runner records it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..capture import LiveCapture
+from ..errors import QoslabError
+from ..executors import Executor
+from ..profiles import load_profile, render
+from ..switchdev import SwitchDevice
+from ..testbed import Testbed
+from ..topology import Topology, linux_ifname
+from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
+from ..workload import WorkerPool, run_workload
+from .playbook import Condition, Playbook
+
+#: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
+LIFETIME_MARGIN_S = 60.0
+
+
+@dataclass
+class TrialEnv:
+    """What all trials of a campaign share: playbook, topology, campaign folder, the testbed (None
+    on a real cluster), executors of the hosts, the switch device, the flood, D-ITG's calibration,
+    the worker pool (None = workers per trial), a log callback, and the config last pushed."""
+
+    pb: Playbook
+    topo: Topology
+    out: Path
+    testbed: Testbed | None
+    executor_of: Callable[[str], Executor]
+    switch: SwitchDevice
+    flood: FloodDefinition
+    calibration: Calibration | None = None
+    pool: WorkerPool | None = None
+    log: Callable[[str], None] = lambda s: None
+    current_config: str | None = None
+    captured: set[str] = field(default_factory=set)
+
+
+def config_hash(lines: list[str]) -> str:
+    """A short fingerprint of a rendered switch config (16 hex digits of its SHA-256)."""
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
+def profile_lines(env: TrialEnv, cond: Condition) -> list[str]:
+    """The IOS lines of a condition's profile for the campaign's topology and workload hosts
+    (SPAN sessions come from the profile's ``span`` only)."""
+    return render(load_profile(cond.profile), env.topo, {"workload": env.pb.workload_of(cond).hosts})
+
+
+def capture_host(env: TrialEnv, cond: Condition) -> str:
+    """The host a capture's directions are relative to: ``capture_host``, else the source of the
+    profile's SPAN session to the capture port, else the workload's head node."""
+    if env.pb.capture_host:
+        return env.pb.capture_host
+    for s in load_profile(cond.profile).span:
+        if s.destination == env.pb.capture_port and s.source in env.topo.host_names:
+            return s.source
+    return env.pb.workload_of(cond).hosts[0]
+
+
+def _push(env: TrialEnv, cond: Condition, tdir: Path) -> None:
+    lines = profile_lines(env, cond)
+    key = config_hash(lines)
+    if env.current_config != key:
+        env.current_config = None  # unknown until the push has succeeded
+        env.switch.push(lines, tdir / "switch", cond.profile)
+        env.current_config = key
+
+
+def _start_capture(env: TrialEnv, cond: Condition, tdir: Path) -> LiveCapture:
+    if env.testbed is None:
+        raise QoslabError("live capture needs the embedded testbed's SPAN namespace (or a capture host)")
+    ip = env.topo.host(capture_host(env, cond)).ip
+    cap = LiveCapture(env.testbed.span_executor(), linux_ifname(env.pb.capture_port), tdir / "capture", ip,
+                      "flow", write=tdir / "capture" / "capture.pcap")
+    cap.start()
+    return cap
+
+
+def _settle(env: TrialEnv, flood: Any) -> bool | None:
+    """Wait for the flood to be established; returns whether every flooded port was saturated
+    (None for a fixed wait)."""
+    pb = env.pb
+    if pb.settle == "fixed" or env.testbed is None:
+        time.sleep(pb.settle_s)
+        return None
+    ports = sorted({env.topo.host(f.dst).port for f in flood.flows})
+    delay = max((f.start_delay_s for f in flood.flows), default=0)
+    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay)
+    if not saturated:
+        env.log(f"the flood did not saturate every port of {', '.join(ports)} within {pb.settle_s:g} s; "
+                "the workload starts anyway (phases: saturated false)")
+    return saturated
+
+
+def _flood_json(fres: FloodResult | None) -> str | None:
+    if fres is None:
+        return None
+    return json.dumps([{"src": f.src, "dst": f.dst, "sent_pps": round(f.sent_pps),
+                        "received_wire_bps": round(f.received_wire_bps), "loss_pct": round(f.loss_pct, 2),
+                        "delay_avg_s": f.delay_avg_s} for f in fres.flows])
+
+
+def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> dict[str, Any]:
+    """Run one trial of ``cond`` with its artifacts in ``tdir``; returns its store row (columns ->
+    values). Raises QoslabError (or anything unexpected) when the trial failed."""
+    t = {"start": time.monotonic()}
+    tdir.mkdir(parents=True, exist_ok=True)
+    _push(env, cond, tdir)
+    t["switch"] = time.monotonic()
+    cap = _start_capture(env, cond, tdir) if capture_due else None
+    t["capture_start"] = time.monotonic()
+    flood, saturated, fres, summary = None, None, None, None
+    try:
+        if cond.congestion:
+            flood = open_flood(env.flood, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
+                               calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
+                               lifetime_s=env.pb.trial_timeout_s + LIFETIME_MARGIN_S)
+            flood.start()
+            if flood.errors:
+                raise QoslabError("flood did not start: " + "; ".join(flood.errors))
+            saturated = _settle(env, flood)
+        t["flood_start"] = time.monotonic()
+        run = run_workload(env.pb.workload_of(cond), env.executor_of, lambda h: env.topo.host(h).ip,
+                           tdir / "workload", pool=env.pool)
+        t["workload"] = time.monotonic()
+    finally:
+        fres = flood.stop() if flood is not None else None
+        summary = cap.stop() if cap is not None else None
+    t["stop"] = time.monotonic()
+    r = run.result
+    if r.get("valid") is not True:
+        raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
+    if fres is not None and not fres.ok:
+        raise QoslabError("flood failed: " + "; ".join(fres.errors))
+    keys = list(t)
+    phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
+    if saturated is not None:
+        phases["saturated"] = saturated
+    busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
+    return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
+            "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),
+            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
+            "config_hash": env.current_config, "phases_json": json.dumps(phases)}

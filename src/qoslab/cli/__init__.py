@@ -1,0 +1,60 @@
+"""The ``qoslab`` command line (typer + rich): one sub-app per area (:mod:`.topology`,
+:mod:`.testbed`, :mod:`.workload`, :mod:`.flood`, :mod:`.switch`, :mod:`.capture`,
+:mod:`.campaign`).
+
+Every expected failure is a QoslabError and is printed as one clear message (exit code 2);
+an interrupt (Ctrl-C or SIGTERM) cleans up what the command started and exits 130.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+
+import typer
+
+from .. import __version__
+from ..errors import QoslabError
+from . import campaign, capture, flood, switch, testbed, topology, workload
+from .common import console, err_console
+
+app = typer.Typer(
+    help="qoslab: network QoS experiments on cluster traffic (embedded testbed, virtual Catalyst 3750).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+for _name, _module in (("topology", topology), ("testbed", testbed), ("workload", workload), ("flood", flood),
+                       ("switch", switch), ("capture", capture), ("campaign", campaign)):
+    app.add_typer(_module.app, name=_name)
+app.command("report")(campaign.report_cmd)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"qoslab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """qoslab command line."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:  # the same clean-up path as Ctrl-C
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """Entry point of the ``qoslab`` command."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        app()
+    except QoslabError as e:
+        err_console.print(f"[red]error:[/] {e}", highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted: cleaned up what this command started")
+        sys.exit(130)

@@ -1,0 +1,145 @@
+"""``qoslab campaign``: campaigns: trials over a matrix of conditions, resumable, with statistics."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..errors import QoslabError
+from .common import console
+
+app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
+                  no_args_is_help=True)
+
+
+class _TrialProgress:
+    """A rich progress bar with ETA over a campaign's trials, printing each trial with the running
+    mean of its condition (continued over the trials done before a resume)."""
+
+    def __init__(self, prog: Progress, means: dict[str, list[float]]) -> None:
+        self.prog, self.means = prog, means
+        self.task = prog.add_task("campaign", total=None)
+
+    def started(self, done: int, total: int) -> None:
+        self.prog.update(self.task, total=total, completed=done)
+
+    def trial(self, row: dict[str, Any]) -> None:
+        self.prog.advance(self.task)
+        if "error" in row:
+            self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
+            return
+        if not row["warmup"]:
+            self.means.setdefault(row["condition"], []).append(row["elapsed_s"])
+        m = self.means.get(row["condition"], [])
+        mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
+        self.prog.update(self.task, description=f"{row['condition']} #{row['trial']}")
+        self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
+
+    def log(self, text: str) -> None:
+        self.prog.console.print(f"  {text}")
+
+
+def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
+                     resume: Path | None) -> tuple[Path, dict[str, list[float]]]:
+    """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
+    from ..campaign import Store, create, load_playbook
+
+    if resume:
+        if not (resume / "trials.sqlite").exists():
+            raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
+        prior = Store(resume / "trials.sqlite")
+        means = prior.done_times()
+        prior.close()
+        return resume, means
+    if playbook is None:
+        raise QoslabError("give a playbook, or --resume DIR")
+    pb = load_playbook(playbook)
+    folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    create(pb, playbook, folder, trials)
+    return folder, {}
+
+
+@app.command("run")
+def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign playbook, e.g. playbooks/quick.yaml."),
+                 trials: int | None = typer.Option(None, help="Trials per condition (overrides the playbook)."),
+                 out: Path | None = typer.Option(None, help="Campaign folder (default results/campaigns/NAME-TIME)."),
+                 resume: Path | None = typer.Option(None, help="Finish the campaign in this folder.")) -> None:
+    """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
+    stats.json and report.html."""
+    from ..campaign import Runner, campaign_stats
+    from ..report import campaign_report
+
+    folder, means = _campaign_folder(playbook, trials, out, resume)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), console=console) as prog:
+        bar = _TrialProgress(prog, means)
+        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log)
+        store = runner.run()
+    counts = store.counts()
+    console.print(f"trials: {counts}")
+    if counts.get("pending") or counts.get("running"):
+        raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
+    stats = campaign_stats(runner.pb, store, folder)
+    _print_stats(stats)
+    if (folder / "stats-network.json").exists():
+        _print_stats(json.loads((folder / "stats-network.json").read_text()),
+                     "network wait (render time minus the busiest worker's, seconds)")
+    with console.status("executing the report notebook ..."):
+        page = campaign_report(folder)
+    console.print(f"campaign folder: {folder}\nreport: {page}")
+
+
+def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)") -> None:
+    tab = Table(title=title)
+    for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
+        tab.add_column(c, justify="left" if c == "condition" else "right")
+    for name, d in stats["conditions"].items():
+        tab.add_row(name, str(d["n"]), f"{d['mean']:.3f}", f"{d['sd']:.3f}", f"{d['ci95'][0]:.3f}-{d['ci95'][1]:.3f}",
+                    f"{d['median']:.3f}", f"{d['cv']:.1%}")
+    console.print(tab)
+    for c in stats.get("comparisons", []):
+        console.print(f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s ({c['ratio']:.2f}x), Welch p = "
+                      f"{c['welch_t_p']:.2g}, Mann-Whitney p = {c['mann_whitney_p']:.2g}")
+    for r in stats.get("recovery", []):
+        ratio = r["ratio"]
+        console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
+                      + f" of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder."),
+               thesis: bool = typer.Option(False, "--thesis", help="Report on the thesis's own data instead."),
+               out: Path = typer.Option(Path("results/thesis-report"), help="Output folder for --thesis."),
+               include_dropped_captures: bool = typer.Option(
+                   False, "--include-dropped-captures",
+                   help="Class figures also from captures that lost packets.")) -> None:
+    """Statistics and the report notebook executed headless to report.html (+ PNG figures)."""
+    from ..report import campaign_report, thesis_report
+
+    if thesis:
+        page = thesis_report(out)
+    elif folder is None:
+        raise QoslabError("give a campaign folder, or --thesis")
+    else:
+        if not (folder / "trials.sqlite").exists():
+            raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+        page = campaign_report(folder, include_dropped_captures)
+    console.print(f"report: {page}")
+
+
+@app.command("status")
+def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
+    """Trials done, pending, failed; running means per condition."""
+    from ..campaign import Store
+
+    if not (folder / "trials.sqlite").exists():
+        raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+    st = Store(folder / "trials.sqlite")
+    console.print(f"{folder}: {st.counts()}")
+    for c, v in st.done_times().items():
+        console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")

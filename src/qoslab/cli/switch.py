@@ -1,0 +1,94 @@
+"""``qoslab switch``: qoS profiles, Catalyst configs, Netmiko push, the virtual Catalyst 3750."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..errors import QoslabError
+from ..topology import load_topology
+from .common import TopologyOpt, console, err_console
+
+app = typer.Typer(help="QoS profiles, Catalyst configs, Netmiko push, the virtual Catalyst 3750.", no_args_is_help=True)
+
+
+def _groups(group: list[str]) -> dict[str, list[str]]:
+    out = {}
+    for g in group:
+        name, _, hosts = g.partition("=")
+        if not hosts:
+            raise QoslabError(f"--group must be NAME=host,host,...; got {g!r}")
+        out[name] = [h.strip() for h in hosts.split(",") if h.strip()]
+    return out
+
+
+DeviceOpt = typer.Option("virtual", "--device", help="Switch: `virtual` (the testbed's virtual Catalyst) or a device "
+                         "file (`device: catalyst`, host, port, credentials_file, known_hosts).")
+GroupOpt = typer.Option([], "--group", "-g", help="Override a profile group: workload=jp-1,jp-2 (repeatable).")
+
+
+@app.command("render")
+def switch_render(profile: str = typer.Argument(..., help="Profile name (qos-profiles/NAME.yaml) or file."),
+                  group: list[str] = GroupOpt, topology: Path | None = TopologyOpt) -> None:
+    """Print the IOS configuration lines of a QoS profile for a topology."""
+    from ..profiles import load_profile, render
+
+    for line in render(load_profile(profile), load_topology(topology), _groups(group)):
+        print(line)
+
+
+@app.command("push")
+def switch_push(profile: str = typer.Argument(..., help="Profile name or file."),
+                device: str = DeviceOpt,
+                group: list[str] = GroupOpt,
+                out: Path = typer.Option(Path("results/switch"), help="Folder for running-config backups."),
+                topology: Path | None = TopologyOpt) -> None:
+    """Push a QoS profile with Netmiko: backup, diff (hier-config), send, verify, write memory;
+    roll back on any error."""
+    from ..profiles import load_profile, render
+    from ..switchdev import open_switch
+
+    topo = load_topology(topology)
+    prof = load_profile(profile)
+    lines = render(prof, topo, _groups(group))
+    sw = open_switch(device, topo)
+    with console.status(f"pushing {prof.name} to {sw.name} ..."):
+        rep = sw.push(lines, out, prof.name)
+    if not rep.changed:
+        console.print(f"{prof.name}: the switch already has this configuration (nothing sent)")
+    else:
+        console.print(f"[green]{prof.name} pushed[/]: {len(rep.lines_sent)} lines, verified, saved "
+                      f"({rep.seconds['total']:.2f} s); backup {rep.backup}")
+
+
+@app.command("show")
+def switch_show(device: str = DeviceOpt,
+                port: str | None = typer.Option(None, help="Also show queueing and statistics of this port."),
+                topology: Path | None = TopologyOpt) -> None:
+    """Print the switch's QoS state (show mls qos, queue-sets, ACLs, class-maps, policy-maps)."""
+    from ..switchdev import open_switch
+
+    cmds = ["show mls qos", "show mls qos queue-set", "show access-lists", "show class-map", "show policy-map"]
+    if port:
+        cmds += [f"show mls qos interface {port} queueing", f"show mls qos interface {port} statistics"]
+    for c, text in open_switch(device, load_topology(topology)).show(cmds).items():
+        console.print(f"[bold]{c}[/]")
+        print(text)
+
+
+@app.command("serve")
+def switch_serve(topology: Path | None = TopologyOpt,
+                 no_apply: bool = typer.Option(False, "--no-apply", help="Do not touch tc (CLI only).")) -> None:
+    """Run the virtual Catalyst 3750 of the testbed on its management endpoint (foreground)."""
+    import asyncio
+
+    from ..vswitch import serve
+
+    topo = load_topology(topology)
+    mg = topo.switch.management
+    err_console.print(f"virtual Catalyst {topo.switch.model} of {topo.name} on {mg.host}:{mg.port}")
+    try:
+        asyncio.run(serve(topo, apply=not no_apply))
+    except OSError as e:
+        raise QoslabError(f"cannot serve on {mg.host}:{mg.port}: {e.strerror}") from None

@@ -1,0 +1,187 @@
+"""``qoslab testbed``: the embedded testbed: hosts as network namespaces, a bridge as the switch."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ..errors import QoslabError
+from ..units import format_rate
+from .common import TopologyOpt, console, running_testbed, testbed_for
+
+app = typer.Typer(help="The embedded testbed: hosts as network namespaces, a bridge as the switch.",
+                  no_args_is_help=True)
+
+
+@app.command("up")
+def testbed_up(topology: Path | None = TopologyOpt) -> None:
+    """Build the testbed (idempotent; removes leftovers of a crashed run first)."""
+    tb = testbed_for(topology)
+    rep = tb.up()
+    if rep.stale_removed:
+        console.print(f"removed {len(rep.stale_removed)} stale namespaces of an earlier run")
+    if rep.built:
+        console.print(f"[green]testbed {tb.topo.name} up[/]: {len(tb.topo.hosts)} hosts, "
+                      f"{len(tb.plan.namespaces)} namespaces, {format_rate(tb.topo.link.rate)} links "
+                      f"in {rep.seconds:.2f} s")
+    else:
+        console.print(f"testbed {tb.topo.name} is already up (nothing changed)")
+
+
+@app.command("down")
+def testbed_down(topology: Path | None = TopologyOpt) -> None:
+    """Remove the testbed: end processes inside it, delete every namespace, veth and bridge."""
+    tb = testbed_for(topology)
+    rep = tb.down()
+    if rep.namespaces:
+        console.print(f"testbed {tb.topo.name} down: removed {len(rep.namespaces)} namespaces, ended "
+                      f"{len(rep.killed_pids)} processes in {rep.seconds:.2f} s")
+    else:
+        console.print(f"testbed {tb.topo.name} was not up (nothing to remove)")
+
+
+@app.command("status")
+def testbed_status(topology: Path | None = TopologyOpt,
+                   as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables.")) -> None:
+    """Show hosts, addresses, ports, qdiscs and per-port counters."""
+    tb = testbed_for(topology)
+    st = tb.status()
+    if as_json:
+        print(json.dumps(asdict(st), indent=1))
+        return
+    if not st.up:
+        left = (f" ({len(st.namespaces)} leftover namespaces: run `qoslab testbed up` or `down`)"
+                if st.namespaces else "")
+        console.print(f"testbed {st.name} is down{left}")
+        raise typer.Exit(1)
+    tab = Table(title=f"testbed {st.name}: hosts (namespace qsl-{st.name}-HOST, eth0, "
+                f"/{tb.topo.hosts[0].address.network.prefixlen})")
+    for c in ("host", "address", "port", "state"):
+        tab.add_column(c)
+    for c in ("tx pkts", "rx pkts"):
+        tab.add_column(c, justify="right")
+    tab.add_column("qdisc")
+    tab.add_column("drops", justify="right")
+    for h in tb.topo.hosts:
+        p = st.hosts[h.name]
+        tab.add_row(h.name, h.ip, h.port, p.state, str(p.tx_packets), str(p.rx_packets),
+                    _qdiscs(p.qdiscs), str(p.qdisc_drops))
+    console.print(tab)
+    tab = Table(title=f"switch {tb.topo.switch.model} ({tb.switch_ns}, bridge br0): egress per port")
+    for c in ("port", "state"):
+        tab.add_column(c)
+    for c in ("tx pkts", "tx bytes", "rx pkts"):
+        tab.add_column(c, justify="right")
+    tab.add_column("qdisc")
+    for c in ("drops", "queued B"):
+        tab.add_column(c, justify="right")
+    for dev, p in st.switch_ports.items():
+        name = dev.replace("-", "/") + (" SPAN" if "SPAN" in p.alias else "")
+        tab.add_row(name, p.state, str(p.tx_packets), str(p.tx_bytes), str(p.rx_packets),
+                    _qdiscs(p.qdiscs), str(p.qdisc_drops), str(p.qdisc_backlog_bytes))
+    console.print(tab)
+    console.print(f"management endpoint {st.management}: "
+                  f"{'virtual Catalyst listening' if st.management_listening else 'nothing listening'}")
+
+
+def _qdiscs(kinds: list[str]) -> str:
+    """``["htb 1:", "bfifo 10:"]`` -> ``htb>bfifo``."""
+    return ">".join(k.split()[0] for k in kinds) or "-"
+
+
+@app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def testbed_exec(host: str = typer.Argument(..., help="Host name, e.g. jp-1."),
+                 command: list[str] = typer.Argument(..., help="Command to run (after --)."),
+                 topology: Path | None = TopologyOpt) -> None:
+    """Run a command inside a host: qoslab testbed exec jp-1 -- ping -c1 198.18.0.2"""
+    import subprocess
+
+    tb = running_testbed(topology)
+    ns = tb.namespace(host)
+    try:
+        rc = subprocess.call(["ip", "netns", "exec", ns, *command])
+    except FileNotFoundError:
+        raise QoslabError(f"on {host}: command not found: {command[0]}") from None
+    raise typer.Exit(rc)
+
+
+@app.command("ping")
+def testbed_ping(topology: Path | None = TopologyOpt) -> None:
+    """Ping every host from every other host; exit 1 unless all pairs answer."""
+    tb = running_testbed(topology)
+    ok = _ping_report(tb)
+    raise typer.Exit(0 if ok else 1)
+
+
+def _ping_report(tb) -> bool:
+    res = tb.ping_matrix()
+    names = tb.topo.host_names
+    tab = Table(title="ping RTT (ms), row = source")
+    tab.add_column("")
+    for n in names:
+        tab.add_column(n, justify="right")
+    for s in names:
+        tab.add_row(s, *["-" if s == d else (f"{res[(s, d)]:.3f}" if res[(s, d)] is not None else "[red]FAIL[/]")
+                         for d in names])
+    console.print(tab)
+    good = sum(v is not None for v in res.values())
+    console.print(f"{good}/{len(res)} host pairs reachable")
+    return good == len(res)
+
+
+@app.command("iperf")
+def testbed_iperf(src: str = typer.Argument(..., help="Sending host."),
+                  dst: str = typer.Argument(..., help="Receiving host."),
+                  seconds: float = typer.Option(5.0, help="Test length, seconds."),
+                  topology: Path | None = TopologyOpt) -> None:
+    """TCP throughput between two hosts with iperf3, compared with the link rate."""
+    tb = running_testbed(topology)
+    _iperf_report(tb, src, dst, seconds)
+
+
+def _iperf_report(tb, src: str, dst: str, seconds: float) -> float:
+    r = tb.iperf_tcp(src, dst, seconds)
+    share = r["bits_per_second"] / tb.topo.link.rate
+    console.print(f"iperf3 TCP {src} -> {dst}: {format_rate(r['bits_per_second'])} over {r['seconds']:.1f} s "
+                  f"({share:.1%} of the {format_rate(tb.topo.link.rate)} link), {r['retransmits']} retransmits")
+    return share
+
+
+@app.command("caps")
+def testbed_caps(refresh: bool = typer.Option(False, help="Probe again instead of using the cache.")) -> None:
+    """Which tc qdiscs, filters, actions and link kinds this kernel has."""
+    from ..testbed import REQUIRED_TC, probe_capabilities
+
+    caps = probe_capabilities(refresh=refresh)
+    tab = Table(title=f"traffic control on kernel {caps.kernel}")
+    for c in ("kind", "type", "available", "needed by qoslab"):
+        tab.add_column(c)
+    for typ, d in (("qdisc", caps.qdiscs), ("filter", caps.filters), ("action", caps.actions), ("link", caps.links)):
+        for k, v in d.items():
+            tab.add_row(k, typ, "[green]yes[/]" if v else "[red]no[/]", "required" if k in REQUIRED_TC else "")
+    console.print(tab)
+
+
+@app.command("selftest")
+def testbed_selftest(topology: Path | None = TopologyOpt,
+                     seconds: float = typer.Option(5.0, help="iperf3 test length, seconds."),
+                     keep: bool = typer.Option(False, help="Leave the testbed up afterwards.")) -> None:
+    """Bring the testbed up, show its status, prove connectivity (all-pairs ping, iperf3 at the
+    link rate), and take it down again (unless --keep)."""
+    tb = testbed_for(topology)
+    try:
+        testbed_up(topology)
+        testbed_status(topology, as_json=False)
+        ok = _ping_report(tb)
+        hosts = tb.topo.host_names
+        share = _iperf_report(tb, hosts[1], hosts[0], seconds) if len(hosts) > 1 else 1.0
+        good = ok and 0.9 <= share <= 1.1
+        console.print("[green]selftest passed[/]" if good else "[red]selftest FAILED[/]")
+    finally:
+        if not keep:
+            testbed_down(topology)
+    raise typer.Exit(0 if good else 1)

@@ -1,0 +1,113 @@
+"""How to reach a switch's CLI: endpoint, credentials, pinned host key.
+
+Shared by the push (:mod:`qoslab.switch`, a Netmiko client) and the virtual Catalyst
+(:mod:`qoslab.vswitch`, the server), so neither imports the other. Credentials never live in the
+repository: a real switch's come from the environment (``QOSLAB_SWITCH_USERNAME``,
+``QOSLAB_SWITCH_PASSWORD``, ``QOSLAB_SWITCH_SECRET``) or a mode-0600 JSON file; the virtual
+switch generates its own per testbed into its state folder (0600 from the first byte).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from .errors import QoslabError
+from .yamlio import StrictModel
+
+#: Environment variables that carry a real switch's login (all three or none).
+CREDENTIAL_ENV = ("QOSLAB_SWITCH_USERNAME", "QOSLAB_SWITCH_PASSWORD", "QOSLAB_SWITCH_SECRET")
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """A switch login: username, password, enable secret (never logged or stored in results)."""
+
+    username: str
+    password: str
+    secret: str
+
+    def __repr__(self) -> str:  # keep secrets out of tracebacks and logs
+        return f"Credentials(username={self.username!r}, password=***, secret=***)"
+
+    @classmethod
+    def load(cls, path: Path) -> Credentials:
+        """Read a credentials file (JSON ``{username, password, secret}``, must be mode 0600).
+        Raises QoslabError naming the file when it is missing, readable by others or malformed."""
+        try:
+            st = path.stat()
+        except OSError:
+            raise QoslabError(f"no switch credentials at {path} (is the virtual switch running?)") from None
+        if st.st_mode & 0o077:
+            raise QoslabError(f"{path} is readable by others (mode {oct(st.st_mode & 0o777)}): chmod 600 it")
+        try:
+            data = json.loads(path.read_text())
+            return cls(**{k: str(data[k]) for k in ("username", "password", "secret")})
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError) as e:
+            raise QoslabError(f"{path}: not a credentials file (JSON with username, password, secret): "
+                              f"{type(e).__name__}") from None
+
+    @classmethod
+    def from_env(cls) -> Credentials | None:
+        """Credentials from CREDENTIAL_ENV, or None when not all three are set."""
+        vals = [os.environ.get(k) for k in CREDENTIAL_ENV]
+        return cls(*vals) if all(vals) else None  # type: ignore[arg-type]
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Create ``path`` with mode 0600 from the first byte (O_EXCL: an existing file is an error,
+    FileExistsError) and write ``data``."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
+def generate_credentials(path: Path) -> Credentials:
+    """Create a credentials file with a random password and secret (mode 0600) unless one
+    exists; return the credentials in it."""
+    if not path.exists():
+        c = Credentials("qoslab", secrets.token_urlsafe(16), secrets.token_urlsafe(16))
+        write_private(path, json.dumps(asdict(c)).encode())
+    return Credentials.load(path)
+
+
+def known_hosts_line(public_key_file: Path, host: str, port: int) -> str:
+    """A known_hosts line pinning the host key in ``public_key_file`` (OpenSSH ``TYPE BASE64``
+    format) for ``host:port``. Raises QoslabError when the file is missing or malformed."""
+    try:
+        pub = public_key_file.read_text().split()
+    except OSError:
+        raise QoslabError(f"no host key at {public_key_file}") from None
+    if len(pub) < 2:
+        raise QoslabError(f"{public_key_file}: not an OpenSSH public key")
+    name = host if port == 22 else f"[{host}]:{port}"
+    return f"{name} {pub[0]} {pub[1]}\n"
+
+
+class Device(StrictModel):
+    """How to reach a switch's SSH CLI. ``credentials_file``: JSON {username, password, secret},
+    mode 0600 (or the environment, CREDENTIAL_ENV); ``known_hosts``: a file with the switch's
+    host key (checked: an unknown or changed key refuses the connection); ``timeout_s``: seconds
+    for connect, authentication and each command."""
+
+    host: str
+    port: int = Field(22, ge=1, le=65535)
+    credentials_file: Path | None = None
+    known_hosts: Path
+    timeout_s: float = Field(20.0, gt=0, le=600)
+    credentials_from_env: bool = True
+
+    def credentials(self) -> Credentials:
+        """The login: the environment's when set, else the credentials file's. Raises QoslabError."""
+        env = Credentials.from_env() if self.credentials_from_env else None
+        if env is not None:
+            return env
+        if self.credentials_file is None:
+            raise QoslabError(f"switch {self.host}:{self.port}: no credentials: set "
+                              f"{'/'.join(CREDENTIAL_ENV)} or credentials_file")
+        return Credentials.load(self.credentials_file)

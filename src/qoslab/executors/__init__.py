@@ -1,0 +1,12 @@
+"""Executors: run commands on cluster nodes (contract in :mod:`qoslab.executors.base`).
+
+Backends, registered by name in :data:`qoslab.registry.executors`: ``local``
+(:class:`LocalExecutor`), ``netns`` (:class:`NetnsExecutor`).
+"""
+
+from __future__ import annotations
+
+from .base import BackgroundProcess, CommandResult, Executor
+from .local import LocalExecutor, NetnsExecutor, SubprocessExecutor
+
+__all__ = ["BackgroundProcess", "CommandResult", "Executor", "LocalExecutor", "NetnsExecutor", "SubprocessExecutor"]

@@ -1,0 +1,121 @@
+"""The executor contract: how qoslab runs commands on a cluster node.
+
+Everything that touches a node (D-ITG, iperf3, the Java workload, captures) goes through an
+:class:`Executor`, so the same orchestration runs on the embedded testbed (``netns``: the node is
+a network namespace on this machine), on this machine itself (``local``) and on a real cluster
+(``ssh``). Executors are registered by name in :data:`qoslab.registry.executors`.
+
+The contract (every backend keeps it exactly):
+
+- :meth:`Executor.run` runs a command and waits at most ``timeout`` seconds (the command's
+  process group is killed when it overruns: :class:`~qoslab.errors.CommandTimeout`);
+- :meth:`Executor.start` starts a background process **in its own session** (process group) and
+  returns its PID on the node; output goes to files or is discarded;
+- :meth:`Executor.poll` / :meth:`Executor.wait` report its exit code;
+- :meth:`Executor.stop` ends it **by PID**: SIGTERM to its process group, SIGKILL after a grace
+  period. Nothing is ever killed by name;
+- :meth:`Executor.fetch` copies a file from the node to this machine.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """Outcome of :meth:`Executor.run`: exit code, captured output (text), wall time (seconds)."""
+
+    node: str
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration_s: float
+
+
+@dataclass
+class BackgroundProcess:
+    """A process started with :meth:`Executor.start`. ``pid`` is the process (and its process
+    group) on the node; ``stdout_path``/``stderr_path`` are where its output goes (None =
+    discarded); ``handle`` is the backend's own object for it (a Popen, an SSH channel ...);
+    ``deadline`` is the monotonic time after which the process ends by itself (its bounded
+    lifetime, None = unbounded)."""
+
+    node: str
+    argv: list[str]
+    pid: int
+    stdout_path: Path | None
+    stderr_path: Path | None
+    started_at: float = field(default_factory=time.monotonic)
+    returncode: int | None = None
+    handle: Any = field(default=None, repr=False)
+    deadline: float | None = None
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs commands on one node (``node`` is its host name). See the module doc for the contract."""
+
+    node: str
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = 60.0,
+        check: bool = True,
+        input: str | None = None,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        """Run ``argv`` on the node and wait at most ``timeout`` seconds.
+
+        Raises CommandTimeout (after killing the command's process group) when it overruns, and
+        CommandFailed when ``check`` and the exit code is non-zero; QoslabError when the command
+        cannot be started (not found)."""
+        ...
+
+    def start(
+        self,
+        argv: Sequence[str],
+        *,
+        stdout: str | Path | None = None,
+        stderr: str | Path | None = None,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        timer_slack_ns: int | None = None,
+        lifetime_s: float | None = None,
+    ) -> BackgroundProcess:
+        """Start ``argv`` in the background on the node in its own session; output goes to the
+        given files (appended) or is discarded. ``timer_slack_ns`` sets the process's timer slack
+        (nanoseconds; Linux ``prctl(PR_SET_TIMERSLACK)``, inherited by its threads and children;
+        the kernel default is 50 000 ns): 1 lets a sleeping pacer such as ITGSend keep
+        sub-100-microsecond packet intervals. ``lifetime_s`` bounds how long it may run (seconds):
+        after it the process group gets SIGTERM, then SIGKILL, even if this program died. Raises
+        QoslabError when it cannot be started."""
+        ...
+
+    def poll(self, proc: BackgroundProcess) -> int | None:
+        """Exit code of ``proc`` if it has ended, else None."""
+        ...
+
+    def stop(self, proc: BackgroundProcess, *, grace_s: float = 3.0) -> int | None:
+        """End ``proc`` (SIGTERM to its process group, SIGKILL after ``grace_s`` seconds) and
+        return its exit code (negative = killed by that signal). A process that already ended
+        just has its exit code returned."""
+        ...
+
+    def wait(self, proc: BackgroundProcess, timeout: float) -> int:
+        """Wait at most ``timeout`` seconds for ``proc`` to end; return its exit code.
+        Raises CommandTimeout if it is still running (it is left running)."""
+        ...
+
+    def fetch(self, remote_path: str | Path, local_path: str | Path) -> Path:
+        """Copy a file from the node to this machine; returns the local path.
+        Raises QoslabError naming the node and path when it does not exist."""
+        ...

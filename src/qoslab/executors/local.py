@@ -1,0 +1,224 @@
+"""Executors that run commands as subprocesses of this program: ``local`` (this machine's own
+network namespace) and ``netns`` (a network namespace of the embedded testbed, through
+``ip netns exec``). See :mod:`qoslab.executors.base` for the contract.
+
+Every background process gets, where the kernel allows it, a bounded life twice over: a
+parent-death signal (``prctl(PR_SET_PDEATHSIG, SIGTERM)``: it is told to end when the thread of
+this program that started it dies, even by SIGKILL) and, with ``lifetime_s``, GNU ``timeout``
+as its session leader (SIGTERM to the whole group after the lifetime, SIGKILL 5 s later).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from ..errors import CommandFailed, CommandTimeout, QoslabError
+from .base import BackgroundProcess, CommandResult
+
+#: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
+LIFETIME_KILL_AFTER_S = 5
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
+
+
+class SubprocessExecutor:
+    """Commands run as local subprocesses, optionally wrapped in ``prefix`` (e.g. ``ip netns exec
+    NS``); the prefix must exec the command so the PID held is the command's own."""
+
+    def __init__(self, node: str, prefix: Sequence[str] = ()) -> None:
+        self.node = node
+        self._prefix = list(prefix)
+
+    def _argv(self, argv: Sequence[str]) -> list[str]:
+        if isinstance(argv, str):
+            raise TypeError("argv must be a sequence of strings, not one string")
+        return self._prefix + [str(a) for a in argv]
+
+    @staticmethod
+    def _env(env: Mapping[str, str] | None) -> dict[str, str] | None:
+        return None if env is None else {**os.environ, **env}
+
+    def run(self, argv: Sequence[str], *, timeout: float = 60.0, check: bool = True, input: str | None = None,
+            cwd: str | Path | None = None, env: Mapping[str, str] | None = None) -> CommandResult:
+        """See :meth:`qoslab.executors.base.Executor.run`."""
+        full = self._argv(argv)
+        t0 = time.monotonic()
+        try:
+            p = subprocess.Popen(
+                full,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=cwd,
+                env=self._env(env),
+                start_new_session=True,
+                preexec_fn=_child_setup(None),
+            )
+        except FileNotFoundError:
+            raise QoslabError(f"on {self.node}: command not found: {full[0]}") from None
+        try:
+            out, err = p.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(p.pid, signal.SIGKILL)
+            p.communicate()
+            raise CommandTimeout(self.node, list(argv), timeout) from None
+        except BaseException:
+            kill_group(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
+        res = CommandResult(self.node, list(argv), p.returncode, out, err, time.monotonic() - t0)
+        if p.returncode != 0 and self._prefix and f'exec of "{full[len(self._prefix)]}" failed' in err:
+            raise QoslabError(f"on {self.node}: cannot run {full[len(self._prefix)]}: {err.strip().split(': ')[-1]}")
+        if check and p.returncode != 0:
+            raise CommandFailed(self.node, list(argv), p.returncode, err or out)
+        return res
+
+    def start(self, argv: Sequence[str], *, stdout: str | Path | None = None, stderr: str | Path | None = None,
+              cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
+              timer_slack_ns: int | None = None, lifetime_s: float | None = None) -> BackgroundProcess:
+        """See :meth:`qoslab.executors.base.Executor.start`. With ``lifetime_s`` the command runs
+        under GNU ``timeout`` (the PID held is timeout's; it leads the process group and forwards
+        SIGTERM to the command)."""
+        cmd = [str(a) for a in argv]
+        if lifetime_s is not None:
+            if lifetime_s <= 0:
+                raise QoslabError(f"on {self.node}: lifetime must be > 0 s, got {lifetime_s:g}")
+            cmd = ["timeout", f"--kill-after={LIFETIME_KILL_AFTER_S}", f"{lifetime_s:.3f}", *cmd]
+        full = self._argv(cmd)
+        files = []
+        try:
+            outs: list[int | object] = []
+            for path in (stdout, stderr):
+                if path is None:
+                    outs.append(subprocess.DEVNULL)
+                else:
+                    f = open(path, "ab")
+                    files.append(f)
+                    outs.append(f)
+            p = subprocess.Popen(
+                full,
+                stdin=subprocess.DEVNULL,
+                stdout=outs[0],  # type: ignore[arg-type]
+                stderr=outs[1],  # type: ignore[arg-type]
+                cwd=cwd,
+                env=self._env(env),
+                start_new_session=True,
+                preexec_fn=_child_setup(timer_slack_ns),
+            )
+        except FileNotFoundError:
+            raise QoslabError(f"on {self.node}: command not found: {full[0]}") from None
+        except OSError as e:
+            raise QoslabError(f"on {self.node}: cannot start `{' '.join(map(str, argv))}`: {e}") from None
+        finally:
+            for f in files:
+                f.close()
+        return BackgroundProcess(
+            node=self.node,
+            argv=list(argv),
+            pid=p.pid,
+            stdout_path=Path(stdout) if stdout else None,
+            stderr_path=Path(stderr) if stderr else None,
+            handle=p,
+            deadline=None if lifetime_s is None else time.monotonic() + lifetime_s,
+        )
+
+    @staticmethod
+    def _popen(proc: BackgroundProcess) -> subprocess.Popen[bytes]:
+        if not isinstance(proc.handle, subprocess.Popen):
+            raise QoslabError(f"on {proc.node}: process {proc.pid} was not started by this executor")
+        return proc.handle
+
+    def poll(self, proc: BackgroundProcess) -> int | None:
+        """See :meth:`qoslab.executors.base.Executor.poll`."""
+        if proc.returncode is None:
+            proc.returncode = self._popen(proc).poll()
+        return proc.returncode
+
+    def wait(self, proc: BackgroundProcess, timeout: float) -> int:
+        """See :meth:`qoslab.executors.base.Executor.wait`."""
+        if proc.returncode is not None:
+            return proc.returncode
+        try:
+            proc.returncode = self._popen(proc).wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise CommandTimeout(self.node, proc.argv, timeout) from None
+        return proc.returncode
+
+    def stop(self, proc: BackgroundProcess, *, grace_s: float = 3.0) -> int | None:
+        """See :meth:`qoslab.executors.base.Executor.stop`."""
+        if self.poll(proc) is not None:
+            kill_group(proc.pid, signal.SIGKILL)  # children left in its group, if any
+            return proc.returncode
+        popen = self._popen(proc)
+        kill_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.returncode = popen.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid, signal.SIGKILL)
+            proc.returncode = popen.wait()
+        kill_group(proc.pid, signal.SIGKILL)
+        return proc.returncode
+
+    def fetch(self, remote_path: str | Path, local_path: str | Path) -> Path:
+        """See :meth:`qoslab.executors.base.Executor.fetch` (the file system is shared: a copy)."""
+        src, dst = Path(remote_path), Path(local_path)
+        if not src.is_file():
+            raise QoslabError(f"on {self.node}: no such file: {src}")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.resolve() != dst.resolve():
+            shutil.copyfile(src, dst)
+        return dst
+
+
+def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
+    """A ``preexec_fn``: the child gets SIGTERM when the thread that started it dies
+    (PR_SET_PDEATHSIG; it survives exec) and, when given, a timer slack of ``timer_slack_ns``
+    nanoseconds (PR_SET_TIMERSLACK; must be >= 1: 0 would mean "reset to the default").
+    Raises ValueError for a slack < 1."""
+    if timer_slack_ns is not None and timer_slack_ns < 1:
+        raise ValueError(f"timer slack must be >= 1 ns, got {timer_slack_ns}")
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def setup() -> None:
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if timer_slack_ns is not None and libc.prctl(PR_SET_TIMERSLACK, ctypes.c_ulong(timer_slack_ns), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK) failed")
+
+    return setup
+
+
+def kill_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to process group ``pgid`` (a PID started in its own session); a group that is
+    gone is ignored."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class NetnsExecutor(SubprocessExecutor):
+    """A node that is a network namespace on this machine (the embedded testbed).
+
+    Commands run as ``ip netns exec NAMESPACE argv...``; ``ip`` execs the command, so the PID we
+    hold is the command's own. The file system is shared with this machine, so ``fetch`` is a copy.
+    """
+
+    def __init__(self, node: str, namespace: str) -> None:
+        super().__init__(node, ["ip", "netns", "exec", namespace])
+        self.namespace = namespace
+
+
+class LocalExecutor(SubprocessExecutor):
+    """This machine's own network namespace (loopback runs, benchmarks, ITGDec)."""
+
+    def __init__(self, node: str = "localhost") -> None:
+        super().__init__(node)

@@ -1,0 +1,30 @@
+"""The IOS configuration language of a Catalyst 3750, as far as QoS needs it.
+
+- :mod:`.grammar`: tokens, command templates per mode, :class:`IosError` (the caret);
+- :mod:`.acl`: extended access lists (:class:`Ace`);
+- :mod:`.config`: :class:`RunningConfig` (``show running-config``) and :class:`Mode`;
+- :mod:`.interpret`: :func:`interpret` (one config line) and :func:`load_config` (a whole text);
+- :mod:`.qos`: :func:`qos_model`, the QoS meaning of a config with Catalyst 3750 defaults.
+
+All of it is pure: no I/O, no processes.
+"""
+
+from __future__ import annotations
+
+from .acl import Ace, ace_text, parse_ace
+from .config import Mode, RunningConfig, Section
+from .grammar import GLOBAL, MODES, IosError
+from .interpret import interpret, load_config
+from .qos import (
+                  DEFAULT_DSCP_OUTPUT_QUEUE,
+                  DEFAULT_QUEUE_SET_BUFFERS,
+                  ClassMap,
+                  InterfaceQos,
+                  PolicyClass,
+                  QosConfig,
+                  qos_model,
+)
+
+__all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "DEFAULT_QUEUE_SET_BUFFERS", "GLOBAL", "MODES", "Ace", "ClassMap",
+           "InterfaceQos", "IosError", "Mode", "PolicyClass", "QosConfig", "RunningConfig", "Section", "ace_text",
+           "interpret", "load_config", "parse_ace", "qos_model"]

@@ -1,0 +1,205 @@
+"""The IOS command grammar of the virtual Catalyst: tokens, command templates per config mode,
+and IOS's error kinds.
+
+Commands are templates (``mls qos queue-set output {qs:1-2} buffers {b:0-99}`` with repeat 4),
+matched token by token, so the caret of ``% Invalid input detected at '^' marker.`` lands under the
+first token that does not fit, as on IOS. Keywords may be abbreviated where unambiguous (IOS rule).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..topology import canonical_port
+
+
+@dataclass
+class IosError(Exception):
+    """An invalid line: ``kind`` is ``invalid`` | ``incomplete`` | ``ambiguous``; ``column`` is the
+    0-based position of the caret in the line as typed."""
+
+    line: str
+    column: int
+    kind: str = "invalid"
+
+    def render(self, prompt_len: int = 0) -> str:
+        """The IOS error text (caret under the fault when the line is echoed after the prompt)."""
+        if self.kind == "incomplete":
+            return "% Incomplete command.\n"
+        if self.kind == "ambiguous":
+            return f'% Ambiguous command:  "{self.line.strip()}"\n'
+        return " " * (prompt_len + self.column) + "^\n% Invalid input detected at '^' marker.\n"
+
+    def __str__(self) -> str:
+        if self.kind == "invalid":
+            return f"invalid input at column {self.column + 1}: {self.line.strip()!r}"
+        return f"{self.kind} command: {self.line.strip()!r}"
+
+
+# --------------------------------------------------------------------------------------------- tokens
+_TOK = re.compile(r"\S+")
+
+
+def tokens(line: str) -> list[tuple[str, int]]:
+    return [(m.group(0), m.start()) for m in _TOK.finditer(line)]
+
+
+def is_ip(s: str) -> bool:
+    try:
+        ipaddress.IPv4Address(s)
+        return True
+    except ValueError:
+        return False
+
+
+def port_token(s: str) -> str | None:
+    m = re.match(r"^(?:Vlan|vlan|Vl)(\d+)$", s)
+    if m:
+        return f"Vlan{m.group(1)}"
+    try:
+        return canonical_port(s)
+    except ValueError:
+        return None
+
+
+_TYPES: dict[str, Callable[[str], Any]] = {
+    "word": lambda s: s if re.match(r"^[A-Za-z0-9_.\-]+$", s) else None,
+    "ip": lambda s: s if is_ip(s) else None,
+    "port": port_token,
+    "portnum": lambda s: int(s) if s.isdigit() and 0 <= int(s) <= 65535 else None,
+}
+
+
+def match_token(spec: str, tok: str) -> Any:
+    """Value for ``tok`` under ``spec`` (literal, a|b choice, {name:type} or {name:a-b}), or None."""
+    if spec.startswith("{"):
+        typ = spec[1:-1].split(":", 1)[1]
+        if "|" in typ:
+            return match_token(typ, tok)
+        m = re.match(r"^(\d+)-(\d+)$", typ)
+        if m:
+            return int(tok) if tok.isdigit() and int(m.group(1)) <= int(tok) <= int(m.group(2)) else None
+        return _TYPES[typ](tok)
+    choices = spec.split("|")
+    low = tok.lower()
+    exact = [c for c in choices if c == low]
+    if exact:
+        return exact[0]
+    # IOS accepts unambiguous abbreviations of keywords
+    pref = [c for c in choices if c.startswith(low)]
+    return pref[0] if len(pref) == 1 and len(low) >= 2 else None
+
+
+@dataclass(frozen=True)
+class Template:
+    """A command: token specs; ``repeat`` = the last spec may repeat up to that many times."""
+
+    specs: tuple[str, ...]
+    action: str
+    repeat: int = 1
+    min_repeat: int = 1
+
+
+def T(text: str, action: str, repeat: int = 1, min_repeat: int | None = None) -> Template:
+    """A :class:`Template` from its text (tokens split on spaces)."""
+    return Template(tuple(text.split()), action, repeat, repeat if min_repeat is None else min_repeat)
+
+
+def match(tpl: Template, toks: list[tuple[str, int]]) -> tuple[int, dict[str, Any] | None]:
+    """Returns (tokens matched, bindings or None). bindings only when the whole line fits."""
+    vals: dict[str, Any] = {}
+    specs = list(tpl.specs)
+    i = 0
+    for k, spec in enumerate(specs):
+        last = k == len(specs) - 1
+        times = tpl.repeat if last else 1
+        need = tpl.min_repeat if last else 1
+        got: list[Any] = []
+        while len(got) < times and i < len(toks):
+            v = match_token(spec, toks[i][0])
+            if v is None:
+                break
+            got.append(v)
+            i += 1
+        if len(got) < need:
+            return i, None
+        name = spec[1:-1].split(":")[0] if spec.startswith("{") else None
+        if name:
+            vals[name] = got if times > 1 else got[0]
+    if i < len(toks):
+        return i, None
+    return i, vals
+
+
+# --------------------------------------------------------------------------------------------- grammar
+GLOBAL = "config"
+MODES = {
+    "config": "(config)", "config-if": "(config-if)", "config-cmap": "(config-cmap)",
+    "config-pmap": "(config-pmap)", "config-pmap-c": "(config-pmap-c)", "config-ext-nacl": "(config-ext-nacl)",
+}
+
+GLOBAL_TEMPLATES = [
+    T("hostname {name:word}", "hostname"),
+    T("mls qos", "global"),
+    T("mls qos srr-queue input bandwidth {w:1-100}", "global", 2),
+    T("mls qos srr-queue input buffers {b:0-100}", "global", 2),
+    T("mls qos srr-queue input priority-queue {q:1-2} bandwidth {bw:0-40}", "global"),
+    T("mls qos srr-queue input dscp-map queue {q:1-2} threshold {t:1-3} {d:0-63}", "global", 8, 1),
+    T("mls qos srr-queue input dscp-map queue {q:1-2} {d:0-63}", "global", 8, 1),
+    T("mls qos srr-queue output dscp-map queue {q:1-4} threshold {t:1-3} {d:0-63}", "global", 8, 1),
+    T("mls qos queue-set output {qs:1-2} buffers {b:0-99}", "global", 4),
+    T("mls qos queue-set output {qs:1-2} threshold {q:1-4} {t:1-3200}", "global", 4),
+    T("class-map {how:match-all|match-any} {name:word}", "class-map"),
+    T("class-map {name:word}", "class-map"),
+    T("policy-map {name:word}", "policy-map"),
+    T("ip access-list extended {name:word}", "named-acl"),
+    T("interface {port:port}", "interface"),
+    T("monitor session {s:1-66} source interface {port:port} {dir:both|rx|tx}", "monitor"),
+    T("monitor session {s:1-66} source interface {port:port}", "monitor"),
+    T("monitor session {s:1-66} destination interface {port:port} encapsulation {enc:replicate|dot1q}", "monitor"),
+    T("monitor session {s:1-66} destination interface {port:port}", "monitor"),
+]
+# Lines kept verbatim for show running-config (not QoS; accepted so real configs load).
+PASSTHROUGH = [
+    T("version {v:word}", "keep"), T("service {rest:word}", "keep", 4, 1), T("no service {rest:word}", "keep", 4, 1),
+    T("ip subnet-zero", "keep"), T("ip classless", "keep"), T("ip http server", "keep"),
+    T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
+    T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
+]
+IF_TEMPLATES = [
+    T("mls qos trust {t:dscp|cos|ip-precedence}", "if"),
+    T("service-policy input {name:word}", "if"),
+    T("srr-queue bandwidth share {w:1-255}", "if", 4),
+    T("srr-queue bandwidth shape {w:0-65535}", "if", 4),
+    T("srr-queue bandwidth limit {p:10-90}", "if"),
+    T("priority-queue out", "if"),
+    T("queue-set {qs:1-2}", "if"),
+    T("no ip address", "if-keep"), T("no mdix auto", "if-keep"), T("shutdown", "if-keep"),
+    T("description {rest:word}", "if-keep", 20, 1),
+]
+CMAP_TEMPLATES = [T("match access-group {acl:word}", "cmap"), T("match access-group name {acl:word}", "cmap"),
+             T("match ip dscp {d:0-63}", "cmap", 8, 1)]
+PMAP_TEMPLATES = [T("class {name:word}", "pmap-class")]
+PMAPC_TEMPLATES = [T("set ip dscp {d:0-63}", "pmapc"), T("set dscp {d:0-63}", "pmapc"),
+              T("trust {t:dscp|cos}", "pmapc")]
+MODE_TEMPLATES = {"config": GLOBAL_TEMPLATES + PASSTHROUGH, "config-if": IF_TEMPLATES, "config-cmap": CMAP_TEMPLATES,
+             "config-pmap": PMAP_TEMPLATES, "config-pmap-c": PMAPC_TEMPLATES, "config-ext-nacl": []}
+
+
+def negatable_prefix(tpl: Template) -> int:
+    """Number of leading literal tokens that identify a command for its ``no`` form."""
+    n = 0
+    for s in tpl.specs:
+        if s.startswith("{"):
+            break
+        n += 1
+    if tpl.specs[:2] == ("monitor", "session") or tpl.specs[0] in ("class-map", "policy-map", "interface",
+                                                                     "class", "hostname"):
+        return n + 1
+    return n
+
+

@@ -1,0 +1,378 @@
+"""The config-mode interpreter: one IOS line applied to a :class:`RunningConfig` (pure apart from
+mutating the config it is given).
+
+:func:`interpret` finds the template a line matches in the current mode (or, as IOS does, in a
+parent mode, which leaves the sub-mode) and hands it to the handler of the template's action.
+Each handler is a small function ``(ctx) -> Mode``; the table :data:`HANDLERS` maps actions to
+them. Invalid lines raise :class:`IosError` with the caret column and leave the config as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .acl import Ace, parse_ace
+from .config import Mode, RunningConfig, Section
+from .grammar import (
+    GLOBAL,
+    MODE_TEMPLATES,
+    IosError,
+    Template,
+    match,
+    negatable_prefix,
+    port_token,
+    tokens,
+)
+
+Tokens = list[tuple[str, int]]
+
+
+def _set_unique(lines: list[str], line: str, key: str) -> None:
+    """Replace the line starting with ``key`` (or append)."""
+    for i, existing in enumerate(lines):
+        if existing == key or existing.startswith(key + " "):
+            lines[i] = line
+            return
+    lines.append(line)
+
+
+def _remove_prefix(lines: list[str], key: str) -> bool:
+    """Remove every line that is ``key`` or starts with ``key + " "``; True when one was removed."""
+    n = len(lines)
+    lines[:] = [existing for existing in lines if not (existing == key or existing.startswith(key + " "))]
+    return len(lines) != n
+
+
+def _global_key(toks: list[str]) -> str:
+    """The identity of a global line (what a new value replaces)."""
+    line = " ".join(toks)
+    if toks[:4] == ["mls", "qos", "queue-set", "output"] and len(toks) > 5:
+        if toks[5] == "threshold":
+            return " ".join(toks[:7])
+        return " ".join(toks[:6])
+    if toks[:4] == ["mls", "qos", "srr-queue", "input"] and len(toks) > 4 and toks[4] != "dscp-map":
+        return " ".join(toks[:5])
+    return line  # DSCP maps accumulate; anything else is its own identity
+
+
+#: Leading words that identify an interface line (a new value replaces the old one).
+_IF_KEY_WORDS = {"srr-queue": 3, "mls": 3, "service-policy": 2, "priority-queue": 2, "no": 2}
+
+
+def _if_key(words: list[str]) -> str:
+    """Identity of an interface config line: ``srr-queue bandwidth share`` for the weights,
+    ``mls qos trust``, ``service-policy input``, ``no ip``/``no mdix``, else its first word."""
+    return " ".join(words[: _IF_KEY_WORDS.get(words[0], 1)])
+
+
+# --------------------------------------------------------------------------------------------- handlers
+@dataclass
+class _Ctx:
+    """What a handler needs: the config, the mode the command belongs to, the matched template,
+    its bindings, the line's words (without a leading ``no``), negation and the raw line."""
+
+    rc: RunningConfig
+    mode: Mode
+    tpl: Template
+    vals: dict[str, Any]
+    body: Tokens
+    negate: bool
+    line: str
+
+    @property
+    def words(self) -> list[str]:
+        return [t for t, _ in self.body]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+def _hostname(c: _Ctx) -> Mode:
+    if not c.negate:
+        c.rc.hostname = c.vals["name"]
+    return Mode(GLOBAL)
+
+
+def _keep(c: _Ctx) -> Mode:
+    if c.negate:
+        _remove_prefix(c.rc.kept, c.text)
+    elif c.text not in c.rc.kept:
+        c.rc.kept.append(c.text)
+    return Mode(GLOBAL)
+
+
+def _global(c: _Ctx) -> Mode:
+    g = c.rc.globals_
+    if c.text == "mls qos":  # only the global switch: the other mls qos settings stay configured
+        if c.negate:
+            g[:] = [line for line in g if line != "mls qos"]
+        elif "mls qos" not in g:
+            g.insert(0, "mls qos")
+        return Mode(GLOBAL)
+    key = _global_key(c.words)
+    if c.negate:
+        if c.tpl.repeat > 1 and key == c.text:
+            key = " ".join(c.words[: len(c.tpl.specs) - 1])
+        _remove_prefix(g, key)
+    else:
+        _set_unique(g, c.text, key)
+    return Mode(GLOBAL)
+
+
+def _class_map(c: _Ctx) -> Mode:
+    w = c.words
+    if c.negate:
+        name = w[2] if len(w) > 2 and w[1] in ("match-all", "match-any") else w[1]
+        c.rc.class_maps.pop(name, None)
+        return Mode(GLOBAL)
+    name = w[-1]
+    if name not in c.rc.class_maps:
+        c.rc.class_maps[name] = Section(f"class-map {c.vals.get('how', 'match-all')} {name}")
+    return Mode("config-cmap", name)
+
+
+def _policy_map(c: _Ctx) -> Mode:
+    name = c.words[1]
+    if c.negate:
+        c.rc.policy_maps.pop(name, None)
+        return Mode(GLOBAL)
+    c.rc.policy_maps.setdefault(name, Section(f"policy-map {name}"))
+    return Mode("config-pmap", name)
+
+
+def _named_acl(c: _Ctx) -> Mode:
+    name = c.words[3]
+    if c.negate:
+        c.rc.acls.pop(name, None)
+        c.rc.named_acls.discard(name)
+        return Mode(GLOBAL)
+    c.rc.acls.setdefault(name, [])
+    c.rc.named_acls.add(name)
+    return Mode("config-ext-nacl", name)
+
+
+def _interface(c: _Ctx) -> Mode:
+    port = c.vals.get("port") or port_token(c.words[1])
+    if port and port.startswith("Vlan") and port not in c.rc.interfaces:
+        c.rc.interfaces[port] = Section(f"interface {port}")
+    if port not in c.rc.interfaces:
+        raise IosError(c.line, c.body[1][1])
+    if c.negate:
+        raise IosError(c.line, c.body[0][1] - 3 if c.body[0][1] >= 3 else 0)
+    return Mode("config-if", port)
+
+
+def _monitor(c: _Ctx) -> Mode:
+    mon, w = c.rc.monitor, c.words
+    sess = w[2]
+    if c.negate:
+        if len(w) <= 3:
+            mon[:] = [line for line in mon if line.split()[2] != sess]
+        else:
+            _remove_prefix(mon, c.text)
+    elif c.text not in mon:
+        mon.append(c.text)
+        mon.sort(key=lambda line: (int(line.split()[2]), line.split()[3] != "source"))
+    return Mode(GLOBAL)
+
+
+def _if_line(c: _Ctx) -> Mode:
+    assert c.mode.target is not None
+    sec = c.rc.interfaces[c.mode.target]
+    key = _if_key(c.words)
+    if c.negate:
+        _remove_prefix(sec.children, key)
+    else:
+        _set_unique(sec.children, c.text, key)
+    return c.mode
+
+
+def _cmap_line(c: _Ctx) -> Mode:
+    assert c.mode.target is not None
+    children = c.rc.class_maps[c.mode.target].children
+    if c.negate:
+        _remove_prefix(children, c.text)
+    elif c.text not in children:
+        children.append(c.text)
+    return c.mode
+
+
+def _pmap_class(c: _Ctx) -> Mode:
+    assert c.mode.target is not None
+    sec = c.rc.policy_maps[c.mode.target]
+    header = f"class {c.words[1]}"
+    if c.negate:
+        sec.subsections[:] = [s for s in sec.subsections if s.header != header]
+        return c.mode
+    if not any(s.header == header for s in sec.subsections):
+        sec.subsections.append(Section(header))
+    return Mode("config-pmap-c", c.mode.target, c.words[1])
+
+
+def _pmapc_line(c: _Ctx) -> Mode:
+    assert c.mode.target is not None
+    sec = next(s for s in c.rc.policy_maps[c.mode.target].subsections if s.header == f"class {c.mode.sub}")
+    key = c.words[0] if c.words[0] in ("trust", "police") else "set"
+    if c.negate:
+        _remove_prefix(sec.children, key)
+    else:
+        _set_unique(sec.children, c.text.replace("set dscp", "set ip dscp"), key)
+    return c.mode
+
+
+#: Template action -> handler.
+HANDLERS: dict[str, Callable[[_Ctx], Mode]] = {
+    "hostname": _hostname, "keep": _keep, "global": _global, "class-map": _class_map,
+    "policy-map": _policy_map, "named-acl": _named_acl, "interface": _interface, "monitor": _monitor,
+    "if": _if_line, "if-keep": _if_line, "cmap": _cmap_line, "pmap-class": _pmap_class, "pmapc": _pmapc_line,
+}
+
+
+# --------------------------------------------------------------------------------------------- ACL lines
+def _acl_entry(rc: RunningConfig, mode: Mode, body: Tokens, negate: bool) -> tuple[bool, int]:
+    """An entry line in ``ip access-list extended NAME`` mode (optionally with a sequence number).
+    Returns (applied, tokens matched)."""
+    assert mode.target is not None
+    acl = rc.acls.setdefault(mode.target, [])
+    if body and body[0][0].isdigit():  # sequence number (hier-config and IOS use them)
+        seq = int(body[0][0])
+        if negate and len(body) == 1:
+            if seq % 10 == 0 and 0 < seq // 10 <= len(acl):
+                del acl[seq // 10 - 1]
+            return True, 1
+        body = body[1:]
+    used, ace = parse_ace(body)
+    if ace is None and not (negate and used > 0):
+        return False, used
+    if not negate:
+        acl.append(ace)  # type: ignore[arg-type]
+    elif ace is not None and ace in acl:
+        acl.remove(ace)
+    return True, used
+
+
+def _numbered_acl(rc: RunningConfig, body: Tokens, negate: bool) -> bool:
+    """``access-list 1xx ENTRY`` (or ``no access-list 1xx``). Returns False when it does not parse."""
+    words = [t for t, _ in body]
+    if len(words) < 2 or not words[1].isdigit() or not 100 <= int(words[1]) <= 199:
+        return False
+    num = words[1]
+    if negate:
+        rc.acls.pop(num, None)  # IOS removes the whole numbered list
+        return True
+    _, ace = parse_ace(body[2:])
+    if ace is None:
+        return False
+    lst: list[Ace] = rc.acls.setdefault(num, [])
+    if ace not in lst:
+        lst.append(ace)
+    return True
+
+
+def _numbered_acl_err(body: Tokens) -> int:
+    words = [t for t, _ in body]
+    if len(words) < 2 or not words[1].isdigit() or not 100 <= int(words[1]) <= 199:
+        return 1
+    used, _ = parse_ace(body[2:])
+    return 2 + used
+
+
+# --------------------------------------------------------------------------------------------- interpret
+def _mode_chain(mode: Mode) -> list[str]:
+    """The modes a line is tried in: the current one, then its parents (IOS leaves the sub-mode)."""
+    if mode.name == GLOBAL:
+        return [GLOBAL]
+    if mode.name == "config-pmap-c":
+        return ["config-pmap-c", "config-pmap", GLOBAL]
+    return [mode.name, GLOBAL]
+
+
+def _target_mode(mode: Mode, mname: str) -> Mode:
+    if mname == mode.name:
+        return mode
+    return Mode(GLOBAL) if mname == GLOBAL else Mode(mname, mode.target)
+
+
+def _literal_no(rc: RunningConfig, mode: Mode, toks: Tokens, line: str) -> Mode | None:
+    """Commands whose literal form starts with ``no`` (``no ip address``, ``no mdix auto`` ...)."""
+    for mname in _mode_chain(mode):
+        for tpl in MODE_TEMPLATES[mname]:
+            if tpl.specs[0] == "no":
+                _, vals = match(tpl, toks)
+                if vals is not None:
+                    return HANDLERS[tpl.action](_Ctx(rc, _target_mode(mode, mname), tpl, vals, toks, False, line))
+    return None
+
+
+def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
+    """Apply one config-mode ``line`` to ``rc`` (mutated) in ``mode``; returns the new mode
+    (``Mode("exec")`` after ``end``).
+
+    Like IOS, a command that is not valid in a sub-mode is tried at the global level (leaving the
+    sub-mode). Raises IosError (with the caret column) for invalid or incomplete input; ``rc`` is
+    unchanged then."""
+    toks = tokens(line)
+    if not toks or toks[0][0].startswith("!"):
+        return mode
+    first = toks[0][0]
+    if first == "exit":
+        return Mode("config-pmap", mode.target) if mode.name == "config-pmap-c" else Mode(GLOBAL)
+    if first == "end":
+        return Mode("exec")
+    negate = first == "no"
+    body = toks[1:] if negate else toks
+    if negate and not body:
+        raise IosError(line, len(line), "incomplete")
+    if negate and (new := _literal_no(rc, mode, toks, line)) is not None:
+        return new
+    best_err = 0
+    for mname in _mode_chain(mode):
+        if mname == "config-ext-nacl":
+            applied, used = _acl_entry(rc, mode, body, negate)
+            if applied:
+                return mode
+            best_err = max(best_err, used)
+            continue
+        if mname == GLOBAL and body and body[0][0] == "access-list":
+            if _numbered_acl(rc, body, negate):
+                return Mode(GLOBAL)
+            best_err = max(best_err, _numbered_acl_err(body))
+            continue
+        for tpl in MODE_TEMPLATES[mname]:
+            used, vals = match(tpl, body)
+            if vals is None and negate and used >= negatable_prefix(tpl):
+                vals = {}  # `no <command> [any trailing args]` removes the command
+            if vals is None:
+                best_err = max(best_err, used)
+                continue
+            return HANDLERS[tpl.action](_Ctx(rc, _target_mode(mode, mname), tpl, vals, body, negate, line))
+    if best_err >= len(body):
+        raise IosError(line, len(line), "incomplete")
+    raise IosError(line, body[best_err][1])
+
+
+def load_config(text: str, rc: RunningConfig) -> list[IosError]:
+    """Apply a whole config text (as ``show running-config`` prints it, or a file) to ``rc``,
+    entering sub-modes by indentation-free IOS rules. Returns the errors of invalid lines (the
+    valid ones are applied), each with its 1-based line number in ``line``."""
+    errors = []
+    mode = Mode(GLOBAL)
+    for n, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if s.startswith("end") and not s.startswith("end-"):
+            break
+        if not s or s.startswith(("Building configuration", "Current configuration")):
+            continue
+        if s.startswith("!"):
+            mode = Mode(GLOBAL)
+            continue
+        try:
+            mode = interpret(rc, mode, s)
+            if mode.name == "exec":
+                mode = Mode(GLOBAL)
+        except IosError as e:
+            errors.append(IosError(f"line {n}: {s}", e.column, e.kind))
+    return errors

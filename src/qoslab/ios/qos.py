@@ -1,0 +1,160 @@
+"""The QoS meaning of a Catalyst 3750 running-config (:func:`qos_model`): what the tc compiler
+needs, with the Catalyst 3750 defaults filled in for anything not configured.
+
+Defaults (Catalyst 3750 QoS configuration guide, 12.2(25)SE): ``mls qos`` off; ports untrusted
+when QoS is on; egress DSCP map 0-15 -> q2, 16-31 -> q3, 32-39 and 48-63 -> q4, 40-47 -> q1;
+queue-set 1 and 2 buffers 25 25 25 25; ``srr-queue bandwidth shape 25 0 0 0`` and ``share 25 25 25
+25``; ingress: DSCP 40-47 -> queue 2 (priority, 10 %), others -> queue 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..topology import canonical_port
+from .acl import Ace
+from .config import RunningConfig
+
+#: Catalyst 3750 default DSCP output map (QoS configuration guide 12.2(25)SE, "Configuring
+#: Egress Queue Characteristics"): 0-15 -> queue 2, 16-31 -> 3, 32-39 and 48-63 -> 4, 40-47 -> 1.
+DEFAULT_DSCP_OUTPUT_QUEUE = {d: (2 if d <= 15 else 3 if d <= 31 else 4 if d <= 39 else 1 if d <= 47 else 4)
+                             for d in range(64)}
+#: Catalyst 3750 default queue-set buffer allocation (percent per egress queue 1-4).
+DEFAULT_QUEUE_SET_BUFFERS = {1: [25, 25, 25, 25], 2: [25, 25, 25, 25]}
+
+
+@dataclass
+class ClassMap:
+    """A class-map: match-all or match-any over ACL names and DSCP values."""
+
+    name: str
+    match_all: bool
+    acls: list[str]
+    dscps: list[int]
+
+
+@dataclass
+class PolicyClass:
+    """A class of a policy-map: the DSCP it sets and/or the trust it applies."""
+
+    class_name: str
+    set_dscp: int | None
+    trust: str | None
+
+
+@dataclass
+class InterfaceQos:
+    """Per-port QoS: trust (None = untrusted), input service-policy, SRR weights, expedite queue,
+    queue-set."""
+
+    trust: str | None = None
+    service_policy_in: str | None = None
+    share: list[int] = field(default_factory=lambda: [25, 25, 25, 25])
+    shape: list[int] = field(default_factory=lambda: [25, 0, 0, 0])
+    priority_queue_out: bool = False
+    queue_set: int = 1
+
+
+@dataclass
+class QosConfig:
+    """Everything the tc compiler needs, with Catalyst 3750 defaults filled in."""
+
+    enabled: bool
+    acls: dict[str, list[Ace]]
+    class_maps: dict[str, ClassMap]
+    policy_maps: dict[str, list[PolicyClass]]
+    dscp_output_queue: dict[int, int]
+    queue_set_buffers: dict[int, list[int]]
+    interfaces: dict[str, InterfaceQos]
+    monitor: dict[int, dict[str, list[Any]]]  # session -> {"sources": [(port, dir)], "destinations": [port]}
+    unsupported: list[str]     # configured but not emulated (WTD thresholds, ingress queues ...)
+
+
+def _globals(rc: RunningConfig, outq: dict[int, int], qsb: dict[int, list[int]], unsupported: list[str]) -> None:
+    for line in rc.globals_:
+        w = line.split()
+        if w[:5] == ["mls", "qos", "srr-queue", "output", "dscp-map"]:
+            for d in w[9:]:
+                outq[int(d)] = int(w[6])
+        elif w[:4] == ["mls", "qos", "queue-set", "output"] and w[5] == "buffers":
+            qsb[int(w[4])] = [int(x) for x in w[6:10]]
+        elif line != "mls qos":
+            unsupported.append(line)
+
+
+def _class_maps(rc: RunningConfig) -> dict[str, ClassMap]:
+    out = {}
+    for name, s in rc.class_maps.items():
+        acls, dscps = [], []
+        for c in s.children:
+            w = c.split()
+            if w[:2] == ["match", "access-group"]:
+                acls.append(w[-1])
+            elif w[:3] == ["match", "ip", "dscp"]:
+                dscps += [int(x) for x in w[3:]]
+        out[name] = ClassMap(name, "match-any" not in s.header, acls, dscps)
+    return out
+
+
+def _policy_maps(rc: RunningConfig) -> dict[str, list[PolicyClass]]:
+    out = {}
+    for name, s in rc.policy_maps.items():
+        pcs = []
+        for sub in s.subsections:
+            setd = trust = None
+            for c in sub.children:
+                w = c.split()
+                if w[0] == "set":
+                    setd = int(w[-1])
+                elif w[0] == "trust":
+                    trust = w[1]
+            pcs.append(PolicyClass(sub.header.split()[1], setd, trust))
+        out[name] = pcs
+    return out
+
+
+def _interface_qos(port: str, children: list[str], unsupported: list[str]) -> InterfaceQos:
+    q = InterfaceQos()
+    for c in children:
+        w = c.split()
+        if w[:3] == ["mls", "qos", "trust"]:
+            q.trust = w[3]
+        elif w[:2] == ["service-policy", "input"]:
+            q.service_policy_in = w[2]
+        elif w[:3] == ["srr-queue", "bandwidth", "share"]:
+            q.share = [int(x) for x in w[3:7]]
+        elif w[:3] == ["srr-queue", "bandwidth", "shape"]:
+            q.shape = [int(x) for x in w[3:7]]
+        elif w[:2] == ["priority-queue", "out"]:
+            q.priority_queue_out = True
+        elif w[0] == "queue-set":
+            q.queue_set = int(w[1])
+        elif w[:3] == ["srr-queue", "bandwidth", "limit"]:
+            unsupported.append(f"interface {port}: {c}")
+    return q
+
+
+def _monitor_sessions(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
+    mon: dict[int, dict[str, list[Any]]] = {}
+    for line in rc.monitor:
+        w = line.split()
+        sess = mon.setdefault(int(w[2]), {"sources": [], "destinations": []})
+        port = canonical_port(w[5])
+        if w[3] == "source":
+            sess["sources"].append((port, w[6] if len(w) > 6 else "both"))
+        else:
+            sess["destinations"].append(port)
+    return mon
+
+
+def qos_model(rc: RunningConfig) -> QosConfig:
+    """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure)."""
+    outq = dict(DEFAULT_DSCP_OUTPUT_QUEUE)
+    qsb = {k: list(v) for k, v in DEFAULT_QUEUE_SET_BUFFERS.items()}
+    unsupported: list[str] = []
+    _globals(rc, outq, qsb, unsupported)
+    ifs = {port: _interface_qos(port, s.children, unsupported)
+           for port, s in rc.interfaces.items() if not port.startswith("Vlan")}
+    return QosConfig("mls qos" in rc.globals_, dict(rc.acls), _class_maps(rc), _policy_maps(rc), outq, qsb, ifs,
+                     _monitor_sessions(rc), unsupported)

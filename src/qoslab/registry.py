@@ -1,0 +1,111 @@
+"""Backends registered by name, as Nornir registers its plugins.
+
+qoslab has three kinds of backend, each a :class:`typing.Protocol` in its own module:
+
+- ``executor`` (:class:`qoslab.executors.Executor`): runs commands on a node: ``netns``,
+  ``local`` (and ``ssh`` for real clusters);
+- ``generator`` (:class:`qoslab.trafficgen.base.TrafficGenerator`): makes congestion:
+  ``ditg`` (D-ITG, the default), ``iperf3``;
+- ``switch`` (:class:`qoslab.switchdev.SwitchDevice`): the switch a profile is pushed to:
+  ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch).
+
+Playbooks, topologies and flood files name backends by these names; :meth:`Registry.get` turns a
+name into the backend's factory (a class or function), or raises ConfigError listing the names it
+knows. A third party adds a backend without touching qoslab by declaring a Python entry point in
+the group ``qoslab.<kind>s`` (``qoslab.executors``, ``qoslab.generators``, ``qoslab.switches``)::
+
+    [project.entry-points."qoslab.generators"]
+    trex = "mypkg.trex:TrexGenerator"
+
+Built-in backends register themselves lazily: the registry knows their ``module:attribute`` and
+imports the module on first use, so naming a backend never imports the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+from .errors import ConfigError
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+class Registry(Generic[F]):
+    """Name -> factory of one kind of backend.
+
+    ``kind`` is the singular noun used in messages (``generator``); entry points are read from the
+    group ``qoslab.<kind>s``. Factories are registered directly (:meth:`register`) or by a
+    ``"package.module:attr"`` reference imported on first :meth:`get`.
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.group = f"qoslab.{kind}s"
+        self._refs: dict[str, str] = {}
+        self._loaded: dict[str, F] = {}
+        self._entry_points_read = False
+
+    def register(self, name: str, factory: F | str) -> None:
+        """Register ``factory`` (or a ``"module:attr"`` reference to it) under ``name``.
+        Raises ValueError when the name is taken by another factory."""
+        if not name or not name.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"{self.kind} backend name {name!r}: letters, digits, '-' and '_' only")
+        if isinstance(factory, str):
+            if name in self._refs and self._refs[name] != factory:
+                raise ValueError(f"{self.kind} backend {name!r} is registered already ({self._refs[name]})")
+            self._refs[name] = factory
+        else:
+            if name in self._loaded and self._loaded[name] is not factory:
+                raise ValueError(f"{self.kind} backend {name!r} is registered already")
+            self._loaded[name] = factory
+
+    def _read_entry_points(self) -> None:
+        if self._entry_points_read:
+            return
+        self._entry_points_read = True
+        for ep in entry_points(group=self.group):
+            if ep.name not in self._refs and ep.name not in self._loaded:
+                self._refs[ep.name] = ep.value
+
+    def names(self) -> list[str]:
+        """Every registered name (built-in and entry points), sorted."""
+        self._read_entry_points()
+        return sorted(set(self._refs) | set(self._loaded))
+
+    def get(self, name: str) -> F:
+        """The factory registered as ``name``. Raises ConfigError naming the known backends for an
+        unknown name, or the module at fault when a registered one cannot be imported."""
+        if name in self._loaded:
+            return self._loaded[name]
+        self._read_entry_points()
+        ref = self._refs.get(name)
+        if ref is None:
+            raise ConfigError(f"unknown {self.kind} {name!r} (known: {', '.join(self.names()) or 'none'})")
+        module, _, attr = ref.partition(":")
+        try:
+            obj = importlib.import_module(module)
+            for part in attr.split(".") if attr else []:
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as e:
+            raise ConfigError(f"{self.kind} {name!r} ({ref}) cannot be loaded: {e}") from None
+        self._loaded[name] = obj  # type: ignore[assignment]
+        return obj  # type: ignore[return-value]
+
+
+#: Executors: ``factory(node: str, **settings) -> Executor``.
+executors: Registry[Callable[..., object]] = Registry("executor")
+executors.register("netns", "qoslab.executors.local:NetnsExecutor")
+executors.register("local", "qoslab.executors.local:LocalExecutor")
+
+#: Traffic generators: ``factory(defn, topology, executor_of, out_dir, **options) -> TrafficGenerator``.
+generators: Registry[Callable[..., object]] = Registry("generator")
+generators.register("ditg", "qoslab.trafficgen.ditg:DitgGenerator")
+generators.register("iperf3", "qoslab.trafficgen.iperf3:Iperf3Generator")
+
+#: Switch devices: ``factory(topology, spec) -> SwitchDevice``.
+switches: Registry[Callable[..., object]] = Registry("switch")
+switches.register("virtual", "qoslab.switchdev:VirtualSwitch")
+switches.register("catalyst", "qoslab.switchdev:CatalystSwitch")

@@ -1,0 +1,157 @@
+"""Switch devices: what a campaign pushes QoS profiles to and reads statistics from.
+
+A :class:`SwitchDevice` is registered by name in :data:`qoslab.registry.switches`:
+
+- ``virtual``: the embedded testbed's virtual Catalyst 3750 (credentials and pinned host key from
+  its state folder, generated per testbed);
+- ``catalyst``: a real Catalyst reached over SSH, described by a device file::
+
+      device: catalyst           # the backend
+      host: 5.1.1.254
+      port: 22
+      platform: cisco_ios
+      credentials_file: /root/.config/qoslab/ecenet-switch.json   # 0600; or QOSLAB_SWITCH_* env
+      known_hosts: /root/.config/qoslab/known_hosts                # the switch's pinned host key
+
+Both go through the same Netmiko path (:mod:`qoslab.switch`): render -> push -> verify -> save,
+rollback on error. Playbooks name the device as ``device: virtual`` or ``device: FILE``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from .device import Device, known_hosts_line
+from .errors import QoslabError
+from .netplan import vswitch_dir
+from .registry import switches
+from .topology import Topology, repo_root
+from .yamlio import StrictModel, load_model
+
+
+@runtime_checkable
+class SwitchDevice(Protocol):
+    """A switch qoslab configures. ``name``: what messages call it; ``endpoint``: how to reach
+    its CLI."""
+
+    name: str
+    endpoint: Device
+
+    def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
+        """Make the switch's QoS config equal ``profile_lines`` (rendered IOS); returns a
+        :class:`qoslab.switch.PushReport`. Raises PushError (rolled back or not) or QoslabError."""
+        ...
+
+    def show(self, commands: list[str]) -> dict[str, str]:
+        """Output of each show command (one session). Raises QoslabError when unreachable."""
+        ...
+
+
+class NetmikoSwitch:
+    """A switch reached with Netmiko ``cisco_ios`` (the virtual Catalyst and real ones alike)."""
+
+    def __init__(self, name: str, endpoint: Device) -> None:
+        self.name, self.endpoint = name, endpoint
+
+    def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
+        """See :meth:`SwitchDevice.push`."""
+        from .switch import push
+
+        return push(profile_lines, self.endpoint, out_dir, profile_name)
+
+    def show(self, commands: list[str]) -> dict[str, str]:
+        """See :meth:`SwitchDevice.show`."""
+        from .switch import connect
+
+        conn = connect(self.endpoint)
+        try:
+            return {c: conn.send_command(c) for c in commands}
+        finally:
+            conn.disconnect()
+
+
+def virtual_endpoint(topology: Topology) -> Device:
+    """How to reach the virtual Catalyst of an embedded testbed (credentials and host key from
+    its state folder; a known_hosts file pinning its key is written next to them).
+    Raises QoslabError when it is not running."""
+    d = vswitch_dir(topology.name)
+    mg = topology.switch.management
+    if not (d / "ssh_host_key.pub").exists():
+        raise QoslabError(f"the virtual switch of {topology.name} is not running (run `qoslab testbed up`)")
+    kh = d / "known_hosts"
+    kh.write_text(known_hosts_line(d / "ssh_host_key.pub", mg.host, mg.port))
+    return Device(host=mg.host, port=mg.port, credentials_file=d / "credentials", known_hosts=kh,
+                  credentials_from_env=False)
+
+
+class VirtualSwitch(NetmikoSwitch):
+    """``device: virtual``: the virtual Catalyst 3750 of the embedded testbed of ``topology``."""
+
+    def __init__(self, topology: Topology, spec: str | None = None) -> None:
+        super().__init__(f"virtual Catalyst of {topology.name}", virtual_endpoint(topology))
+
+
+class CatalystFile(StrictModel):
+    """A device file for a real Catalyst (see the module doc)."""
+
+    device: Literal["catalyst"]
+    host: str
+    port: int = Field(22, ge=1, le=65535)
+    platform: Literal["cisco_ios"] = "cisco_ios"
+    credentials_file: Path | None = None
+    known_hosts: Path
+    timeout_s: float = Field(20.0, gt=0, le=600)
+
+
+class CatalystSwitch(NetmikoSwitch):
+    """``device: FILE`` with ``device: catalyst``: a real IOS switch over SSH."""
+
+    def __init__(self, topology: Topology, spec: str | None = None) -> None:
+        if spec is None:
+            raise QoslabError("a catalyst switch needs a device file (host, port, known_hosts, credentials)")
+        f = load_model(spec, CatalystFile)
+        ep = Device(host=f.host, port=f.port, credentials_file=f.credentials_file, known_hosts=f.known_hosts,
+                    timeout_s=f.timeout_s)
+        super().__init__(f"{f.host}:{f.port}", ep)
+
+
+class _DeviceKind(StrictModel):
+    device: str
+
+
+def device_kind(spec: str) -> str:
+    """The backend a playbook's ``device:`` value names: a registered switch name as it is
+    (``virtual``; ``testbed`` is the older name of it), else the ``device:`` field of the device
+    file at that path (relative to the repository). Raises ConfigError for an unknown name or file."""
+    if spec == "testbed":
+        return "virtual"
+    if spec in switches.names():
+        return spec
+    path = Path(spec) if Path(spec).is_absolute() else repo_root() / spec
+    if not path.is_file():
+        raise QoslabError(f"device {spec!r}: neither a switch backend ({', '.join(switches.names())}) nor a file")
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
+        raise QoslabError(f"{path}: unreadable device file: {type(e).__name__}") from None
+    kind = data.get("device") if isinstance(data, dict) else None
+    if not isinstance(kind, str):
+        raise QoslabError(f"{path}: device: missing (write e.g. `device: catalyst`)")
+    switches.get(kind)  # unknown names raise, listing the known ones
+    return kind
+
+
+def open_switch(spec: str, topology: Topology) -> SwitchDevice:
+    """The switch device a playbook names (``virtual`` or a device file). Raises QoslabError."""
+    kind = device_kind(spec)
+    factory = switches.get(kind)
+    path = None if kind == spec or spec == "testbed" else str(Path(spec) if Path(spec).is_absolute()
+                                                              else repo_root() / spec)
+    dev = factory(topology, path)
+    assert isinstance(dev, SwitchDevice)
+    return dev

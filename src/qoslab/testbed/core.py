@@ -1,0 +1,243 @@
+"""Building and tearing down the embedded testbed of one topology.
+
+:class:`Testbed` applies the pure :func:`qoslab.netplan.build_plan` with ``ip -batch``/``tc -batch``
+(host ends of every link, bridge, SPAN ports), then starts the virtual Catalyst (``qoslab switch
+serve``), which owns the switch ports' egress queues from then on: it applies the tc plan of its
+running-config (a factory-default switch: one FIFO per port) before it accepts connections.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from ..errors import EnvironmentProblem, QoslabError
+from ..executors import NetnsExecutor
+from ..netplan import (
+    STATE_DIR,
+    build_plan,
+    host_namespace,
+    owns_namespace,
+    span_namespace,
+    switch_namespace,
+    vswitch_dir,
+)
+from ..procs import cmdline, kill_pids, list_namespaces, namespace_pids
+from ..topology import Topology
+from . import probes
+from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
+
+#: Seconds the virtual Catalyst may take to listen on its management endpoint.
+SWITCH_START_TIMEOUT_S = 15.0
+
+
+@dataclass
+class UpReport:
+    """What ``up`` did: ``built`` (False = it was already up), ``stale_removed`` (namespaces of
+    an earlier crashed run), ``seconds`` (wall time)."""
+
+    built: bool
+    stale_removed: list[str]
+    seconds: float
+
+
+@dataclass
+class DownReport:
+    """What ``down`` removed: namespaces, PIDs of processes ended inside them, wall seconds."""
+
+    namespaces: list[str]
+    killed_pids: list[int]
+    seconds: float
+
+
+class Testbed:
+    """The embedded testbed of one topology. ``up``/``down`` are idempotent; :meth:`executor`
+    gives the executor of a host. Raises QoslabError for a topology that is not
+    ``environment: embedded``."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, topology: Topology) -> None:
+        if topology.environment != "embedded":
+            raise QoslabError(
+                f"topology {topology.name} is for a real cluster (environment: cluster); "
+                "the embedded testbed only builds environment: embedded topologies"
+            )
+        self.topo = topology
+        self.plan = build_plan(topology)
+        self.switch_ns = switch_namespace(topology.name)
+        self.span_ns = span_namespace(topology.name)
+        self.state_file = STATE_DIR / f"testbed-{topology.name}.json"
+        self._switch_pid: int | None = None
+
+    # -- helpers ------------------------------------------------------------------------------
+    def namespace(self, host: str) -> str:
+        """Namespace of ``host``; raises QoslabError for an unknown host."""
+        try:
+            return host_namespace(self.topo.name, self.topo.host(host).name)
+        except KeyError as e:
+            raise QoslabError(str(e.args[0])) from None
+
+    def executor(self, host: str) -> NetnsExecutor:
+        """Executor running commands inside ``host``'s namespace."""
+        return NetnsExecutor(host, self.namespace(host))
+
+    def span_executor(self) -> NetnsExecutor:
+        """Executor of the SPAN namespace (where captures listen on the SPAN destination ports)."""
+        return NetnsExecutor("span", self.span_ns)
+
+    def host_namespaces(self) -> list[str]:
+        """The namespaces of the topology's hosts (not the switch's or the SPAN's)."""
+        return [host_namespace(self.topo.name, h.name) for h in self.topo.hosts]
+
+    def existing(self) -> list[str]:
+        """Namespaces of this testbed that exist now (complete or left by a crash)."""
+        return [ns for ns in list_namespaces() if owns_namespace(self.topo.name, ns)]
+
+    def is_up(self) -> bool:
+        """True when the state file says a build completed and all its namespaces exist."""
+        try:
+            state = json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return False
+        return bool(state.get("status") == "up" and set(self.plan.namespaces) <= set(list_namespaces()))
+
+    # -- up / down ----------------------------------------------------------------------------
+    def up(self) -> UpReport:
+        """Build the testbed (idempotent: a complete testbed is left as it is; leftovers of a
+        crashed run are removed first). On any error or interrupt, everything built is removed
+        and the error re-raised. Raises EnvironmentProblem (not root, tools or tc kinds
+        missing) or QoslabError naming the failing command."""
+        t0 = time.monotonic()
+        require_root()
+        missing = probe_capabilities().missing_required()
+        if missing:
+            raise EnvironmentProblem(
+                f"this kernel lacks tc {', '.join(missing)} (needed by the testbed); see `qoslab testbed caps`"
+            )
+        if self.is_up():
+            return UpReport(False, [], time.monotonic() - t0)
+        stale = self.existing()
+        if stale:
+            self._remove(stale)
+        try:
+            STATE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(STATE_DIR, 0o700)
+            self._write_state("building")
+            p = self.plan
+            run_batches([("ip", None, p.root_ip)])
+            run_batches([("ip", self.switch_ns, p.links)])
+            run_in_namespaces(p.prepare)
+            run_batches([("ip", ns, lines) for ns, lines in p.ip.items()])
+            run_batches([("tc", ns, lines) for ns, lines in p.tc.items()])
+            self._start_switch()
+            self._write_state("up")
+        except BaseException:
+            self._remove(self.existing())
+            self.state_file.unlink(missing_ok=True)
+            raise
+        return UpReport(True, stale, time.monotonic() - t0)
+
+    def down(self) -> DownReport:
+        """Remove the testbed: end every process inside its namespaces (SIGTERM, then SIGKILL),
+        delete the namespaces (and with them every veth and the bridge) and the state file.
+        Idempotent. Raises QoslabError if a namespace survives."""
+        t0 = time.monotonic()
+        require_root()
+        existing = self.existing()
+        killed = self._remove(existing)
+        self.state_file.unlink(missing_ok=True)
+        shutil.rmtree(vswitch_dir(self.topo.name), ignore_errors=True)
+        left = self.existing()
+        if left:
+            raise QoslabError(f"namespaces survived `down`: {', '.join(left)}")
+        return DownReport(existing, killed, time.monotonic() - t0)
+
+    def _start_switch(self) -> None:
+        """Start the virtual Catalyst (``qoslab switch serve``) in the background, fresh state
+        (factory config, new credentials and host key), and wait until it accepts connections
+        (it has applied its factory tc plan to the switch ports by then)."""
+        d = vswitch_dir(self.topo.name)
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(mode=0o700, parents=True)
+        mg = self.topo.switch.management
+        if probes.listening(mg.host, mg.port):
+            raise QoslabError(f"management endpoint {mg.host}:{mg.port} is already in use (another testbed "
+                              "or virtual switch?)")
+        topo_file = d / "topology.yaml"  # the resolved topology (names and overrides as built)
+        topo_file.write_text(yaml.safe_dump(self.topo.model_dump(mode="json"), sort_keys=False))
+        argv = [sys.executable, "-m", "qoslab", "switch", "serve", "-t", str(topo_file)]
+        with open(d / "serve.log", "ab") as log:
+            p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+        self._switch_pid = p.pid
+        deadline = time.monotonic() + SWITCH_START_TIMEOUT_S
+        while not probes.listening(mg.host, mg.port):
+            if p.poll() is not None or time.monotonic() > deadline:
+                tail = (d / "serve.log").read_text(errors="replace").strip().splitlines()[-2:]
+                raise QoslabError(f"the virtual Catalyst did not start: {' / '.join(tail) or 'no output'}")
+            time.sleep(0.05)
+
+    def _stop_switch(self) -> list[int]:
+        """End the virtual Catalyst this testbed started (PID from the state file; its command
+        line is checked so a reused PID is never signalled)."""
+        pid = self._switch_pid
+        if pid is None:
+            try:
+                pid = json.loads(self.state_file.read_text()).get("switch_pid")
+            except (OSError, ValueError):
+                pid = None
+        if not pid:
+            return []
+        cmd = cmdline(pid)
+        if "serve" not in cmd or not any("qoslab" in c for c in cmd):
+            return []
+        return kill_pids([pid])
+
+    def _remove(self, namespaces: list[str]) -> list[int]:
+        killed = self._stop_switch()
+        if not namespaces:
+            return killed
+        pids = [pid for pids in namespace_pids(namespaces).values() for pid in pids]
+        killed += kill_pids(pids)
+        subprocess.run(["ip", "-force", "-batch", "-"], input="".join(f"netns del {ns}\n" for ns in namespaces),
+                       capture_output=True, text=True)
+        return killed
+
+    def _write_state(self, status: str) -> None:
+        state: dict[str, Any] = {
+            "status": status, "topology": self.topo.source, "name": self.topo.name,
+            "namespaces": self.plan.namespaces, "pid": os.getpid(), "time": time.time(),
+            "switch_pid": self._switch_pid}
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=1))
+        tmp.replace(self.state_file)
+
+    # -- probes (see qoslab.testbed.probes) -----------------------------------------------------
+    def status(self) -> probes.TestbedStatus:
+        """Interfaces, qdiscs and counters of every host and switch port (reads the kernel)."""
+        return probes.status(self)
+
+    def port_bytes_sent(self, ports: list[str]) -> dict[str, int]:
+        """Bytes sent so far by each switch port (see :func:`probes.port_bytes_sent`)."""
+        return probes.port_bytes_sent(self, ports)
+
+    def wait_ports_saturated(self, ports: list[str], timeout_s: float, share: float = 0.95,
+                             window_s: float = 0.1) -> bool:
+        """See :func:`probes.wait_ports_saturated`."""
+        return probes.wait_ports_saturated(self, ports, timeout_s, share, window_s)
+
+    def ping_matrix(self, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
+        """See :func:`probes.ping_matrix`."""
+        return probes.ping_matrix(self, count, timeout_s)
+
+    def iperf_tcp(self, src: str, dst: str, seconds: float = 5.0, port: int = 5201) -> dict[str, float]:
+        """See :func:`probes.iperf_tcp`."""
+        return probes.iperf_tcp(self, src, dst, seconds, port)

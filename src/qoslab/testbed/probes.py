@@ -1,0 +1,186 @@
+"""Looking at a running testbed: status and counters, flood saturation, all-pairs ping, iperf3."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import QoslabError
+from ..executors import Executor
+from ..topology import linux_ifname
+from .caps import tc_json
+
+if TYPE_CHECKING:
+    from .core import Testbed
+
+
+@dataclass
+class PortStatus:
+    """One interface's state and counters (packets, bytes) and its root qdisc's stats."""
+
+    namespace: str
+    ifname: str
+    alias: str
+    state: str
+    tx_packets: int
+    tx_bytes: int
+    rx_packets: int
+    rx_bytes: int
+    qdiscs: list[str]
+    qdisc_drops: int
+    qdisc_backlog_bytes: int
+
+
+@dataclass
+class TestbedStatus:
+    """``up`` (bool), per-host interface status, switch port status, SPAN port status, and
+    whether something listens on the management endpoint."""
+
+    __test__ = False  # not a pytest test class
+
+
+    name: str
+    up: bool
+    namespaces: list[str]
+    hosts: dict[str, PortStatus] = field(default_factory=dict)
+    switch_ports: dict[str, PortStatus] = field(default_factory=dict)
+    management: str = ""
+    management_listening: bool = False
+
+
+def status(tb: Testbed) -> TestbedStatus:
+    """Interfaces, qdiscs and counters of every host and switch port (reads the kernel)."""
+    mgmt = tb.topo.switch.management
+    st = TestbedStatus(tb.topo.name, tb.is_up(), tb.existing(), management=f"{mgmt.host}:{mgmt.port}")
+    st.management_listening = listening(mgmt.host, mgmt.port)
+    if not st.up:
+        return st
+    for h in tb.topo.hosts:
+        ns = tb.namespace(h.name)
+        st.hosts[h.name] = _port_status(ns, "eth0")
+    for dev in [linux_ifname(h.port) for h in tb.topo.hosts] + [
+        linux_ifname(p) for p in tb.topo.switch.span_destinations
+    ]:
+        st.switch_ports[dev] = _port_status(tb.switch_ns, dev)
+    return st
+
+# -- connectivity -------------------------------------------------------------------------
+def port_bytes_sent(tb: Testbed, ports: list[str]) -> dict[str, int]:
+    """Bytes sent so far by the root qdisc of each switch port (its egress toward the host;
+    Catalyst names such as ``Gi1/0/1``). Raises QoslabError if tc fails."""
+    out = {}
+    for p in ports:
+        qdiscs = tc_json(["tc", "-n", tb.switch_ns, "-j", "-s", "qdisc", "show", "dev", linux_ifname(p)])
+        out[p] = next((q.get("bytes", 0) for q in qdiscs if q.get("root")), 0)
+    return out
+
+def wait_ports_saturated(tb: Testbed, ports: list[str], timeout_s: float, share: float = 0.95,
+                         window_s: float = 0.1) -> bool:
+    """Wait until every port in ``ports`` sends at least ``share`` of the link rate (bits/s,
+    measured over ``window_s`` seconds from the qdisc byte counters): the flood is established.
+    Returns True then, or False after ``timeout_s`` seconds.
+
+    Why not "the queue overflows": every host link is shaped at the link rate at both ends, so a
+    flood above the link rate loses its excess at the sender's own egress (as a real NIC would)
+    and arrives at the switch port at exactly the link rate; the switch port's queue only
+    overflows once the workload adds its traffic."""
+    deadline = time.monotonic() + timeout_s
+    need = share * tb.topo.link.rate * window_s / 8
+    prev, t_prev = port_bytes_sent(tb, ports), time.monotonic()
+    while True:
+        time.sleep(window_s)
+        now, t_now = port_bytes_sent(tb, ports), time.monotonic()
+        scale = window_s / max(t_now - t_prev, 1e-6)
+        if all((now[p] - prev[p]) * scale >= need for p in ports):
+            return True
+        if t_now >= deadline:
+            return False
+        prev, t_prev = now, t_now
+
+def ping_matrix(tb: Testbed, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
+    """Ping every host from every other host (all ordered pairs, concurrently).
+    Returns ``{(src, dst): rtt_ms or None when unreachable}``."""
+    procs = {}
+    for src in tb.topo.hosts:
+        for dst in tb.topo.hosts:
+            if src.name == dst.name:
+                continue
+            argv = ["ip", "netns", "exec", tb.namespace(src.name), "ping", "-n", "-q",
+                    "-c", str(count), "-W", f"{timeout_s:g}", dst.ip]
+            procs[(src.name, dst.name)] = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                                           stderr=subprocess.DEVNULL, text=True)
+    out: dict[tuple[str, str], float | None] = {}
+    for pair, p in procs.items():
+        text, _ = p.communicate()
+        m = re.search(r"= [\d.]+/([\d.]+)/", text)
+        out[pair] = float(m.group(1)) if (p.returncode == 0 and m) else None
+    return out
+
+def iperf_tcp(tb: Testbed, src: str, dst: str, seconds: float = 5.0, port: int = 5201) -> dict[str, float]:
+    """TCP throughput ``src`` -> ``dst`` measured by iperf3 (server on ``dst``, one test).
+    Returns ``{"bits_per_second": received rate (bits/s), "retransmits": n, "seconds": s}``.
+    Raises QoslabError when iperf3 fails."""
+    dst_ip = tb.topo.host(dst).ip
+    server_ex, client_ex = tb.executor(dst), tb.executor(src)
+    server = server_ex.start(["iperf3", "-s", "-1", "-B", dst_ip, "-p", str(port)])
+    try:
+        wait_listening(server_ex, dst_ip, port)
+        res = client_ex.run(["iperf3", "-c", dst_ip, "-p", str(port), "-t", f"{seconds:g}", "-J"],
+                            timeout=seconds + 20, check=False)
+        try:
+            data = json.loads(res.stdout)
+        except ValueError:
+            raise QoslabError(f"iperf3 {src} -> {dst}: unreadable output: {res.stderr.strip()[:200]}") from None
+        if "error" in data:
+            raise QoslabError(f"iperf3 {src} -> {dst}: {data['error']}")
+        end = data["end"]
+        return {"bits_per_second": end["sum_received"]["bits_per_second"],
+                "retransmits": end["sum_sent"].get("retransmits", 0),
+                "seconds": end["sum_received"]["seconds"]}
+    finally:
+        server_ex.stop(server)
+
+def wait_listening(ex: Executor, ip: str, port: int, timeout_s: float = 5.0) -> None:
+    """Wait until something listens on TCP ``ip:port`` on ``ex``'s node. Raises QoslabError
+    after ``timeout_s`` seconds."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        r = ex.run(["ss", "-Htln", f"src {ip}:{port}"], check=False, timeout=5)
+        if r.stdout.strip():
+            return
+        time.sleep(0.05)
+    raise QoslabError(f"on {ex.node}: nothing listens on {ip}:{port} after {timeout_s:g} s")
+
+
+def listening(host: str, port: int) -> bool:
+    """True when a TCP connection to ``host:port`` (from this machine) succeeds within 0.3 s."""
+    try:
+        with socket.create_connection((host, port), timeout=0.3):
+            return True
+    except OSError:
+        return False
+
+
+def _port_status(ns: str, dev: str) -> PortStatus:
+    link = tc_json(["ip", "-n", ns, "-j", "-s", "link", "show", "dev", dev])[0]
+    qdiscs = tc_json(["tc", "-n", ns, "-j", "-s", "qdisc", "show", "dev", dev])
+    stats = link.get("stats64", link.get("stats", {}))
+    root = next((q for q in qdiscs if q.get("root")), {})
+    return PortStatus(
+        namespace=ns,
+        ifname=dev,
+        alias=link.get("ifalias", ""),
+        state=link.get("operstate", "?"),
+        tx_packets=stats.get("tx", {}).get("packets", 0),
+        tx_bytes=stats.get("tx", {}).get("bytes", 0),
+        rx_packets=stats.get("rx", {}).get("packets", 0),
+        rx_bytes=stats.get("rx", {}).get("bytes", 0),
+        qdiscs=[f"{q['kind']} {q['handle']}" for q in qdiscs],
+        qdisc_drops=root.get("drops", 0),
+        qdisc_backlog_bytes=root.get("backlog", 0),
+    )

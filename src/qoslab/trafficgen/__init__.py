@@ -1,0 +1,25 @@
+"""Congestion: flood definitions and the traffic-generator backends.
+
+- :mod:`.definitions`: flood files, the safety interlock (:func:`check_target`), resolved flows;
+- :mod:`.base`: the :class:`TrafficGenerator` contract, results, :func:`open_flood`;
+- :mod:`.ditg`: the ``ditg`` backend (D-ITG, default); :mod:`.itgdec` decodes its logs and
+  :mod:`.calibration` measures its plain pacing;
+- :mod:`.iperf3`: the ``iperf3`` backend (UDP).
+"""
+
+from __future__ import annotations
+
+from .base import FloodResult, FlowResult, TrafficGenerator, open_flood
+from .calibration import Calibration, calibrate
+from .definitions import (
+           L2_OVERHEAD,
+           FloodDefinition,
+           Flow,
+           ResolvedFlow,
+           check_target,
+           load_flood,
+           resolve,
+)
+
+__all__ = ["L2_OVERHEAD", "Calibration", "FloodDefinition", "FloodResult", "Flow", "FlowResult", "ResolvedFlow",
+           "TrafficGenerator", "calibrate", "check_target", "load_flood", "open_flood", "resolve"]

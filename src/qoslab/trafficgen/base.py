@@ -1,0 +1,108 @@
+"""The traffic-generator contract and its results.
+
+A generator makes one flood during one trial: :meth:`TrafficGenerator.start` starts receivers and
+senders through executors, :meth:`TrafficGenerator.stop` ends them by PID and decodes what they
+measured into a :class:`FloodResult`. Backends are registered by name in
+:data:`qoslab.registry.generators` (``ditg``, ``iperf3``); :func:`open_flood` picks one for a
+flood definition (its ``generator:`` field, or an explicit override).
+
+A backend's factory is ``factory(defn, topology, executor_of, out_dir, *, duration_s=None,
+lifetime_s=None, **options)``; options it does not know are ignored. ``lifetime_s`` bounds every
+process it starts (seconds): a flood never outlives a dead runner by more than that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..executors import Executor
+from ..registry import generators
+from ..topology import Topology
+from .definitions import FloodDefinition, ResolvedFlow
+
+
+@dataclass
+class FlowResult:
+    """One flow's outcome, measured by its generator (never the asked rate): packets sent and
+    received, achieved rates (packets/s; bits/s of payload and on the wire), loss (%), one-way
+    delay avg/max and jitter (seconds; D-ITG only: iperf3 reports jitter, not delay), per-interval
+    series (``time_s, bitrate_kbps, delay_s, jitter_s, loss_pkts``), any error. ``itg_rate`` and
+    ``poll`` are D-ITG's pacing (``-C``, ``-poll``); None for other generators."""
+
+    src: str
+    dst: str
+    requested_pps: float
+    generator: str = "ditg"
+    itg_rate: int | None = None
+    poll: bool | None = None
+    packets_sent: int = 0
+    packets_received: int = 0
+    sent_pps: float = 0.0
+    received_payload_bps: float = 0.0
+    received_wire_bps: float = 0.0
+    loss_pct: float = 0.0
+    delay_avg_s: float = 0.0
+    delay_max_s: float = 0.0
+    jitter_s: float = 0.0
+    duration_s: float = 0.0
+    shortfall: bool = False
+    series: list[dict] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class FloodResult:
+    """A whole flood: definition name, per-flow results, errors (also per flow), seconds run."""
+
+    name: str
+    flows: list[FlowResult]
+    errors: list[str]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """True when no flow had an error."""
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as plain data (flood-result.json)."""
+        return asdict(self)
+
+
+@runtime_checkable
+class TrafficGenerator(Protocol):
+    """One flood on a topology (see the module doc). ``flows``: the resolved flows; ``errors``:
+    problems so far (a flow that failed to start, a receiver that died); ``result``: set by stop."""
+
+    name: str
+    flows: list[ResolvedFlow]
+    errors: list[str]
+    result: FloodResult | None
+
+    def start(self, establish_timeout_s: float = 10.0) -> None:
+        """Start receivers, wait until they listen, then senders; returns once every sender runs
+        or has failed (see ``errors``). Raises QoslabError only for a misuse (started twice)."""
+        ...
+
+    def wait(self) -> None:
+        """Wait until every sender has finished its duration (floods with a fixed duration only;
+        raises QoslabError otherwise)."""
+        ...
+
+    def stop(self) -> FloodResult:
+        """Stop senders and receivers by PID, decode their measurements; never raises for a
+        flow's failure (it goes into the flow's ``error``). Idempotent."""
+        ...
+
+
+def open_flood(defn: FloodDefinition, topology: Topology, executor_of: Callable[[str], Executor], out_dir: Path,
+               *, generator: str | None = None, **options: Any) -> TrafficGenerator:
+    """The generator backend for ``defn`` (``generator`` overrides the definition's ``generator:``).
+    Raises ConfigError for an unknown backend, UnsafeTarget/QoslabError from the backend."""
+    factory = generators.get(generator or defn.generator)
+    gen = factory(defn, topology, executor_of, out_dir, **options)
+    assert isinstance(gen, TrafficGenerator)
+    return gen

@@ -1,0 +1,174 @@
+"""Flood definitions (``traffic-gen/*.yaml``), the safety interlock, and flows resolved on a
+topology. Generator-neutral: the backends (:mod:`.ditg`, :mod:`.iperf3`) take resolved flows.
+
+On-the-wire sizes are L2 frames as tc shapes them (no preamble/FCS): payload + UDP 8 + IP 20 +
+Ethernet 14 = payload + 42 bytes (TCP: + 54).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from ..errors import QoslabError, UnsafeTarget
+from ..topology import TESTBED_NETWORK, Topology
+from ..yamlio import FieldProblem, StrictModel, load_model
+
+#: Header bytes below the payload in an Ethernet frame as tc counts it (Ethernet 14 + IP 20 + L4).
+L2_OVERHEAD = {"UDP": 14 + 20 + 8, "TCP": 14 + 20 + 20}
+#: First UDP/TCP destination port given to flows (flow i uses DATA_PORT_BASE + i).
+DATA_PORT_BASE = 10001
+
+_RATE_X = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*$", re.IGNORECASE)
+
+
+class Flow(StrictModel):
+    """One flow: ``src`` floods ``dst``. Fields left out take the definition's defaults."""
+
+    src: str
+    dst: str
+    protocol: Literal["UDP", "TCP"] | None = None
+    payload_bytes: int | None = Field(None, ge=16, le=65000)
+    rate: str | int | None = None
+    ds_byte: int | None = Field(None, ge=0, le=255)
+    start_delay_s: float | None = Field(None, ge=0)
+
+
+class FloodDefinition(StrictModel):
+    """A flood: defaults plus flows. ``rate`` is packets/s (int) or a multiple of the link rate on
+    the wire (``"1.5x"``); ``duration_s`` None = until stopped; ``pacing``: ``poll`` (ITGSend
+    ``-poll``: accurate, one busy core per sender), ``plain`` (no -poll, uses the calibration to
+    pick -C), ``auto`` (plain when a calibration exists, else poll)."""
+
+    name: str
+    description: str = ""
+    protocol: Literal["UDP", "TCP"] = "UDP"
+    payload_bytes: int = Field(1400, ge=16, le=65000)
+    rate: str | int = "1.5x"
+    duration_s: float | None = Field(None, gt=0)
+    ds_byte: int = Field(0, ge=0, le=255)
+    start_delay_s: float = Field(0.0, ge=0)
+    pacing: Literal["auto", "poll", "plain"] = "auto"
+    generator: str = Field("ditg", description="traffic generator backend (qoslab.registry.generators): "
+                                               "ditg (D-ITG, default) or iperf3")
+    flows: list[Flow]
+
+    @field_validator("generator")
+    @classmethod
+    def _generator(cls, v: str) -> str:
+        from ..registry import generators
+
+        if v not in generators.names():
+            raise ValueError(f"unknown generator {v!r} (known: {', '.join(generators.names())})")
+        return v
+
+    @field_validator("rate")
+    @classmethod
+    def _rate(cls, v: str | int) -> str | int:
+        _check_rate(v)
+        return v
+
+    @model_validator(mode="after")
+    def _flows(self) -> FloodDefinition:
+        if not self.flows:
+            raise FieldProblem(("flows",), "a flood needs at least one flow")
+        for i, f in enumerate(self.flows):
+            if f.src == f.dst:
+                raise FieldProblem(("flows", i, "dst"), f"flow {f.src} -> {f.dst} sends to itself")
+            if f.rate is not None:
+                try:
+                    _check_rate(f.rate)
+                except ValueError as e:
+                    raise FieldProblem(("flows", i, "rate"), str(e)) from None
+        return self
+
+
+def _check_rate(v: str | int) -> None:
+    if isinstance(v, bool) or (isinstance(v, int) and v <= 0):
+        raise ValueError(f"rate must be packets/s > 0 or a link-rate multiple like '1.5x', got {v!r}")
+    if isinstance(v, str) and not _RATE_X.match(v):
+        raise ValueError(f"rate must be packets/s > 0 or a link-rate multiple like '1.5x', got {v!r}")
+
+
+def load_flood(path: str | Path) -> FloodDefinition:
+    """Read a flood definition; raises ConfigError naming file, line and field."""
+    return load_model(path, FloodDefinition)
+
+
+@dataclass(frozen=True)
+class ResolvedFlow:
+    """A flow with everything decided: host names and addresses, protocol, payload (bytes),
+    packets/s wanted on the wire, DS byte, start delay (seconds), destination port."""
+
+    index: int
+    src: str
+    dst: str
+    src_ip: str
+    dst_ip: str
+    protocol: str
+    payload_bytes: int
+    pps: float            # packets/s wanted on the wire
+    ds_byte: int
+    start_delay_s: float
+    port: int
+
+    @property
+    def frame_bytes(self) -> int:
+        """L2 frame size as tc counts it (bytes)."""
+        return self.payload_bytes + L2_OVERHEAD[self.protocol]
+
+    @property
+    def wire_bps(self) -> float:
+        """Requested on-the-wire rate (bits/s)."""
+        return self.pps * self.frame_bytes * 8
+
+
+def check_target(topology: Topology, ip: str) -> None:
+    """Safety interlock: refuse any destination that is not a host of ``topology`` or that is
+    multicast, broadcast, loopback, unspecified, or (embedded testbed) outside 198.18.0.0/15.
+    Raises UnsafeTarget before any packet is sent."""
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        raise UnsafeTarget(f"refusing flood target {ip!r}: not an IP address") from None
+    if addr.is_multicast or addr.is_loopback or addr.is_unspecified or addr == ipaddress.ip_address("255.255.255.255"):
+        raise UnsafeTarget(f"refusing flood target {ip}: multicast, broadcast, loopback or unspecified")
+    host = topology.host_by_ip(ip)
+    if host is None:
+        raise UnsafeTarget(f"refusing flood target {ip}: not a host of topology {topology.name}")
+    if addr in (host.address.network.broadcast_address, host.address.network.network_address):
+        raise UnsafeTarget(f"refusing flood target {ip}: broadcast/network address of {host.address.network}")
+    if topology.environment == "embedded" and addr not in TESTBED_NETWORK:
+        raise UnsafeTarget(f"refusing flood target {ip}: outside {TESTBED_NETWORK} on the embedded testbed")
+
+
+def resolve(defn: FloodDefinition, topology: Topology) -> list[ResolvedFlow]:
+    """Flows of ``defn`` on ``topology`` with addresses, packets/s and ports (generator-neutral).
+
+    Raises QoslabError for an unknown host and UnsafeTarget for a destination the interlock refuses.
+    """
+    out = []
+    for i, f in enumerate(defn.flows):
+        try:
+            src, dst = topology.host(f.src), topology.host(f.dst)
+        except KeyError as e:
+            raise QoslabError(f"flood {defn.name}: flows[{i}]: {e.args[0]}") from None
+        check_target(topology, dst.ip)
+        proto = f.protocol or defn.protocol
+        payload = f.payload_bytes or defn.payload_bytes
+        rate = f.rate if f.rate is not None else defn.rate
+        frame_bits = (payload + L2_OVERHEAD[proto]) * 8
+        m = _RATE_X.match(rate) if isinstance(rate, str) else None
+        pps = float(m.group(1)) * topology.link.rate / frame_bits if m else float(rate)
+        out.append(ResolvedFlow(
+            index=i, src=src.name, dst=dst.name, src_ip=src.ip, dst_ip=dst.ip, protocol=proto,
+            payload_bytes=payload, pps=pps,
+            ds_byte=f.ds_byte if f.ds_byte is not None else defn.ds_byte,
+            start_delay_s=f.start_delay_s if f.start_delay_s is not None else defn.start_delay_s,
+            port=DATA_PORT_BASE + i))
+    return out

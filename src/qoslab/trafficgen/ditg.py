@@ -1,0 +1,316 @@
+"""The ``ditg`` generator: congestion with D-ITG (Debian ``d-itg`` 2.8.1).
+
+One fresh ITGRecv per destination (its logs in a per-trial folder), one ITGSend per flow, both
+stopped by PID; both logs are decoded with ITGDec (:mod:`.itgdec`). Pacing: ``-poll`` (accurate,
+one busy core per sender) or plain ``-C`` chosen from a measured calibration (:mod:`.calibration`)
+(DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..errors import QoslabError
+from ..executors import BackgroundProcess, Executor
+from ..topology import Topology
+from .base import FloodResult, FlowResult
+from .calibration import Calibration
+from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
+
+#: ITGRecv's signalling port (D-ITG default).
+SIGNAL_PORT = 9000
+#: ITGSend runs in the real-time FIFO class at the lowest priority (``chrt -f 1``): the flood's rate
+#: is the experiment's independent variable and must not bend to the workload's CPU demand. On a
+#: real cluster the flooders are other machines; on the embedded testbed they share two cores
+#: with the JVMs, and at ``nice 19`` the senders fell to 78-90 % of the asked rate while a
+#: workload ran, so the ports were not even full (measured here: loss 0.5-3 % instead of ~9 %).
+#: A sender sleeps between packets (about 5-10 % of a core at 1.1x of 50 Mbit/s) and the kernel's
+#: real-time throttling (95 %) bounds it anyway. Busy-waiting ``-poll`` senders never get it (four
+#: of them would own both cores): they run at normal priority.
+#: Where the real-time class is not allowed (a container without CAP_SYS_NICE or RT runtime),
+#: senders run at normal priority: see :func:`sender_prefix`.
+SENDER_PREFIX = ["chrt", "-f", "1"]
+#: ITGRecv at normal priority: a starved receiver would count socket drops as network loss.
+RECEIVER_PREFIX: list[str] = []
+#: Timer slack given to ITGSend (nanoseconds). ITGSend without -poll sleeps between packets; with
+#: the kernel's default 50 us slack each sleep overshoots, so the achieved rate falls far below -C
+#: and swings with load (measured here, 4 flows at -C 6500: 4640 packets/s sent with the default,
+#: 6050 with 1 ns). 1 ns makes plain pacing nearly linear and the calibration stable.
+SENDER_TIMER_SLACK_NS = 1
+#: ITGSend's duration when the flood runs until stopped and no lifetime is given (24 h, milliseconds).
+UNBOUNDED_DURATION_MS = 24 * 3600 * 1000
+
+
+@functools.lru_cache(maxsize=1)
+def sender_prefix() -> tuple[str, ...]:
+    """SENDER_PREFIX when this machine lets us use it (``chrt -f 1 true`` succeeds), else ()."""
+    try:
+        ok = subprocess.run([*SENDER_PREFIX, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return tuple(SENDER_PREFIX) if ok else ()
+
+
+def sender_id() -> str:
+    """What a calibration's measurements depend on besides kernel and payload (a change
+    invalidates it): the sender's scheduling prefix and timer slack."""
+    return f"{' '.join(sender_prefix()) or 'normal priority'} slack={SENDER_TIMER_SLACK_NS}ns"
+
+
+def pacing_for(defn: FloodDefinition, flow: ResolvedFlow, calibration: Calibration | None) -> tuple[int, bool]:
+    """``(-C, poll)`` for ``flow``: ``poll`` pacing asks the wanted packets/s with ``-poll``;
+    ``plain`` asks the calibrated -C; ``auto`` is plain when the calibration covers the rate.
+    Raises QoslabError for ``plain`` without a covering calibration."""
+    pacing = defn.pacing
+    if pacing == "auto":
+        pacing = "plain" if calibration and calibration.covers(flow.pps) else "poll"
+    if pacing == "poll":
+        return int(round(flow.pps)), True
+    if calibration is None or not calibration.covers(flow.pps):
+        raise QoslabError(f"flood {defn.name}: pacing 'plain' needs a calibration covering {flow.pps:.0f} "
+                          "packets/s: run `qoslab flood calibrate`")
+    return calibration.rate_for(flow.pps), False
+
+
+class DitgGenerator:
+    """One D-ITG flood during one trial (a :class:`~.base.TrafficGenerator`). Use as a context
+    manager (processes are always stopped)::
+
+        with DitgGenerator(defn, topo, tb.executor, trial_dir) as flood:
+            flood.start()
+            ...  # the workload runs
+        result = flood.result
+
+    ``keep_logs=False`` deletes a flow's binary ITGSend/ITGRecv logs once ITGDec has decoded
+    them (144 bytes per packet in each log: about 9 MB per log per 10 s at 6500 packets/s); the
+    decoded text stays, and the logs of a flow whose decoding failed are always kept.
+    ``lifetime_s`` bounds every ITGSend/ITGRecv (seconds; also ITGSend's own ``-t`` when the flood
+    has no duration). Raises UnsafeTarget/QoslabError at construction for a refused target, an
+    unknown host, or plain pacing without a calibration.
+    """
+
+    name = "ditg"
+
+    def __init__(self, defn: FloodDefinition, topology: Topology, executor_of: Callable[[str], Executor],
+                 out_dir: Path, *, duration_s: float | None = None, shortfall_tolerance: float = 0.05,
+                 interval_ms: int = 1000, calibration: Calibration | None = None, keep_logs: bool = True,
+                 lifetime_s: float | None = None, **_: Any) -> None:
+        self.defn, self.topo = defn, topology
+        self.keep_logs = keep_logs
+        self.calibration = calibration if calibration is not None else Calibration.load(topology.name,
+                                                                                         defn.payload_bytes)
+        self.flows = resolve(defn, topology)
+        #: flow index -> (ITGSend -C, -poll); calibrate() overrides it for its probes
+        self.pacing = {f.index: pacing_for(defn, f, self.calibration) for f in self.flows}
+        self.executor_of = executor_of
+        self.out_dir = Path(out_dir)
+        self.duration_s = duration_s if duration_s is not None else defn.duration_s
+        self.lifetime_s = lifetime_s
+        self.tolerance = shortfall_tolerance
+        self.interval_ms = interval_ms
+        self.receivers: dict[str, BackgroundProcess] = {}
+        self.senders: dict[int, BackgroundProcess] = {}
+        self.errors: list[str] = []
+        self.result: FloodResult | None = None
+        self._t0 = 0.0
+
+    def __enter__(self) -> DitgGenerator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.result is None:
+            self.stop()
+
+    def _dir(self, host: str) -> Path:
+        d = self.out_dir / f"ditg-{host}"
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def _proc_lifetime(self) -> float | None:
+        if self.lifetime_s is not None:
+            return self.lifetime_s
+        if self.duration_s is not None:  # a fixed flood: its duration, its delays, decoding margin
+            return self.duration_s + max((f.start_delay_s for f in self.flows), default=0) + 60
+        return None
+
+    def start(self, establish_timeout_s: float = 10.0) -> None:
+        """Start one ITGRecv per destination, wait until each listens, then one ITGSend per flow;
+        returns once every sender runs (or has failed: see ``errors``)."""
+        if self._t0:
+            raise QoslabError("flood already started")
+        self._t0 = time.monotonic()
+        for host in sorted({f.dst for f in self.flows}):
+            d = self._dir(host)
+            self.receivers[host] = self.executor_of(host).start(
+                [*RECEIVER_PREFIX, "ITGRecv"], stdout=d / "ITGRecv.out", stderr=d / "ITGRecv.out", cwd=d,
+                lifetime_s=self._proc_lifetime())
+        failed_dst = {host for host, proc in self.receivers.items()
+                      if not self._receiver_listening(host, proc, establish_timeout_s)}
+        for f in self.flows:
+            if f.dst not in failed_dst:
+                self._start_sender(f)
+        time.sleep(0.3)
+        for f in self.flows:
+            p = self.senders.get(f.index)
+            if p is not None and self.executor_of(f.src).poll(p) not in (None, 0):
+                self.errors.append(f"ITGSend {f.src} -> {f.dst} failed to start (code {p.returncode}): "
+                                   f"{tail(self._dir(f.src) / f'ITGSend-{f.index}.out')}")
+
+    def _receiver_listening(self, host: str, proc: BackgroundProcess, timeout_s: float) -> bool:
+        ex = self.executor_of(host)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if ex.poll(proc) is not None:
+                self.errors.append(f"ITGRecv on {host} exited at start (code {proc.returncode}): "
+                                   f"{tail(self._dir(host) / 'ITGRecv.out')}")
+                return False
+            ss = ex.run(["ss", "-Htlnp", f"sport = :{SIGNAL_PORT}"], check=False, timeout=5).stdout
+            if any(f"pid={pid}," in ss for pid in own_pids(ex, proc)):
+                return True  # ours listens (a stray one holding the port makes ours exit: see above)
+            if time.monotonic() > deadline:
+                self.errors.append(f"ITGRecv on {host} ({self.topo.host(host).ip}) not listening on TCP "
+                                   f"{SIGNAL_PORT} after {timeout_s:g} s")
+                return False
+            time.sleep(0.05)
+
+    def _start_sender(self, f: ResolvedFlow) -> None:
+        d = self._dir(f.src)
+        itg_rate, poll = self.pacing[f.index]
+        life = self._proc_lifetime()
+        if self.duration_s is not None:
+            duration_ms = int(self.duration_s * 1000)
+        elif life is not None:
+            duration_ms = int(life * 1000)
+        else:
+            duration_ms = UNBOUNDED_DURATION_MS
+        argv = [*(() if poll else sender_prefix()), "ITGSend", "-a", f.dst_ip, "-T", f.protocol,
+                "-C", str(itg_rate), "-c", str(f.payload_bytes), "-t", str(duration_ms), "-rp", str(f.port),
+                "-b", str(f.ds_byte), "-d", str(int(f.start_delay_s * 1000)),
+                "-l", str(d / f"send-{f.index}.log"), "-x", f"recv-{f.index}.log"]
+        if poll:
+            argv.append("-poll")
+        out = d / f"ITGSend-{f.index}.out"
+        self.senders[f.index] = self.executor_of(f.src).start(argv, stdout=out, stderr=out,
+                                                              timer_slack_ns=SENDER_TIMER_SLACK_NS,
+                                                              lifetime_s=life)
+
+    def wait(self) -> None:
+        """Wait until every sender has finished its duration (only for a fixed duration)."""
+        if self.duration_s is None:
+            raise QoslabError("flood runs until stopped: call stop()")
+        for f in self.flows:
+            p = self.senders.get(f.index)
+            if p is not None:
+                try:
+                    self.executor_of(f.src).wait(p, timeout=self.duration_s + f.start_delay_s + 30)
+                except QoslabError:
+                    self.errors.append(f"ITGSend {f.src} -> {f.dst} did not end after its duration")
+
+    def stop(self) -> FloodResult:
+        """Stop senders, then receivers (SIGTERM by PID, SIGKILL after a grace period), decode the
+        logs. Never raises for a flow's failure: it goes into the flow's ``error`` and ``errors``."""
+        if self.result is not None:
+            return self.result
+        self._stop_senders()
+        time.sleep(0.2)  # let the last packets reach the receivers
+        for host, p in self.receivers.items():
+            ex = self.executor_of(host)
+            if ex.poll(p) is not None and p.returncode not in (0, None) and self.senders:
+                # ITGRecv may end by itself after its flows (field notes); a crash is an error
+                if p.returncode < 0 or p.returncode > 1:
+                    self.errors.append(f"ITGRecv on {host} exited early (code {p.returncode})")
+            ex.stop(p, grace_s=2.0)
+        # ITGDec runs once per log and series; the flows' decodes are independent, so they run side
+        # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows)
+        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), os.cpu_count() or 1))) as pool:
+            flows = list(pool.map(self._decode, self.flows))
+        self.errors.extend(f.error for f in flows if f.error)
+        self.result = FloodResult(self.defn.name, flows, list(self.errors), time.monotonic() - self._t0)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        (self.out_dir / "flood-result.json").write_text(json.dumps(self.result.to_json(), indent=1))
+        return self.result
+
+    def _stop_senders(self) -> None:
+        for f in self.flows:
+            p = self.senders.get(f.index)
+            if p is None:
+                continue
+            ex = self.executor_of(f.src)
+            rc = ex.poll(p)
+            if rc is None:
+                ex.stop(p, grace_s=2.0)
+            elif rc != 0 and not any(f"ITGSend {f.src} -> {f.dst}" in e for e in self.errors):
+                self.errors.append(f"ITGSend {f.src} -> {f.dst} exited with code {rc}: "
+                                   f"{tail(self._dir(f.src) / f'ITGSend-{f.index}.out')}")
+
+    def _decode(self, f: ResolvedFlow) -> FlowResult:
+        itg_rate, poll = self.pacing[f.index]
+        r = FlowResult(f.src, f.dst, requested_pps=f.pps, generator=self.name, itg_rate=itg_rate, poll=poll)
+        send_log = self._dir(f.src) / f"send-{f.index}.log"
+        recv_log = self._dir(f.dst) / f"recv-{f.index}.log"
+        try:
+            s = parse_itgdec_summary(run_itgdec(send_log, [], self._dir(f.src) / f"send-{f.index}.txt"))
+            r.packets_sent = int(s["total_packets"])
+            r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
+            rv = parse_itgdec_summary(run_itgdec(recv_log, [], self._dir(f.dst) / f"recv-{f.index}.txt"))
+            r.packets_received = int(rv["total_packets"])
+            r.duration_s = rv["total_time_s"]
+            if r.duration_s > 0:
+                received = rv.get("bytes_received", 0.0)
+                r.received_payload_bps = received * 8 / r.duration_s
+                r.received_wire_bps = (received + r.packets_received * L2_OVERHEAD[f.protocol]) * 8 / r.duration_s
+            r.loss_pct = 100.0 * (1 - r.packets_received / r.packets_sent) if r.packets_sent else 0.0
+            r.delay_avg_s = rv.get("avg_delay_s", 0.0)
+            r.delay_max_s = rv.get("max_delay_s", 0.0)
+            r.jitter_s = rv.get("avg_jitter_s", 0.0)
+            r.shortfall = r.sent_pps < f.pps * (1 - self.tolerance)
+            series_file = self._dir(f.dst) / f"recv-{f.index}-series.txt"
+            r.series = parse_itgdec_series(run_itgdec(recv_log, ["-c", str(self.interval_ms), str(series_file)],
+                                                      series_file))
+        except QoslabError as e:
+            r.error = f"flow {f.src} -> {f.dst}: {e}"
+        else:
+            if not self.keep_logs:
+                send_log.unlink(missing_ok=True)
+                recv_log.unlink(missing_ok=True)
+        return r
+
+
+def own_pids(ex: Executor, proc: BackgroundProcess) -> set[int]:
+    """``proc``'s PID and its children's on its node (a process started with a lifetime runs
+    under ``timeout``, whose child is the real command)."""
+    r = ex.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], check=False, timeout=5)
+    return {proc.pid} | {int(x) for x in r.stdout.split() if x.isdigit()}
+
+
+def tail(path: Path, n: int = 2) -> str:
+    """The last ``n`` non-empty lines of a log file joined with `` / `` (at most 300 characters),
+    or ``no output``."""
+    try:
+        lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return "no output"
+    return " / ".join(lines[-n:])[:300] or "no output"
+
+
+def ditg_pids() -> list[int]:
+    """PIDs of running ITGSend/ITGRecv/ITGDec processes on this machine (for leak checks)."""
+    out = []
+    for e in os.scandir("/proc"):
+        if e.name.isdigit():
+            try:
+                comm = Path(f"/proc/{e.name}/comm").read_text().strip()
+            except OSError:
+                continue
+            if comm in ("ITGSend", "ITGRecv", "ITGDec"):
+                out.append(int(e.name))
+    return out

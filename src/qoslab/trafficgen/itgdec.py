@@ -1,0 +1,87 @@
+"""ITGDec (D-ITG's decoder): run it on a binary log with bounds, and parse its summary and its
+per-interval series. Every number a D-ITG flood reports comes from here, never from the asked rate
+(DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from ..errors import QoslabError
+from ..executors import LocalExecutor
+
+#: Largest ITGDec output accepted (bytes): beyond it the output "runs amok" and is rejected.
+ITGDEC_MAX_OUTPUT = 4 * 1024 * 1024
+
+
+def parse_itgdec_summary(text: str) -> dict[str, float]:
+    """Parse ITGDec's standard summary; returns the TOTAL RESULTS block as
+    ``{total_time_s, total_packets, min/max/avg_delay_s, avg_jitter_s, delay_std_s, bytes_received,
+    avg_bitrate_kbps, avg_packet_rate_pps, packets_dropped, error_lines}``.
+    Raises QoslabError when there is no TOTAL RESULTS block or a number is unreadable."""
+    i = text.rfind("TOTAL RESULTS")
+    if i < 0:
+        raise QoslabError("ITGDec printed no TOTAL RESULTS block")
+    keys = {
+        "Total time": "total_time_s", "Total packets": "total_packets", "Minimum delay": "min_delay_s",
+        "Maximum delay": "max_delay_s", "Average delay": "avg_delay_s", "Average jitter": "avg_jitter_s",
+        "Delay standard deviation": "delay_std_s", "Bytes received": "bytes_received",
+        "Average bitrate": "avg_bitrate_kbps", "Average packet rate": "avg_packet_rate_pps",
+        "Packets dropped": "packets_dropped", "Error lines": "error_lines",
+    }
+    out: dict[str, float] = {}
+    for line in text[i:].splitlines():
+        if "=" not in line:
+            continue
+        k, v = (s.strip() for s in line.split("=", 1))
+        if k in keys:
+            m = re.match(r"^(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)", v)
+            if not m:
+                raise QoslabError(f"ITGDec: unreadable value for {k!r}: {v[:40]!r}")
+            out[keys[k]] = float(m.group(1))
+    for need in ("total_packets", "total_time_s"):
+        if need not in out:
+            raise QoslabError(f"ITGDec summary lacks {need}")
+    return out
+
+
+def parse_itgdec_series(text: str) -> list[dict[str, float]]:
+    """Parse ``ITGDec -c`` output: one row per interval of ``time_s, bitrate_kbps, delay_s,
+    jitter_s, loss_pkts``. Lines that are not five numbers are skipped."""
+    rows = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        try:
+            t, br, d, j, loss = (float(p) for p in parts)
+        except ValueError:
+            continue
+        rows.append({"time_s": t, "bitrate_kbps": br, "delay_s": d, "jitter_s": j, "loss_pkts": loss})
+    return rows
+
+
+def run_itgdec(log: Path, args: list[str], out_file: Path, timeout_s: float = 60.0) -> str:
+    """Run ITGDec on ``log`` (output to ``out_file``, spinner on stderr discarded) and return its
+    text. Raises QoslabError for a missing log, a timeout, or output over ITGDEC_MAX_OUTPUT bytes."""
+    if not log.is_file():
+        raise QoslabError(f"missing D-ITG log {log}")
+    ex = LocalExecutor()
+    out_file.unlink(missing_ok=True)
+    p = ex.start(["ITGDec", str(log), *args], stdout=out_file if not args or args[0] != "-c" else None)
+    deadline = time.monotonic() + timeout_s
+    path = out_file if not args or args[0] != "-c" else Path(args[2])
+    while ex.poll(p) is None:
+        if path.exists() and path.stat().st_size > ITGDEC_MAX_OUTPUT:
+            ex.stop(p)
+            raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
+        if time.monotonic() > deadline:
+            ex.stop(p)
+            raise QoslabError(f"ITGDec on {log} did not finish within {timeout_s:g} s")
+        time.sleep(0.02)
+    if not path.exists():
+        raise QoslabError(f"ITGDec on {log} wrote nothing (exit {p.returncode})")
+    if path.stat().st_size > ITGDEC_MAX_OUTPUT:
+        raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
+    return path.read_text(errors="replace")

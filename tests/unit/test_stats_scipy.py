@@ -1,0 +1,259 @@
+"""Every figure of stats.json recomputed with scipy/numpy and compared within 1e-6 relative.
+
+Data: the thesis's Appendix A trial times (``qoslab-analysis thesis``) and the committed Table-5
+campaign (``docs/results/thesis-table5-20261122``: its committed stats.json and a fresh run of the
+statistics on its trials.csv). The checker fails on any stats.json field it does not know, so a
+new field cannot go unchecked.
+
+Bootstrap intervals cannot be reproduced resample by resample across languages: the Java BCa
+interval is compared with scipy.stats.bootstrap(method='BCa') run with the same B under K seeds;
+the allowed distance is 4 Monte Carlo standard deviations of an interval end (the spread of the
+K scipy ends, for each side: sqrt(1 + 1/K) for the difference of one Java and a K-mean). The Java
+bootstrap is checked to be deterministic per seed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+scipy_stats = pytest.importorskip("scipy.stats")
+from scipy.special import gammaln  # noqa: E402
+
+from qoslab.campaign import ANALYSIS_JAR, Playbook, run_stats  # noqa: E402
+from qoslab.report import THESIS_DATA  # noqa: E402
+from qoslab.topology import repo_root  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
+
+CAMPAIGN = repo_root() / "docs" / "results" / "thesis-table5-20261122"
+REL = 1e-6
+SEEDS = 8            # scipy bootstrap runs per interval
+MC_SD = 4.0          # allowed distance in Monte Carlo standard deviations
+EXACT_MW_CELLS = 4_000_000
+
+
+def close(java, ref, what: str) -> None:
+    assert java is not None, f"{what}: missing"
+    ok = math.isclose(java, ref, rel_tol=REL, abs_tol=1e-12 if ref == 0 else 0.0)
+    assert ok, f"{what}: Java {java!r} vs scipy {ref!r} (relative {abs(java - ref) / abs(ref) if ref else java:.2e})"
+
+
+def java(*args: str) -> None:
+    p = subprocess.run(["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*",
+                        "org.qoslab.analysis.Main", *args], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+
+
+# ------------------------------------------------------------------------------------------ checkers
+def check_condition(name: str, d: dict, x: np.ndarray) -> None:
+    w = f"condition {name!r}"
+    n, mean, sd = len(x), x.mean(), x.std(ddof=1)
+    assert d["n"] == n, w
+    close(d["mean"], mean, f"{w} mean")
+    close(d["sd"], sd, f"{w} sd")
+    ci = scipy_stats.t.interval(0.95, n - 1, loc=mean, scale=scipy_stats.sem(x))
+    close(d["ci95"][0], ci[0], f"{w} ci95"), close(d["ci95"][1], ci[1], f"{w} ci95")
+    close(d["median"], np.median(x), f"{w} median")
+    close(d["min"], x.min(), f"{w} min"), close(d["max"], x.max(), f"{w} max")
+    close(d["cv"], scipy_stats.variation(x, ddof=1), f"{w} cv")
+    sw = scipy_stats.shapiro(x)
+    close(d["shapiro_w"], sw.statistic, f"{w} shapiro_w"), close(d["shapiro_p"], sw.pvalue, f"{w} shapiro_p")
+    q1, q3 = np.percentile(x, [25, 75])  # numpy's default: linear (Hyndman-Fan type 7)
+    close(d["q1"], q1, f"{w} q1"), close(d["q3"], q3, f"{w} q3"), close(d["iqr"], scipy_stats.iqr(x), f"{w} iqr")
+    lo, hi = q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1)
+    close(d["tukey_fences"][0], lo, f"{w} fence"), close(d["tukey_fences"][1], hi, f"{w} fence")
+    assert (d["outliers_low"], d["outliers_high"]) == (int((x < lo).sum()), int((x > hi).sum())), w
+    assert d["outliers"] == d["outliers_low"] + d["outliers_high"], w
+    known = {"n", "mean", "sd", "ci95", "median", "min", "max", "cv", "shapiro_w", "shapiro_p", "q1", "q3", "iqr",
+             "tukey_fences", "outliers_low", "outliers_high", "outliers",
+             "published_mean", "published_sd", "mean_matches_published", "sd_matches_published"}
+    assert not set(d) - known, f"{w}: fields not cross-checked: {set(d) - known}"
+    if "published_mean" in d:  # the thesis's printed values: the match flags follow from the raw data
+        assert d["mean_matches_published"] == (abs(mean - d["published_mean"]) < 0.005 + 1e-9), w
+        assert d["sd_matches_published"] == (abs(sd - d["published_sd"]) < 0.005 + 1e-9), w
+
+
+def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    d = np.sort((b[:, None] - a[None, :]).ravel())
+    nn = len(d)
+    c = math.floor(nn / 2 - scipy_stats.norm.ppf(0.975) * math.sqrt(nn * (len(a) + len(b) + 1) / 12) + 0.5)
+    c = max(1, min(c, (nn + 1) // 2))
+    return float(np.median(d)), float(d[c - 1]), float(d[nn - c])
+
+
+def check_comparison(c: dict, a: np.ndarray, b: np.ndarray, margin_s: float) -> None:
+    w = f"comparison {c['b']!r} vs {c['a']!r}"
+    close(c["difference_s"], b.mean() - a.mean(), f"{w} difference")
+    close(c["ratio"], b.mean() / a.mean(), f"{w} ratio")
+    t = scipy_stats.ttest_ind(b, a, equal_var=False)
+    close(c["welch_t_p"], t.pvalue, f"{w} welch p"), close(c["welch_t"], t.statistic, f"{w} welch t")
+    close(c["welch_df"], t.df, f"{w} welch df")
+    ci = t.confidence_interval(0.95)
+    close(c["difference_welch_ci95_s"][0], ci.low, w), close(c["difference_welch_ci95_s"][1], ci.high, w)
+    ties = len(np.unique(np.r_[a, b])) < len(a) + len(b)
+    lo, hi = sorted((len(a), len(b)))
+    exact = not ties and (lo + 1) * (hi + 1) * (lo * hi // 2 + 1) <= EXACT_MW_CELLS
+    mw = scipy_stats.mannwhitneyu(b, a, method="exact" if exact else "asymptotic", use_continuity=True)
+    assert c["mann_whitney_method"] == ("exact" if exact else "normal, tie- and continuity-corrected"), w
+    assert c["mann_whitney_ties"] == ties, w
+    close(c["mann_whitney_p"], mw.pvalue, f"{w} Mann-Whitney p"), close(c["mann_whitney_u"], mw.statistic, f"{w} U")
+    close(c["prob_superiority"], mw.statistic / (len(a) * len(b)), f"{w} P(b > a)")
+    na, nb = len(a), len(b)
+    sp = math.sqrt(((na - 1) * a.var(ddof=1) + (nb - 1) * b.var(ddof=1)) / (na + nb - 2))
+    d = (b.mean() - a.mean()) / sp
+    df = na + nb - 2
+    close(c["cohens_d"], d, f"{w} Cohen's d")
+    close(c["hedges_g"], d * math.exp(gammaln(df / 2) - gammaln((df - 1) / 2)) / math.sqrt(df / 2), f"{w} Hedges' g")
+    hl = hodges_lehmann(a, b)
+    close(c["hodges_lehmann_s"], hl[0], f"{w} HL")
+    close(c["hodges_lehmann_ci95_s"][0], hl[1], f"{w} HL ci"), close(c["hodges_lehmann_ci95_s"][1], hl[2], f"{w} HL ci")
+    se = math.sqrt(a.var(ddof=1) / na + b.var(ddof=1) / nb)
+    mde = (scipy_stats.t.ppf(0.975, t.df) + scipy_stats.t.ppf(0.8, t.df)) * se
+    close(c["mde_s"], mde, f"{w} MDE"), close(c["mde_rel"], mde / a.mean(), f"{w} MDE rel")
+    tost = c["tost"]
+    close(tost["margin_s"], margin_s, f"{w} TOST margin")
+    p_lo = scipy_stats.ttest_ind(b + margin_s, a, equal_var=False, alternative="greater").pvalue
+    p_hi = scipy_stats.ttest_ind(b - margin_s, a, equal_var=False, alternative="less").pvalue
+    close(tost["p_lower"], p_lo, f"{w} TOST p_lower"), close(tost["p_upper"], p_hi, f"{w} TOST p_upper")
+    close(tost["p"], max(p_lo, p_hi), f"{w} TOST p")
+    ci90 = t.confidence_interval(0.90)
+    close(tost["ci90_s"][0], ci90.low, w), close(tost["ci90_s"][1], ci90.high, w)
+    assert tost["equivalent"] == (max(p_lo, p_hi) < 0.05) == (-margin_s < ci90.low and ci90.high < margin_s), w
+    assert set(tost) == {"margin_s", "p_lower", "p_upper", "p", "ci90_s", "equivalent", "reference", "margin_rel"}, w
+    known = {"a", "b", "difference_s", "ratio", "welch_t_p", "welch_t", "welch_df", "difference_welch_ci95_s",
+             "mann_whitney_p", "mann_whitney_u", "mann_whitney_method", "mann_whitney_ties", "prob_superiority",
+             "cohens_d", "hedges_g", "hodges_lehmann_s", "hodges_lehmann_ci95_s", "mde_s", "mde_rel", "tost",
+             "difference_ci95_s", "ratio_ci95", "welch_t_p_holm", "mann_whitney_p_holm"}
+    assert not set(c) - known, f"{w}: fields not cross-checked: {set(c) - known}"
+
+
+def holm(p: list[float]) -> list[float]:
+    """Holm (1979) step-down adjustment; scipy has none (scipy.stats.false_discovery_control is BH/BY)."""
+    order = np.argsort(p, kind="stable")
+    m, out, run = len(p), [0.0] * len(p), 0.0
+    for r, i in enumerate(order):
+        run = max(run, min(1.0, p[i] * (m - r)))
+        out[i] = run
+    return out
+
+
+def bca_check(java_ci: list[float], samples: tuple, stat, seed: int, what: str) -> None:
+    ends = np.array([scipy_stats.bootstrap(samples, stat, n_resamples=10_000, method="BCa", vectorized=True,
+                                           rng=np.random.default_rng(seed + k)).confidence_interval
+                     for k in range(SEEDS)])
+    mean, sd = ends.mean(axis=0), ends.std(axis=0, ddof=1)
+    tol = MC_SD * sd * math.sqrt(1 + 1 / SEEDS)
+    for side in (0, 1):
+        assert abs(java_ci[side] - mean[side]) <= tol[side], (
+            f"{what}: Java BCa end {java_ci[side]:.6g} vs scipy {mean[side]:.6g} +- {sd[side]:.2g} (MC sd, {SEEDS} seeds)")
+
+
+def check_section(s: dict, data: dict[str, np.ndarray], *, bootstrap: bool = True) -> None:
+    st = s["settings"]
+    assert (st["confidence_level"], st["alpha"], st["power"], st["bootstrap_method"]) == (0.95, 0.05, 0.8, "BCa")
+    assert st["bootstrap_resamples"] == 10_000
+    assert set(s["conditions"]) == set(data)
+    for name, d in s["conditions"].items():
+        check_condition(name, d, data[name])
+    comps = s["comparisons"]
+    for c in comps:
+        ref = st["baseline"] or c["a"]
+        assert c["tost"]["reference"] == ref and c["tost"]["margin_rel"] == st["tost_margin_rel"]
+        check_comparison(c, data[c["a"]], data[c["b"]], st["tost_margin_rel"] * data[ref].mean())
+    for key in ("welch_t_p", "mann_whitney_p"):
+        for c, adj in zip(comps, holm([c[key] for c in comps]), strict=True):
+            close(c[f"{key}_holm"], adj, f"Holm {key} {c['b']} vs {c['a']}")
+    for r in s["recovery"]:
+        base, cong, treat = (data[r[k]] for k in ("baseline", "congested", "treated"))
+        close(r["ratio"], (cong.mean() - treat.mean()) / (cong.mean() - base.mean()), "recovery")
+        assert r["bootstrap_undefined"] == 0 and r["bootstrap_se"] > 0
+    if not bootstrap:
+        return
+    seed = st["bootstrap_seed"]
+    for c in comps:
+        a, b = data[c["a"]], data[c["b"]]
+        bca_check(c["difference_ci95_s"], (a, b), lambda x, y, axis: y.mean(axis) - x.mean(axis), seed,
+                  f"{c['b']} - {c['a']}")
+        bca_check(c["ratio_ci95"], (a, b), lambda x, y, axis: y.mean(axis) / x.mean(axis), seed, f"{c['b']} / {c['a']}")
+    for r in s["recovery"]:
+        samples = tuple(data[r[k]] for k in ("baseline", "congested", "treated"))
+        bca_check(r["ci95"], samples, lambda b, c, t, axis: (c.mean(axis) - t.mean(axis)) / (c.mean(axis) - b.mean(axis)),
+                  seed, f"recovery of {r['treated']}")
+
+
+# ------------------------------------------------------------------------------------------ the data
+def campaign_data(csv: Path) -> dict[str, np.ndarray]:
+    t = pd.read_csv(csv)
+    return {c: g.elapsed_s.to_numpy() for c, g in t.groupby("condition", sort=False)}
+
+
+def thesis_data() -> tuple[dict, dict]:
+    t3 = pd.read_csv(THESIS_DATA / "thesis-table3-scaling.csv").dropna(subset=["elapsed_s"])  # trial 40 missing
+    t5 = pd.read_csv(THESIS_DATA / "thesis-table5-qos.csv").dropna(subset=["elapsed_s"])
+    table3 = {f"machines={m}": g.elapsed_s.to_numpy() for m, g in t3.groupby("machines")}
+    pick = lambda c, q: t5[(t5.congestion == c) & (t5.qos == q)].elapsed_s.to_numpy()  # noqa: E731
+    table5 = {"no congestion, no QoS": table3["machines=4"], "congestion, no QoS": pick("yes", "no"),
+              "no congestion, QoS": pick("no", "yes"), "congestion, QoS": pick("yes", "yes")}
+    return table3, table5
+
+
+@pytest.fixture(scope="module")
+def fresh_campaign_stats(tmp_path_factory) -> dict:
+    pb = Playbook.model_validate(yaml.safe_load((CAMPAIGN / "playbook.yaml").read_text()))
+    return run_stats(pb, CAMPAIGN / "trials.csv", tmp_path_factory.mktemp("stats") / "stats.json")
+
+
+def test_fresh_campaign_stats_agree_with_scipy(fresh_campaign_stats):
+    s = fresh_campaign_stats
+    assert s["settings"]["baseline"] == "no congestion fifo" and s["settings"]["tost_margin_rel"] == 0.02
+    assert len(s["comparisons"]) == 4 and len(s["recovery"]) == 1
+    check_section(s, campaign_data(CAMPAIGN / "trials.csv"))
+
+
+def test_committed_campaign_stats_agree_with_scipy_and_a_fresh_run(fresh_campaign_stats):
+    committed = json.loads((CAMPAIGN / "stats.json").read_text())
+    check_section(committed, campaign_data(CAMPAIGN / "trials.csv"), bootstrap=False)  # same intervals as fresh
+    fresh = {k: v for k, v in fresh_campaign_stats.items() if k != "source"}
+    assert {k: v for k, v in committed.items() if k != "source"} == fresh, "committed stats.json is stale: regenerate"
+    net = json.loads((CAMPAIGN / "stats-network.json").read_text())
+    check_section(net, campaign_data(CAMPAIGN / "trials-network.csv"), bootstrap=False)
+
+
+def test_thesis_stats_agree_with_scipy(tmp_path):
+    out = tmp_path / "thesis.json"
+    java("thesis", "--data", str(THESIS_DATA), "--out", str(out))
+    s = json.loads(out.read_text())
+    table3, table5 = thesis_data()
+    check_section(s["table3"], table3)
+    assert s["table5"]["settings"]["baseline"] == "no congestion, no QoS"
+    check_section(s["table5"], table5)
+    rec = s["table5"]["recovery"][0]
+    assert 0.5 < rec["ci95"][0] < 0.6 and 0.8 < rec["ci95"][1] < 0.9, rec  # the thesis's "70 %" is loose
+
+
+def test_java_bootstrap_is_deterministic_per_seed(tmp_path):
+    csv = CAMPAIGN / "trials.csv"
+    args = ["stats", "--csv", str(csv), "--compare", "no congestion fifo|no congestion thesis",
+            "--recovery", "no congestion fifo|congestion fifo|congestion thesis", "--resamples", "2000"]
+    runs = []
+    for i, seed in enumerate(("7", "7", "8")):
+        java(*args, "--seed", seed, "--out", str(tmp_path / f"{i}.json"))
+        runs.append(json.loads((tmp_path / f"{i}.json").read_text()))
+    assert runs[0] == runs[1]
+    assert runs[0]["recovery"][0]["ci95"] != runs[2]["recovery"][0]["ci95"]
+    assert runs[0]["comparisons"][0]["ratio_ci95"] != runs[2]["comparisons"][0]["ratio_ci95"]
+
+
+def test_cli_errors_are_one_line(tmp_path):
+    p = subprocess.run(["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main",
+                        "stats", "--csv", str(CAMPAIGN / "trials.csv"), "--baseline", "nope", "--out",
+                        str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--baseline nope: no such condition" in p.stderr

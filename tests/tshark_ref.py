@@ -20,6 +20,7 @@ order, for one frame (fields of the innermost IP header, ``-E occurrence=l``; wi
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 
@@ -32,8 +33,10 @@ TUNNEL_TOKENS = {"ip", "ipv6", "gre"}
 IPV6_EXT = {"ipv6.hopopts", "ipv6.routing", "ipv6.dstopts", "ipv6.fraghdr", "ah"}
 
 
+@functools.lru_cache(maxsize=64)
 def tshark_rows(pcap: Path) -> list[dict[str, str]]:
-    """One dict per frame with FIELDS (innermost occurrence) as tshark prints them."""
+    """One dict per frame with FIELDS (innermost occurrence) as tshark prints them (cached per path:
+    callers must not change the file)."""
     out = subprocess.run(["tshark", "-r", str(pcap), *NO_DEFRAG, "-T", "fields", "-E", "separator=\t",
                           "-E", "occurrence=l", *[a for f in FIELDS for a in ("-e", f)]],
                          capture_output=True, text=True, check=True).stdout

@@ -87,10 +87,13 @@ def _replicate(seed: Path, out: Path, n: int) -> int:
 
 
 def _fast(path: Path, repeat: int) -> dict:
+    """Best of up to 3 JVMs, each classifying the file 3 times: ``packets_per_s`` is the first pass
+    (cold: mapping the file and JIT compilation included, what one `classify` gets), ``warm_packets_per_s``
+    the best later pass (steady state, what a batch or a long file gets)."""
     best = None
     for _ in range(max(1, min(repeat, 3))):
-        r = subprocess.run(capture_command("bench", str(path), "--reader", "fast"), capture_output=True, text=True,
-                           check=True)
+        r = subprocess.run(capture_command("bench", str(path), "--reader", "fast", "--passes", "3"),
+                           capture_output=True, text=True, check=True)
         res = json.loads(r.stdout.strip().splitlines()[-1])
         if best is None or res["packets_per_s"] > best["packets_per_s"]:
             best = res
@@ -120,7 +123,8 @@ def bench_mixed(d: Path, repeat: int) -> dict:
     ref = tshark_classes(once)
     n = mixed(big, MIXED_PACKETS)
     fast = _fast(big, repeat)
-    ts = _tshark(big, FIELDS, NO_DEFRAG)
+    mixed(d / "mixed-tshark.pcapng", MIXED_PACKETS // 10)  # tshark runs at ~5 k packets/s on this mix
+    ts = _tshark(d / "mixed-tshark.pcapng", FIELDS, NO_DEFRAG)
     return {"packets": n, "file_bytes": big.stat().st_size, "fast": fast, "tshark_fields": ts,
             "fast_vs_tshark": fast["packets_per_s"] / ts["packets_per_s"],
             "agreement_on_one_copy": {"frames": n_once, "differ": sum(ours[k] != v for k, v in ref.items())}}
@@ -168,6 +172,7 @@ def bench_capture(repeat: int) -> dict:
         out["fast_vs"] = {k: fast / v["packets_per_s"] for k, v in out["readers"].items() if k != "fast"}
         out["target_packets_per_s"] = TARGET_PPS
         out["met"] = fast >= TARGET_PPS
+        out["warm_met"] = out["readers"]["fast"]["warm_packets_per_s"] >= TARGET_PPS
         out["classes"] = out["readers"]["fast"]["classes"]
         big.unlink()
         out["mixed_encapsulations"] = bench_mixed(d, repeat)

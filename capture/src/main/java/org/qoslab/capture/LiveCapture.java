@@ -120,7 +120,13 @@ public final class LiveCapture {
         // pcapng (not -P): dumpcap closes the file with an Interface Statistics Block, the counters travel with it
         List<String> argv = List.of("dumpcap", "-q", "-i", o.ifname, "-s", Integer.toString(o.snaplen), "-B",
                 Integer.toString(o.bufferMb), "-w", file.toString());
-        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        Process p;
+        try {
+            p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            if (o.write == null) Files.deleteIfExists(file);
+            throw new IOException("cannot start dumpcap (Debian package tshark): " + e.getMessage());
+        }
         List<String> lines = new ArrayList<>();
         Thread drain = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -130,11 +136,14 @@ public final class LiveCapture {
         drain.setDaemon(true);
         drain.start();
         long deadline = o.seconds > 0 ? System.nanoTime() + (long) (o.seconds * 1e9) : Long.MAX_VALUE;
+        boolean started = false;
         try {
             waitFor(lines, p, "Capturing on", 15_000);
             ready.run();
+            started = true;
             while (running(deadline) && p.isAlive()) Thread.sleep(20);
         } finally {
+            if (!started && o.write == null) Files.deleteIfExists(file);
             // a SIGTERM to our process group has reached dumpcap too: a second one can cut its report short
             if (stop && p.isAlive()) p.waitFor(3, TimeUnit.SECONDS);
             if (p.isAlive()) p.destroy(); // SIGTERM: dumpcap drains what it has, writes its statistics and exits
@@ -143,8 +152,12 @@ public final class LiveCapture {
         }
         String all;
         synchronized (lines) { all = String.join("\n", lines); }
-        PcapFileReader.Result r = PcapFileReader.read(file, sink);
-        if (o.write == null) Files.deleteIfExists(file);
+        PcapFileReader.Result r;
+        try {
+            r = PcapFileReader.read(file, sink);
+        } finally {
+            if (o.write == null) Files.deleteIfExists(file);
+        }
         Map<String, Object> out = base(o, "dumpcap");
         Matcher m = DUMPCAP_STATS.matcher(all);
         if (m.find()) { // dumpcap's closing line: the most detail

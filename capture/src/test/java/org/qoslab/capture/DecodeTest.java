@@ -192,6 +192,17 @@ class DecodeTest {
             assertEquals(TrafficClass.OTHER, cls(out, 101, frames[i]), labels[i]);
             assertTrue(label(out).startsWith(labels[i].substring(0, labels[i].lastIndexOf('/'))), label(out));
         }
+        // ERSPAN type I (no sequence bit, no header) and type III (12 bytes, +8 with the O bit)
+        byte[] e1 = Frames.ipv4(47, A, B, 0, cat(bytes(0, 0, 0x88, 0xbe), Frames.ether(0x0800, ip4Data)), 0);
+        byte[] e3 = Frames.ipv4(47, A, B, 0, cat(bytes(0, 0, 0x22, 0xeb), new byte[12], Frames.ether(0x0800, ip4Data)), 0);
+        byte[] o = new byte[12];
+        o[11] = 1;
+        byte[] e3o = Frames.ipv4(47, A, B, 0, cat(bytes(0, 0, 0x22, 0xeb), o, new byte[8], Frames.ether(0x86dd, ipv6(6, 0, tcpData))), 0);
+        for (byte[] f : new byte[][] {e1, e3, e3o}) {
+            assertEquals(TrafficClass.DATA, cls(in, 101, f));
+            assertTrue(label(in).startsWith("raw-ip/ipv4/gre/erspan/ipv"), label(in));
+        }
+        cls(in, 101, gre);
         assertEquals(46, in.d.dscp);  // inner: the inner header's DSCP
         cls(out, 101, gre);
         assertEquals(0, out.d.dscp);

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..topology import canonical_port
+from .names import merge_port_tokens, parse_port
 
 
 @dataclass
@@ -45,7 +46,8 @@ _TOK = re.compile(r"\S+")
 
 
 def tokens(line: str) -> list[tuple[str, int]]:
-    return [(m.group(0), m.start()) for m in _TOK.finditer(line)]
+    """(token, column) pairs of a line; ``Gi 1/0/1`` (type and number apart) is one token."""
+    return merge_port_tokens([(m.group(0), m.start()) for m in _TOK.finditer(line)])
 
 
 def is_ip(s: str) -> bool:
@@ -57,11 +59,15 @@ def is_ip(s: str) -> bool:
 
 
 def port_token(s: str) -> str | None:
-    m = re.match(r"^(?:Vlan|vlan|Vl)(\d+)$", s)
-    if m:
-        return f"Vlan{m.group(1)}"
+    """Short name (``Gi1/0/3``, ``Vlan10``) of an interface as IOS accepts it: any case, any
+    unambiguous abbreviation (``gi1/0/3``, ``g1/0/3``, ``GigabitEthernet1/0/3``)."""
+    long = parse_port(s)
+    if long is None:
+        return None
+    if long.startswith("Vlan"):
+        return long
     try:
-        return canonical_port(s)
+        return canonical_port(long)
     except ValueError:
         return None
 
@@ -169,6 +175,7 @@ PASSTHROUGH = [
     T("ip subnet-zero", "keep"), T("ip classless", "keep"), T("ip http server", "keep"),
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
     T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
+    T("file prompt quiet", "keep"), T("ip scp server enable", "keep"),  # NAPALM's file operations
 ]
 IF_TEMPLATES = [
     T("mls qos trust {t:dscp|cos|ip-precedence}", "if"),

@@ -114,8 +114,12 @@ class ReaderTest {
             Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 1_000_000_000L), "198.18.0.1", bin, null);
             try {
                 PcapFileReader.read(p, s);
-                s.write(out, java.util.Map.of(), 10);
-                largest = Math.max(largest, Files.size(out.resolve("timeseries.csv")) + Files.size(out.resolve("summary.json")));
+                if (bin < 1) { // the 1 ms files write their output (the series' worst case); the rest build the summary
+                    s.write(out, java.util.Map.of(), 10);
+                    largest = Math.max(largest, Files.size(out.resolve("timeseries.csv")) + Files.size(out.resolve("summary.json")));
+                } else {
+                    s.toMap(java.util.Map.of());
+                }
             } catch (CaptureFormatException expected) {
                 errors++;
             }

@@ -36,7 +36,7 @@ N = 3                     # trials per condition
 TIMEOUT_S = 40            # the playbook's trial_timeout_s
 KILLS = 10
 PHASES = ["push", "flood", "workload", "capture", "commit"]
-TRIAL_PROCS = ("ITGSend", "ITGRecv", "ITGDec", "java", "timeout", "iperf3")
+TRIAL_PROCS = ("ITGSend", "ITGRecv", "ITGDec", "java", "dumpcap", "timeout", "iperf3")
 
 
 def _rows(db: Path) -> list[tuple]:

@@ -193,3 +193,18 @@ def test_a_killed_create_leaves_no_campaign(tmp_path, monkeypatch):
     monkeypatch.undo()
     create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c").close()
     assert len(Store(tmp_path / "c" / "trials.sqlite").pending()) == 4 * 6 + 4
+
+
+def test_no_statistics_over_unequal_trial_counts(tmp_path):
+    from qoslab.campaign import campaign_stats
+    from qoslab.errors import QoslabError
+
+    folder = _folder(tmp_path)
+    st = Store(folder / "trials.sqlite")
+    for idx in range(4):
+        st.record(idx, status="done", elapsed_s=1.0 + idx / 10, valid=1)
+    st.record(2, status="failed", error="x")
+    r = Runner(folder)
+    with pytest.raises(QoslabError, match=r"campaign incomplete \(1 failed\): no statistics over unequal trial counts"):
+        campaign_stats(r.pb, st, folder)
+    assert not (folder / "trials.csv").exists()

@@ -1,5 +1,6 @@
-"""The virtual Catalyst 3750's state: running- and startup-config, and the tc plan compiled
-from it and applied to the switch ports of the embedded testbed (it owns their egress queues)."""
+"""The virtual Catalyst 3750's state: running- and startup-config, and the tc plan and nftables
+ruleset compiled from it and applied to the switch namespace of the embedded testbed (it owns the
+switch ports' egress queues and table ``bridge qoslab``: marking, policing, queue selection)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import time
 
 from ..ios import RunningConfig, load_config, qos_model
 from ..netplan import switch_namespace, vswitch_dir
+from ..nftcompile import NftPlan, compile_nft
 from ..tccompile import TcPlan, compile_tc
 from ..topology import Topology, linux_ifname
+from .counters import PortCounters, read_counters
 from .show import show_command
-from .tcapply import apply_plan
+from .tcapply import apply_nft, apply_plan
 
 
 class VirtualCatalyst:
@@ -26,6 +29,7 @@ class VirtualCatalyst:
         if startup.exists():
             load_config(startup.read_text(), self.running)
         self.applied: TcPlan | None = None
+        self.applied_nft: NftPlan | None = None
         self.lock = asyncio.Lock()
         self.booted = time.time()
 
@@ -34,16 +38,34 @@ class VirtualCatalyst:
         """The tc plan of the current running-config (pure compile)."""
         return compile_tc(qos_model(self.running), self.topo)
 
+    def nft_plan(self) -> NftPlan:
+        """The nftables ruleset of the current running-config (pure compile)."""
+        return compile_nft(qos_model(self.running), self.topo)
+
     def apply(self) -> bool:
-        """Compile the running-config and apply it to the switch namespace if the plan changed.
-        Returns True when tc was changed. Raises QoslabError naming the failing tc line."""
-        plan = self.plan()
-        if self.applied is not None and plan.ports == self.applied.ports:
-            return False
-        if self.apply_enabled:
-            apply_plan(plan, switch_namespace(self.topo.name), [linux_ifname(h.port) for h in self.topo.hosts])
-        self.applied = plan
-        return True
+        """Compile the running-config and apply what changed (tc plan, nftables ruleset) to the
+        switch namespace. Returns True when anything was changed. Raises QoslabError naming the
+        failing tc or nft line."""
+        plan, nft = self.plan(), self.nft_plan()
+        tc_changed = self.applied is None or plan.ports != self.applied.ports
+        nft_changed = self.applied_nft is None or nft.text != self.applied_nft.text
+        ns = switch_namespace(self.topo.name)
+        if tc_changed:
+            if self.apply_enabled:
+                apply_plan(plan, ns, [linux_ifname(h.port) for h in self.topo.hosts])
+            self.applied = plan
+        if nft_changed:
+            if self.apply_enabled:
+                apply_nft(nft, ns)
+            self.applied_nft = nft
+        return tc_changed or nft_changed
+
+    def counters(self, ports: list[str]) -> dict[str, PortCounters]:
+        """QoS counters of ``ports`` (short names) from the kernel; all zero when the switch does
+        not apply its config (``apply=False``). Raises QoslabError when nft or tc fails."""
+        if not self.apply_enabled:
+            return {p: PortCounters(p) for p in ports}
+        return read_counters(switch_namespace(self.topo.name), ports, qos_model(self.running).dscp_cos)
 
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""

@@ -10,9 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..ios import QosConfig, ace_text, qos_model
-from ..netplan import switch_namespace
-from ..topology import canonical_port, linux_ifname, long_port
-from .tcapply import queue_counters
+from ..topology import canonical_port, long_port
+from .counters import PortCounters
 
 if TYPE_CHECKING:
     from .catalyst import VirtualCatalyst
@@ -146,15 +145,29 @@ def _queueing(port: str, q: QosConfig) -> str:
 
 
 def _statistics(sw: VirtualCatalyst, port: str) -> str:
-    if sw.apply_enabled:
-        enq, drop = queue_counters(switch_namespace(sw.topo.name), linux_ifname(port))
-    else:
-        enq, drop = [0] * 4, [0] * 4
+    return render_statistics(sw.counters([port])[port])
+
+
+def _table(title: str, values: list[int]) -> str:
+    """A DSCP or CoS table of ``show mls qos interface statistics``: five values a row."""
+    out = f"  {title}\n-------------------------------\n\n"
+    for lo in range(0, len(values), 5):
+        hi = 7 if len(values) == 8 and lo == 5 else lo + 4  # IOS labels the last DSCP row 60 - 64
+        out += f" {lo:2d} - {hi:2d} :" + "".join(f"{v:>12d} " for v in values[lo:lo + 5]) + "\n"
+    return out
+
+
+def render_statistics(c: PortCounters) -> str:
+    """``show mls qos interface X statistics`` in the Catalyst 3750 format (12.2(55)SE command
+    reference sample): DSCP and CoS tables incoming/outgoing, output queues enqueued/dropped per
+    threshold (queue 0-3 = egress queues 1-4), policer in/out of profile. Pure."""
     head = " queue:    threshold1   threshold2   threshold3\n-----------------------------------------------\n"
 
-    def rows(v: list[int]) -> str:
-        return "".join(f" queue {i}: {v[i]:12d} {0:12d} {0:12d} \n" for i in range(4))
+    def rows(v: list[list[int]]) -> str:
+        return "".join(f" queue {i}:" + "".join(f"{x:>12d}" for x in v[i]) + " \n" for i in range(4))
 
-    return (f"{long_port(port)} (All statistics are in packets)\n\n  output queues enqueued: \n{head}{rows(enq)}"
-            f"\n  output queues dropped: \n{head}{rows(drop)}\n"
-            "(threshold columns: WTD is not emulated, all traffic counts under threshold1)\n")
+    return (f"{long_port(c.port)} (All statistics are in packets)\n\n"
+            + _table("dscp: incoming", c.dscp_in) + _table("dscp: outgoing", c.dscp_out)
+            + _table("cos: incoming", c.cos_in) + _table("cos: outgoing", c.cos_out)
+            + f"  output queues enqueued: \n{head}{rows(c.enqueued)}\n  output queues dropped: \n{head}{rows(c.dropped)}"
+            + f"\nPolicer: Inprofile: {c.policer_in:>12d} OutofProfile: {c.policer_out:>12d} \n")

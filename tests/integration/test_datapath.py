@@ -6,10 +6,11 @@ UDP flow to its rate. Through the capture classifier's DSCP histograms and the s
 from __future__ import annotations
 
 import csv
+import json
+import subprocess
 import threading
+import time
 from collections import Counter
-
-import pytest
 
 from qoslab.capture import LiveCapture
 from qoslab.profiles import load_profile, render
@@ -57,10 +58,12 @@ def _span_traffic(testbed, tmp_path, profile):
 
 
 def _dscp_by_direction(rows, host_ip):
-    """DSCP counts of IPv4 packets to ``host_ip`` (tx copies) and from it (rx copies)."""
+    """DSCP counts of IPv4 packets to ``host_ip`` (tx copies) and from it (rx copies), and the
+    classes of the packets from it that were not DSCP 0."""
     to = Counter(int(r["dscp"]) for r in rows if r["dst"] == host_ip)
     frm = Counter(int(r["dscp"]) for r in rows if r["src"] == host_ip)
-    return to, frm
+    marked_from = Counter(r["class"] for r in rows if r["src"] == host_ip and r["dscp"] != "0")
+    return to, frm, marked_from
 
 
 def test_thesis_rewrites_the_ds_field_span_tx_after_rx_before(testbed, tmp_path):
@@ -68,12 +71,16 @@ def test_thesis_rewrites_the_ds_field_span_tx_after_rx_before(testbed, tmp_path)
     summ, rows = _span_traffic(testbed, tmp_path / "thesis", "thesis")
     # Gi1/0/1's tx copies (to jp-1: TCP data from jp-2, UDP from jp-3) carry the rewritten 40,
     # its rx copies (from jp-1: the ACKs) the DSCP jp-1 sent (0); Gi1/0/2 the other way round.
+    # The host's own packets are DSCP 0 except its TCP resets at the end of the iperf3 test: Linux
+    # sends a RST with the TOS of the segment it answers (tcp_v4_send_reset), which arrived as 40.
     for port, host in (("Gi1-0-21", "jp-1"), ("Gi1-0-22", "jp-2")):
-        to, frm = _dscp_by_direction(rows[port], ip[host])
+        to, frm, marked = _dscp_by_direction(rows[port], ip[host])
         assert sum(to.values()) > 50 and set(to) == {40}, (port, to)
-        assert sum(frm.values()) > 50 and set(frm) == {0}, (port, frm)
+        assert sum(frm.values()) > 50 and frm[0] > 0.98 * sum(frm.values()), (port, frm)
+        assert set(marked) <= {"control/ack"} and set(frm) <= {0, 40}, (port, marked)
     c21, c22 = summ["Gi1-0-21"]["classes"], summ["Gi1-0-22"]["classes"]
-    assert set(c21["udp"]["dscp"]) == {"40"} and set(c22["udp"]["dscp"]) == {"40"}  # jp-3 -> jp-1, jp-4 -> jp-2
+    for c in (c21, c22):  # UDP jp-3 -> jp-1, jp-4 -> jp-2 (tx copies) and iperf3's few replies (rx copies)
+        assert c["udp"]["dscp"].get("40", 0) > 0.95 * sum(c["udp"]["dscp"].values()), c["udp"]["dscp"]
     data21, data22 = c21["data"]["dscp"], c22["data"]["dscp"]  # TCP payload jp-2 -> jp-1 (+ iperf3 control)
     assert data21.get("40", 0) > 0.95 * sum(data21.values()), data21
     assert data22.get("0", 0) > 0.95 * sum(data22.values()), data22
@@ -93,20 +100,33 @@ def test_fifo_leaves_the_ds_field_alone(testbed, tmp_path):
         assert all(set(c["dscp"]) <= {"0"} for c in summ[port]["classes"].values())
 
 
-@pytest.mark.parametrize("offered", ["0.8x"])
-def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path, offered):
+def _rx_bytes(testbed, host):
+    out = subprocess.run(["ip", "-n", testbed.namespace(host), "-s", "-j", "link", "show", "eth0"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)[0]["stats64"]["rx"]["bytes"]
+
+
+def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path):
     prof = load_profile("police-flood")
     rate = next(r.police.rate_bps for r in prof.rules if r.police)
     _push(testbed, tmp_path, "police-flood")
     sw = VirtualSwitch(testbed.topo)
     cmd = "show mls qos interface Gi1/0/5 statistics"
     before = parse_statistics(sw.show([cmd])[cmd])
-    res = _udp(testbed, tmp_path / "udp", [("jp-5", "jp-1")], offered, 5)
+    udp = threading.Thread(target=_udp, args=(testbed, tmp_path / "udp", [("jp-5", "jp-1")], "0.8x", 6))
+    udp.start()
+    time.sleep(2.0)  # past the start and the policer's initial burst
+    b0, t0 = _rx_bytes(testbed, "jp-1"), time.monotonic()
+    time.sleep(3.0)
+    b1, t1 = _rx_bytes(testbed, "jp-1"), time.monotonic()
+    udp.join()
     after = parse_statistics(sw.show([cmd])[cmd])
     _push(testbed, tmp_path, "fifo")
-    f = res.flows[0]
-    ip_bps = f.received_wire_bps * (1400 + L2_OVERHEAD["UDP"] - 14) / (1400 + L2_OVERHEAD["UDP"])
-    # the policer meters IP packets (nftables at the bridge hook: no Ethernet header)
+    # the receiver's frames (1442 B for 1400 B payload) -> IP bytes (1428 B), what the policer meters
+    # (nftables at the bridge hook sees the packet without its Ethernet header)
+    frame = 1400 + L2_OVERHEAD["UDP"]
+    ip_bps = (b1 - b0) * 8 / (t1 - t0) * (frame - 14) / frame
     assert abs(ip_bps - rate) <= 0.10 * rate, f"received {ip_bps / 1e6:.2f} Mbit/s (IP) vs police {rate / 1e6:g}"
     pin, pout = after["policer_in"] - before["policer_in"], after["policer_out"] - before["policer_out"]
-    assert pin > 0 and pout > 0 and abs(pin / (pin + pout) - rate / (0.8 * 50e6 * 1428 / 1442)) < 0.1, (pin, pout)
+    offered_ip = 0.8 * testbed.topo.link.rate * (frame - 14) / frame
+    assert pin > 0 and pout > 0 and abs(pin / (pin + pout) - rate / offered_ip) < 0.1, (pin, pout)

@@ -138,7 +138,7 @@ def _class_rules(qos: QosConfig, pc: PolicyClass, aname: str, mname: str,
         acl_dscp, only_dscp = "", ([f"{dscp}goto {aname}"] if dscp else [])
     if cm.match_all and len(cm.acls) > 1:
         notes.append(f"class-map {cm.name}: match-all over {len(cm.acls)} ACLs is matched as match-any")
-    rules = []
+    rules: list[str] = []
     for acl in cm.acls:
         aces = qos.acls.get(acl, [])
         if not aces:

@@ -16,7 +16,7 @@ from qoslab.capture import LiveCapture
 from qoslab.profiles import load_profile, render
 from qoslab.switch import push
 from qoslab.switchdev import VirtualSwitch, virtual_endpoint
-from qoslab.campaign.evidence import parse_statistics
+from qoslab.switchstats import read_statistics
 from qoslab.trafficgen import FloodDefinition, open_flood
 from qoslab.trafficgen.definitions import L2_OVERHEAD
 
@@ -87,9 +87,8 @@ def test_thesis_rewrites_the_ds_field_span_tx_after_rx_before(testbed, tmp_path)
     ack21, ack22 = c21["control/ack"]["dscp"], c22["control/ack"]["dscp"]  # the ACKs jp-1 -> jp-2
     assert ack21.get("0", 0) > 0.9 * sum(ack21.values()) and ack22.get("40", 0) > 0.9 * sum(ack22.values())
     # the switch's own counters agree: Gi1/0/1 received 0 and sent 40
-    stats = parse_statistics(VirtualSwitch(testbed.topo).show(["show mls qos interface Gi1/0/1 statistics"])
-                             ["show mls qos interface Gi1/0/1 statistics"])
-    assert stats["dscp_out"][40] > 100 and stats["dscp_in"][40] == 0 and stats["dscp_in"][0] > 100
+    stats = read_statistics(VirtualSwitch(testbed.topo), ["Gi1/0/1"])["GigabitEthernet1/0/1"]
+    assert stats.dscp_out[40] > 100 and stats.dscp_in[40] == 0 and stats.dscp_in[0] > 100
 
 
 def test_fifo_leaves_the_ds_field_alone(testbed, tmp_path):
@@ -111,8 +110,7 @@ def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path):
     rate = next(r.police.rate_bps for r in prof.rules if r.police)
     _push(testbed, tmp_path, "police-flood")
     sw = VirtualSwitch(testbed.topo)
-    cmd = "show mls qos interface Gi1/0/5 statistics"
-    before = parse_statistics(sw.show([cmd])[cmd])
+    before = read_statistics(sw, ["Gi1/0/5"])["GigabitEthernet1/0/5"]
     udp = threading.Thread(target=_udp, args=(testbed, tmp_path / "udp", [("jp-5", "jp-1")], "0.8x", 6))
     udp.start()
     time.sleep(2.0)  # past the start and the policer's initial burst
@@ -120,13 +118,13 @@ def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path):
     time.sleep(3.0)
     b1, t1 = _rx_bytes(testbed, "jp-1"), time.monotonic()
     udp.join()
-    after = parse_statistics(sw.show([cmd])[cmd])
+    after = read_statistics(sw, ["Gi1/0/5"])["GigabitEthernet1/0/5"]
     _push(testbed, tmp_path, "fifo")
     # the receiver's frames (1442 B for 1400 B payload) -> IP bytes (1428 B), what the policer meters
     # (nftables at the bridge hook sees the packet without its Ethernet header)
     frame = 1400 + L2_OVERHEAD["UDP"]
     ip_bps = (b1 - b0) * 8 / (t1 - t0) * (frame - 14) / frame
     assert abs(ip_bps - rate) <= 0.10 * rate, f"received {ip_bps / 1e6:.2f} Mbit/s (IP) vs police {rate / 1e6:g}"
-    pin, pout = after["policer_in"] - before["policer_in"], after["policer_out"] - before["policer_out"]
+    pin, pout = after.policer_in - before.policer_in, after.policer_out - before.policer_out
     offered_ip = 0.8 * testbed.topo.link.rate * (frame - 14) / frame
     assert pin > 0 and pout > 0 and abs(pin / (pin + pout) - rate / offered_ip) < 0.1, (pin, pout)

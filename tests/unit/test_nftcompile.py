@@ -7,6 +7,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from conftest import ECENET
 from qoslab.ios import Mode, RunningConfig, interpret, qos_model
 from qoslab.nftcompile import compile_nft, priority, trust_rules

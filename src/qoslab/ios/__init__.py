@@ -27,5 +27,5 @@ from .qos import (
 )
 
 __all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "DEFAULT_QUEUE_SET_BUFFERS", "GLOBAL", "MODES", "Ace", "ClassMap",
-           "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section", "ace_text",
-           "interpret", "load_config", "parse_ace", "qos_model"]
+           "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section",
+           "ace_text", "interpret", "load_config", "parse_ace", "qos_model"]

@@ -8,12 +8,13 @@ import asyncio
 import time
 
 from ..ios import RunningConfig, load_config, qos_model
+from ..ios.show_mqc import ClassCounters
+from ..ios.show_qos import PortCounters
 from ..netplan import switch_namespace, vswitch_dir
 from ..nftcompile import NftPlan, compile_nft
 from ..tccompile import TcPlan, compile_tc
-from ..topology import Topology, linux_ifname
-from .counters import PortCounters, read_counters
-from .show import show_command
+from ..topology import Topology, canonical_port, linux_ifname
+from .counters import read_counters, read_nft
 from .tcapply import apply_nft, apply_plan
 
 
@@ -60,13 +61,6 @@ class VirtualCatalyst:
             self.applied_nft = nft
         return tc_changed or nft_changed
 
-    def counters(self, ports: list[str]) -> dict[str, PortCounters]:
-        """QoS counters of ``ports`` (short names) from the kernel; all zero when the switch does
-        not apply its config (``apply=False``). Raises QoslabError when nft or tc fails."""
-        if not self.apply_enabled:
-            return {p: PortCounters(p) for p in ports}
-        return read_counters(switch_namespace(self.topo.name), ports, qos_model(self.running).dscp_cos)
-
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -74,6 +68,22 @@ class VirtualCatalyst:
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")
 
-    def show(self, args: list[str]) -> str | None:
-        """Output of ``show ARGS`` (IOS format) or None for an unknown show command."""
-        return show_command(self, args)
+    def factory(self) -> RunningConfig:
+        """This switch at factory defaults (``configure replace`` starts from it)."""
+        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports)
+
+    def counters(self, port_long: str) -> PortCounters:
+        """Counters of ``show mls qos interface PORT statistics`` from the kernel
+        (:mod:`.counters`: nftables DSCP sets and policer rules, tc queues; CoS derived); zeros on
+        a switch that does not apply its config. Raises QoslabError when nft or tc fails."""
+        if not self.apply_enabled:
+            return PortCounters()
+        port = canonical_port(port_long)
+        return read_counters(switch_namespace(self.topo.name), [port], qos_model(self.running).dscp_cos)[port]
+
+    def class_counters(self) -> dict[tuple[str, str], ClassCounters]:
+        """Per (long port, class) counters of the input policies (``show policy-map interface``),
+        from the nftables class and policer rules; empty on a switch that does not apply."""
+        if not self.apply_enabled:
+            return {}
+        return read_nft(switch_namespace(self.topo.name)).classes

@@ -1,5 +1,6 @@
-"""Per-port QoS counters of the virtual Catalyst, read from the kernel (nftables and tc) into plain
-data that the show commands render (:class:`PortCounters`).
+"""Per-port QoS counters of the virtual Catalyst, read from the kernel (nftables and tc) into the
+plain data the show renderers take (:class:`qoslab.ios.show_qos.PortCounters`,
+:class:`qoslab.ios.show_mqc.ClassCounters`).
 
 Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read):
 
@@ -14,6 +15,8 @@ Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read):
   emulated, so everything counts under threshold 1.
 - Policer: in profile = packets of a policed class that conformed, out of profile = dropped by it
   (rule comments ``police-in|PORT|CLASS`` / ``police-out|PORT|CLASS``).
+- Per policy-map class (``show policy-map interface``): packets and bytes classified (in + out of
+  profile), bytes conformed and exceeded.
 
 The parsers (:func:`parse_nft`, :func:`parse_tc`) are pure; :func:`read_counters` runs the tools.
 Counters restart from zero when the switch re-applies its plan (a push that changes the QoS config).
@@ -23,12 +26,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import QoslabError
+from ..ios.show_mqc import ClassCounters
+from ..ios.show_qos import PortCounters
 from ..nftcompile import TABLE
-from ..topology import linux_ifname
+from ..topology import linux_ifname, long_port
 
 
 def _zeros(n: int) -> list[int]:
@@ -36,34 +41,14 @@ def _zeros(n: int) -> list[int]:
 
 
 @dataclass
-class PortCounters:
-    """One switch port's QoS statistics in packets: ``dscp_in``/``dscp_out`` (64 values each),
-    ``cos_in``/``cos_out`` (8), ``enqueued``/``dropped`` per egress queue 1-4 and threshold 1-3
-    (``[queue][threshold]``), policer in/out of profile."""
-
-    port: str
-    dscp_in: list[int] = field(default_factory=lambda: _zeros(64))
-    dscp_out: list[int] = field(default_factory=lambda: _zeros(64))
-    cos_in: list[int] = field(default_factory=lambda: _zeros(8))
-    cos_out: list[int] = field(default_factory=lambda: _zeros(8))
-    enqueued: list[list[int]] = field(default_factory=lambda: [_zeros(3) for _ in range(4)])
-    dropped: list[list[int]] = field(default_factory=lambda: [_zeros(3) for _ in range(4)])
-    policer_in: int = 0
-    policer_out: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain JSON-able dict of all fields."""
-        return asdict(self)
-
-
-@dataclass
 class NftCounters:
-    """What :func:`parse_nft` finds: per Linux port name the DSCP histograms in and out, and per
-    short port name the policer (in, out) packet counts."""
+    """What :func:`parse_nft` finds: per Linux port name the DSCP histograms in and out, per
+    short port name the policer (in, out) packet counts, per (long port, class) the class counters."""
 
     dscp_in: dict[str, list[int]] = field(default_factory=dict)
     dscp_out: dict[str, list[int]] = field(default_factory=dict)
     policer: dict[str, list[int]] = field(default_factory=dict)
+    classes: dict[tuple[str, str], ClassCounters] = field(default_factory=dict)
 
 
 def parse_nft(doc: dict[str, Any]) -> NftCounters:
@@ -82,11 +67,24 @@ def parse_nft(doc: dict[str, Any]) -> NftCounters:
                 hist.setdefault(dev, _zeros(64))[int(dscp)] += int(e.get("counter", {}).get("packets", 0))
         r = item.get("rule")
         if r and "|" in r.get("comment", ""):
-            kind, port, _ = r["comment"].split("|", 2)
-            packets = sum(int(x["counter"]["packets"]) for x in r.get("expr", []) if isinstance(x.get("counter"), dict))
-            if kind in ("police-in", "police-out"):
-                out.policer.setdefault(port, [0, 0])[kind == "police-out"] += packets
+            _rule_counters(out, r)
     return out
+
+
+def _rule_counters(out: NftCounters, r: dict[str, Any]) -> None:
+    """Add one commented rule's counter to the policer and class counters."""
+    kind, port, cls = r["comment"].split("|", 2)
+    cnt = [x["counter"] for x in r.get("expr", []) if isinstance(x.get("counter"), dict)]
+    packets, nbytes = sum(int(c["packets"]) for c in cnt), sum(int(c["bytes"]) for c in cnt)
+    if kind in ("police-in", "police-out"):
+        out.policer.setdefault(port, [0, 0])[kind == "police-out"] += packets
+    c = out.classes.setdefault((long_port(port), cls), ClassCounters())
+    c.packets += packets
+    c.bytes += nbytes
+    if kind == "police-in":
+        c.conformed_bytes += nbytes
+    elif kind == "police-out":
+        c.exceeded_bytes += nbytes
 
 
 def parse_tc(qdiscs: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
@@ -114,7 +112,7 @@ def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_c
     """One port's :class:`PortCounters` from parsed nft and tc counters (pure; CoS derived, see
     the module doc)."""
     dev = linux_ifname(port)
-    c = PortCounters(port)
+    c = PortCounters()
     c.dscp_in = list(nft.dscp_in.get(dev, c.dscp_in))
     c.dscp_out = list(nft.dscp_out.get(dev, c.dscp_out))
     c.cos_in[0] = sum(c.dscp_in)
@@ -127,9 +125,14 @@ def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_c
     return c
 
 
+def read_nft(ns: str) -> NftCounters:
+    """The parsed counters of table ``bridge qoslab`` in namespace ``ns``. Raises QoslabError."""
+    return parse_nft(_run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
+
+
 def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int]) -> dict[str, PortCounters]:
     """Counters of ``ports`` (short names, e.g. ``Gi1/0/1``) in switch namespace ``ns``.
     Raises QoslabError when nft or tc fails (e.g. the namespace is gone)."""
-    nft = parse_nft(_run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
-    return {p: combine(p, nft, parse_tc(_run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show", "dev", linux_ifname(p)])),
-                       dscp_cos) for p in ports}
+    nft = read_nft(ns)
+    tc = {p: parse_tc(_run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show", "dev", linux_ifname(p)])) for p in ports}
+    return {p: combine(p, nft, tc[p], dscp_cos) for p in ports}

@@ -379,7 +379,9 @@ SWITCH = '''if camp and "switch_json" in trials.columns:
         display(Markdown("## Switch evidence: egress queue drops per condition (`show mls qos interface X statistics`, "
                          "per-trial deltas)"))
         display(Markdown("Packets dropped per egress queue (1-4; IOS prints them as queue 0-3), summed over the trial's ports, "
-                         "mean per trial; each panel one queue, its own linear axis from 0. "
+                         "mean per trial; each panel one queue, its own linear axis from 0. With `mls qos` off (fifo) a port has one "
+                         "FIFO, counted as queue 1; with the thesis profile queue 1 is the expedite queue of DSCP 40 (the "
+                         "workload) and the flood (DSCP 0) goes to queue 2. "
                          + (f"{missing} trial(s) have no switch evidence." if missing else "")))
         per = sq.groupby(["condition", "idx", "queue"]).dropped.sum().groupby(["condition", "queue"]).mean()
         conds = [n for n in ORDER if n in set(sq.condition)]

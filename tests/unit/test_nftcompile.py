@@ -126,3 +126,21 @@ def test_every_profile_compiles_to_a_ruleset_nft_accepts(profile):
     p = subprocess.run(["nft", "-c", "-f", "-"], input=compile_nft(qos_model(rc), TOPO).text,
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
+
+
+def test_rmi_ports_match_both_directions_and_only_tcp():
+    rc = RunningConfig.factory("Switch", TOPO.switch.ports)
+    mode = Mode()
+    for l in render(load_profile("rmi-ports"), TOPO):
+        mode = interpret(rc, mode, l)
+    main = chain(compile_nft(qos_model(rc), TOPO).text, "in_Gi1_0_1")
+    assert main[:4] == ["ip protocol tcp tcp dport 1099 goto a_Gi1_0_1_1", "ip protocol tcp tcp sport 1099 goto a_Gi1_0_1_1",
+                        "ip protocol tcp tcp dport 1100 goto a_Gi1_0_1_1", "ip protocol tcp tcp sport 1100 goto a_Gi1_0_1_1"]
+
+
+def test_unknown_references_are_notes_not_errors():
+    q = config("mls qos", "class-map c", "match access-group 199", "policy-map pm", "class c", "set dscp 40",
+               "class nope", "set dscp 8", "interface Gi1/0/2", "service-policy input pm")
+    p = compile_nft(q, TOPO)
+    assert "class-map c: ACL 199 is not configured (matches nothing)" in p.notes
+    assert "policy-map class nope: no such class-map (matches nothing)" in p.notes

@@ -88,13 +88,13 @@ def test_thesis_rewrites_the_ds_field_span_tx_after_rx_before(testbed, tmp_path)
     assert ack21.get("0", 0) > 0.9 * sum(ack21.values()) and ack22.get("40", 0) > 0.9 * sum(ack22.values())
     # the switch's own counters agree: Gi1/0/1 received 0 and sent 40
     stats = read_statistics(VirtualSwitch(testbed.topo), ["Gi1/0/1"])["GigabitEthernet1/0/1"]
-    assert stats.dscp_out[40] > 100 and stats.dscp_in[40] == 0 and stats.dscp_in[0] > 100
+    assert stats.dscp_out[40] > 100 and stats.dscp_in[0] > 100 and stats.dscp_in[40] < 0.02 * stats.dscp_in[0]
 
 
 def test_fifo_leaves_the_ds_field_alone(testbed, tmp_path):
     summ, rows = _span_traffic(testbed, tmp_path / "fifo", "fifo")
     for port in rows:
-        dscp = Counter(int(r["dscp"]) for r in rows[port] if r["dscp"] not in ("", "-1"))
+        dscp = Counter(int(r["dscp"]) for r in rows[port] if r.get("dscp") not in (None, "", "-1"))
         assert sum(dscp.values()) > 100 and set(dscp) == {0}, (port, dscp)
         assert all(set(c["dscp"]) <= {"0"} for c in summ[port]["classes"].values())
 
@@ -105,15 +105,18 @@ def _rx_bytes(testbed, host):
     return json.loads(out)[0]["stats64"]["rx"]["bytes"]
 
 
+SECONDS = 6
+
+
 def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path):
     prof = load_profile("police-flood")
     rate = next(r.police.rate_bps for r in prof.rules if r.police)
     _push(testbed, tmp_path, "police-flood")
     sw = VirtualSwitch(testbed.topo)
     before = read_statistics(sw, ["Gi1/0/5"])["GigabitEthernet1/0/5"]
-    udp = threading.Thread(target=_udp, args=(testbed, tmp_path / "udp", [("jp-5", "jp-1")], "0.8x", 6))
+    udp = threading.Thread(target=_udp, args=(testbed, tmp_path / "udp", [("jp-5", "jp-1")], "0.8x", SECONDS))
     udp.start()
-    time.sleep(2.0)  # past the start and the policer's initial burst
+    time.sleep(2.5)  # past the start and the policer's full bucket (see below)
     b0, t0 = _rx_bytes(testbed, "jp-1"), time.monotonic()
     time.sleep(3.0)
     b1, t1 = _rx_bytes(testbed, "jp-1"), time.monotonic()
@@ -125,6 +128,11 @@ def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path):
     frame = 1400 + L2_OVERHEAD["UDP"]
     ip_bps = (b1 - b0) * 8 / (t1 - t0) * (frame - 14) / frame
     assert abs(ip_bps - rate) <= 0.10 * rate, f"received {ip_bps / 1e6:.2f} Mbit/s (IP) vs police {rate / 1e6:g}"
+    # In profile over the whole run: the rate for SECONDS plus one full bucket. nftables' byte limit
+    # holds one second of the rate on top of the burst (kernel nft_limit: tokens_max = unit x (rate +
+    # burst) / rate, unit 1 s), where a 3750's bucket holds the burst alone: a flow above the rate
+    # passes unpoliced until that bucket is empty (1.7 s here), then exactly at the rate.
+    burst = next(r.police.burst_bytes for r in prof.rules if r.police)
     pin, pout = after.policer_in - before.policer_in, after.policer_out - before.policer_out
-    offered_ip = 0.8 * testbed.topo.link.rate * (frame - 14) / frame
-    assert pin > 0 and pout > 0 and abs(pin / (pin + pout) - rate / offered_ip) < 0.1, (pin, pout)
+    bound = rate / 8 * (SECONDS + 1) + burst
+    assert pout > 0 and 0.9 * bound <= pin * (frame - 14) <= 1.05 * bound, (pin, pout, bound)

@@ -95,7 +95,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
-def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)") -> None:
+def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)") -> None:
     tab = Table(title=title)
     for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
         tab.add_column(c, justify="left" if c == "condition" else "right")
@@ -104,12 +104,34 @@ def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)"
                     f"{d['median']:.3f}", f"{d['cv']:.1%}")
     console.print(tab)
     for c in stats.get("comparisons", []):
-        console.print(f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s ({c['ratio']:.2f}x), Welch p = "
-                      f"{c['welch_t_p']:.2g}, Mann-Whitney p = {c['mann_whitney_p']:.2g}")
+        console.print(_comparison_line(c))
     for r in stats.get("recovery", []):
-        ratio = r["ratio"]
+        ratio, ci = r["ratio"], r.get("ci95")
+        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] (BCa 95 %)" if ci and None not in ci else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
-                      + f" of the slowdown {r['baseline']} -> {r['congested']}")
+                      + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+def _comparison_line(c: dict[str, Any]) -> str:
+    """One comparison as a line: difference with its bootstrap interval, ratio, Hedges' g, Holm-
+    adjusted p values, and, where no difference was detected (Welch p >= 0.05), whether the data
+    show the conditions equivalent within the TOST margin (absence of evidence is not equivalence)."""
+    ci = c.get("difference_ci95_s")
+    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s"
+    if ci:
+        line += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+    line += f" ({c['ratio']:.2f}x)"
+    if c.get("hedges_g") is not None:
+        line += f", g = {c['hedges_g']:+.2f}"
+    line += f", Welch p = {c['welch_t_p']:.2g}"
+    if c.get("welch_t_p_holm") is not None:
+        line += f" (Holm {c['welch_t_p_holm']:.2g})"
+    line += f", Mann-Whitney p = {c['mann_whitney_p']:.2g}"
+    tost = c.get("tost")
+    if tost and c["welch_t_p"] >= 0.05:
+        verdict = "equivalent" if tost["equivalent"] else "not shown equivalent"
+        line += f"; within +-{tost['margin_rel']:.0%} of {tost['reference']}: {verdict} (TOST p = {tost['p']:.2g})"
+    return line
 
 
 def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder."),

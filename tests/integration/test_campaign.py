@@ -155,6 +155,14 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
             per.setdefault(cond, []).append(trial)
         assert {c: sorted(t) for c, t in per.items()} == {"congestion fifo": [1, 2, 3], "congestion thesis": [1, 2, 3]}
         assert sum(row[6] for row in rows) == 0, "a killed attempt was counted as a failure"
+        # switch evidence: per-port deltas of the workload and flood ports; thesis sends the pairs as DSCP 40
+        con = sqlite3.connect(db)
+        ev = [(c, json.loads(j)) for c, j in con.execute("SELECT condition, switch_json FROM trials")]
+        con.close()
+        assert all(set(e["ports"]) | set(e["reset"]) == {"Gi1/0/1", "Gi1/0/2", "Gi1/0/3"} for _, e in ev), ev
+        for c, e in ev:
+            out = {d for p in e["ports"].values() for d in p["dscp_out"]}
+            assert ("40" in out) if c == "congestion thesis" else (out == {"0"}), (c, e)
         csv = (folder / "trials.csv").read_text().splitlines()
         assert csv[0] == "condition,trial,elapsed_s" and len(csv) == 1 + 2 * N
         assert len({tuple(l.split(",")[:2]) for l in csv[1:]}) == 2 * N  # no duplicated trial

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from .evidence import COLUMNS as EVIDENCE_COLUMNS
 from .playbook import ScheduledTrial
 
 SCHEMA = """
@@ -25,7 +26,7 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 #: Columns added to ``trials`` after the first schema (name -> SQL type).
-ADDED_COLUMNS = {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0"}
+ADDED_COLUMNS = {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0", **EVIDENCE_COLUMNS}
 
 
 class Store:

@@ -11,8 +11,20 @@ so one profile fits any cluster size; a campaign may pass its own group members.
 
 from __future__ import annotations
 
-from .model import PROFILE_DIR, Egress, Group, Ingress, Profile, QueueSet, Rule, Span, load_profile, profile_path
+from .model import (
+    PROFILE_DIR,
+    Egress,
+    Group,
+    Ingress,
+    Police,
+    Profile,
+    QueueSet,
+    Rule,
+    Span,
+    load_profile,
+    profile_path,
+)
 from .render import TEMPLATES, render, resolve_groups
 
-__all__ = ["PROFILE_DIR", "TEMPLATES", "Egress", "Group", "Ingress", "Profile", "QueueSet", "Rule", "Span",
+__all__ = ["PROFILE_DIR", "TEMPLATES", "Egress", "Group", "Ingress", "Police", "Profile", "QueueSet", "Rule", "Span",
            "load_profile", "profile_path", "render", "resolve_groups"]

@@ -63,13 +63,22 @@ class Group(StrictModel):
         return self
 
 
+class Police(StrictModel):
+    """``police RATE BURST exceed-action drop`` in the rule's class: bits/s and bytes, in the
+    ranges the 3750 command reference gives (8000 - 10^9 bits/s, 8000 - 10^6 bytes)."""
+
+    rate_bps: int = Field(..., ge=8000, le=1_000_000_000)
+    burst_bytes: int = Field(..., ge=8000, le=1_000_000)
+
+
 class Rule(StrictModel):
     """A classification rule, rendered as ACL(s) + class-map + policy-map class setting DSCP.
 
     ``kind: pairs``: one numbered ACL per ordered pair of hosts of ``group`` (Appendix B: ACL
     1ij = host i -> host j, class ``class1ij``). ``kind: ports``: one named ACL matching TCP
     ``ports`` in both directions (source or destination port), class ``name``.
-    ``kind: any``: every IP packet from the group's ports."""
+    ``kind: any``: every packet of ``protocol`` from the group's hosts. ``police``: an individual
+    policer in the class (exceed-action drop)."""
 
     name: str
     kind: Literal["pairs", "ports", "any"]
@@ -78,6 +87,7 @@ class Rule(StrictModel):
     ports: list[int] = Field(default_factory=list, max_length=32)
     set_dscp: int = Field(..., ge=0, le=63)
     acl_base: int = Field(100, ge=100, le=199)
+    police: Police | None = None
 
     @field_validator("name")
     @classmethod

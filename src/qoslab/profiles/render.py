@@ -19,7 +19,7 @@ from ..errors import QoslabError
 from ..ios import RunningConfig, load_config
 from ..switchconfig import non_qos_lines
 from ..topology import Topology, long_port, repo_root
-from .model import Profile, fail
+from .model import Police, Profile, fail
 
 TEMPLATES = repo_root() / "switch-configs"
 
@@ -50,7 +50,7 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
 
 
 Acl = tuple[str, str, list[str]]          # (numbered|named, id, entries)
-PolicyClassRow = tuple[str, str, bool, int]  # (class name, ACL id, named?, DSCP)
+PolicyClassRow = tuple[str, str, bool, int, Police | None]  # (class name, ACL id, named?, DSCP, policer)
 
 
 def _pairs(profile: Profile, i: int, topology: Topology, hosts: list[str]) -> tuple[list[Acl], list[PolicyClassRow]]:
@@ -69,7 +69,7 @@ def _pairs(profile: Profile, i: int, topology: Topology, hosts: list[str]) -> tu
                                                                   f"{10 * a_i + b_i}) is outside 100-199")
                 entry = f"permit {r.protocol} host {topology.host(a).ip} host {topology.host(b).ip}"
                 acls.append(("num", str(num), [entry]))
-                classes.append((f"class{num}", str(num), False, r.set_dscp))
+                classes.append((f"class{num}", str(num), False, r.set_dscp, r.police))
     return acls, classes
 
 
@@ -90,10 +90,10 @@ def _rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list
             entries = []
             for port in r.ports:
                 entries += [f"permit {r.protocol} any any eq {port}", f"permit {r.protocol} any eq {port} any"]
-            a, c = [("named", r.name, entries)], [(r.name, r.name, True, r.set_dscp)]
+            a, c = [("named", r.name, entries)], [(r.name, r.name, True, r.set_dscp, r.police)]
         else:
-            a = [("named", r.name, [f"permit ip host {topology.host(h).ip} any" for h in hosts])]
-            c = [(r.name, r.name, True, r.set_dscp)]
+            a = [("named", r.name, [f"permit {r.protocol} host {topology.host(h).ip} any" for h in hosts])]
+            c = [(r.name, r.name, True, r.set_dscp, r.police)]
         mine = {x[1] for x in a} | {x[0] for x in c}
         for key in sorted(mine):
             if key in owner:

@@ -51,10 +51,16 @@ class SwitchDevice(Protocol):
 
 
 class NetmikoSwitch:
-    """A switch reached with Netmiko ``cisco_ios`` (the virtual Catalyst and real ones alike)."""
+    """A switch reached with Netmiko ``cisco_ios`` (the virtual Catalyst and real ones alike).
+
+    Show commands share one session kept open between calls (a campaign reads the statistics
+    before and after every trial: one SSH login each time cost 0.7-0.8 s); a session that fails
+    or is interrupted is dropped and the next call logs in again. Pushes use their own session
+    (backup, remediation, verify, rollback). :meth:`close` ends the show session."""
 
     def __init__(self, name: str, endpoint: Device) -> None:
         self.name, self.endpoint = name, endpoint
+        self._conn: Any = None
 
     def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
         """See :meth:`SwitchDevice.push`."""
@@ -63,14 +69,32 @@ class NetmikoSwitch:
         return push(profile_lines, self.endpoint, out_dir, profile_name)
 
     def show(self, commands: list[str]) -> dict[str, str]:
-        """See :meth:`SwitchDevice.show`."""
+        """See :meth:`SwitchDevice.show`. Retries once on a fresh session when the kept one has
+        gone (e.g. the switch restarted); raises QoslabError when that fails too."""
         from .switch import connect
 
-        conn = connect(self.endpoint)
-        try:
-            return {c: conn.send_command(c) for c in commands}
-        finally:
-            conn.disconnect()
+        for attempt in (1, 2):
+            if self._conn is None:
+                self._conn = connect(self.endpoint)
+            try:
+                return {c: self._conn.send_command(c) for c in commands}
+            except Exception as e:  # noqa: BLE001 - a broken session: log in again once
+                self.close()
+                if attempt == 2:
+                    raise QoslabError(f"switch {self.name}: show failed: {type(e).__name__}: {e}") from None
+            except BaseException:
+                self.close()  # interrupted mid-command: the session's output is unknown
+                raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """End the kept show session (idempotent)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.disconnect()
+            except Exception:  # noqa: BLE001 - closing a dead session
+                pass
 
 
 def virtual_endpoint(topology: Topology) -> Device:

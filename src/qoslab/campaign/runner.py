@@ -97,6 +97,8 @@ class Runner:
         finally:
             if env is not None and env.pool is not None:
                 env.pool.close()
+            if env is not None and hasattr(env.switch, "close"):
+                env.switch.close()  # the kept show session of the switch evidence
             if built:
                 tb.down()
         return self.store

@@ -380,7 +380,7 @@ if camp and (camp / "stats-network.json").exists():
 '''
 
 CPU = '''CPU_PARTS = {"worker JVMs": "#1f78b4", "flood processes": "#d95f02", "other busy (kernel, manager JVM, harness)": "#999999",
-             "idle": "#e8e8e8", "steal (hypervisor)": "#6a3d9a"}
+             "outside load (other users' processes)": "#b15928", "idle": "#e8e8e8", "steal (hypervisor)": "#6a3d9a"}
 if camp:
     cpu_cols = [c for c in trials.columns if c.startswith("cpu_") and c != "cpu_json"]
     cpud = done[cpu_cols].apply(pd.to_numeric, errors="coerce").dropna(axis=1, how="all").assign(condition=done.condition)
@@ -391,7 +391,8 @@ if camp:
                          "exited; it holds the render phase and the manager's start): CPU time of the flood's processes "
                          "(`cpu_flood_s`), of the worker JVMs (`cpu_workers_s`, the busiest one `cpu_busiest_worker_s`) "
                          "and this machine's /proc/stat totals over all cores (`cpu_user_s`, `cpu_system_s`, "
-                         "`cpu_softirq_s` where the namespaces forward packets, `cpu_idle_s`, `cpu_steal_s`). "
+                         "`cpu_softirq_s` where the namespaces forward packets, `cpu_idle_s`, `cpu_steal_s`); "
+                         "`cpu_outside_s` is what other users' processes on this machine used meanwhile (a lower bound). "
                          "Process times overlap the softirq column (tick accounting charges a softirq tick to the task "
                          "it interrupted as well). Means per condition:"))
         means = cpud.groupby("condition")[num].mean()
@@ -403,7 +404,10 @@ if camp:
             busy = (cpud.cpu_user_s + cpud.cpu_system_s + cpud.cpu_softirq_s) / w
             cores = pd.DataFrame({"condition": cpud.condition, "worker JVMs": cpud.cpu_workers_s / w,
                                   "flood processes": cpud.cpu_flood_s / w})
-            cores["other busy (kernel, manager JVM, harness)"] = (busy - cores["worker JVMs"] - cores["flood processes"]).clip(lower=0)
+            outside = cpud.cpu_outside_s / w if "cpu_outside_s" in num else 0.0
+            cores["outside load (other users' processes)"] = outside
+            cores["other busy (kernel, manager JVM, harness)"] = (busy - cores["worker JVMs"] - cores["flood processes"]
+                                                                  - outside).clip(lower=0)
             cores["idle"] = cpud.cpu_idle_s / w
             cores["steal (hypervisor)"] = cpud.cpu_steal_s / w
             cm = cores.groupby("condition").mean()

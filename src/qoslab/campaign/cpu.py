@@ -14,6 +14,10 @@ manager JVM is about to start, until the manager has exited; the flood runs thro
 - ``cpu_user_s``, ``cpu_system_s`` (system + hardirq), ``cpu_softirq_s``, ``cpu_idle_s`` (idle +
   iowait), ``cpu_steal_s`` (time the hypervisor ran something else): /proc/stat summed over CPUs;
   per CPU in ``cpu_json`` (with the per-worker and per-process values);
+- ``cpu_outside_s``: utime+stime of user-space processes outside the testbed and this campaign
+  (in the campaign's own network namespace, not this process or its children, not kernel threads):
+  other people's work on a shared machine (builds, tests). Processes that both start and end
+  inside the window are missed, so it is a lower bound;
 - ``cpu_window_s``: the window's wall time; ``cores x window`` = user + system + softirq + idle +
   steal (up to tick rounding).
 
@@ -47,7 +51,7 @@ STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "st
 FLOOD_ATTRS = ("senders", "receivers", "clients", "servers")
 #: The per-trial columns this module fills (name -> SQL type), for the store's ADDED_COLUMNS.
 COLUMNS = {"cpu_window_s": "REAL", "cpu_flood_s": "REAL", "cpu_workers_s": "REAL", "cpu_busiest_worker_s": "REAL",
-           "cpu_user_s": "REAL", "cpu_system_s": "REAL", "cpu_softirq_s": "REAL", "cpu_idle_s": "REAL",
+           "cpu_outside_s": "REAL", "cpu_user_s": "REAL", "cpu_system_s": "REAL", "cpu_softirq_s": "REAL", "cpu_idle_s": "REAL",
            "cpu_steal_s": "REAL", "cpu_json": "TEXT"}
 
 
@@ -72,6 +76,41 @@ def parse_pid_stat(text: str) -> tuple[int, int] | None:
         return int(f[11]) + int(f[12]), int(f[19])
     except (IndexError, ValueError):
         return None
+
+
+#: PF_KTHREAD in /proc/PID/stat's flags (field 9): a kernel thread.
+PF_KTHREAD = 0x00200000
+
+
+def _user_process(text: str) -> bool:
+    try:
+        return not int(text.rsplit(")", 1)[1].split()[6]) & PF_KTHREAD
+    except (IndexError, ValueError):
+        return False
+
+
+def outside_processes(exclude: set[int]) -> dict[tuple[int, int], int]:
+    """``{(pid, starttime): utime+stime}`` of the user-space processes in this process's network
+    namespace (the machine's own, where the campaign runs) except ``exclude``: the load that is
+    neither the testbed's (its processes live in the hosts' namespaces) nor this campaign's."""
+    try:
+        root = os.stat("/proc/self/ns/net").st_ino
+    except OSError:
+        return {}
+    out = {}
+    for e in os.scandir("/proc"):
+        if not e.name.isdigit() or int(e.name) in exclude:
+            continue
+        try:
+            if os.stat(f"/proc/{e.name}/ns/net").st_ino != root:
+                continue
+            text = Path(f"/proc/{e.name}/stat").read_text()
+        except OSError:
+            continue
+        r = parse_pid_stat(text)
+        if r is not None and _user_process(text):
+            out[(int(e.name), r[1])] = r[0]
+    return out
 
 
 def _read_pid(pid: int) -> tuple[int, int] | None:
@@ -110,12 +149,14 @@ def flood_processes(flood: object | None) -> dict[str, int]:
 
 @dataclass
 class Snapshot:
-    """/proc at one moment: monotonic time (s), per-CPU ticks (see parse_proc_stat) and
-    ``{(pid, starttime): utime+stime ticks}`` of the tracked processes."""
+    """/proc at one moment: monotonic time (s), per-CPU ticks (see parse_proc_stat),
+    ``{(pid, starttime): utime+stime ticks}`` of the tracked processes and of the processes outside
+    the testbed (see outside_processes; None = not read)."""
 
     t: float
     cpus: dict[str, tuple[int, ...]]
     procs: dict[tuple[int, int], int] = field(default_factory=dict)
+    outside: dict[tuple[int, int], int] | None = None
 
 
 def summarize(start: Snapshot, end: Snapshot, groups: Mapping[str, Mapping[str, Iterable[tuple[int, int]]]],
@@ -136,10 +177,13 @@ def summarize(start: Snapshot, end: Snapshot, groups: Mapping[str, Mapping[str, 
         return round(sum(v[f] for v in cpus.values() for f in fields), 3)
 
     flood, workers = per.get("flood", {}), per.get("workers", {})
+    outside = None
+    if start.outside is not None and end.outside is not None:  # started inside the window: all of it counts
+        outside = round(sum(v - start.outside.get(k, 0) for k, v in end.outside.items()) / hz, 3)
     return {"cpu_window_s": round(end.t - start.t, 3),
             "cpu_flood_s": 0.0 if "flood" not in groups else round(sum(flood.values()), 3) if flood else None,
             "cpu_workers_s": round(sum(workers.values()), 3) if workers else None,
-            "cpu_busiest_worker_s": workers.get(busiest) if busiest else None,
+            "cpu_busiest_worker_s": workers.get(busiest) if busiest else None, "cpu_outside_s": outside,
             "cpu_user_s": tot("user", "nice"), "cpu_system_s": tot("system", "irq"),
             "cpu_softirq_s": tot("softirq"), "cpu_idle_s": tot("idle", "iowait"), "cpu_steal_s": tot("steal"),
             "cpu_json": json.dumps({"window_s": round(end.t - start.t, 3), "clk_tck": hz,
@@ -174,6 +218,10 @@ class TrialCpu:
     def _cpus() -> dict[str, tuple[int, ...]]:
         return parse_proc_stat(Path("/proc/stat").read_text())
 
+    @staticmethod
+    def _outside() -> dict[tuple[int, int], int]:
+        return outside_processes(set(descendants(os.getpid())))
+
     def _track(self, group: str, label: str, pid: int) -> None:
         for p in descendants(pid):
             r = _read_pid(p)
@@ -193,7 +241,7 @@ class TrialCpu:
             self._track("workers", host, int(proc.pid))
         for label, pid in flood_processes(flood).items():
             self._track("flood", label, pid)
-        self.start = Snapshot(time.monotonic(), self._cpus(), dict(self._last))
+        self.start = Snapshot(time.monotonic(), self._cpus(), dict(self._last), self._outside())
         self._thread = threading.Thread(target=self._sample_loop, name="trial-cpu", daemon=True)
         self._thread.start()
 
@@ -215,7 +263,7 @@ class TrialCpu:
             return
         self._sample()
         with self._lock:
-            self.stop = Snapshot(time.monotonic(), self._cpus(), dict(self._last))
+            self.stop = Snapshot(time.monotonic(), self._cpus(), dict(self._last), self._outside())
         self.close()
 
     def close(self) -> None:

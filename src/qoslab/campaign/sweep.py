@@ -172,22 +172,22 @@ def _cpu_means(db: Path, cond: str) -> dict[str, float | None]:
         cols = {r[1] for r in con.execute("PRAGMA table_info(trials)")}
         if "cpu_flood_s" not in cols:
             return {}
+        outside = "cpu_outside_s / cpu_window_s" if "cpu_outside_s" in cols else "NULL"
         rows = con.execute("SELECT cpu_flood_s / cpu_window_s, cpu_softirq_s / cpu_window_s, "
-                           "busy_max_s - cpu_busiest_worker_s, flood_json, phases_json, finished - started "
+                           "busy_max_s - cpu_busiest_worker_s, flood_json, phases_json, finished - started, "
+                           f"{outside} "
                            "FROM trials WHERE status='done' AND warmup=0 AND condition=? AND cpu_window_s > 0",
                            (cond,)).fetchall()
     finally:
         con.close()
 
-    def mean(vals: list[Any]) -> float | None:
-        v = [x for x in vals if x is not None]
-        return sum(v) / len(v) if v else None
+    mean = mean_of
     flows = [f["received_wire_bps"] for r in rows if r[3] for f in json.loads(r[3])]
     sat = [json.loads(r[4]).get("saturated") for r in rows if r[4]]
     return {"flood_cores": mean([r[0] for r in rows]), "softirq_cores": mean([r[1] for r in rows]),
             "cpu_wait_s": mean([max(r[2], 0.0) if r[2] is not None else None for r in rows]),
             "flood_received_bps": mean(flows), "saturated": mean([float(s) for s in sat if s is not None]),
-            "trial_wall_s": sum(r[5] for r in rows if r[5] is not None)}
+            "trial_wall_s": sum(r[5] for r in rows if r[5] is not None), "outside_cores": mean([r[6] for r in rows])}
 
 
 def rate_rows(folder: Path, bps: int) -> list[dict[str, Any]]:
@@ -222,9 +222,16 @@ def rate_rows(folder: Path, bps: int) -> list[dict[str, Any]]:
                     "flood_received_of_link": (c_cong["flood_received_bps"] / bps)
                     if c_cong.get("flood_received_bps") else None,
                     "saturated": c_cong.get("saturated"),
+                    "outside_cores": mean_of([c.get("outside_cores") for c in (c_cong, c_treat, c_base)]),
                     "trial_wall_s": sum(c.get("trial_wall_s") or 0.0 for c in (c_cong, c_treat, c_base))})
         rows.append(row)
     return rows
+
+
+def mean_of(vals: list[float | None]) -> float | None:
+    """The mean of the values that are not None (None when there are none). Pure."""
+    v = [x for x in vals if x is not None]
+    return sum(v) / len(v) if v else None
 
 
 def _pct(v: float | None, ci: list | None = None) -> str:
@@ -256,6 +263,7 @@ TABLE = {
                                                                          f"{_num(r['cpu_wait_baseline_s'])}",
     "flood received / link": lambda r: _num(r["flood_received_of_link"], "{:.2f}"),
     "ports saturated": lambda r: _pct(r["saturated"]),
+    "outside load (cores)": lambda r: _num(r.get("outside_cores"), "{:.2f}"),
 }
 
 

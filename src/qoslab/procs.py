@@ -95,3 +95,30 @@ def cpu_ticks(pid: int) -> int | None:
         return int(f[11]) + int(f[12])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and all its descendants alive now (from /proc/PID/task/TID/children), parents first.
+    A process started with a lifetime runs under GNU ``timeout``: the real command is its child."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        out.append(p)
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
+            except (OSError, ValueError):
+                pass
+    return out
+
+
+def tree_cpu_ticks(pid: int) -> int | None:
+    """utime + stime of ``pid`` and its live descendants in clock ticks, or None when ``pid`` is gone."""
+    own = cpu_ticks(pid)
+    if own is None:
+        return None
+    return own + sum(cpu_ticks(p) or 0 for p in descendants(pid)[1:])

@@ -198,3 +198,20 @@ def test_store_adds_the_columns_to_an_older_store(tmp_path):
     cols = {r[1] for r in st.db.execute("PRAGMA table_info(trials)")}
     st.close()
     assert set(ADDED_COLUMNS) <= cols and {"cpu_flood_s", "cpu_json", "capture_drops", "capture_drops_own"} <= cols
+
+
+def test_tree_cpu_ticks_counts_the_child_under_timeout():
+    """What `qoslab flood calibrate` reads: a sender under GNU timeout spends its CPU in the child."""
+    from qoslab.procs import cpu_ticks, tree_cpu_ticks
+
+    p = subprocess.Popen(["timeout", "30", *_spin(2.0)])
+    try:
+        deadline = time.monotonic() + 10
+        while (tree_cpu_ticks(p.pid) or 0) < 30 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tree_cpu_ticks(p.pid) >= 30 and cpu_ticks(p.pid) < 5  # timeout itself hardly runs
+    finally:
+        for pid in reversed(descendants(p.pid)):  # the child first, by PID
+            os.kill(pid, 9)
+        p.wait()
+    assert tree_cpu_ticks(p.pid) is None

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..procs import descendants
+
 #: /proc/stat per-CPU fields, in file order (proc(5)); guest times are inside user already.
 STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 #: Generator attributes holding its processes (``{key: BackgroundProcess}``): D-ITG, iperf3.
@@ -118,24 +120,6 @@ def _read_pid(pid: int) -> tuple[int, int] | None:
         return parse_pid_stat(Path(f"/proc/{pid}/stat").read_text())
     except OSError:
         return None
-
-
-def descendants(pid: int) -> list[int]:
-    """``pid`` and all its descendants alive now (from /proc/PID/task/TID/children), parents first."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop(0)
-        out.append(p)
-        try:
-            tasks = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
-            except (OSError, ValueError):
-                pass
-    return out
 
 
 def flood_processes(flood: object | None) -> dict[str, int]:

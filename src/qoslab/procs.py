@@ -97,6 +97,34 @@ def cpu_ticks(pid: int) -> int | None:
         return None
 
 
+def children(pid: int) -> list[int]:
+    """PIDs whose parent is ``pid`` (one pass over /proc)."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def tree_cpu_ticks(pid: int) -> int:
+    """utime + stime (clock ticks) of ``pid`` and of its living descendants: a process started
+    with a lifetime runs under GNU ``timeout``, whose child does the work. 0 when all are gone."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        total += cpu_ticks(p) or 0
+        todo += children(p)
+    return total
+
+
 def descendants(pid: int) -> list[int]:
     """``pid`` and all its descendants alive now (from /proc/PID/task/TID/children), parents first.
     A process started with a lifetime runs under GNU ``timeout``: the real command is its child."""
@@ -114,11 +142,3 @@ def descendants(pid: int) -> list[int]:
             except (OSError, ValueError):
                 pass
     return out
-
-
-def tree_cpu_ticks(pid: int) -> int | None:
-    """utime + stime of ``pid`` and its live descendants in clock ticks, or None when ``pid`` is gone."""
-    own = cpu_ticks(pid)
-    if own is None:
-        return None
-    return own + sum(cpu_ticks(p) or 0 for p in descendants(pid)[1:])

@@ -153,10 +153,11 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
         elif g.hosts is not None:
             hosts = list(g.hosts)
         else:
-            if g.first > len(topology.hosts):
+            first = g.first or len(topology.hosts)
+            if first > len(topology.hosts):
                 raise QoslabError(f"profile {profile.name}: group {name} wants the first {g.first} hosts, "
                                   f"topology {topology.name} has {len(topology.hosts)}")
-            hosts = topology.host_names[: g.first]
+            hosts = topology.host_names[:first]
         for h in hosts:
             try:
                 topology.host(h)

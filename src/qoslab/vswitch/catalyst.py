@@ -7,11 +7,11 @@ import asyncio
 import time
 
 from ..ios import RunningConfig, load_config, qos_model
+from ..ios.show_qos import PortCounters
 from ..netplan import switch_namespace, vswitch_dir
 from ..tccompile import TcPlan, compile_tc
-from ..topology import Topology, linux_ifname
-from .show import show_command
-from .tcapply import apply_plan
+from ..topology import Topology, canonical_port, linux_ifname
+from .tcapply import apply_plan, queue_counters
 
 
 class VirtualCatalyst:
@@ -52,6 +52,17 @@ class VirtualCatalyst:
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")
 
-    def show(self, args: list[str]) -> str | None:
-        """Output of ``show ARGS`` (IOS format) or None for an unknown show command."""
-        return show_command(self, args)
+    def factory(self) -> RunningConfig:
+        """This switch at factory defaults (``configure replace`` starts from it)."""
+        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports)
+
+    def counters(self, port_long: str) -> PortCounters:
+        """Counters of ``show mls qos interface PORT statistics``: tc's packets sent and dropped
+        per egress queue, under threshold 1 (WTD is not emulated); zeros for what nothing
+        measures yet (DSCP/CoS tables, policers) and on a switch that does not apply tc."""
+        c = PortCounters()
+        if self.apply_enabled:
+            enq, drop = queue_counters(switch_namespace(self.topo.name), linux_ifname(canonical_port(port_long)))
+            for q in range(4):
+                c.enqueued[q][0], c.dropped[q][0] = enq[q], drop[q]
+        return c

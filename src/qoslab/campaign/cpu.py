@@ -53,8 +53,8 @@ STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "st
 FLOOD_ATTRS = ("senders", "receivers", "clients", "servers")
 #: The per-trial columns this module fills (name -> SQL type), for the store's ADDED_COLUMNS.
 COLUMNS = {"cpu_window_s": "REAL", "cpu_flood_s": "REAL", "cpu_workers_s": "REAL", "cpu_busiest_worker_s": "REAL",
-           "cpu_outside_s": "REAL", "cpu_user_s": "REAL", "cpu_system_s": "REAL", "cpu_softirq_s": "REAL", "cpu_idle_s": "REAL",
-           "cpu_steal_s": "REAL", "cpu_json": "TEXT"}
+           "cpu_outside_s": "REAL", "cpu_user_s": "REAL", "cpu_system_s": "REAL", "cpu_softirq_s": "REAL",
+           "cpu_idle_s": "REAL", "cpu_steal_s": "REAL", "cpu_json": "TEXT"}
 
 
 def parse_proc_stat(text: str) -> dict[str, tuple[int, ...]]:

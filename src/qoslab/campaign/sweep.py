@@ -205,8 +205,9 @@ def rate_rows(folder: Path, bps: int) -> list[dict[str, Any]]:
     rows = []
     for rec in st.get("recovery", []):
         base, cong, treat = rec["baseline"], rec["congested"], rec["treated"]
-        comp = next((c for c in st.get("comparisons", []) if c["a"] == base and c["b"] == cong), {})
-        nrec = next((r for r in net.get("recovery", []) if r["treated"] == treat and r["congested"] == cong), {})
+        comp: dict[str, Any] = next((c for c in st.get("comparisons", []) if c["a"] == base and c["b"] == cong), {})
+        nrec: dict[str, Any] = next((r for r in net.get("recovery", [])
+                                     if r["treated"] == treat and r["congested"] == cong), {})
         cells = {k: _cell(st, n) for k, n in (("base", base), ("cong", cong), ("treat", treat))}
         row: dict[str, Any] = {
             "rate": rate_label(bps), "rate_bps": bps, "baseline": base, "congested": cong, "treated": treat,
@@ -216,11 +217,11 @@ def rate_rows(folder: Path, bps: int) -> list[dict[str, Any]]:
             "recovery": rec.get("ratio"), "recovery_ci95": rec.get("ci95"),
             "recovery_network": nrec.get("ratio"), "recovery_network_ci95": nrec.get("ci95")}
         c_cong, c_treat, c_base = (_cpu_means(folder / "trials.sqlite", n) for n in (cong, treat, base))
+        received = c_cong.get("flood_received_bps")
         row.update({"flood_cores": c_cong.get("flood_cores"), "softirq_cores_congested": c_cong.get("softirq_cores"),
                     "softirq_cores_baseline": c_base.get("softirq_cores"),
                     "cpu_wait_treated_s": c_treat.get("cpu_wait_s"), "cpu_wait_baseline_s": c_base.get("cpu_wait_s"),
-                    "flood_received_of_link": (c_cong["flood_received_bps"] / bps)
-                    if c_cong.get("flood_received_bps") else None,
+                    "flood_received_of_link": received / bps if received else None,
                     "saturated": c_cong.get("saturated"),
                     "outside_cores": mean_of([c.get("outside_cores") for c in (c_cong, c_treat, c_base)]),
                     "trial_wall_s": sum(c.get("trial_wall_s") or 0.0 for c in (c_cong, c_treat, c_base))})

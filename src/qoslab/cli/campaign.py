@@ -172,7 +172,8 @@ def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playb
                    rate: list[str] = typer.Option(None, "--rate", help="Run only this rate (repeatable), e.g. 20Mbit."),
                    out: Path | None = typer.Option(None, help="Sweep folder (default results/sweeps/NAME); "
                                                               "give the same one to run further rates."),
-                   table_only: bool = typer.Option(False, "--table", help="Only (re)write and print the table.")) -> None:
+                   table_only: bool = typer.Option(False, "--table",
+                                                   help="Only (re)write and print the table.")) -> None:
     """Run a campaign playbook at several link rates (one campaign per rate, each resumable), then
     the sweep table: slowdown, recovery (render time, network wait) and flood CPU per rate."""
     from ..campaign import Store

@@ -79,6 +79,14 @@ def test_kill_9_at_random_points_then_resume_runs_each_trial_once(tmp_path, ecen
         captured = [c for (c,) in con.execute("SELECT condition FROM trials WHERE capture_summary IS NOT NULL")]
         con.close()
         assert sorted(captured) == ["fifo", "thesis"], captured
+        # switch evidence: per-port deltas of the workload's ports; thesis sends the pairs as DSCP 40
+        con = sqlite3.connect(db)
+        ev = [(c, json.loads(j)) for c, j in con.execute("SELECT condition, switch_json FROM trials")]
+        con.close()
+        assert all(set(e["ports"]) | set(e["reset"]) == {"Gi1/0/1", "Gi1/0/2"} for _, e in ev), ev
+        for c, e in ev:
+            out = {d for p in e["ports"].values() for d in p["dscp_out"]}
+            assert out == ({"40"} if c == "thesis" else {"0"}), (c, e)
         csv = (folder / "trials.csv").read_text().splitlines()
         assert csv[0] == "condition,trial,elapsed_s" and len(csv) == 7
         stats = json.loads((folder / "stats.json").read_text())

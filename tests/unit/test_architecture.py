@@ -12,12 +12,13 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 
 #: Modules whose job is pure computation: they may import only these qoslab modules and no
 #: module that does I/O or starts processes.
-PURE = {"netplan", "ios", "tccompile", "switchconfig", "units"}
+PURE = {"netplan", "ios", "tccompile", "nftcompile", "switchconfig", "units"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
 #: (importer prefix, forbidden target prefix, why)
 FORBIDDEN = [
     ("tccompile", "testbed", "the tc compiler is pure; the testbed applies plans"),
+    ("nftcompile", "testbed", "the nftables compiler is pure; the virtual switch applies rulesets"),
     ("vswitch", "testbed", "the virtual switch owns the switch ports; it does not build testbeds"),
     ("ios", "testbed", "the IOS language is pure"),
     ("netplan", "testbed", "netplan is the layer below the testbed"),

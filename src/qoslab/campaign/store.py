@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cpu, drops
+from .evidence import COLUMNS as EVIDENCE_COLUMNS
 from .playbook import ScheduledTrial
 
 SCHEMA = """
@@ -21,7 +22,7 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 #: Columns added to ``trials`` after the first schema (name -> SQL type).
-ADDED_COLUMNS = {"busy_max_s": "REAL", **cpu.COLUMNS, **drops.COLUMNS}
+ADDED_COLUMNS = {"busy_max_s": "REAL", **EVIDENCE_COLUMNS, **cpu.COLUMNS, **drops.COLUMNS}
 
 
 class Store:

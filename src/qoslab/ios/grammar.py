@@ -157,6 +157,9 @@ GLOBAL_TEMPLATES = [
     T("mls qos srr-queue input dscp-map queue {q:1-2} threshold {t:1-3} {d:0-63}", "global", 8, 1),
     T("mls qos srr-queue input dscp-map queue {q:1-2} {d:0-63}", "global", 8, 1),
     T("mls qos srr-queue output dscp-map queue {q:1-4} threshold {t:1-3} {d:0-63}", "global", 8, 1),
+    T("mls qos rewrite ip dscp", "global"),
+    T("mls qos map cos-dscp {d:0-63}", "global", 8),
+    T("mls qos map dscp-cos {d:0-63} to {c:0-7}", "global"),
     T("mls qos queue-set output {qs:1-2} buffers {b:0-99}", "global", 4),
     T("mls qos queue-set output {qs:1-2} threshold {q:1-4} {t:1-3200}", "global", 4),
     T("class-map {how:match-all|match-any} {name:word}", "class-map"),
@@ -192,7 +195,11 @@ CMAP_TEMPLATES = [T("match access-group {acl:word}", "cmap"), T("match access-gr
              T("match ip dscp {d:0-63}", "cmap", 8, 1)]
 PMAP_TEMPLATES = [T("class {name:word}", "pmap-class")]
 PMAPC_TEMPLATES = [T("set ip dscp {d:0-63}", "pmapc"), T("set dscp {d:0-63}", "pmapc"),
-              T("trust {t:dscp|cos}", "pmapc")]
+              T("trust {t:dscp|cos}", "pmapc"),
+              # police RATE-bps BURST-bytes [exceed-action drop] (3750 command reference: rate 8000 -
+              # 1000000000 bits/s, burst 8000 - 1000000 bytes; drop is the default exceed action)
+              T("police {rate:8000-1000000000} {burst:8000-1000000} exceed-action drop", "pmapc"),
+              T("police {rate:8000-1000000000} {burst:8000-1000000}", "pmapc")]
 MODE_TEMPLATES = {"config": GLOBAL_TEMPLATES + PASSTHROUGH, "config-if": IF_TEMPLATES, "config-cmap": CMAP_TEMPLATES,
              "config-pmap": PMAP_TEMPLATES, "config-pmap-c": PMAPC_TEMPLATES, "config-ext-nacl": []}
 

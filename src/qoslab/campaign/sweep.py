@@ -32,12 +32,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from ..errors import ConfigError, QoslabError
 from ..units import parse_rate
-from ..yamlio import StrictModel, load_model
+from ..yamlio import StrictModel, dump_yaml, load_model, read_yaml
 from .folder import create
 from .playbook import Playbook, load_playbook, resolve_path
 
@@ -125,7 +124,7 @@ def prepare(sw: Sweep, out: Path) -> Sweep:
     the resolved sweep. Raises QoslabError when ``out`` holds a different sweep."""
     saved = out / "sweep.yaml"
     if saved.exists():
-        old = Sweep.model_validate(yaml.safe_load(saved.read_text()))
+        old = load_model(saved, Sweep)
         if old.model_dump(exclude={"seed"}) != sw.model_dump(exclude={"seed"}) or \
                 (sw.seed is not None and sw.seed != old.seed):
             raise QoslabError(f"{out} holds another sweep ({saved} differs from this sweep file): "
@@ -133,7 +132,7 @@ def prepare(sw: Sweep, out: Path) -> Sweep:
         return old
     out.mkdir(parents=True, exist_ok=True)
     sw = sw.model_copy(update={"seed": sw.seed if sw.seed is not None else random.SystemRandom().randrange(2**31)})
-    saved.write_text(yaml.safe_dump(sw.model_dump(mode="json"), sort_keys=False))
+    saved.write_text(dump_yaml(sw.model_dump(mode="json")))
     return sw
 
 
@@ -149,10 +148,10 @@ def ensure_rate_campaign(sw: Sweep, out: Path, bps: int) -> Path:
     if (folder / "trials.sqlite").exists():
         return folder
     pb = base_playbook(sw)
-    data = yaml.safe_load(resolve_path(pb.topology).read_text())
+    data, _ = read_yaml(resolve_path(pb.topology))
     folder.mkdir(parents=True, exist_ok=True)
     topo = folder / "topology.yaml"
-    topo.write_text(yaml.safe_dump(variant_topology(data, bps), sort_keys=False))
+    topo.write_text(dump_yaml(variant_topology(data, bps)))
     from ..topology import load_topology
 
     load_topology(topo)  # validated as any topology file (errors name the file)

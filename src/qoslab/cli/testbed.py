@@ -30,6 +30,9 @@ def testbed_up(topology: Path | None = TopologyOpt) -> None:
                       f"in {rep.seconds:.2f} s")
     else:
         console.print(f"testbed {tb.topo.name} is already up (nothing changed)")
+    if rep.survivors:
+        console.print(f"ended {len(rep.survivors)} processes left in its hosts by an interrupted run "
+                      f"(PIDs {', '.join(map(str, rep.survivors[:10]))})")
 
 
 @app.command("down")

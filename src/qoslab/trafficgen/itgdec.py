@@ -69,7 +69,8 @@ def run_itgdec(log: Path, args: list[str], out_file: Path, timeout_s: float = 60
         raise QoslabError(f"missing D-ITG log {log}")
     ex = LocalExecutor()
     out_file.unlink(missing_ok=True)
-    p = ex.start(["ITGDec", str(log), *args], stdout=out_file if not args or args[0] != "-c" else None)
+    p = ex.start(["ITGDec", str(log), *args], stdout=out_file if not args or args[0] != "-c" else None,
+                 lifetime_s=timeout_s + 10)
     deadline = time.monotonic() + timeout_s
     path = out_file if not args or args[0] != "-c" else Path(args[2])
     while ex.poll(p) is None:

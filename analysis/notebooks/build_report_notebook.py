@@ -311,22 +311,28 @@ elif thesis_data:
 '''
 
 NETWORK = '''def per_condition_stack(parts, colors, title, ylabel, name):
-    """Per-condition panels (each its own linear axis from 0): a stacked bar of parts[cond] = {label: value}."""
+    """Per-condition panels (each its own linear axis from 0): a stacked bar of parts[cond] = {label: value};
+    values under 4 % of a bar are drawn but not labelled, the legend lists the parts that occur."""
     conds = [n for n in ORDER if n in parts]
     fig, axes = plt.subplots(1, len(conds), figsize=(2.6 * len(conds) + 1, 3.4), squeeze=False)
+    used = []
     for ax, n in zip(axes[0], conds):
-        bottom = 0.0
+        bottom, whole = 0.0, sum(v for v in parts[n].values() if v > 0)
         for label, v in parts[n].items():
+            if not v > 0:
+                continue  # nothing to draw (e.g. no flood processes without congestion)
+            used += [label] if label not in used else []
             ax.bar([0], [v], bottom=bottom, color=colors[label], width=0.6, edgecolor=COLOR[n], lw=2)
             r, g_, b_ = matplotlib.colors.to_rgb(colors[label])
-            ax.annotate(f"{v:.3g}", (0, bottom + v / 2), ha="center", va="center", fontsize=8,
-                        color="white" if 0.3 * r + 0.59 * g_ + 0.11 * b_ < 0.5 else "black")
+            if v >= 0.04 * whole:
+                ax.annotate(f"{v:.3g}", (0, bottom + v / 2), ha="center", va="center", fontsize=8,
+                            color="white" if 0.3 * r + 0.59 * g_ + 0.11 * b_ < 0.5 else "black")
             bottom += v
         ax.set_xticks([]); ax.set_xlim(-0.6, 0.6); ax.set_ylim(0, bottom * 1.15 or 1)
         ax.set_title(n, fontsize=9, color=COLOR[n])
     axes[0][0].set_ylabel(ylabel)
     from matplotlib.patches import Patch
-    axes[0][-1].legend(handles=[Patch(color=c, label=l) for l, c in colors.items()], fontsize=8,
+    axes[0][-1].legend(handles=[Patch(color=colors[l], label=l) for l in colors if l in used], fontsize=8,
                        loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.suptitle(title, y=1.06)
     show(fig, name)
@@ -344,24 +350,77 @@ if camp and (camp / "stats-network.json").exists():
         ratio = r["ratio"]
         display(Markdown(f"**Recovery of the network wait by {r['treated']}**: " + (f"**{ratio:.1%}**" if ratio is not None else "n/a")
                          + (f" (95 % BCa {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else "")))
-    parts = {n: {"busiest worker computing": g.busy_max_s.mean(), "network wait": (g.elapsed_s - g.busy_max_s).mean()}
-             for n, g in done.groupby("condition") if g.busy_max_s.notna().all()}
-    per_condition_stack(parts, {"busiest worker computing": "#b0b0b0", "network wait": "#4d4d4d"},
+    cpu_bw = pd.to_numeric(done.get("cpu_busiest_worker_s", pd.Series(np.nan, index=done.index)), errors="coerce")
+    split = done.assign(on_cpu=cpu_bw.clip(upper=done.busy_max_s), cpu_wait=(done.busy_max_s - cpu_bw).clip(lower=0),
+                        net=done.elapsed_s - done.busy_max_s)
+    parts, rows = {}, []
+    for n, g in split.groupby("condition"):
+        if not g.busy_max_s.notna().all():
+            continue
+        if g.on_cpu.notna().all():  # CPU data (campaign/cpu.py): compute = on CPU + waiting for a core
+            parts[n] = {"busiest worker on CPU": g.on_cpu.mean(), "busiest worker waiting for a core": g.cpu_wait.mean(),
+                        "network wait": g.net.mean()}
+            rows.append({"condition": n, "render s": g.elapsed_s.mean(), "on CPU s": g.on_cpu.mean(),
+                         "waiting for a core s": g.cpu_wait.mean(), "network wait s": g.net.mean(),
+                         "compute share": (g.on_cpu.mean() + g.cpu_wait.mean()) / g.elapsed_s.mean()})
+        else:
+            parts[n] = {"busiest worker computing": g.busy_max_s.mean(), "network wait": g.net.mean()}
+    if rows:
+        display(Markdown("The busiest worker's busy time splits into its JVM's CPU time (utime+stime of all its threads "
+                         "over the workload window, from /proc) and the rest of its busy time, spent runnable but "
+                         "waiting for one of the machine's cores (held by the other JVMs, the flood's processes and the "
+                         "kernel forwarding the flood). Means per condition:"))
+        split_df = pd.DataFrame(rows)
+        split_df["o"] = split_df.condition.map(ORDER.index)
+        table(split_df.sort_values("o").drop(columns="o"), float_format=lambda v: f"{v:.3f}")
+    per_condition_stack(parts, {"busiest worker on CPU": "#b0b0b0", "busiest worker waiting for a core": "#e6ab02",
+                                "busiest worker computing": "#b0b0b0", "network wait": "#4d4d4d"},
                         "Compute vs network wait per condition (mean s; panel border = condition)", "seconds (mean)",
                         "fig-compute-network.png")
 '''
 
-CPU = '''if camp:
-    cpu_cols = [c for c in trials.columns if c.startswith("cpu_")]
-    if cpu_cols:
+CPU = '''CPU_PARTS = {"worker JVMs": "#1f78b4", "flood processes": "#d95f02", "other busy (kernel, manager JVM, harness)": "#999999",
+             "outside load (other users' processes)": "#b15928", "idle": "#e8e8e8", "steal (hypervisor)": "#6a3d9a"}
+if camp:
+    cpu_cols = [c for c in trials.columns if c.startswith("cpu_") and c != "cpu_json"]
+    cpud = done[cpu_cols].apply(pd.to_numeric, errors="coerce").dropna(axis=1, how="all").assign(condition=done.condition)
+    num = [c for c in cpud.columns if c != "condition"]
+    if num:
         display(Markdown("## CPU time per trial (from /proc)"))
-        means = done.groupby("condition")[cpu_cols].mean()
+        display(Markdown("Seconds over the workload window (`cpu_window_s`: workers listening until the manager JVM "
+                         "exited; it holds the render phase and the manager's start): CPU time of the flood's processes "
+                         "(`cpu_flood_s`), of the worker JVMs (`cpu_workers_s`, the busiest one `cpu_busiest_worker_s`) "
+                         "and this machine's /proc/stat totals over all cores (`cpu_user_s`, `cpu_system_s`, "
+                         "`cpu_softirq_s` where the namespaces forward packets, `cpu_idle_s`, `cpu_steal_s`); "
+                         "`cpu_outside_s` is what other users' processes on this machine used meanwhile (a lower bound). "
+                         "Process times overlap the softirq column (tick accounting charges a softirq tick to the task "
+                         "it interrupted as well). Means per condition:"))
+        means = cpud.groupby("condition")[num].mean()
         table(means.reindex([n for n in ORDER if n in means.index]).reset_index(), float_format=lambda v: f"{v:.3f}")
-        num = [c for c in cpu_cols if pd.api.types.is_numeric_dtype(trials[c])]
-        cmap = plt.get_cmap("tab10")
-        per_condition_stack({n: {c: float(means.loc[n, c]) for c in num} for n in means.index},
-                            {c: cmap(i % 10) for i, c in enumerate(num)}, "CPU seconds per trial by part (mean)",
-                            "CPU seconds (mean)", "fig-cpu.png")
+        need = ["cpu_window_s", "cpu_workers_s", "cpu_flood_s", "cpu_user_s", "cpu_system_s", "cpu_softirq_s",
+                "cpu_idle_s", "cpu_steal_s"]
+        if all(c in num for c in need):
+            w = cpud.cpu_window_s
+            busy = (cpud.cpu_user_s + cpud.cpu_system_s + cpud.cpu_softirq_s) / w
+            cores = pd.DataFrame({"condition": cpud.condition, "worker JVMs": cpud.cpu_workers_s / w,
+                                  "flood processes": cpud.cpu_flood_s / w})
+            outside = cpud.cpu_outside_s / w if "cpu_outside_s" in num else 0.0
+            cores["outside load (other users' processes)"] = outside
+            cores["other busy (kernel, manager JVM, harness)"] = (busy - cores["worker JVMs"] - cores["flood processes"]
+                                                                  - outside).clip(lower=0)
+            cores["idle"] = cpud.cpu_idle_s / w
+            cores["steal (hypervisor)"] = cpud.cpu_steal_s / w
+            cm = cores.groupby("condition").mean()
+            ncpu = len(json.loads(done.cpu_json.dropna().iloc[0])["cpus"]) if done.cpu_json.notna().any() else None
+            per_condition_stack({n: {k: float(cm.loc[n, k]) for k in CPU_PARTS} for n in cm.index}, CPU_PARTS,
+                                "Where the machine's cores went during the workload (mean cores over the window)",
+                                f"cores (of {ncpu})" if ncpu else "cores", "fig-cpu.png")
+            fl = cores[cores["flood processes"] > 0].groupby("condition")["flood processes"].mean()
+            if len(fl):
+                display(Markdown("Flood processes under congestion: " + ", ".join(
+                    f"*{n}* {fl[n]:.2f} cores" for n in ORDER if n in fl.index) + f"; softirq (packet forwarding) "
+                    + ", ".join(f"*{n}* {float((cpud[cpud.condition == n].cpu_softirq_s / cpud[cpud.condition == n].cpu_window_s).mean()):.2f}"
+                                for n in ORDER if n in set(cpud.condition)) + " cores."))
 '''
 
 SWITCH = '''if camp and "switch_json" in trials.columns:
@@ -432,12 +491,16 @@ if camp:
         s = None
         if isinstance(t.capture_summary, str) and (camp / t.capture_summary).exists():
             s = json.loads((camp / t.capture_summary).read_text())
-        col_drops = sum(float(t[c]) for c in drop_cols if pd.notna(t[c]) and pd.api.types.is_number(t[c]))
+        # capture_drops is the total (campaign/drops.py) when stored; its parts are not added to it again
+        use_cols = ["capture_drops"] if "capture_drops" in drop_cols and pd.notna(t.capture_drops) else drop_cols
+        col_drops = sum(float(t[c]) for c in use_cols if pd.notna(t[c]) and pd.api.types.is_number(t[c]))
         if s is None and not col_drops:
             continue
         d = (s or {}).get("drops") or {}
-        dropped = int(d.get("pcap_dropped") or 0) + int(d.get("pcap_dropped_by_interface") or 0)
-        recv = d.get("pcap_received")
+        # the accounted capture's drops block (capture/README.md), or the older pcap4j one
+        dropped = int(d["dropped_total"]) if d.get("dropped_total") is not None else \
+            int(d.get("pcap_dropped") or 0) + int(d.get("pcap_dropped_by_interface") or 0)
+        recv = d.get("received", d.get("pcap_received"))
         caps.append({"idx": t.idx, "condition": t.condition, "summary": s, "received (pcap)": recv,
                      "dropped (pcap)": dropped, "dropped (stored columns)": col_drops,
                      "lost": f"{dropped / recv:.1%}" if recv else "",

@@ -123,3 +123,22 @@ def tree_cpu_ticks(pid: int) -> int:
         total += cpu_ticks(p) or 0
         todo += children(p)
     return total
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and all its descendants alive now (from /proc/PID/task/TID/children), parents first.
+    A process started with a lifetime runs under GNU ``timeout``: the real command is its child."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        out.append(p)
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
+            except (OSError, ValueError):
+                pass
+    return out

@@ -12,13 +12,33 @@ import threading
 import time
 from collections import Counter
 
+import pytest
+
+from conftest import ECENET
 from qoslab.capture import LiveCapture
 from qoslab.profiles import load_profile, render
 from qoslab.switch import push
 from qoslab.switchdev import VirtualSwitch, virtual_endpoint
 from qoslab.switchstats import read_statistics
+from qoslab.testbed import Testbed
+from qoslab.topology import load_variant
 from qoslab.trafficgen import FloodDefinition, open_flood
 from qoslab.trafficgen.definitions import L2_OVERHEAD
+
+from .conftest import free_port, unique_name
+
+
+@pytest.fixture(scope="module")
+def testbed():
+    """ecenet at 50 Mbit/s for this module: police-flood holds the flooders to 25 Mbit/s, half of
+    that link; on the default topology's 10 Mbit/s links the police rate is above the link rate
+    and the policer has nothing to hold."""
+    tb = Testbed(load_variant(unique_name("d"), free_port(), ECENET,
+                              link={"rate": "50Mbit", "burst_ms": 2.5, "offloads": False}))
+    tb.up()
+    yield tb
+    tb.down()
+    assert not tb.existing()
 
 
 def _push(testbed, tmp_path, profile):

@@ -31,7 +31,7 @@ def test_iperf_tcp_reaches_the_link_rate(testbed):
     r = testbed.iperf_tcp("jp-2", "jp-1", seconds=4)
     share = r["bits_per_second"] / testbed.topo.link.rate
     # TCP goodput on a full 1514 B-frame link is 1448/1514 = 95.6 % of the rate; within 10 %
-    assert 0.90 <= share <= 1.02, f"{r['bits_per_second'] / 1e6:.1f} Mbit/s on a 50 Mbit/s link"
+    assert 0.90 <= share <= 1.02, f"{r['bits_per_second'] / 1e6:.1f} Mbit/s on a {testbed.topo.link.rate / 1e6:g} Mbit/s link"
 
 
 def test_shaping_is_htb_with_explicit_burst_on_both_ends(testbed):
@@ -41,8 +41,9 @@ def test_shaping_is_htb_with_explicit_burst_on_both_ends(testbed):
                          check=True).stdout
     m = re.search(r"class htb 1:1 root leaf 10: .*rate (\S+) ceil (\S+) burst (\d+)b cburst (\d+)b", cls)
     assert m, cls
-    assert m.group(1) == m.group(2) == "50Mbit"
-    assert abs(int(m.group(3)) - 15625) <= 16 and abs(int(m.group(4)) - 15625) <= 16  # tick rounding
+    link = testbed.topo.link
+    assert m.group(1) == m.group(2) == f"{link.rate // 10**6}Mbit"
+    assert abs(int(m.group(3)) - link.burst_bytes) <= 16 and abs(int(m.group(4)) - link.burst_bytes) <= 16  # ticks
     host = json.loads(subprocess.run(["tc", "-n", testbed.namespace("jp-3"), "-j", "qdisc", "show", "dev", "eth0"],
                                      capture_output=True, text=True, check=True).stdout)
     assert [q["kind"] for q in host] == ["htb", "bfifo"]

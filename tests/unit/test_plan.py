@@ -24,7 +24,7 @@ def test_plan_for_ecenet():
     assert not any("Gi1-0-21 master" in line for line in plan.links)
     # HTB with explicit burst at the link rate on both ends of every link: the host ends are the
     # testbed's, the switch ports' factory FIFO belongs to the virtual Catalyst (switch_tc)
-    shaped = "htb rate 50000000bit ceil 50000000bit burst 15625b cburst 15625b"
+    shaped = "htb rate 10000000bit ceil 10000000bit burst 3125b cburst 3125b"  # 2.5 ms at 10 Mbit/s
     assert sum(shaped in l for lines in plan.tc.values() for l in lines) == 8
     assert sum(shaped in l for l in plan.switch_tc) == 8
     assert all(ns not in (span, sw) for ns in plan.tc)

@@ -35,8 +35,9 @@ def test_qos_off_is_the_testbed_fifo():
 def test_defaults_with_qos_on_shape_queue_1_and_share_the_rest():
     p = plan_of("mls qos")
     c = classes(p.ports["Gi1-0-1"])
-    assert c["11"].group(2) == c["11"].group(3) == str(50_000_000 // 25)  # shape 25 0 0 0: 1/25 of the port
-    assert c["12"].group(3) == "50000000" and int(c["12"].group(2)) == (50_000_000 - 2_000_000) // 3
+    rate = TOPO.link.rate
+    assert c["11"].group(2) == c["11"].group(3) == str(rate // 25)  # shape 25 0 0 0: 1/25 of the port
+    assert c["12"].group(3) == str(rate) and int(c["12"].group(2)) == (rate - rate // 25) // 3
     assert "htb default 12" in p.ports["Gi1-0-1"][0]  # untrusted -> DSCP 0 -> queue 2
     assert not any("filter" in l for l in p.ports["Gi1-0-1"])
     assert "bfifo limit 32768" in p.ports["Gi1-0-1"][3]  # queue-set 1: 25 % of 128 KiB
@@ -49,8 +50,9 @@ def test_thesis_priority_queue_buffers_and_span():
         mode = interpret(rc, mode, l)
     p = compile_tc(qos_model(rc), TOPO)
     c = classes(p.ports["Gi1-0-1"])
-    assert c["11"].group(2) == "49500000" and c["11"].group(4) == "0"
-    assert all(c[q].group(4) == "1" and c[q].group(3) == "50000000" for q in ("12", "13", "14"))
+    rate = TOPO.link.rate
+    assert c["11"].group(2) == str(rate * 99 // 100) and c["11"].group(4) == "0"
+    assert all(c[q].group(4) == "1" and c[q].group(3) == str(rate) for q in ("12", "13", "14"))
     # queue selection is nftables' (skb priority, qoslab.nftcompile): no classifying filters here
     assert not any(l.startswith("filter add dev Gi1-0-1 parent 1:") for l in p.ports["Gi1-0-1"])
     assert "bfifo limit 65536" in p.ports["Gi1-0-1"][3] and "bfifo limit 6553" in p.ports["Gi1-0-1"][7]

@@ -19,6 +19,11 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 THESIS = REPO / "traffic-gen" / "thesis-flood.yaml"
 
 
+def ecenet_50() -> Topology:
+    """ecenet at 50 Mbit/s (its rate before the scale-model sweep chose 10): the numbers below."""
+    return load_topology(ECENET, link={"rate": "50Mbit", "burst_ms": 2.5, "offloads": False})
+
+
 def test_thesis_flood_definition():
     d = load_flood(THESIS)
     assert [(f.src, f.dst) for f in d.flows] == [("jp-5", "jp-1"), ("jp-6", "jp-2"), ("jp-7", "jp-3"), ("jp-8", "jp-4")]
@@ -26,7 +31,7 @@ def test_thesis_flood_definition():
 
 
 def test_rate_multiple_resolves_to_wire_packets_per_second():
-    topo = load_topology(ECENET)
+    topo = ecenet_50()
     flows = resolve(load_flood(THESIS), topo)
     f = flows[0]
     # 1.5 x 50 Mbit/s over 1442-byte frames (1400 + UDP 8 + IP 20 + Ethernet 14)
@@ -37,7 +42,7 @@ def test_rate_multiple_resolves_to_wire_packets_per_second():
 
 
 def test_calibrated_pacing_interpolates_the_itgsend_rate():
-    topo = load_topology(ECENET)
+    topo = ecenet_50()
     cal = Calibration("ecenet", 1400, [(4334, 2740.0, 8), (8668, 4079.0, 10), (17336, 5755.0, 5), (34672, 6674.0, 6)])
     f = resolve(load_flood(THESIS), topo)[0]
     itg_rate, poll = pacing_for(load_flood(THESIS), f, cal)

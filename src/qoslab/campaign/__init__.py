@@ -4,7 +4,10 @@
 - :mod:`.folder`: making a campaign folder (resolved playbook, provenance, schedule);
 - :mod:`.store`: the SQLite results store;
 - :mod:`.trial`: one trial, phase by phase; :mod:`.runner`: all pending trials, retries, resume;
-- :mod:`.stats`: trials.csv and the Java statistics.
+- :mod:`.stats`: trials.csv and the Java statistics;
+- :mod:`.cpu`: per-trial CPU time of flood, forwarding, workers and other load (``cpu_*`` columns);
+  :mod:`.drops`: a captured trial's packet accounting (``capture_*`` columns);
+- :mod:`.sweep`: one playbook at several link rates (topology variants) and the sweep table.
 
 The campaign folder holds ``playbook.yaml`` (resolved), ``provenance.json`` (tool versions,
 kernel, qoslab commit, seed), ``trials.sqlite`` (the schedule and one row per trial), per-trial

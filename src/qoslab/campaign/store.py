@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from . import cpu, drops
 from .evidence import COLUMNS as EVIDENCE_COLUMNS
 from .playbook import ScheduledTrial
 
@@ -26,7 +27,8 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 #: Columns added to ``trials`` after the first schema (name -> SQL type).
-ADDED_COLUMNS = {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0", **EVIDENCE_COLUMNS}
+ADDED_COLUMNS = {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0", **EVIDENCE_COLUMNS,
+                 **cpu.COLUMNS, **drops.COLUMNS}
 
 
 class Store:

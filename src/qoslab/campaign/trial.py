@@ -29,6 +29,8 @@ from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
 from ..workload import WorkerPool, run_workload
+from .cpu import meter_for
+from .drops import drop_columns
 from .evidence import TrialEvidence, trial_ports
 from .playbook import Condition, Playbook
 
@@ -151,6 +153,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     cap = _start_capture(env, cond, tdir) if capture_due else None
     t["capture_start"] = time.monotonic()
     flood, saturated, fres, summary = None, None, None, None
+    meter = meter_for(env.testbed is not None)  # CPU time of flood, forwarding, workers (campaign/cpu.py)
     try:
         if cond.congestion:
             flood = open_flood(env.flood, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
@@ -162,9 +165,12 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
             saturated = _settle(env, flood)
         t["flood_start"] = time.monotonic()
         run = run_workload(env.pb.workload_of(cond), env.executor_of, lambda h: env.topo.host(h).ip,
-                           tdir / "workload", pool=env.pool, lifetime_s=trial_lifetime(env.pb))
+                           tdir / "workload", pool=env.pool, lifetime_s=trial_lifetime(env.pb),
+                           on_started=lambda w: meter.begin(w, flood))
+        meter.end()
         t["workload"] = time.monotonic()
     finally:
+        meter.close()
         fres = flood.stop() if flood is not None else None
         summary = cap.stop() if cap is not None else None
     ev.finish()
@@ -185,4 +191,5 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
             "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
-            "config_hash": env.current_config, "phases_json": json.dumps(phases), **ev.columns()}
+            "config_hash": env.current_config, "phases_json": json.dumps(phases), **ev.columns(),
+            **meter.columns(r.get("per_worker", [])), **drop_columns(summary)}

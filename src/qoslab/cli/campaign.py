@@ -171,3 +171,39 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
     console.print(f"{folder}: {st.counts()}")
     for c, v in st.done_times().items():
         console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")
+
+
+@app.command("sweep")
+def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playbooks/sweep-rate.yaml."),
+                   rate: list[str] = typer.Option(None, "--rate", help="Run only this rate (repeatable), e.g. 20Mbit."),
+                   out: Path | None = typer.Option(None, help="Sweep folder (default results/sweeps/NAME); "
+                                                              "give the same one to run further rates."),
+                   table_only: bool = typer.Option(False, "--table",
+                                                   help="Only (re)write and print the table.")) -> None:
+    """Run a campaign playbook at several link rates (one campaign per rate, each resumable), then
+    the sweep table: slowdown, recovery (render time, network wait) and flood CPU per rate."""
+    from ..campaign import Store
+    from ..campaign.sweep import ensure_rate_campaign, load_sweep, prepare, summarize_sweep, sweep_markdown
+    from ..units import parse_rate
+
+    sw = load_sweep(file)
+    folder = out or Path("results/sweeps") / sw.name
+    sw = prepare(sw, folder)
+    try:
+        chosen = [parse_rate(r) for r in rate] if rate else list(sw.rates)
+    except ValueError as e:
+        raise QoslabError(f"--rate: {e}") from None
+    unknown = [r for r in chosen if r not in sw.rates]
+    if unknown:
+        raise QoslabError(f"--rate {unknown[0]} bit/s is not one of the sweep's rates")
+    for bps in [] if table_only else chosen:
+        camp = ensure_rate_campaign(sw, folder, bps)
+        st = Store(camp / "trials.sqlite")
+        counts = st.counts()
+        st.close()
+        if counts.get("pending") or counts.get("running") or not (camp / "stats.json").exists():
+            console.print(f"[bold]sweep {sw.name}: {bps / 1e6:g} Mbit/s[/] -> {camp}")
+            campaign_run(None, None, None, camp)
+    rows = summarize_sweep(sw, folder)
+    console.print(sweep_markdown(rows), markup=False, highlight=False, soft_wrap=True)
+    console.print(f"sweep folder: {folder} (sweep.json, sweep.md)")

@@ -90,6 +90,20 @@ class Testbed:
         """Executor running commands inside ``host``'s namespace."""
         return NetnsExecutor(host, self.namespace(host))
 
+    def sshd_up(self) -> list[str]:
+        """Start an sshd in every host namespace that has none (:mod:`.sshd`); returns the hosts
+        started (idempotent)."""
+        from . import sshd
+
+        return sshd.start(self.topo)
+
+    def ssh_targets(self) -> dict[str, Any]:
+        """Host -> :class:`~qoslab.executors.ssh.SshTarget` through the testbed's sshd (see
+        :func:`.sshd.targets`). Raises QoslabError when the servers were never started."""
+        from . import sshd
+
+        return sshd.targets(self.topo)
+
     def span_executor(self) -> NetnsExecutor:
         """Executor of the SPAN namespace (where captures listen on the SPAN destination ports)."""
         return NetnsExecutor("span", self.span_ns)
@@ -156,6 +170,7 @@ class Testbed:
         killed = self._remove(existing)
         self.state_file.unlink(missing_ok=True)
         shutil.rmtree(vswitch_dir(self.topo.name), ignore_errors=True)
+        shutil.rmtree(STATE_DIR / f"sshd-{self.topo.name}", ignore_errors=True)
         left = self.existing()
         if left:
             raise QoslabError(f"namespaces survived `down`: {', '.join(left)}")

@@ -29,6 +29,9 @@ def check_references(pb: Playbook, path: Path) -> None:
     topo = load_topology(resolve_path(pb.topology))
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
+    if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
+        raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
+                                  "(the nodes' pinned host keys)")
     try:
         device_kind(pb.device)
     except QoslabError as e:
@@ -61,7 +64,7 @@ def _check_flood(pb: Playbook, topo: Topology, fail: Any) -> None:
         raise fail(("flood",), f"no flood file {pb.flood}")
     defn: FloodDefinition = load_flood(resolve_path(pb.flood))
     try:
-        resolve(defn, topo)
+        resolve(defn, topo, require_confirmation=False)
     except QoslabError as e:
         raise fail(("flood",), f"{pb.flood}: {e}") from None
 

@@ -17,12 +17,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import QoslabError
+from ..executors.nodes import Nodes
+from ..executors.ssh import run_id_for
 from ..netplan import STATE_DIR
 from ..procs import kill_pids, namespace_pids
 from ..switchdev import open_switch
 from ..testbed import Testbed
 from ..topology import load_topology
-from ..trafficgen import Calibration, calibrate, load_flood
+from ..trafficgen import Calibration, calibrate, confirm_cluster_flood, load_flood
+from ..trafficgen.definitions import check_cluster_flood
 from ..workload import WorkerPool
 from .folder import load_campaign_playbook
 from .playbook import resolve_path
@@ -69,42 +72,76 @@ class Runner:
 
     def run(self) -> Store:
         """Run every pending trial; returns the store. Raises QoslabError when the campaign cannot
-        start (testbed, switch, lock); trial failures are recorded, not raised."""
+        start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised."""
         self._lock = _lock(self.topo.name)
-        tb = Testbed(self.topo)
+        if self.topo.environment == "cluster" and self.flood is not None:  # refused before anything starts
+            confirm_cluster_flood(self.topo, self.store.meta("confirm_flood"))
+            check_cluster_flood(self.topo)
+        tb = Testbed(self.topo) if self.topo.environment == "embedded" else None
         if self.store.meta("testbed_built") is None:  # first run: remember whether the campaign builds it
             with self.store.tx():
-                self.store.db.execute("INSERT INTO meta VALUES ('testbed_built', ?)", (json.dumps(not tb.is_up()),))
-        tb.up()
+                self.store.db.execute("INSERT INTO meta VALUES ('testbed_built', ?)",
+                                      (json.dumps(tb is not None and not tb.is_up()),))
+        if tb is not None:
+            tb.up()
+            if self.pb.executor == "ssh":
+                tb.sshd_up()
         built = bool(self.store.meta("testbed_built"))
-        self._end_leftovers(tb)
+        nodes = Nodes(self.pb.executor, self.topo, testbed=tb, local_root=self.out,
+                      run_id=run_id_for(self.pb.name, self.out))
         env = None
         try:
-            env = self._env(tb)
+            self._end_leftovers(tb, nodes)
+            if self.pb.executor == "ssh" or tb is None:
+                self._preflight(nodes)
+            env = self._env(tb, nodes)
             self._loop(env)
         finally:
             if env is not None and env.pool is not None:
                 env.pool.close()
-            if built:
+            nodes.close()
+            if built and tb is not None:
                 tb.down()
         return self.store
 
-    def _end_leftovers(self, tb: Testbed) -> None:
+    def _end_leftovers(self, tb: Testbed | None, nodes: Nodes) -> None:
         """A killed run may have left trial processes (JVMs, D-ITG, iperf3) in the hosts: they are
-        this campaign's, end them by PID."""
-        left = [p for ps in namespace_pids(tb.host_namespaces()).values() for p in ps]
-        if left:
-            self.log(f"ending {len(left)} processes left in the hosts by an interrupted run")
-            kill_pids(left)
+        this campaign's, end them by PID (the testbed's sshd stays). Over SSH also the processes
+        marked with this campaign's run id and its old work roots on every node."""
+        if tb is not None:
+            keep = set(tb.sshd_pids())
+            left = [p for ps in namespace_pids(tb.host_namespaces()).values() for p in ps if p not in keep]
+            if left:
+                self.log(f"ending {len(left)} processes left in the hosts by an interrupted run")
+                kill_pids(left)
+        if callable(getattr(nodes.factory, "end_leftovers", None)):
+            ended = nodes.parallel(lambda ex: ex.end_leftovers(), self.topo.host_names)  # type: ignore[attr-defined]
+            n = sum(len(v) for v in ended.values())
+            if n:
+                self.log(f"ended {n} processes an interrupted run left on the nodes")
 
-    def _env(self, tb: Testbed) -> TrialEnv:
+    def _preflight(self, nodes: Nodes) -> None:
+        """The pre-flight checks (the first step of every SSH or cluster campaign); their facts
+        go into provenance.json. Raises QoslabError listing every failed check."""
+        from ..preflight import preflight
+
+        report = preflight(self.pb, nodes, log=self.log)
+        prov_path = self.out / "provenance.json"
+        prov = json.loads(prov_path.read_text()) if prov_path.exists() else {}
+        prov.setdefault("preflight", []).append(report.to_json())
+        tmp = prov_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(prov, indent=1))
+        tmp.replace(prov_path)
+        report.raise_for_failures()
+
+    def _env(self, tb: Testbed | None, nodes: Nodes) -> TrialEnv:
         pb = self.pb
-        pool = WorkerPool(tb.executor, lambda h: self.topo.host(h).ip, self.out / "workers") \
+        pool = WorkerPool(nodes.executor_of, lambda h: self.topo.host(h).ip, self.out / "workers") \
             if pb.workers == "per-campaign" else None
-        env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=tb.executor,
+        env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=nodes.executor_of,
                        switch=open_switch(pb.device, self.topo), flood=self.flood,  # type: ignore[arg-type]
                        pool=pool, log=self.log, captured=self.store.captured_conditions())
-        if self.flood is not None and (pb.generator or self.flood.generator) == "ditg":
+        if self.flood is not None and (pb.generator or self.flood.generator) == "ditg" and tb is not None:
             env.calibration = self._calibration(tb)
         return env
 

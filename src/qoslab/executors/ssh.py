@@ -131,7 +131,7 @@ class SshExecutor:
             except asyncssh.PermissionDenied:
                 raise QoslabError(f"on {self.node}: SSH login as {t.username}@{t.host}:{t.port} refused "
                                   "(key or agent authentication only)") from None
-            except (OSError, asyncssh.Error, asyncio.TimeoutError) as e:
+            except (TimeoutError, OSError, asyncssh.Error) as e:
                 raise QoslabError(f"on {self.node}: cannot reach {t.host}:{t.port} over SSH: "
                                   f"{getattr(e, 'reason', '') or e or type(e).__name__}") from None
             self._sftp, self._agent = None, None
@@ -390,7 +390,7 @@ class _Agent:
         self.proc.stdin.write(json.dumps({"id": i, "script": script, "input": input, "timeout": timeout_s}) + "\n")
         try:
             msg = await asyncio.wait_for(fut, timeout_s + 10)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.pending.pop(i, None)
             raise QoslabError(f"on {self.node}: no answer over SSH within {timeout_s + 10:g} s") from None
         return int(msg["rc"]), msg["out"], msg["err"]

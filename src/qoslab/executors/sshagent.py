@@ -36,7 +36,7 @@ def _handle(req):
                              subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True)
     except OSError as e:
-        _reply({"id": req["id"], "rc": 255, "out": "", "err": "agent: cannot run /bin/sh: %s" % e})
+        _reply({"id": req["id"], "rc": 255, "out": "", "err": f"agent: cannot run /bin/sh: {e}"})
         return
     try:
         out, err = p.communicate(data.encode() if data is not None else None, timeout=req.get("timeout"))
@@ -53,7 +53,7 @@ def _handle(req):
 
 def main():
     """Serve requests until stdin closes."""
-    _reply({"id": 0, "rc": 0, "out": "ready %d" % os.getpid(), "err": ""})
+    _reply({"id": 0, "rc": 0, "out": f"ready {os.getpid()}", "err": ""})
     for line in sys.stdin:
         if not line.strip():
             continue

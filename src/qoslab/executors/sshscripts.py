@@ -155,11 +155,14 @@ def close_script(root: str, grace_s: float = 1.0) -> str:
 
 def leftovers_script(run_id: str | None) -> str:
     """Print the PIDs (one per line) of processes marked with ``QOSLAB_RUN=<run_id>`` (any run
-    when None), except the shell running this script."""
+    when None) in this node's network namespace (the embedded testbed's nodes share one process
+    table), except the shell running this script."""
     pat = f"^{RUN_MARKER}={run_id}$" if run_id is not None else f"^{RUN_MARKER}="
-    return (f"for e in /proc/[0-9]*/environ; do\n"
+    return (f"me=$(readlink /proc/$$/ns/net)\n"
+            f"for e in /proc/[0-9]*/environ; do\n"
             f"  grep -qz {q(pat)} \"$e\" 2>/dev/null || continue\n"
-            f"  p=${{e#/proc/}}; p=${{p%/environ}}; [ \"$p\" = $$ ] || echo $p\n"
+            f"  p=${{e#/proc/}}; p=${{p%/environ}}; [ \"$p\" = $$ ] && continue\n"
+            f"  [ \"$(readlink /proc/$p/ns/net 2>/dev/null)\" = \"$me\" ] && echo $p\n"
             f"done; exit 0\n")
 
 

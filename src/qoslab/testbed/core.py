@@ -97,6 +97,12 @@ class Testbed:
 
         return sshd.start(self.topo)
 
+    def sshd_pids(self) -> list[int]:
+        """PIDs of the testbed's sshd servers and of the sessions they serve (none: [])."""
+        from . import sshd
+
+        return sshd.server_and_session_pids(self.topo)
+
     def ssh_targets(self) -> dict[str, Any]:
         """Host -> :class:`~qoslab.executors.ssh.SshTarget` through the testbed's sshd (see
         :func:`.sshd.targets`). Raises QoslabError when the servers were never started."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..device import write_private
@@ -115,6 +114,29 @@ def server_pids(topo: Topology) -> dict[str, int]:
     """Host -> PID of its running sshd (hosts without one are left out)."""
     d = sshd_dir(topo.name)
     return {h.name: pid for h in topo.hosts if (pid := _pid_of(d, h.name)) is not None}
+
+
+def server_and_session_pids(topo: Topology) -> list[int]:
+    """PIDs of the testbed's listening sshd processes and of every process below them (the
+    sessions they serve): what a clean-up of the hosts must leave alone."""
+    roots = set(server_pids(topo).values())
+    if not roots:
+        return []
+    parent: dict[int, int] = {}
+    for e in os.scandir("/proc"):
+        if e.name.isdigit():
+            try:
+                stat = Path(f"/proc/{e.name}/stat").read_text()
+                parent[int(e.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    keep = set(roots)
+    grew = True
+    while grew:
+        new = {p for p, pp in parent.items() if pp in keep and p not in keep}
+        keep |= new
+        grew = bool(new)
+    return sorted(keep)
 
 
 def start(topo: Topology, hosts: list[str] | None = None) -> list[str]:

@@ -23,7 +23,7 @@ from qoslab.procs import namespace_pids
 from qoslab.testbed import Testbed
 from qoslab.topology import load_topology
 
-from .conftest import free_port, unique_name
+from .conftest import catalyst_device_file, free_port, unique_name
 
 REPO_PLAYBOOKS = ECENET.parents[1]
 
@@ -77,8 +77,10 @@ def test_quick_campaign_over_ssh_leaves_nothing_on_the_nodes(tmp_path, ecenet_da
     tb.up()
     tb.sshd_up()  # up before the campaign, so the campaign leaves it up and the nodes can be inspected
     folder = tmp_path / "campaign"
-    try:
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(_playbook(tmp_path, tfile)),
+    try:  # the switch as a real one: a `device: catalyst` file (pinned key, 0600 credentials)
+        device = catalyst_device_file(tb.topo, tmp_path)
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run",
+                            str(_playbook(tmp_path, tfile, device=str(device))),
                             "--out", str(folder), "--trials", "2"], capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         rows = _trial_rows(folder)

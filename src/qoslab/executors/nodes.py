@@ -12,6 +12,7 @@ class method; without one it is called as ``factory(node)``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,8 +24,31 @@ from .base import Executor
 
 T = TypeVar("T")
 
-#: Threads used by :meth:`Nodes.parallel` at most (the thesis cluster has 8 nodes).
-MAX_PARALLEL = 16
+#: Threads of the shared pool behind :func:`parallel_map` (the thesis cluster has 8 nodes).
+MAX_PARALLEL = 32
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_inside = threading.local()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    """One pool for the whole program whose threads live until it exits: a process started by the
+    ``netns``/``local`` executors gets SIGTERM when the *thread* that started it ends
+    (PR_SET_PDEATHSIG), so starts must never run in short-lived threads."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL, thread_name_prefix="qoslab-parallel")
+        return _pool
+
+
+def _run_marked(fn: Callable[[T], Any], item: T) -> Any:
+    _inside.active = True
+    try:
+        return fn(item)
+    finally:
+        _inside.active = False
 
 
 class Nodes:
@@ -55,15 +79,16 @@ class Nodes:
             self._executors[host] = ex
         return ex
 
+    def use(self, host: str, executor: Executor) -> None:
+        """Use ``executor`` for ``host`` from now on (a node reached differently from the others)."""
+        self._executors[host] = executor
+
     def parallel(self, fn: Callable[[Executor], T], hosts: Iterable[str]) -> dict[str, T]:
         """``fn(executor_of(host))`` for every host at once; results by host. The first failure
         is raised (after every call has ended)."""
         hosts = list(dict.fromkeys(hosts))
-        if len(hosts) <= 1:
-            return {h: fn(self.executor_of(h)) for h in hosts}
-        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(hosts))) as pool:
-            futures = {h: pool.submit(fn, self.executor_of(h)) for h in hosts}
-        return {h: f.result() for h, f in futures.items()}
+        results = parallel_map(fn, [self.executor_of(h) for h in hosts])
+        return dict(zip(hosts, results, strict=True))
 
     def opened(self) -> list[str]:
         """Hosts whose executor has been made so far."""
@@ -88,9 +113,15 @@ class Nodes:
 
 
 def parallel_map(fn: Callable[[T], Any], items: Iterable[T]) -> list[Any]:
-    """``fn(item)`` for every item at once (threads), results in order; the first failure is raised."""
+    """``fn(item)`` for every item at once on the shared pool's long-lived threads, results in
+    order; every call ends before the first failure is raised. Called from inside such a call
+    (nested) it runs the items one after another instead (the pool cannot deadlock)."""
     items = list(items)
-    if len(items) <= 1:
+    if len(items) <= 1 or getattr(_inside, "active", False):
         return [fn(i) for i in items]
-    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(items))) as pool:
-        return list(pool.map(fn, items))
+    futures = [_shared_pool().submit(_run_marked, fn, i) for i in items]
+    errors = [f.exception() for f in futures]
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+    return [f.result() for f in futures]

@@ -66,17 +66,21 @@ def parse_itgdec_series(text: str) -> list[dict[str, float]]:
 def run_itgdec(log: Path | str, args: list[str], out_file: Path | str, timeout_s: float = 60.0,
                executor: Executor | None = None, local_out: Path | None = None) -> str:
     """Run ITGDec on ``log`` on the node of ``executor`` (default: this machine), where the log
-    is; its output (``out_file``, or with ``-c INTERVAL FILE`` that FILE) is capped at
-    ITGDEC_MAX_OUTPUT bytes by a file-size limit (``ulimit -f``) and fetched to ``local_out``
-    (default: the same path, a shared file system). Returns the text. Raises QoslabError for a
-    missing log, a timeout, or output over the cap ("ran amok")."""
+    is, in the log's folder (``-c`` writes per-flow scratch files ``1-SRC-DST.dat*`` into the
+    working directory and removes them when done). Its output (``out_file``, or with ``-c
+    INTERVAL FILE`` that FILE) is fetched to ``local_out`` (default: the same path, a shared file
+    system). Every file it writes is capped (``ulimit -f``) at four times the log plus
+    ITGDEC_MAX_OUTPUT bytes, and output over ITGDEC_MAX_OUTPUT counts as "ran amok". Returns the
+    text. Raises QoslabError for a missing log, a timeout, or output over the cap."""
     ex = executor if executor is not None else LocalExecutor()
     series = bool(args) and args[0] == "-c"
     written = str(args[2]) if series else str(out_file)
-    blocks = max(1, -(-ITGDEC_MAX_OUTPUT // 512))
-    stdout = "/dev/null" if series else shlex.quote(str(out_file))
-    script = (f"[ -f {shlex.quote(str(log))} ] || exit 3; rm -f {shlex.quote(written)}; ulimit -f {blocks}; "
-              f"exec ITGDec {' '.join(shlex.quote(str(a)) for a in [log, *args])} > {stdout} 2>/dev/null")
+    q = shlex.quote
+    stdout = "/dev/null" if series else q(str(out_file))
+    logdir = str(log).rsplit("/", 1)[0] if "/" in str(log) else "."
+    script = (f"[ -f {q(str(log))} ] || exit 3; cd {q(logdir)} || exit 3; rm -f {q(written)}; "
+              f"ulimit -f $(( ($(stat -c %s {q(str(log))}) * 4 + {ITGDEC_MAX_OUTPUT}) / 512 + 1 )); "
+              f"exec ITGDec {' '.join(q(str(a)) for a in [log, *args])} > {stdout} 2>/dev/null")
     try:
         r = ex.run(["sh", "-c", script], timeout=timeout_s, check=False)
     except CommandTimeout:

@@ -124,17 +124,20 @@ def test_kill_9_in_a_congested_trial_then_resume(tmp_path, ecenet_data):
                                {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
     folder = tmp_path / "campaign"
     try:
+        log = open(tmp_path / "runner.log", "w")
         p = subprocess.Popen([sys.executable, "-m", "qoslab", "campaign", "run", str(pb), "--out", str(folder)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 300
-        while "ITGSend" not in _ditg_or_jvm(tb) and p.poll() is None and time.monotonic() < deadline:
+                             stdout=log, stderr=log)
+        deadline = time.monotonic() + 300  # (the flood's calibration runs first: D-ITG without JVMs)
+        while not {"ITGSend", "java"} <= set(_ditg_or_jvm(tb)) and p.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(1.0)  # the workload runs under the flood now
         p.send_signal(signal.SIGKILL)
         p.wait()
         killed_at = time.monotonic()
         running = _ditg_or_jvm(tb)
-        assert "ITGSend" in running and "java" in running, running  # the dead runner left them running ...
+        log.close()
+        assert "ITGSend" in running and "java" in running, (running, (tmp_path / "runner.log").read_text()[-3000:])
+        # ... the dead runner left them running
         while _ditg_or_jvm(tb) and time.monotonic() < killed_at + lease + 20:
             time.sleep(0.2)
         assert _ditg_or_jvm(tb) == []  # ... the nodes ended them: lease, then SIGTERM, SIGKILL 5 s later

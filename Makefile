@@ -4,12 +4,13 @@ VENV  := .venv
 QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
-.PHONY: setup run test test-python test-java bench clean help
+.PHONY: setup run test test-unit test-python test-java lint bench clean help
 
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
 	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
-	@echo "make test   - all tests (unit + integration in real namespaces + JUnit)"
+	@echo "make test   - all tests: lint (ruff, mypy), JUnit, pytest unit + integration in real namespaces"
+	@echo "make test-unit - lint and the fast unit tests (seconds, no root; needs .venv from make setup)"
 	@echo "make bench  - benchmarks, JSON results in bench/results/"
 
 setup:
@@ -18,7 +19,18 @@ setup:
 run: setup
 	$(QOSLAB) campaign run playbooks/quick.yaml
 
-test: setup test-java test-python
+test: setup lint test-java test-python
+
+# The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root).
+test-unit: venv-check lint
+	$(PYTEST) -q tests/unit
+
+venv-check:
+	@test -x $(PYTEST) || { echo "error: no .venv: run 'make setup' once (as root)" >&2; exit 2; }
+
+lint: venv-check
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
 
 test-java:
 	mvn -B -q test

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from qoslab.procs import cpu_ticks as _cpu_ticks
+from qoslab.procs import tree_cpu_ticks
 from qoslab.testbed import Testbed
 from qoslab.topology import load_topology
 from qoslab.trafficgen import calibrate, load_flood
@@ -42,13 +42,13 @@ def bench_flood(repeat: int, seconds: float = 10.0) -> dict:
                 with FloodRun(defn, topo, tb.executor, Path(d) / "run", duration_s=seconds, calibration=cal) as fr:
                     fr.start()
                     procs = list(fr.senders.values()) + list(fr.receivers.values())
-                    first = {p.pid: _cpu_ticks(p.pid) or 0 for p in procs}
+                    first = {p.pid: tree_cpu_ticks(p.pid) for p in procs}
                     last = dict(first)
                     b0, t0 = _machine_ticks()
                     w0 = time.monotonic()
                     while any(tb.executor(p.node).poll(p) is None for p in fr.senders.values()):
                         for p in procs:
-                            last[p.pid] = _cpu_ticks(p.pid) or last[p.pid]
+                            last[p.pid] = max(last[p.pid], tree_cpu_ticks(p.pid))
                         time.sleep(0.1)
                     b1, t1 = _machine_ticks()
                     wall = time.monotonic() - w0

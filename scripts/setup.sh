@@ -10,6 +10,7 @@ PACKAGES=(
   libpcap0.8 libpcap0.8-dev                # pcap4j loads libpcap.so through JNA
   d-itg tshark iperf3                      # traffic generation and reference peers
   iproute2 ethtool iputils-ping procps     # the embedded testbed
+  nftables                                 # the virtual Catalyst: DSCP rewrite, policers, counters
   openssh-server netcat-openbsd            # ssh executor / real-cluster parity (nc: Ansible's way into the testbed)
   python3 python3-venv                     # the orchestrator
   chromium                                 # report check: the HTML must render in a real browser

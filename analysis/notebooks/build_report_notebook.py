@@ -362,11 +362,50 @@ CPU = '''if camp:
         per_condition_stack({n: {c: float(means.loc[n, c]) for c in num} for n in means.index},
                             {c: cmap(i % 10) for i, c in enumerate(num)}, "CPU seconds per trial by part (mean)",
                             "CPU seconds (mean)", "fig-cpu.png")
-    sw_cols = [c for c in trials.columns if c.startswith("switch_")]
-    if sw_cols:
-        display(Markdown("## Switch queue drops per trial (mean of the per-trial deltas)"))
-        sw = done.groupby("condition")[sw_cols].mean()
-        table(sw.reindex([n for n in ORDER if n in sw.index]).reset_index(), float_format=lambda v: f"{v:.1f}")
+'''
+
+SWITCH = '''if camp and "switch_json" in trials.columns:
+    rows = []
+    for _, t in done.iterrows():
+        if isinstance(t.switch_json, str):
+            for port, p in json.loads(t.switch_json)["ports"].items():
+                for q in range(4):
+                    rows.append({"condition": t.condition, "idx": t.idx, "port": port, "queue": q + 1,
+                                 "dropped": p["dropped"][q], "enqueued": p["enqueued"][q],
+                                 "policer out": p["policer_out"] if q == 0 else 0})
+    missing = int(done.switch_json.isna().sum())
+    if rows:
+        sq = pd.DataFrame(rows)
+        display(Markdown("## Switch evidence: egress queue drops per condition (`show mls qos interface X statistics`, "
+                         "per-trial deltas)"))
+        display(Markdown("Packets dropped per egress queue (1-4; IOS prints them as queue 0-3), summed over the trial's ports, "
+                         "mean per trial; each panel one queue, its own linear axis from 0. With `mls qos` off (fifo) a port has one "
+                         "FIFO, counted as queue 1; with the thesis profile queue 1 is the expedite queue of DSCP 40 (the "
+                         "workload) and the flood (DSCP 0) goes to queue 2. "
+                         + (f"{missing} trial(s) have no switch evidence." if missing else "")))
+        per = sq.groupby(["condition", "idx", "queue"]).dropped.sum().groupby(["condition", "queue"]).mean()
+        conds = [n for n in ORDER if n in set(sq.condition)]
+        fig, axes = plt.subplots(1, 4, figsize=(12, 3), squeeze=False)
+        fig.subplots_adjust(wspace=0.45)
+        for q in range(1, 5):
+            ax = axes[0][q - 1]
+            for i, n in enumerate(conds):
+                v = float(per.get((n, q), 0.0))
+                ax.bar([i], [v], color=COLOR[n], width=0.75)
+                ax.annotate(f"{v:.0f}", (i, v), ha="center", va="bottom", fontsize=7)
+            ax.set_ylim(0, max(ax.get_ylim()[1], 1) * 1.15); ax.set_xticks([]); ax.set_title(f"queue {q}", fontsize=10)
+            if q == 1:
+                ax.set_ylabel("packets dropped per trial (mean)")
+        legend(axes[0][-1], conds, loc="center left", bbox_to_anchor=(1.02, 0.5))
+        show(fig, "fig-switch-drops.png")
+        tab = sq.groupby(["condition", "port", "queue"])[["enqueued", "dropped"]].mean().reset_index()
+        tab = tab[(tab.enqueued > 0) | (tab.dropped > 0)]
+        tab["o"] = tab.condition.map(ORDER.index)
+        table(tab.sort_values(["o", "port", "queue"]).drop(columns="o"), float_format=lambda v: f"{v:.1f}")
+        pol = sq.groupby(["condition", "idx"])["policer out"].sum()
+        if pol.sum() > 0:
+            display(Markdown("Policer out-of-profile packets per trial (mean): " + ", ".join(
+                f"*{n}* {pol[n].mean():.0f}" for n in conds if n in pol.index.get_level_values(0))))
 '''
 
 FLOOD = '''if camp:
@@ -466,7 +505,7 @@ _ = (out / "figures.json").write_text(json.dumps(figures))
 '''
 
 nb = nbformat.v4.new_notebook()
-cells = [PARAMS, LOAD, RAW, TABLES, SIDE, FIGS, TRIALS, NETWORK, CPU, FLOOD, CAPTURE, PROV]
+cells = [PARAMS, LOAD, RAW, TABLES, SIDE, FIGS, TRIALS, NETWORK, CPU, SWITCH, FLOOD, CAPTURE, PROV]
 nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
 nb.cells[0].metadata["tags"] = ["parameters"]
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

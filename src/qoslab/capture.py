@@ -4,6 +4,8 @@
   destination port in ``qsl-<topology>@span``), started and stopped (SIGTERM by PID) through an
   executor; its summary.json is read at stop.
 - :func:`classify_file`: classify a pcap/pcapng file offline (the fast memory-mapped reader).
+- :func:`classify_files`: many files and folders in one JVM, one summary per file plus a combined
+  table, with a progress callback per file.
 
 Classes (precedence order): control/ack, ssh, rmi, short-frame, data, udp, other; RMI mode
 ``flow`` (connections that open with JRMI, plus port 1099) or ``ethereal`` (port 1099 only).
@@ -12,7 +14,10 @@ Classes (precedence order): control/ack, ssh, rmi, short-frame, data, udp, other
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import QoslabError
@@ -31,10 +36,12 @@ def capture_command(*args: str) -> list[str]:
     return ["java", "-XX:+UseSerialGC", "-Xmx512m", "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
 
 
-def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool) -> list[str]:
+def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner") -> list[str]:
     if rmi_mode not in ("flow", "ethereal"):
         raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
-    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode]
+    if tunnel not in ("inner", "outer"):
+        raise QoslabError(f"tunnel must be inner or outer, got {tunnel!r}")
+    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode, "--tunnel", tunnel]
     if host_ip:
         opts += ["--host", host_ip]
     if per_packet:
@@ -43,10 +50,11 @@ def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool
 
 
 def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
-                  per_packet: bool = False, timeout_s: float = 600) -> dict:
+                  per_packet: bool = False, timeout_s: float = 600, tunnel: str = "inner") -> dict:
     """Classify a capture file; returns summary.json as a dict (also written to ``out_dir``).
     Raises QoslabError with the tool's message for an unreadable file."""
-    r = LocalExecutor().run(capture_command("classify", str(pcap), *_options(out_dir, host_ip, rmi_mode, per_packet)),
+    r = LocalExecutor().run(capture_command("classify", str(pcap),
+                                            *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel)),
                             timeout=timeout_s, check=False)
     if r.returncode != 0:
         msg = [l for l in r.stderr.splitlines() if "error" in l]
@@ -54,14 +62,63 @@ def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mod
     return json.loads((out_dir / "summary.json").read_text())
 
 
+def classify_files(inputs: list[Path], out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
+                   per_packet: bool = False, tunnel: str = "inner",
+                   on_file: Callable[[dict], None] | None = None) -> dict:
+    """Classify many capture files and folders (recursively: *.pcap, *.pcapng, *.cap, ...) in one
+    JVM. ``on_file`` gets each file's row as it finishes (keys ``index``, ``of``, ``file``,
+    ``packets``, ``seconds``, ``classes``, ``summary`` path, ``error``). Returns
+    ``{"files": [rows], "done": {...}}``; with several files ``out_dir`` also holds
+    ``NNNN-NAME/summary.json`` per file and ``combined.json`` / ``combined.csv``. Files that cannot be
+    read are rows with ``error`` set; raises QoslabError only when the tool itself fails."""
+    argv = capture_command("classify", *map(str, inputs), *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel))
+    rows: list[dict] = []
+    done: dict = {}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        assert p.stdout is not None and p.stderr is not None
+        err: list[str] = []
+        stderr = p.stderr
+        t = threading.Thread(target=lambda: err.extend(stderr), daemon=True)  # never block on a full pipe
+        t.start()
+        for line in p.stdout:
+            if not line.startswith("{"):
+                continue
+            ev = json.loads(line)
+            if ev.get("event") == "file":
+                rows.append(ev)
+                if on_file:
+                    on_file(ev)
+            elif ev.get("event") == "done":
+                done = ev
+        p.wait()
+        t.join(5)
+    if not done:
+        msg = [l.strip() for l in err if "error" in l]
+        raise QoslabError(msg[-1].split("error: ", 1)[-1] if msg else f"capture classify failed ({p.returncode})")
+    return {"files": rows, "done": done}
+
+
+ENGINES = ("dumpcap", "pcap4j")
+
+
 class LiveCapture:
-    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap."""
+    """A live capture on ``interface`` of the executor's node; ``write`` keeps the raw pcap.
+
+    ``engine``: ``dumpcap`` (default, measured lossless at full rate on both SPAN ports: C capture
+    into a file with a ``buffer_mb`` MiB kernel buffer, classified by the fast reader when it stops)
+    or ``pcap4j`` (in the JVM, classified as packets arrive). The summary's ``drops`` block holds
+    received, captured, dropped_kernel, dropped_interface, dropped_own, dropped_total, lossless
+    (capture/README.md)."""
 
     def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
-                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False):
+                 rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False,
+                 engine: str = "dumpcap", buffer_mb: int = 64, extra: tuple[str, ...] = ()):
+        if engine not in ENGINES:
+            raise QoslabError(f"capture engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
         self.argv = capture_command("live", "--interface", interface,
                                     *_options(self.out_dir, host_ip, rmi_mode, per_packet),
+                                    "--engine", engine, "--buffer-mb", str(buffer_mb), *extra,
                                     *(["--write", str(write)] if write else []))
         self.proc: BackgroundProcess | None = None
         self.log = self.out_dir / "capture.log"
@@ -86,10 +143,13 @@ class LiveCapture:
         """Stop (SIGTERM; the tool writes its summary first) and return summary.json as a dict."""
         if self.proc is None:
             raise QoslabError("capture was not started")
-        self.ex.stop(self.proc, grace_s=15.0)
+        self.ex.stop(self.proc, grace_s=60.0)
         summary = self.out_dir / "summary.json"
         if not summary.exists():
-            raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary (log: {self.log})")
+            tail = [l for l in self.log.read_text(errors="replace").splitlines() if "error" in l][-1:] \
+                if self.log.exists() else []
+            raise QoslabError(f"capture on {self.ex.node}:{self.interface} wrote no summary"
+                              f"{': ' + tail[0] if tail else ''} (log: {self.log})")
         return json.loads(summary.read_text())
 
     def __enter__(self) -> LiveCapture:
@@ -98,4 +158,4 @@ class LiveCapture:
 
     def __exit__(self, *exc) -> None:
         if self.proc is not None and self.ex.poll(self.proc) is None:
-            self.ex.stop(self.proc, grace_s=15.0)
+            self.ex.stop(self.proc, grace_s=60.0)

@@ -95,3 +95,31 @@ def cpu_ticks(pid: int) -> int | None:
         return int(f[11]) + int(f[12])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def children(pid: int) -> list[int]:
+    """PIDs whose parent is ``pid`` (one pass over /proc)."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def tree_cpu_ticks(pid: int) -> int:
+    """utime + stime (clock ticks) of ``pid`` and of its living descendants: a process started
+    with a lifetime runs under GNU ``timeout``, whose child does the work. 0 when all are gone."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        total += cpu_ticks(p) or 0
+        todo += children(p)
+    return total

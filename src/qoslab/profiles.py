@@ -32,13 +32,22 @@ class Group(StrictModel):
     first: int | None = Field(None, ge=1)
 
 
+class Police(StrictModel):
+    """``police RATE BURST exceed-action drop`` in the rule's class: bits/s and bytes, in the
+    ranges the 3750 command reference gives (8000 - 10^9 bits/s, 8000 - 10^6 bytes)."""
+
+    rate_bps: int = Field(..., ge=8000, le=1_000_000_000)
+    burst_bytes: int = Field(..., ge=8000, le=1_000_000)
+
+
 class Rule(StrictModel):
     """A classification rule, rendered as ACL(s) + class-map + policy-map class setting DSCP.
 
     ``kind: pairs``: one numbered ACL per ordered pair of hosts of ``group`` (Appendix B: ACL
     1ij = host i -> host j, class ``class1ij``). ``kind: ports``: one named ACL matching TCP
     ``ports`` in both directions (source or destination port), class ``name``.
-    ``kind: any``: every IP packet from the group's ports."""
+    ``kind: any``: every packet of ``protocol`` from the group's hosts. ``police``: an individual
+    policer in the class (exceed-action drop)."""
 
     name: str
     kind: Literal["pairs", "ports", "any"]
@@ -47,6 +56,7 @@ class Rule(StrictModel):
     ports: list[int] = Field(default_factory=list)
     set_dscp: int = Field(..., ge=0, le=63)
     acl_base: int = Field(100, ge=100, le=199)
+    police: Police | None = None
 
 
 class PriorityIn(StrictModel):
@@ -153,10 +163,11 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
         elif g.hosts is not None:
             hosts = list(g.hosts)
         else:
-            if g.first > len(topology.hosts):
+            first = g.first or len(topology.hosts)
+            if first > len(topology.hosts):
                 raise QoslabError(f"profile {profile.name}: group {name} wants the first {g.first} hosts, "
                                   f"topology {topology.name} has {len(topology.hosts)}")
-            hosts = topology.host_names[: g.first]
+            hosts = topology.host_names[:first]
         for h in hosts:
             try:
                 topology.host(h)
@@ -167,7 +178,7 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
 
 
 Acl = tuple[str, str, list[str]]          # (numbered|named, id, entries)
-PolicyClassRow = tuple[str, str, bool, int]  # (class name, ACL id, named?, DSCP)
+PolicyClassRow = tuple[str, str, bool, int, Police | None]  # (class name, ACL id, named?, DSCP, policer)
 
 
 def _rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list[str]]
@@ -186,16 +197,16 @@ def _rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list
                         num = r.acl_base + 10 * i + j
                         entry = f"permit {r.protocol} host {topology.host(a).ip} host {topology.host(b).ip}"
                         acls.append(("num", str(num), [entry]))
-                        classes.append((f"class{num}", str(num), False, r.set_dscp))
+                        classes.append((f"class{num}", str(num), False, r.set_dscp, r.police))
         elif r.kind == "ports":
             entries = []
             for port in r.ports:
                 entries += [f"permit {r.protocol} any any eq {port}", f"permit {r.protocol} any eq {port} any"]
             acls.append(("named", r.name, entries))
-            classes.append((r.name, r.name, True, r.set_dscp))
+            classes.append((r.name, r.name, True, r.set_dscp, r.police))
         else:
-            acls.append(("named", r.name, [f"permit ip host {topology.host(h).ip} any" for h in hosts]))
-            classes.append((r.name, r.name, True, r.set_dscp))
+            acls.append(("named", r.name, [f"permit {r.protocol} host {topology.host(h).ip} any" for h in hosts]))
+            classes.append((r.name, r.name, True, r.set_dscp, r.police))
     return acls, classes
 
 

@@ -260,7 +260,7 @@ class Topology(StrictModel):
                                f"{self.switch.management.host} must be a loopback address on the embedded testbed")
         seen: dict[str, str] = {}
         for i, h in enumerate(self.hosts):
-            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):
+            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):  # type: ignore[arg-type]
                 raise FieldProblem(("hosts", i, "address"),
                                    f"{h.address} is outside {TESTBED_NETWORK}, the only range the embedded "
                                    "testbed may use (RFC 2544 benchmarking range)")

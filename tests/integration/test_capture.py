@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import struct
-import subprocess
 import time
 
 import pytest
@@ -18,49 +17,11 @@ from qoslab.switchdev import virtual_endpoint
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 from qoslab.workload import WorkloadSettings, run_workload
+from tshark_ref import retransmissions, tshark_classes
 
 from .conftest import THESIS_FLOOD
 
 pytestmark = pytest.mark.skipif(not JAR.exists(), reason="capture jar not built (make setup)")
-
-
-def tshark_classes(pcap) -> dict[int, str]:
-    """Per frame, the class tshark's own fields give, with the same precedence."""
-    rmi = set(int(x) for x in subprocess.run(["tshark", "-r", str(pcap), "-Y", "rmi", "-T", "fields", "-e",
-                                               "frame.number"], capture_output=True, text=True).stdout.split())
-    out = subprocess.run(["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=,", "-e", "frame.number",
-                          "-e", "frame.cap_len", "-e", "frame.len", "-e", "tcp.len", "-e", "tcp.srcport",
-                          "-e", "tcp.dstport", "-e", "udp.srcport"], capture_output=True, text=True, check=True).stdout
-    classes = {}
-    for line in out.splitlines():
-        n, cap, length, tcplen, sp, dp, udp = (line.split(",") + [""] * 7)[:7]
-        n = int(n)
-        if tcplen != "" and int(tcplen) == 0:
-            c = "control/ack"
-        elif tcplen != "" and "22" in (sp, dp):
-            c = "ssh"
-        elif n in rmi:
-            c = "rmi"
-        elif int(cap) < int(length):
-            c = "short-frame"
-        elif tcplen != "":
-            c = "data"
-        elif udp != "":
-            c = "udp"
-        else:
-            c = "other"
-        classes[n] = c
-    return classes
-
-
-def retransmissions(pcap) -> set[int]:
-    """Frames Wireshark's TCP analysis flags as retransmissions: it does not hand them to the RMI
-    dissector (so tshark shows a retransmitted JRMP segment on port 1099 as plain TCP), while our
-    classifier, which does no sequence analysis, classifies them by port like the original."""
-    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "tcp.analysis.retransmission || "
-                          "tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission",
-                          "-T", "fields", "-e", "frame.number"], capture_output=True, text=True).stdout
-    return {int(x) for x in out.split()}
 
 
 def agree(pcap, tmp_path) -> tuple[dict[int, str], dict[int, str]]:
@@ -92,7 +53,9 @@ def test_live_capture_on_the_span_port_during_the_workload(testbed, tmp_path):
     finally:
         push([], dev, tmp_path, "fifo")
     c = s["classes"]
-    assert s["drops"]["pcap_dropped"] == 0 and s["drops"]["pcap_received"] == s["packets"]
+    dr = s["drops"]
+    assert dr["engine"] == "dumpcap" and dr["lossless"] and dr["dropped_total"] == 0
+    assert dr["captured"] == s["packets"] == dr["received"] and dr["interface_rx_packets"] >= s["packets"]
     assert c["control/ack"]["packets"] > 50
     # flow mode: the workload's calls on the export port, not a handful of registry packets
     assert c["rmi"]["packets"] > 100 and c["rmi"]["mean_frame_bytes"] > 300

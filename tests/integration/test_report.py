@@ -76,18 +76,21 @@ def test_campaign_report_flags_lossy_captures_and_shows_new_columns(tmp_path):
     # the other engineers' per-trial columns, by name
     import sqlite3
     con = sqlite3.connect(camp / "trials.sqlite")
-    for col in ("cpu_flood_s REAL", "cpu_softirq_s REAL", "capture_drops INTEGER", "switch_q1_drops INTEGER"):
+    for col in ("cpu_flood_s REAL", "cpu_softirq_s REAL", "capture_drops INTEGER", "switch_json TEXT"):
         con.execute(f"ALTER TABLE trials ADD COLUMN {col}")
-    con.execute("UPDATE trials SET cpu_flood_s = 0.5, cpu_softirq_s = 0.25, capture_drops = 0, switch_q1_drops = 3")
+    ev = {"ports": {"Gi1/0/1": {"enqueued": [10, 900, 0, 0], "dropped": [0, 120, 0, 0], "policer_in": 0,
+                                "policer_out": 0, "dscp_in": {"0": 50}, "dscp_out": {"0": 910}}}, "reset": []}
+    con.execute("UPDATE trials SET cpu_flood_s = 0.5, cpu_softirq_s = 0.25, capture_drops = 0, switch_json = ?",
+                (json.dumps(ev),))
     con.execute("UPDATE trials SET capture_drops = 9 WHERE idx = 5")   # a clean pcap, drops counted elsewhere
     con.commit()
     con.close()
     html = campaign_report(camp, include_dropped_captures=True).read_text()
     _clean_outputs(camp / "report.ipynb")
-    assert "CPU time per trial" in html and "Switch queue drops" in html and "cpu_softirq_s" in html
+    assert "CPU time per trial" in html and "egress queue drops per condition" in html and "cpu_softirq_s" in html
     assert html.count("LOST PACKETS") == 5 and "include_dropped_captures=True" in html
     figs = json.loads((camp / "figures.json").read_text())
-    assert "fig-cpu.png" in figs and "fig-bitrate-congestion-fifo.png" in figs
+    assert "fig-cpu.png" in figs and "fig-bitrate-congestion-fifo.png" in figs and "fig-switch-drops.png" in figs
     if CHROMIUM is None:
         pytest.skip("chromium not installed (make setup installs it)")
     shot = tmp_path / "shot.png"

@@ -12,7 +12,7 @@ from qoslab.switchconfig import normalized_qos
 from qoslab.topology import load_topology
 
 REAL = REPO / "playbooks" / "topologies" / "ecenet-real.yaml"
-PROFILES = ["fifo", "thesis", "rmi-ports", "trust-dscp"]
+PROFILES = ["fifo", "thesis", "rmi-ports", "trust-dscp", "police-flood"]
 
 
 def test_thesis_profile_gives_appendix_b_qos_lines():

@@ -62,9 +62,15 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None) ->
     pb = pb.model_copy(update={"seed": seed})
     (out / "playbook.yaml").write_text(yaml.safe_dump(pb.model_dump(mode="json"), sort_keys=False))
     (out / "provenance.json").write_text(json.dumps({**provenance(seed), "playbook": str(pb_path)}, indent=1))
-    store = Store(out / "trials.sqlite")
-    store.init(schedule(pb, seed), {"name": pb.name, "seed": seed})
-    return store
+    # the store appears complete or not at all: a kill during create leaves no half-made schedule
+    tmp = out / "trials.sqlite.new"
+    for side in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+        side.unlink(missing_ok=True)
+    building = Store(tmp)
+    building.init(schedule(pb, seed), {"name": pb.name, "seed": seed})
+    building.close()
+    tmp.replace(out / "trials.sqlite")
+    return Store(out / "trials.sqlite")
 
 
 def load_campaign_playbook(folder: Path) -> Playbook:

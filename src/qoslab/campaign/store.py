@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from .evidence import COLUMNS as EVIDENCE_COLUMNS
 from .playbook import ScheduledTrial
 
 SCHEMA = """
@@ -20,7 +21,7 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 #: Columns added to ``trials`` after the first schema (name -> SQL type).
-ADDED_COLUMNS = {"busy_max_s": "REAL"}
+ADDED_COLUMNS = {"busy_max_s": "REAL", **EVIDENCE_COLUMNS}
 
 
 class Store:

@@ -29,6 +29,7 @@ from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
 from ..workload import WorkerPool, run_workload
+from .evidence import TrialEvidence, trial_ports
 from .playbook import Condition, Playbook
 
 #: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
@@ -126,6 +127,10 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     t = {"start": time.monotonic()}
     tdir.mkdir(parents=True, exist_ok=True)
     _push(env, cond, tdir)
+    flows = env.flood.flows if cond.congestion else []
+    hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
+    ev = TrialEvidence(env.switch, trial_ports(env.topo, hosts))
+    ev.start()
     t["switch"] = time.monotonic()
     cap = _start_capture(env, cond, tdir) if capture_due else None
     t["capture_start"] = time.monotonic()
@@ -146,6 +151,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     finally:
         fres = flood.stop() if flood is not None else None
         summary = cap.stop() if cap is not None else None
+    ev.finish()
     t["stop"] = time.monotonic()
     r = run.result
     if r.get("valid") is not True:
@@ -156,8 +162,11 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
     if saturated is not None:
         phases["saturated"] = saturated
+    phases["switch_stats"] = round(ev.seconds, 3)
+    if ev.error:
+        env.log(ev.error)
     busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
     return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
             "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
-            "config_hash": env.current_config, "phases_json": json.dumps(phases)}
+            "config_hash": env.current_config, "phases_json": json.dumps(phases), **ev.columns()}

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from ..errors import QoslabError
@@ -14,6 +16,53 @@ from .common import console
 
 app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
                   no_args_is_help=True)
+
+
+class _TrialProgress:
+    """A rich progress bar with ETA over a campaign's trials, printing each trial with the running
+    mean of its condition (continued over the trials done before a resume)."""
+
+    def __init__(self, prog: Progress, means: dict[str, list[float]]) -> None:
+        self.prog, self.means = prog, means
+        self.task = prog.add_task("campaign", total=None)
+
+    def started(self, done: int, total: int) -> None:
+        self.prog.update(self.task, total=total, completed=done)
+
+    def trial(self, row: dict[str, Any]) -> None:
+        self.prog.advance(self.task)
+        if "error" in row:
+            self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
+            return
+        if not row["warmup"]:
+            self.means.setdefault(row["condition"], []).append(row["elapsed_s"])
+        m = self.means.get(row["condition"], [])
+        mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
+        self.prog.update(self.task, description=f"{row['condition']} #{row['trial']}")
+        self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
+
+    def log(self, text: str) -> None:
+        self.prog.console.print(f"  {text}")
+
+
+def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
+                     resume: Path | None) -> tuple[Path, dict[str, list[float]]]:
+    """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
+    from ..campaign import Store, create, load_playbook
+
+    if resume:
+        if not (resume / "trials.sqlite").exists():
+            raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
+        prior = Store(resume / "trials.sqlite")
+        means = prior.done_times()
+        prior.close()
+        return resume, means
+    if playbook is None:
+        raise QoslabError("give a playbook, or --resume DIR")
+    pb = load_playbook(playbook)
+    folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    create(pb, playbook, folder, trials)
+    return folder, {}
 
 
 @app.command("run")
@@ -24,32 +73,12 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                  confirm_flood: str | None = typer.Option(None, "--confirm-flood", metavar="TOPOLOGY",
                                                           help="Allow floods on a real cluster (environment: "
                                                                "cluster): its topology's name.")) -> None:
-    """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv and stats.json."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
+    stats.json and report.html."""
+    from ..campaign import Runner, Store, campaign_stats
+    from ..report import campaign_report
 
-    from ..campaign import Runner, Store, campaign_stats, create, load_playbook
-
-    means: dict[str, list[float]] = {}
-    if resume:
-        if not (resume / "trials.sqlite").exists():
-            raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
-        folder = resume
-        prior = Store(resume / "trials.sqlite")
-        means = prior.done_times()  # running means continue over the trials done before the resume
-        prior.close()
-    else:
-        if playbook is None:
-            raise QoslabError("give a playbook, or --resume DIR")
-        pb = load_playbook(playbook)
-        folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-        create(pb, playbook, folder, trials)
+    folder, means = _campaign_folder(playbook, trials, out, resume)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
         st = Store(folder / "trials.sqlite")
         with st.tx():
@@ -57,24 +86,8 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         st.close()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("ETA"), TimeRemainingColumn(), console=console) as prog:
-        task = prog.add_task("campaign", total=None)
-
-        def started(done: int, total: int) -> None:
-            prog.update(task, total=total, completed=done)
-
-        def trial(row: dict) -> None:
-            prog.advance(task)
-            if "error" in row:
-                prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
-                return
-            if not row["warmup"]:
-                means.setdefault(row["condition"], []).append(row["elapsed_s"])
-            m = means.get(row["condition"], [])
-            mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
-            prog.update(task, description=f"{row['condition']} #{row['trial']}")
-            prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
-
-        runner = Runner(folder, on_trial=trial, on_start=started, log=lambda s: prog.console.print(f"  {s}"))
+        bar = _TrialProgress(prog, means)
+        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log)
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
@@ -85,14 +98,12 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if (folder / "stats-network.json").exists():
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
-    from ..report import campaign_report
-
     with console.status("executing the report notebook ..."):
         page = campaign_report(folder)
     console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
-def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)") -> None:
+def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)") -> None:
     tab = Table(title=title)
     for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
         tab.add_column(c, justify="left" if c == "condition" else "right")
@@ -101,12 +112,34 @@ def _print_stats(stats: dict, title: str = "trial times (render phase, seconds)"
                     f"{d['median']:.3f}", f"{d['cv']:.1%}")
     console.print(tab)
     for c in stats.get("comparisons", []):
-        console.print(f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s ({c['ratio']:.2f}x), Welch p = "
-                      f"{c['welch_t_p']:.2g}, Mann-Whitney p = {c['mann_whitney_p']:.2g}")
+        console.print(_comparison_line(c))
     for r in stats.get("recovery", []):
-        ratio = r["ratio"]
+        ratio, ci = r["ratio"], r.get("ci95")
+        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] (BCa 95 %)" if ci and None not in ci else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
-                      + f" of the slowdown {r['baseline']} -> {r['congested']}")
+                      + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+def _comparison_line(c: dict[str, Any]) -> str:
+    """One comparison as a line: difference with its bootstrap interval, ratio, Hedges' g, Holm-
+    adjusted p values, and, where no difference was detected (Welch p >= 0.05), whether the data
+    show the conditions equivalent within the TOST margin (absence of evidence is not equivalence)."""
+    ci = c.get("difference_ci95_s")
+    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s"
+    if ci:
+        line += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+    line += f" ({c['ratio']:.2f}x)"
+    if c.get("hedges_g") is not None:
+        line += f", g = {c['hedges_g']:+.2f}"
+    line += f", Welch p = {c['welch_t_p']:.2g}"
+    if c.get("welch_t_p_holm") is not None:
+        line += f" (Holm {c['welch_t_p_holm']:.2g})"
+    line += f", Mann-Whitney p = {c['mann_whitney_p']:.2g}"
+    tost = c.get("tost")
+    if tost and c["welch_t_p"] >= 0.05:
+        verdict = "equivalent" if tost["equivalent"] else "not shown equivalent"
+        line += f"; within +-{tost['margin_rel']:.0%} of {tost['reference']}: {verdict} (TOST p = {tost['p']:.2g})"
+    return line
 
 
 def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder."),

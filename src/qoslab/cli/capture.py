@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -28,25 +29,63 @@ def _print_classes(summary: dict, title: str) -> None:
     console.print(tab)
     drops = summary.get("drops")
     console.print(f"{summary['packets']} packets over {summary['duration_s']:.2f} s; RMI mode {summary['mode']}"
-                  + (f"; kernel drops {drops.get('pcap_dropped')}" if isinstance(drops, dict) else "")
+                  + (f"; dropped {drops.get('dropped_total')} (kernel {drops.get('dropped_kernel')}, interface "
+                     f"{drops.get('dropped_interface')}, own {drops.get('dropped_own')})"
+                     if isinstance(drops, dict) else "")
                   + (f"; [yellow]file truncated: {summary['problem']}[/]" if summary.get("truncated") else ""))
 
 
 @app.command("classify")
-def capture_classify(file: Path = typer.Argument(..., help="pcap or pcapng file."),
+def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng files or folders (recursively)."),
                      host: str | None = typer.Option(None, help="Host (name or address) directions are relative to."),
                      rmi_mode: str = typer.Option("flow", help="flow | ethereal"),
+                     tunnel: str = typer.Option("inner", help="inner | outer: the header tunnelled packets go by."),
                      out: Path = typer.Option(Path("results/capture"), help="Folder for summary.json, timeseries.csv."),
                      topology: Path | None = TopologyOpt) -> None:
-    """Classify a capture file and print a Figure 9/10 style table (packets, mean frame length)."""
-    from ..capture import classify_file
+    """Classify capture files in one JVM: a Figure 9/10 style table for one file, a combined
+    table (one row per file, classes in packets) for several."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..capture import classify_files
 
     ip = host
-    if host and not host[0].isdigit():
+    if host and not host[0].isdigit() and ":" not in host:
         ip = load_topology(topology).host(host).ip
-    s = classify_file(file, out, ip, rmi_mode)
-    _print_classes(s, f"{file.name}: traffic classes" + (f" relative to {host}" if host else ""))
-    console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as prog:
+        task = prog.add_task("classifying", total=None)
+        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel,
+                             on_file=lambda r: prog.update(task, completed=r["index"], total=r["of"],
+                                                           description=Path(r["file"]).name[:40]))
+    rows, done = res["files"], res["done"]
+    if len(rows) == 1 and not done.get("combined"):
+        if rows[0]["error"]:
+            raise QoslabError(rows[0]["error"])
+        s = json.loads(Path(rows[0]["summary"]).read_text())
+        _print_classes(s, f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else ""))
+        for w in s.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+        return
+    _print_combined(rows, done)
+
+
+def _print_combined(rows: list[dict], done: dict) -> None:
+    from ..capture import CLASSES
+
+    tab = Table(title=f"{done['files']} capture files, {done['packets']} packets in {done['seconds']:.2f} s")
+    for c in ("file", "packets", *CLASSES, "undecodable", "warnings"):
+        tab.add_column(c, justify="left" if c == "file" else "right")
+    for r in rows:
+        if r["error"]:
+            tab.add_row(Path(r["file"]).name, "[red]error[/]", *[""] * (len(CLASSES) + 1), r["error"][-60:])
+        else:
+            tab.add_row(Path(r["file"]).name, str(r["packets"]), *[str(r["classes"][c]) for c in CLASSES],
+                        str(r["undecodable"]), str(r["warnings"]))
+    console.print(tab)
+    console.print(f"per-file summaries beside it; combined table: {done['combined']} (and combined.csv)")
+    if done["failed"]:
+        raise QoslabError(f"{done['failed']} of {done['files']} files could not be read (see the table)")
 
 
 @app.command("live")
@@ -56,8 +95,9 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
                  rmi_mode: str = typer.Option("flow", help="flow | ethereal"),
                  write: Path | None = typer.Option(None, help="Also keep the raw capture here."),
                  out: Path = typer.Option(Path("results/capture"), help="Output folder."),
+                 engine: str = typer.Option("dumpcap", help="dumpcap (measured lossless) | pcap4j"),
                  topology: Path | None = TopologyOpt) -> None:
-    """Capture on a SPAN destination port of the testbed for --duration seconds."""
+    """Capture on a SPAN destination port of the testbed for --duration seconds (drops counted)."""
     from ..capture import LiveCapture
     from ..topology import canonical_port, linux_ifname
 
@@ -67,7 +107,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
         raise QoslabError(f"{p} is not a SPAN destination of {tb.topo.name} "
                           f"({', '.join(tb.topo.switch.span_destinations)})")
     ip = tb.topo.host(host).ip if host and not host[0].isdigit() else host
-    cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write)
+    cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine)
     cap.start()
     try:
         with console.status(f"capturing on {p} for {duration:g} s ..."):

@@ -64,15 +64,14 @@ def testbed_status(topology: Path | None = TopologyOpt,
                 if st.namespaces else "")
         console.print(f"testbed {st.name} is down{left}")
         raise typer.Exit(1)
-    num = {"justify": "right"}
     tab = Table(title=f"testbed {st.name}: hosts (namespace qsl-{st.name}-HOST, eth0, "
                 f"/{tb.topo.hosts[0].address.network.prefixlen})")
     for c in ("host", "address", "port", "state"):
         tab.add_column(c)
     for c in ("tx pkts", "rx pkts"):
-        tab.add_column(c, **num)
+        tab.add_column(c, justify="right")
     tab.add_column("qdisc")
-    tab.add_column("drops", **num)
+    tab.add_column("drops", justify="right")
     for h in tb.topo.hosts:
         p = st.hosts[h.name]
         tab.add_row(h.name, h.ip, h.port, p.state, str(p.tx_packets), str(p.rx_packets),
@@ -82,10 +81,10 @@ def testbed_status(topology: Path | None = TopologyOpt,
     for c in ("port", "state"):
         tab.add_column(c)
     for c in ("tx pkts", "tx bytes", "rx pkts"):
-        tab.add_column(c, **num)
+        tab.add_column(c, justify="right")
     tab.add_column("qdisc")
     for c in ("drops", "queued B"):
-        tab.add_column(c, **num)
+        tab.add_column(c, justify="right")
     for dev, p in st.switch_ports.items():
         name = dev.replace("-", "/") + (" SPAN" if "SPAN" in p.alias else "")
         tab.add_row(name, p.state, str(p.tx_packets), str(p.tx_bytes), str(p.rx_packets),

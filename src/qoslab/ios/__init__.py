@@ -20,11 +20,12 @@ from .qos import (
                   DEFAULT_QUEUE_SET_BUFFERS,
                   ClassMap,
                   InterfaceQos,
+                  Police,
                   PolicyClass,
                   QosConfig,
                   qos_model,
 )
 
 __all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "DEFAULT_QUEUE_SET_BUFFERS", "GLOBAL", "MODES", "Ace", "ClassMap",
-           "InterfaceQos", "IosError", "Mode", "PolicyClass", "QosConfig", "RunningConfig", "Section", "ace_text",
-           "interpret", "load_config", "parse_ace", "qos_model"]
+           "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section",
+           "ace_text", "interpret", "load_config", "parse_ace", "qos_model"]

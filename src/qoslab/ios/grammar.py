@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..topology import canonical_port
+from .names import merge_port_tokens, parse_port
 
 
 @dataclass
@@ -44,7 +46,8 @@ _TOK = re.compile(r"\S+")
 
 
 def tokens(line: str) -> list[tuple[str, int]]:
-    return [(m.group(0), m.start()) for m in _TOK.finditer(line)]
+    """(token, column) pairs of a line; ``Gi 1/0/1`` (type and number apart) is one token."""
+    return merge_port_tokens([(m.group(0), m.start()) for m in _TOK.finditer(line)])
 
 
 def is_ip(s: str) -> bool:
@@ -56,16 +59,20 @@ def is_ip(s: str) -> bool:
 
 
 def port_token(s: str) -> str | None:
-    m = re.match(r"^(?:Vlan|vlan|Vl)(\d+)$", s)
-    if m:
-        return f"Vlan{m.group(1)}"
+    """Short name (``Gi1/0/3``, ``Vlan10``) of an interface as IOS accepts it: any case, any
+    unambiguous abbreviation (``gi1/0/3``, ``g1/0/3``, ``GigabitEthernet1/0/3``)."""
+    long = parse_port(s)
+    if long is None:
+        return None
+    if long.startswith("Vlan"):
+        return long
     try:
-        return canonical_port(s)
+        return canonical_port(long)
     except ValueError:
         return None
 
 
-_TYPES = {
+_TYPES: dict[str, Callable[[str], Any]] = {
     "word": lambda s: s if re.match(r"^[A-Za-z0-9_.\-]+$", s) else None,
     "ip": lambda s: s if is_ip(s) else None,
     "port": port_token,
@@ -73,7 +80,7 @@ _TYPES = {
 }
 
 
-def match_token(spec: str, tok: str) -> object | None:
+def match_token(spec: str, tok: str) -> Any:
     """Value for ``tok`` under ``spec`` (literal, a|b choice, {name:type} or {name:a-b}), or None."""
     if spec.startswith("{"):
         typ = spec[1:-1].split(":", 1)[1]
@@ -117,7 +124,7 @@ def match(tpl: Template, toks: list[tuple[str, int]]) -> tuple[int, dict[str, An
         last = k == len(specs) - 1
         times = tpl.repeat if last else 1
         need = tpl.min_repeat if last else 1
-        got = []
+        got: list[Any] = []
         while len(got) < times and i < len(toks):
             v = match_token(spec, toks[i][0])
             if v is None:
@@ -150,6 +157,9 @@ GLOBAL_TEMPLATES = [
     T("mls qos srr-queue input dscp-map queue {q:1-2} threshold {t:1-3} {d:0-63}", "global", 8, 1),
     T("mls qos srr-queue input dscp-map queue {q:1-2} {d:0-63}", "global", 8, 1),
     T("mls qos srr-queue output dscp-map queue {q:1-4} threshold {t:1-3} {d:0-63}", "global", 8, 1),
+    T("mls qos rewrite ip dscp", "global"),
+    T("mls qos map cos-dscp {d:0-63}", "global", 8),
+    T("mls qos map dscp-cos {d:0-63} to {c:0-7}", "global"),
     T("mls qos queue-set output {qs:1-2} buffers {b:0-99}", "global", 4),
     T("mls qos queue-set output {qs:1-2} threshold {q:1-4} {t:1-3200}", "global", 4),
     T("class-map {how:match-all|match-any} {name:word}", "class-map"),
@@ -168,6 +178,7 @@ PASSTHROUGH = [
     T("ip subnet-zero", "keep"), T("ip classless", "keep"), T("ip http server", "keep"),
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
     T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
+    T("file prompt quiet", "keep"), T("ip scp server enable", "keep"),  # NAPALM's file operations
 ]
 IF_TEMPLATES = [
     T("mls qos trust {t:dscp|cos|ip-precedence}", "if"),
@@ -184,7 +195,11 @@ CMAP_TEMPLATES = [T("match access-group {acl:word}", "cmap"), T("match access-gr
              T("match ip dscp {d:0-63}", "cmap", 8, 1)]
 PMAP_TEMPLATES = [T("class {name:word}", "pmap-class")]
 PMAPC_TEMPLATES = [T("set ip dscp {d:0-63}", "pmapc"), T("set dscp {d:0-63}", "pmapc"),
-              T("trust {t:dscp|cos}", "pmapc")]
+              T("trust {t:dscp|cos}", "pmapc"),
+              # police RATE-bps BURST-bytes [exceed-action drop] (3750 command reference: rate 8000 -
+              # 1000000000 bits/s, burst 8000 - 1000000 bytes; drop is the default exceed action)
+              T("police {rate:8000-1000000000} {burst:8000-1000000} exceed-action drop", "pmapc"),
+              T("police {rate:8000-1000000000} {burst:8000-1000000}", "pmapc")]
 MODE_TEMPLATES = {"config": GLOBAL_TEMPLATES + PASSTHROUGH, "config-if": IF_TEMPLATES, "config-cmap": CMAP_TEMPLATES,
              "config-pmap": PMAP_TEMPLATES, "config-pmap-c": PMAPC_TEMPLATES, "config-ext-nacl": []}
 

@@ -54,8 +54,13 @@ def _global_key(toks: list[str]) -> str:
         return " ".join(toks[:6])
     if toks[:4] == ["mls", "qos", "srr-queue", "input"] and len(toks) > 4 and toks[4] != "dscp-map":
         return " ".join(toks[:5])
+    if toks[:4] == ["mls", "qos", "map", "cos-dscp"]:
+        return " ".join(toks[:4])
     return line  # DSCP maps accumulate; anything else is its own identity
 
+
+#: ``mls qos rewrite ip dscp``: the DS field is rewritten to the QoS label on the way out (default).
+REWRITE = "mls qos rewrite ip dscp"
 
 #: Leading words that identify an interface line (a new value replaces the old one).
 _IF_KEY_WORDS = {"srr-queue": 3, "mls": 3, "service-policy": 2, "priority-queue": 2, "no": 2}
@@ -111,6 +116,11 @@ def _global(c: _Ctx) -> Mode:
             g[:] = [line for line in g if line != "mls qos"]
         elif "mls qos" not in g:
             g.insert(0, "mls qos")
+        return Mode(GLOBAL)
+    if c.text == REWRITE:  # on by default: only its `no` form is a config line (as IOS shows it)
+        g[:] = [line for line in g if line != "no " + REWRITE]
+        if c.negate:
+            g.append("no " + REWRITE)
         return Mode(GLOBAL)
     key = _global_key(c.words)
     if c.negate:
@@ -219,7 +229,10 @@ def _pmapc_line(c: _Ctx) -> Mode:
     if c.negate:
         _remove_prefix(sec.children, key)
     else:
-        _set_unique(sec.children, c.text.replace("set dscp", "set ip dscp"), key)
+        text = c.text.replace("set dscp", "set ip dscp")
+        if key == "police" and "exceed-action" not in text:
+            text += " exceed-action drop"  # the default exceed action, shown as IOS shows it
+        _set_unique(sec.children, text, key)
     return c.mode
 
 

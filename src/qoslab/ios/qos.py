@@ -4,7 +4,8 @@ needs, with the Catalyst 3750 defaults filled in for anything not configured.
 Defaults (Catalyst 3750 QoS configuration guide, 12.2(25)SE): ``mls qos`` off; ports untrusted
 when QoS is on; egress DSCP map 0-15 -> q2, 16-31 -> q3, 32-39 and 48-63 -> q4, 40-47 -> q1;
 queue-set 1 and 2 buffers 25 25 25 25; ``srr-queue bandwidth shape 25 0 0 0`` and ``share 25 25 25
-25``; ingress: DSCP 40-47 -> queue 2 (priority, 10 %), others -> queue 1.
+25``; ingress: DSCP 40-47 -> queue 2 (priority, 10 %), others -> queue 1; ``mls qos rewrite ip
+dscp`` on; CoS-to-DSCP map 0 8 16 24 32 40 48 56; DSCP-to-CoS map DSCP // 8.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ DEFAULT_DSCP_OUTPUT_QUEUE = {d: (2 if d <= 15 else 3 if d <= 31 else 4 if d <= 3
                              for d in range(64)}
 #: Catalyst 3750 default queue-set buffer allocation (percent per egress queue 1-4).
 DEFAULT_QUEUE_SET_BUFFERS = {1: [25, 25, 25, 25], 2: [25, 25, 25, 25]}
+#: Catalyst 3750 default CoS-to-DSCP map (QoS configuration guide, "Configuring the CoS-to-DSCP Map").
+DEFAULT_COS_DSCP = [0, 8, 16, 24, 32, 40, 48, 56]
+#: Catalyst 3750 default DSCP-to-CoS map (same guide, "Configuring the DSCP-to-CoS Map"): DSCP // 8.
+DEFAULT_DSCP_COS = {d: d // 8 for d in range(64)}
 
 
 @dataclass
@@ -34,13 +39,23 @@ class ClassMap:
     dscps: list[int]
 
 
+@dataclass(frozen=True)
+class Police:
+    """``police RATE BURST exceed-action drop``: an individual policer, ``rate_bps`` bits/s,
+    ``burst_bytes`` bytes (token bucket; packets over it are dropped)."""
+
+    rate_bps: int
+    burst_bytes: int
+
+
 @dataclass
 class PolicyClass:
-    """A class of a policy-map: the DSCP it sets and/or the trust it applies."""
+    """A class of a policy-map: the DSCP it sets, the trust it applies, its policer."""
 
     class_name: str
     set_dscp: int | None
     trust: str | None
+    police: Police | None = None
 
 
 @dataclass
@@ -69,18 +84,27 @@ class QosConfig:
     interfaces: dict[str, InterfaceQos]
     monitor: dict[int, dict[str, list[Any]]]  # session -> {"sources": [(port, dir)], "destinations": [port]}
     unsupported: list[str]     # configured but not emulated (WTD thresholds, ingress queues ...)
+    rewrite_dscp: bool = True  # ``mls qos rewrite ip dscp``: the DS field leaves with the QoS label
+    cos_dscp: list[int] = field(default_factory=lambda: list(DEFAULT_COS_DSCP))
+    dscp_cos: dict[int, int] = field(default_factory=lambda: dict(DEFAULT_DSCP_COS))
 
 
-def _globals(rc: RunningConfig, outq: dict[int, int], qsb: dict[int, list[int]], unsupported: list[str]) -> None:
+def _globals(rc: RunningConfig, q: QosConfig) -> None:
     for line in rc.globals_:
         w = line.split()
         if w[:5] == ["mls", "qos", "srr-queue", "output", "dscp-map"]:
             for d in w[9:]:
-                outq[int(d)] = int(w[6])
+                q.dscp_output_queue[int(d)] = int(w[6])
         elif w[:4] == ["mls", "qos", "queue-set", "output"] and w[5] == "buffers":
-            qsb[int(w[4])] = [int(x) for x in w[6:10]]
+            q.queue_set_buffers[int(w[4])] = [int(x) for x in w[6:10]]
+        elif line == "no mls qos rewrite ip dscp":
+            q.rewrite_dscp = False
+        elif w[:4] == ["mls", "qos", "map", "cos-dscp"]:
+            q.cos_dscp = [int(x) for x in w[4:12]]
+        elif w[:4] == ["mls", "qos", "map", "dscp-cos"]:
+            q.dscp_cos[int(w[4])] = int(w[6])
         elif line != "mls qos":
-            unsupported.append(line)
+            q.unsupported.append(line)
 
 
 def _class_maps(rc: RunningConfig) -> dict[str, ClassMap]:
@@ -102,14 +126,16 @@ def _policy_maps(rc: RunningConfig) -> dict[str, list[PolicyClass]]:
     for name, s in rc.policy_maps.items():
         pcs = []
         for sub in s.subsections:
-            setd = trust = None
+            setd = trust = police = None
             for c in sub.children:
                 w = c.split()
                 if w[0] == "set":
                     setd = int(w[-1])
                 elif w[0] == "trust":
                     trust = w[1]
-            pcs.append(PolicyClass(sub.header.split()[1], setd, trust))
+                elif w[0] == "police":
+                    police = Police(int(w[1]), int(w[2]))
+            pcs.append(PolicyClass(sub.header.split()[1], setd, trust, police))
         out[name] = pcs
     return out
 
@@ -150,11 +176,10 @@ def _monitor_sessions(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
 
 def qos_model(rc: RunningConfig) -> QosConfig:
     """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure)."""
-    outq = dict(DEFAULT_DSCP_OUTPUT_QUEUE)
-    qsb = {k: list(v) for k, v in DEFAULT_QUEUE_SET_BUFFERS.items()}
-    unsupported: list[str] = []
-    _globals(rc, outq, qsb, unsupported)
-    ifs = {port: _interface_qos(port, s.children, unsupported)
-           for port, s in rc.interfaces.items() if not port.startswith("Vlan")}
-    return QosConfig("mls qos" in rc.globals_, dict(rc.acls), _class_maps(rc), _policy_maps(rc), outq, qsb, ifs,
-                     _monitor_sessions(rc), unsupported)
+    q = QosConfig("mls qos" in rc.globals_, dict(rc.acls), _class_maps(rc), _policy_maps(rc),
+                  dict(DEFAULT_DSCP_OUTPUT_QUEUE), {k: list(v) for k, v in DEFAULT_QUEUE_SET_BUFFERS.items()}, {},
+                  _monitor_sessions(rc), [])
+    _globals(rc, q)
+    q.interfaces = {port: _interface_qos(port, s.children, q.unsupported)
+                    for port, s in rc.interfaces.items() if not port.startswith("Vlan")}
+    return q

@@ -69,7 +69,7 @@ class FloodDefinition(StrictModel):
 
     @field_validator("rate")
     @classmethod
-    def _rate(cls, v):
+    def _rate(cls, v: str | int) -> str | int:
         _check_rate(v)
         return v
 

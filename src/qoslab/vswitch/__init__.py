@@ -1,11 +1,13 @@
 """The virtual Catalyst 3750: an SSH server speaking the IOS CLI whose QoS configuration is
-compiled to tc on the embedded testbed's switch ports.
+compiled to tc and nftables on the embedded testbed's switch ports.
 
 - :mod:`.server`: the asyncssh server and :func:`serve`;
 - :mod:`.session`: one CLI session (modes, prompts, errors);
-- :mod:`.catalyst`: :class:`VirtualCatalyst` (running/startup config, applying the tc plan);
+- :mod:`.catalyst`: :class:`VirtualCatalyst` (running/startup config, applying the tc plan and
+  the nftables ruleset);
 - :mod:`.show`: show commands in IOS format;
-- :mod:`.tcapply`: applying a tc plan, per-queue counters.
+- :mod:`.tcapply`: applying a tc plan and an nftables ruleset;
+- :mod:`.counters`: per-port QoS counters (nftables, tc) as plain data for the show commands.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The virtual Catalyst 3750's state: running- and startup-config, and the tc plan compiled
-from it and applied to the switch ports of the embedded testbed (it owns their egress queues)."""
+"""The virtual Catalyst 3750's state: running- and startup-config, and the tc plan and nftables
+ruleset compiled from it and applied to the switch namespace of the embedded testbed (it owns the
+switch ports' egress queues and table ``bridge qoslab``: marking, policing, queue selection)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import asyncio
 import time
 
 from ..ios import RunningConfig, load_config, qos_model
+from ..ios.show_mqc import ClassCounters
+from ..ios.show_qos import PortCounters
 from ..netplan import switch_namespace, vswitch_dir
+from ..nftcompile import NftPlan, compile_nft
 from ..tccompile import TcPlan, compile_tc
-from ..topology import Topology, linux_ifname
-from .show import show_command
-from .tcapply import apply_plan
+from ..topology import Topology, canonical_port, linux_ifname
+from .counters import read_counters, read_nft
+from .tcapply import apply_nft, apply_plan
 
 
 class VirtualCatalyst:
@@ -26,6 +30,7 @@ class VirtualCatalyst:
         if startup.exists():
             load_config(startup.read_text(), self.running)
         self.applied: TcPlan | None = None
+        self.applied_nft: NftPlan | None = None
         self.lock = asyncio.Lock()
         self.booted = time.time()
 
@@ -34,16 +39,27 @@ class VirtualCatalyst:
         """The tc plan of the current running-config (pure compile)."""
         return compile_tc(qos_model(self.running), self.topo)
 
+    def nft_plan(self) -> NftPlan:
+        """The nftables ruleset of the current running-config (pure compile)."""
+        return compile_nft(qos_model(self.running), self.topo)
+
     def apply(self) -> bool:
-        """Compile the running-config and apply it to the switch namespace if the plan changed.
-        Returns True when tc was changed. Raises QoslabError naming the failing tc line."""
-        plan = self.plan()
-        if self.applied is not None and plan.ports == self.applied.ports:
-            return False
-        if self.apply_enabled:
-            apply_plan(plan, switch_namespace(self.topo.name), [linux_ifname(h.port) for h in self.topo.hosts])
-        self.applied = plan
-        return True
+        """Compile the running-config and apply what changed (tc plan, nftables ruleset) to the
+        switch namespace. Returns True when anything was changed. Raises QoslabError naming the
+        failing tc or nft line."""
+        plan, nft = self.plan(), self.nft_plan()
+        tc_changed = self.applied is None or plan.ports != self.applied.ports
+        nft_changed = self.applied_nft is None or nft.text != self.applied_nft.text
+        ns = switch_namespace(self.topo.name)
+        if tc_changed:
+            if self.apply_enabled:
+                apply_plan(plan, ns, [linux_ifname(h.port) for h in self.topo.hosts])
+            self.applied = plan
+        if nft_changed:
+            if self.apply_enabled:
+                apply_nft(nft, ns)
+            self.applied_nft = nft
+        return tc_changed or nft_changed
 
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""
@@ -52,6 +68,22 @@ class VirtualCatalyst:
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")
 
-    def show(self, args: list[str]) -> str | None:
-        """Output of ``show ARGS`` (IOS format) or None for an unknown show command."""
-        return show_command(self, args)
+    def factory(self) -> RunningConfig:
+        """This switch at factory defaults (``configure replace`` starts from it)."""
+        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports)
+
+    def counters(self, port_long: str) -> PortCounters:
+        """Counters of ``show mls qos interface PORT statistics`` from the kernel
+        (:mod:`.counters`: nftables DSCP sets and policer rules, tc queues; CoS derived); zeros on
+        a switch that does not apply its config. Raises QoslabError when nft or tc fails."""
+        if not self.apply_enabled:
+            return PortCounters()
+        port = canonical_port(port_long)
+        return read_counters(switch_namespace(self.topo.name), [port], qos_model(self.running).dscp_cos)[port]
+
+    def class_counters(self) -> dict[tuple[str, str], ClassCounters]:
+        """Per (long port, class) counters of the input policies (``show policy-map interface``),
+        from the nftables class and policer rules; empty on a switch that does not apply."""
+        if not self.apply_enabled:
+            return {}
+        return read_nft(switch_namespace(self.topo.name)).classes

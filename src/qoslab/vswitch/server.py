@@ -1,11 +1,10 @@
-"""The virtual Catalyst's SSH server (asyncssh): the IOS CLI over an interactive shell.
+"""The virtual Catalyst's SSH server (asyncssh): the IOS CLI (:class:`.session.IosSession`) over an
+interactive shell with ``terminal length`` paging (``--More--``), the exec channel (``ssh switch
+show version`` answers and closes), and SCP into ``flash:`` (:mod:`.flash`).
 
-Netmiko's ``cisco_ios`` driver talks to it exactly as to hardware: user EXEC ``Switch>``,
-``enable`` (secret) ``Switch#``, ``configure terminal`` and the config sub-modes, ``end``,
-``write memory``, ``terminal length 0``/``width 511``, and the show commands of the QoS
-workflow. Invalid input answers ``% Invalid input detected at '^' marker.`` with the caret under
-the fault; the session survives. The running-config is compiled (:mod:`qoslab.tccompile`) and
-applied to the switch ports whenever a configuration session ends and the plan changed.
+Netmiko, NAPALM ``ios``, scrapli and Ansible ``cisco.ios`` talk to it as to hardware (tests in
+tests/clients/). The running-config is compiled (:mod:`qoslab.tccompile`) and applied to the
+switch ports whenever a configuration session ends and the plan changed.
 
 Credentials and host key are generated per testbed into its state folder (mode 0600 from the
 first byte), never in the repository.
@@ -23,6 +22,7 @@ from ..device import Credentials, generate_credentials, write_private
 from ..netplan import vswitch_dir
 from ..topology import Topology
 from .catalyst import VirtualCatalyst
+from .flash import sftp_factory
 from .session import IosSession
 
 
@@ -39,70 +39,110 @@ def ensure_identity(d: Path) -> Credentials:
     return creds
 
 
-async def _session(process: asyncssh.SSHServerProcess, switch: VirtualCatalyst, creds: Credentials) -> None:
-    s = IosSession(switch, creds)
+MORE = " --More-- "
+
+
+async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, text: str) -> bool:
+    """Write ``text``; with ``terminal length N`` (N > 0) stop every N-1 lines at ``--More--``:
+    space = next page, return = next line, anything else = stop. False if the client went away."""
+    lines = text.split("\n")
+    if session.length == 0 or len(lines) <= session.length:
+        process.stdout.write(text)
+        return True
+    i, page = 0, session.length - 1
+    process.channel.set_line_mode(False)  # type: ignore[attr-defined]
+    try:
+        while i < len(lines):
+            chunk = lines[i:i + page]
+            i += len(chunk)
+            process.stdout.write("\n".join(chunk) + ("\n" if i < len(lines) else ""))
+            if i >= len(lines):
+                break
+            process.stdout.write(MORE)
+            key = await process.stdin.read(1)
+            process.stdout.write("\b" * len(MORE) + " " * len(MORE) + "\b" * len(MORE))
+            if key == "":
+                return False
+            if key in ("\r", "\n"):
+                page = 1
+            elif key == " ":
+                page = session.length - 1
+            else:
+                break
+    finally:
+        process.channel.set_line_mode(True)  # type: ignore[attr-defined]
+    return True
+
+
+async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
+    """An interactive shell session on an asyncssh server process (line editor on)."""
     out = process.stdout
     try:
-        out.write("\n" + s.prompt)
+        out.write("\n" + session.prompt)
         while True:
             try:
                 line = await process.stdin.readline()
-            except asyncssh.BreakReceived:
-                continue
-            except asyncssh.TerminalSizeChanged:
+            except (asyncssh.BreakReceived, asyncssh.TerminalSizeChanged):
                 continue
             if line == "":
                 break
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                out.write(s.prompt)
-                continue
-            async with switch.lock:
-                if s.mode is not None:
-                    text = s.config_command(line)
-                    close = False
-                else:
-                    w = line.split()
-                    if w[0].lower() in ("en", "ena", "enab", "enabl", "enable"):
-                        out.write("Password: ")
-                        process.channel.set_echo(False)
-                        secret = (await process.stdin.readline()).rstrip("\r\n")
-                        process.channel.set_echo(True)
-                        out.write("\n")
-                        if secrets.compare_digest(secret, creds.secret):
-                            s.privileged = True
-                            text = ""
-                        else:
-                            text = "% Access denied\n\n"
-                        close = False
-                    else:
-                        text, close = s.exec_command(line)
-            if close:
+            async with lock:
+                reply = session.line(line.rstrip("\r\n"))
+            while reply.secret:
+                out.write(reply.text)
+                process.channel.set_echo(False)  # type: ignore[attr-defined]
+                secret = await process.stdin.readline()
+                process.channel.set_echo(True)  # type: ignore[attr-defined]
+                out.write("\n")
+                if secret == "":
+                    return
+                reply = session.secret_line(secret.rstrip("\r\n"))
+            if reply.close:
                 break
-            out.write(text)
-            out.write(s.prompt)
+            if not await _write_paged(process, session, reply.text):
+                break
+            out.write(reply.prompt if reply.prompt is not None else session.prompt)
     except (asyncssh.ConnectionLost, BrokenPipeError, ConnectionResetError):
         pass
     finally:
-        async with switch.lock:
-            s.close()
+        async with lock:
+            session.close()
         process.exit(0)
 
 
-class _Server(asyncssh.SSHServer):
-    """Password authentication against the switch's credentials (constant-time compare)."""
+async def run_exec(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
+    """``ssh switch COMMAND``: run one EXEC command at the login's privilege level, print its
+    output, close (exit status 0)."""
+    async with lock:
+        reply = session.line((process.command or "").strip())
+        session.close()
+    process.stdout.write(reply.text if not reply.secret else "% Enable not available on an exec channel\n")
+    process.exit(0)
 
-    def __init__(self, creds: Credentials) -> None:
-        self.creds = creds
 
-    def begin_auth(self, username: str) -> bool:
-        return True
+async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, port: int, host_key: str,
+                       lock: asyncio.Lock) -> asyncssh.SSHAcceptor:
+    """The virtual switch's SSH server: password login, interactive shell (:func:`run_shell`),
+    exec channel (:func:`run_exec`), SCP into flash: when ``ip scp server enable`` is configured."""
 
-    def password_auth_supported(self) -> bool:
-        return True
+    class Server(asyncssh.SSHServer):
+        def begin_auth(self, username: str) -> bool:
+            return True
 
-    def validate_password(self, username: str, password: str) -> bool:
-        return username == self.creds.username and secrets.compare_digest(password, self.creds.password)
+        def password_auth_supported(self) -> bool:
+            return True
+
+        def validate_password(self, username: str, password: str) -> bool:
+            return username == creds.username and secrets.compare_digest(password.encode(), creds.password.encode())
+
+    async def process(p) -> None:
+        s = IosSession(switch, creds.secret)
+        await (run_exec(p, s, lock) if p.command else run_shell(p, s, lock))
+
+    enabled = lambda: "ip scp server enable" in switch.running.kept  # noqa: E731
+    return await asyncssh.create_server(
+        Server, host, port, server_host_keys=[host_key], process_factory=process, line_editor=True,
+        line_history=0, encoding="utf-8", sftp_factory=sftp_factory(switch.dir / "flash", enabled), allow_scp=True)
 
 
 async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | None = None) -> None:
@@ -112,10 +152,7 @@ async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | N
     switch = VirtualCatalyst(topology, apply=apply)
     switch.apply()
     mg = topology.switch.management
-    server = await asyncssh.create_server(
-        lambda: _Server(creds), mg.host, mg.port, server_host_keys=[str(d / "ssh_host_key")],
-        process_factory=lambda p: _session(p, switch, creds), line_editor=True, line_history=0,
-        encoding="utf-8")
+    server = await start_server(switch, creds, mg.host, mg.port, str(d / "ssh_host_key"), switch.lock)
     if ready:
         ready.set()
     try:

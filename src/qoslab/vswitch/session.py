@@ -1,92 +1,276 @@
-"""One CLI session of the virtual Catalyst: EXEC and config modes, prompts, IOS errors."""
+"""One CLI session of the virtual Catalyst 3750 as automation clients see it: user and privileged
+EXEC, ``enable`` (three tries, ``% Bad secrets``), configuration mode (:func:`qoslab.ios.interpret`),
+every show command through :mod:`qoslab.ios.execparse` (abbreviations, interface names, output
+modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`.flash`),
+``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.ios.archive`).
+
+:class:`IosSession` is transport-free: :meth:`IosSession.line` takes one typed line and returns a
+:class:`Reply` (text, whether to close, whether the next line is a secret or an answer to a
+prompt); :mod:`.server` drives it over SSH (shell with ``--More--`` paging, exec channel). The
+switch object provides ``running`` (RunningConfig), ``topo``, ``dir``, ``booted``, ``save()``,
+``apply()``, ``factory()`` and ``counters(long_port) -> PortCounters``; optionally
+``link_counters(long_port) -> dict`` and ``class_counters() -> {(port, class): ClassCounters}``.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+import resource
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from ..device import Credentials
 from ..errors import QoslabError
 from ..ios import IosError, Mode, interpret
+from ..ios.archive import config_differences, copied, incremental_diffs, merge, replace
+from ..ios.execparse import USER_EXEC, ExecCommand, apply_modifier, parse_exec
+from ..ios.show_sys import DeviceFacts, render_privilege
+from .flash import Flash
+from .show import show_output
 
-if TYPE_CHECKING:
-    from .catalyst import VirtualCatalyst
+
+@dataclass
+class Reply:
+    """What to print; ``close``: end the session; ``secret``: the next line is a password (no
+    echo); ``prompt``: the next line answers a question (printed instead of the prompt)."""
+
+    text: str = ""
+    close: bool = False
+    secret: bool = False
+    prompt: str | None = None
+
+
+def device_facts(sw) -> DeviceFacts:
+    """Identity of the virtual switch: a virtual serial (``QSL`` + 8 hex digits of the topology
+    name) and base MAC (locally administered ``02xx``), never a real device's."""
+    h = hashlib.sha256(sw.topo.name.encode()).hexdigest()
+    return DeviceFacts(hostname=sw.running.hostname, model=sw.topo.switch.model, serial=f"QSL{h[:8].upper()}",
+                       base_mac=f"02{h[8:10]}.{h[10:14]}.0000", uptime_s=time.time() - sw.booted,
+                       n_ports=len(sw.topo.switch.ports))
 
 
 class IosSession:
-    """One CLI session: modes and prompts; ``handle(line)`` returns the text to print."""
+    """The state of one session: privilege, config mode, terminal length/width, pending question."""
 
-    def __init__(self, switch: VirtualCatalyst, creds: Credentials) -> None:
+    def __init__(self, switch, secret: str, privileged: bool = False):
         self.sw = switch
-        self.creds = creds
-        self.privileged = False
-        self.mode: Mode | None = None  # None = EXEC
-        self.in_config = False
+        self.secret = secret
+        self.privileged = privileged
+        self.mode: Mode | None = None
+        self.length = 24
+        self.width = 80
+        self._pending: Callable[[str], Reply] | None = None
+        self._enable_tries = 0
+        self.flash = Flash(switch.dir / "flash")
 
     @property
     def prompt(self) -> str:
-        """The IOS prompt of the current mode: ``Switch>``, ``Switch#``, ``Switch(config-if)#``."""
         host = self.sw.running.hostname
         if self.mode is not None:
             return f"{host}{self.mode.prompt_suffix}#"
         return f"{host}{'#' if self.privileged else '>'}"
 
-    def exec_command(self, line: str) -> tuple[str, bool]:
-        """Run an EXEC command; returns (output, close_session)."""
-        w = line.split()
-        cmd = w[0].lower()
-        if cmd in ("exit", "logout", "quit"):
-            return "", True
-        if cmd.startswith("term"):
-            return "", False
-        if cmd.startswith("sh") and "show".startswith(cmd):
-            out = self.sw.show(w[1:])
-            if out is None:
-                return _invalid(len(self.prompt) + line.index(w[1]) if len(w) > 1 else len(line)), False
-            return out, False
-        if not self.privileged:
-            return _invalid(len(self.prompt) + line.index(w[0])), False
-        if cmd in ("conf", "config", "configure") and (len(w) == 1 or "terminal".startswith(w[1].lower())):
-            self.mode = Mode()
-            return "Enter configuration commands, one per line.  End with CNTL/Z.\n", False
-        if (cmd == "wr" or "write".startswith(cmd) and len(cmd) >= 2) and (len(w) == 1 or "memory".startswith(w[1])) \
-                or w[:3] == ["copy", "running-config", "startup-config"] or w[:3] == ["copy", "run", "start"]:
-            self.sw.save()
-            return "Building configuration...\n[OK]\n", False
-        if cmd == "disable":
-            self.privileged = False
-            return "", False
-        return _invalid(len(self.prompt) + line.index(w[0])), False
-
-    def config_command(self, line: str) -> str:
-        """Run a config-mode line (``do`` runs an EXEC command); returns the text to print."""
-        w = line.split()
-        if w and w[0] == "do":
-            out, _ = self.exec_command(line.split(None, 1)[1] if len(w) > 1 else "")
-            return out
-        prompt_len = len(self.prompt)
+    # -- dispatch --------------------------------------------------------------------------------
+    def line(self, text: str) -> Reply:
+        """Handle one typed line (without its newline)."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            return pending(text)
+        if not text.strip():
+            return Reply()
+        if self.mode is not None:
+            return self._config(text)
         try:
-            new = interpret(self.sw.running, self.mode, line)
+            cmd = parse_exec(text)
         except IosError as e:
-            return e.render(prompt_len)
-        if new.name == "exec":
-            self.mode = None
-            return self._leave_config()
-        self.mode = new
-        return ""
+            return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
+        if not self.privileged and cmd.name not in USER_EXEC:
+            toks = text.split()
+            col = text.index(toks[1], len(toks[0])) if cmd.name.startswith("show ") and len(toks) > 1 else \
+                text.index(toks[0])
+            return Reply(IosError(text, col).render(len(self.prompt)) + "\n")
+        return self._exec(cmd, text)
 
-    def _leave_config(self) -> str:
+    def _exec(self, cmd: ExecCommand, text: str) -> Reply:
+        n, a = cmd.name, cmd.args
+        if n in ("exit", "logout", "quit"):
+            return Reply(close=True)
+        if n == "enable":
+            if self.privileged:
+                return Reply()
+            self._enable_tries = 0
+            return Reply("Password: ", secret=True, prompt="")
+        if n == "disable":
+            self.privileged = False
+            return Reply()
+        if n.startswith("terminal"):
+            if n == "terminal length":
+                self.length = a["n"]
+            elif n == "terminal width":
+                self.width = a["n"]
+            return Reply()
+        if n in ("configure terminal", "configure"):
+            self.mode = Mode()
+            return Reply("Enter configuration commands, one per line.  End with CNTL/Z.\n")
+        if n in ("write memory", "write"):
+            self.sw.save()
+            return Reply("Building configuration...\n[OK]\n")
+        if n.startswith("show "):
+            return self._show(cmd, text)
+        return self._file_command(cmd)
+
+    def secret_line(self, text: str) -> Reply:
+        """The answer to ``Password:`` after ``enable``: three tries, then ``% Bad secrets``."""
+        if secrets.compare_digest(text.encode(), self.secret.encode()):
+            self.privileged = True
+            return Reply()
+        self._enable_tries += 1
+        if self._enable_tries >= 3:
+            return Reply("% Bad secrets\n\n")
+        return Reply("Password: ", secret=True, prompt="")
+
+    # -- show ------------------------------------------------------------------------------------
+    def _show(self, cmd: ExecCommand, text: str) -> Reply:
+        if cmd.name == "show privilege":
+            return Reply(apply_modifier(render_privilege(15 if self.privileged else 1), cmd.modifier))
+        if cmd.name.startswith(("show archive config differences", "show archive config incremental-diffs")):
+            return Reply(apply_modifier(self.archive_diff(cmd), cmd.modifier))
+        try:
+            out = show_output(self.sw, cmd, device_facts(self.sw), self.flash, _usage())
+        except IosError as e:
+            return Reply(IosError(text, e.column).render(len(self.prompt)) + "\n")
+        return Reply(apply_modifier(out, cmd.modifier))
+
+    # -- files and archive -----------------------------------------------------------------------
+    def _quiet(self) -> bool:
+        return "file prompt quiet" in self.sw.running.kept
+
+    def _file_command(self, cmd: ExecCommand) -> Reply:
+        n, a = cmd.name, cmd.args
+        if n in ("dir", "dir url"):
+            return Reply(self.flash.dir(a.get("url")))
+        if n == "more url":
+            t = self._read(a["url"])
+            return Reply(t if t is not None else f"%Error opening {a['url']} (No such file or directory)\n")
+        if n == "verify md5":
+            return Reply(self.flash.md5(a["url"]))
+        if n in ("delete url", "delete force url"):
+            if n == "delete url" and not self._quiet():
+                name = a["url"].split("/")[-1].split(":")[-1]
+                self._pending = lambda ans: self._ask(f"Delete flash:/{name}? [confirm]",
+                                                      lambda ans2: Reply(self.flash.delete(a["url"])))
+                return Reply(f"Delete filename [{name}]? ", prompt="")
+            return Reply(self.flash.delete(a["url"]))
+        if n == "copy":
+            if not self._quiet() and canon_url(a["url2"]) != "running-config":
+                dest = a["url2"].split("/")[-1].split(":")[-1]
+                self._pending = lambda ans: self._copy(a["url"], a["url2"])
+                return Reply(f"Destination filename [{dest}]? ", prompt="")
+            return self._copy(a["url"], a["url2"])
+        if n.startswith("configure replace"):
+            return self._replace(a["url"], a.get("rest", ""))
+        return Reply(IosError(n, 0).render(len(self.prompt)))
+
+    def _ask(self, question: str, then: Callable[[str], Reply]) -> Reply:
+        self._pending = then
+        return Reply(question, prompt="")
+
+    def _read(self, url: str) -> str | None:
+        url = canon_url(url)
+        if url == "running-config":
+            return self.sw.running.render()
+        if url == "startup-config":
+            p = self.sw.dir / "startup-config"
+            return p.read_text() if p.exists() else None
+        return self.flash.read(url)
+
+    def _copy(self, src: str, dst: str) -> Reply:
+        src, dst = canon_url(src), canon_url(dst)
+        if src == "null:":
+            ok = self.flash.write(dst, "")
+            return Reply(copied(0) if ok else f"%Error opening {dst} (Invalid argument)\n")
+        text = self._read(src)
+        if text is None:
+            return Reply(f"%Error opening {src} (No such file or directory)\n")
+        if dst == "running-config":
+            out = merge(self.sw.running, text, prompt=f"{self.sw.running.hostname}(config)#")
+            return Reply(out + self._applied())
+        if dst == "startup-config":
+            if src == "running-config":
+                self.sw.save()
+            else:
+                (self.sw.dir / "startup-config").write_text(text)
+            return Reply("\n[OK]\n" + copied(len(text.encode())))
+        if not self.flash.write(dst, text):
+            return Reply(f"%Error opening {dst} (Invalid argument)\n")
+        return Reply(copied(len(text.encode())))
+
+    def _replace(self, url: str, options: str) -> Reply:
+        text = self._read(url)
+        if text is None:
+            return Reply(f"%Error opening {url} (No such file or directory)\n")
+        new, out = replace(self.sw.running, text, self.sw.factory(), options)
+        self.sw.running = new
+        return Reply(out + self._applied())
+
+    def _applied(self) -> str:
         try:
             self.sw.apply()
         except QoslabError as e:
             return f"%QOSLAB-3-TC: {e}\n"
         return ""
 
+    def archive_diff(self, cmd: ExecCommand) -> str:
+        """``show archive config differences|incremental-diffs`` output."""
+        if cmd.name == "show archive config differences":
+            a, b = self._read(cmd.args["url"]), self._read(cmd.args["url2"])
+            if a is None or b is None:
+                missing = cmd.args["url"] if a is None else cmd.args["url2"]
+                return f"%Error opening {missing} (No such file or directory)\n"
+            return config_differences(a, b, self.sw.factory())
+        text = self._read(cmd.args["url"])
+        if text is None:
+            return f"%Error opening {cmd.args['url']} (No such file or directory)\n"
+        return incremental_diffs(self.sw.running, text)
+
+    # -- configuration mode ----------------------------------------------------------------------
+    def _config(self, text: str) -> Reply:
+        w = text.split()
+        if w and w[0] == "do":
+            saved, self.mode = self.mode, None
+            try:
+                reply = self.line(text.split(None, 1)[1] if len(w) > 1 else "")
+            finally:
+                self.mode = saved
+            return reply
+        try:
+            new = interpret(self.sw.running, self.mode or Mode(), text)
+        except IosError as e:
+            return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
+        if new.name == "exec":
+            self.mode = None
+            return Reply(self._applied())
+        self.mode = new
+        return Reply()
+
     def close(self) -> None:
-        """The session ends: a config session still open is left (and applied), as IOS does."""
+        """End of session: a configuration session still open is applied, as IOS would have it."""
         if self.mode is not None:
             self.mode = None
-            self._leave_config()
+            self._applied()
 
 
-def _invalid(column: int) -> str:
-    return " " * column + "^\n% Invalid input detected at '^' marker.\n\n"
+def canon_url(url: str) -> str:
+    """``system:/running-config``, ``system:running-config`` -> ``running-config``;
+    ``nvram:/startup-config`` -> ``startup-config``; anything else unchanged."""
+    for fs, name in (("system:", "running-config"), ("nvram:", "startup-config")):
+        if url in (name, f"{fs}{name}", f"{fs}/{name}"):
+            return name
+    return url
+
+
+def _usage() -> dict:
+    """This process's own resource use, for ``show memory statistics`` / ``show processes cpu``."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return {"rss": ru.ru_maxrss * 1024, "cpu_s": ru.ru_utime + ru.ru_stime}

@@ -1,160 +1,193 @@
-"""Show commands of the virtual Catalyst 3750, in IOS output format, from its running-config and
-the switch ports' tc counters. :func:`show_command` dispatches on the command's words; each
-command is one small function ``(switch, match) -> text``."""
+"""The virtual switch's show dispatch: from its state (running-config, topology, counters) to the
+data the pure renderers take (:mod:`qoslab.ios.show_qos`, :mod:`qoslab.ios.show_mqc`,
+:mod:`qoslab.ios.show_sys`), one function per command family.
+
+``sw`` provides ``running`` (RunningConfig), ``topo`` (Topology), ``dir`` (state folder) and
+``counters(long_port) -> PortCounters``; optional ``link_counters(long_port) -> dict`` (packets
+and bytes in/out, output drops) and ``class_counters() -> {(long port, class): ClassCounters}``.
+"""
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from ..ios import QosConfig, ace_text, qos_model
-from ..netplan import switch_namespace
-from ..topology import canonical_port, linux_ifname, long_port
-from .tcapply import queue_counters
+from ..ios import IosError, ace_text, qos_model
+from ..ios.execparse import ExecCommand
+from ..ios.show_mqc import (
+    render_access_lists,
+    render_class_map,
+    render_policy_map,
+    render_policy_map_interface,
+    views_from_config,
+)
+from ..ios.show_qos import (
+    PortQos,
+    dscp_output_q_from_config,
+    input_queues_from_config,
+    queue_sets_from_config,
+    render_buffers,
+    render_dscp_output_q,
+    render_input_queue,
+    render_port_qos,
+    render_queue_set,
+    render_queueing,
+    render_statistics,
+)
+from ..ios.show_sys import (
+    DeviceFacts,
+    PortView,
+    render_cpu,
+    render_hosts,
+    render_interfaces,
+    render_interfaces_status,
+    render_inventory,
+    render_ip_interface,
+    render_ip_interface_brief,
+    render_memory_statistics,
+    render_version,
+    render_vlan_brief,
+)
+from ..topology import canonical_port, long_port
+from .flash import Flash
 
-if TYPE_CHECKING:
-    from .catalyst import VirtualCatalyst
 
-#: The IOS release the virtual switch reports (a 3750 IP Services release).
-IOS_VERSION = "12.2(55)SE12"
-
-Show = Callable[["VirtualCatalyst", "re.Match[str]"], "str | None"]
+def _ports(sw) -> list[str]:
+    return [long_port(p) for p in sw.topo.switch.ports]
 
 
-def _version(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    up = int(time.time() - sw.booted)
-    return (f"Cisco IOS Software, C3750 Software (C3750-IPSERVICESK9-M), Version {IOS_VERSION}, "
-            f"RELEASE SOFTWARE (fc2)\nqoslab virtual Catalyst (tc on the embedded testbed)\n\n"
-            f"{sw.running.hostname} uptime is {up // 60} minutes\n"
-            f"cisco {sw.topo.switch.model} (PowerPC405) processor with 131072K bytes of memory.\n"
-            f"{len(sw.topo.switch.ports)} Gigabit Ethernet interfaces\n")
-
-
-def _running(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    return sw.running.render()
-
-
-def _startup(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    p = sw.dir / "startup-config"
-    return p.read_text() if p.exists() else "startup-config is not present\n"
-
-
-def _mls_qos(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    state = "enabled" if qos_model(sw.running).enabled else "disabled"
-    return f"QoS is {state}\nQoS ip packet dscp rewrite is enabled\n\n"
-
-
-def _interface(sw: VirtualCatalyst, m: re.Match[str]) -> str | None:
-    q = qos_model(sw.running)
-    try:
-        port = canonical_port(m.group(1))
-    except ValueError:
+def _port_arg(sw, cmd: ExecCommand) -> str | None:
+    """The ``port`` argument, checked against the switch's ports (IosError with its column)."""
+    p = cmd.args.get("port")
+    if p is None:
         return None
-    if port not in q.interfaces:
+    if p not in _ports(sw):
+        raise IosError("", cmd.columns.get("port", 0))
+    return p
+
+
+def port_views(sw, only: str | None = None) -> list[PortView]:
+    """PortView of every front port: link up where a testbed host is attached, description and
+    shutdown from the running-config, link rate of the topology, counters when measured."""
+    hosts = {long_port(h.port): h for h in sw.topo.hosts}
+    mbps = max(1, int(sw.topo.link.rate / 1e6))
+    link = getattr(sw, "link_counters", None)
+    out = []
+    for i, p in enumerate(_ports(sw), 1):
+        if only is not None and p != only:
+            continue
+        sec = sw.running.interfaces.get(canonical_port(p))
+        children = sec.children if sec else []
+        desc = next((c.split(None, 1)[1] for c in children if c.startswith("description ")), "")
+        v = PortView(p, desc, admin_up="shutdown" not in children, link_up=p in hosts, speed_mbps=mbps,
+                     mac=f"0200.5100.{i:04x}")
+        if link is not None and v.link_up:
+            for k, val in link(p).items():
+                setattr(v, k, val)
+        out.append(v)
+    return out
+
+
+def port_qos(sw, port: str) -> PortQos:
+    """The QoS settings of one port (long name) from the running-config."""
+    q = qos_model(sw.running).interfaces[canonical_port(port)]
+    return PortQos(port, q.trust, q.service_policy_in, q.share, q.shape, q.priority_queue_out, q.queue_set)
+
+
+def _mls(sw, cmd: ExecCommand) -> str | None:
+    n = cmd.name
+    g = sw.running.globals_
+    if n == "show mls qos":
+        on = "enabled" if "mls qos" in g else "disabled"
+        return f"QoS is {on}\nQoS ip packet dscp rewrite is enabled\n\n"
+    if n in ("show mls qos queue-set", "show mls qos queue-set n"):
+        return render_queue_set(queue_sets_from_config(g), cmd.args.get("n"))
+    if n in ("show mls qos maps", "show mls qos maps dscp-output-q"):
+        return render_dscp_output_q(dscp_output_q_from_config(g))
+    if n == "show mls qos input-queue":
+        return render_input_queue(input_queues_from_config(g))
+    if not n.startswith("show mls qos interface"):
         return None
-    return _queueing(port, q) if m.group(2) == "queueing" else _statistics(sw, port)
+    port = _port_arg(sw, cmd)
+    ports = [port] if port else _ports(sw)
+    if n.endswith("statistics"):
+        return "".join(render_statistics(p, sw.counters(p)) for p in ports)
+    if n.endswith("queueing"):
+        return "".join(render_queueing(port_qos(sw, p)) for p in ports)
+    if n.endswith("buffers"):
+        sets = queue_sets_from_config(g)
+        return "".join(render_buffers(port_qos(sw, p), sets) for p in ports)
+    return "".join(render_port_qos(port_qos(sw, p)) for p in ports)
 
 
-def _queue_set(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    q = qos_model(sw.running)
-    out = ""
-    for qs in (1, 2):
-        b = q.queue_set_buffers[qs]
-        out += (f"Queueset: {qs}\nQueue     :       1       2       3       4\n"
-                f"----------------------------------------------\n"
-                f"buffers   :{''.join(f'{x:8d}' for x in b)}\n")
-    return out
-
-
-def _dscp_output_q(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    q = qos_model(sw.running)
-    out = "   Dscp-outputq-threshold map:\n     d1 :d2    0     1     2     3     4     5     6     7     8     9 \n"
-    out += "     ------------------------------------------------------------\n"
-    for d1 in range(7):
-        cells = [f"{q.dscp_output_queue[d1 * 10 + d2]:02d}-01" for d2 in range(10) if d1 * 10 + d2 < 64]
-        out += f"      {d1} :    " + " ".join(cells) + " \n"
-    return out
-
-
-def _input_queue(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    return ("Queue     :       1       2\n----------------------------------------------\n"
-            + "".join(f"{line}\n" for line in sw.running.globals_ if "srr-queue input" in line)
-            + "(ingress queues are not emulated: see switch-configs/README.md)\n")
-
-
-def _access_lists(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    out = ""
-    for name, aces in sw.running.acls.items():
-        out += f"Extended IP access list {name}\n"
-        out += "".join(f"    {10 * (i + 1)} {ace_text(x)}\n" for i, x in enumerate(aces))
-    return out
-
-
-def _class_map(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    out = ""
-    for i, (name, s) in enumerate(sw.running.class_maps.items(), 1):
-        out += f" Class Map {s.header.split()[1]} {name} (id {i})\n" + "".join(
-            f"   {c.replace('match access-group ', 'Match access-group  ')}\n" for c in s.children) + "\n"
-    return out
-
-
-def _policy_map(sw: VirtualCatalyst, m: re.Match[str]) -> str:
-    out = ""
-    for name, s in sw.running.policy_maps.items():
-        out += f"  Policy Map {name}\n"
-        for sub in s.subsections:
-            out += f"    Class {sub.header.split()[1]}\n" + "".join(
-                f"      {c.replace('set ip dscp', 'set dscp')}\n" for c in sub.children)
-    return out
-
-
-#: (pattern over the words after ``show``, handler), tried in order.
-SHOWS: list[tuple[re.Pattern[str], Show]] = [
-    (re.compile(r"^ver(s(i(on?)?)?)?$"), _version),
-    (re.compile(r"^run(n(i(n(g(-(c(o(n(f(ig?)?)?)?)?)?)?)?)?)?)?$"), _running),
-    (re.compile(r"^startup"), _startup),
-    (re.compile(r"^mls qos$"), _mls_qos),
-    (re.compile(r"^mls qos interface (\S+) (queueing|statistics)$"), _interface),
-    (re.compile(r"^mls qos queue-set$"), _queue_set),
-    (re.compile(r"^mls qos maps dscp-output-q$"), _dscp_output_q),
-    (re.compile(r"^mls qos input-queue$"), _input_queue),
-    (re.compile(r"^access-lists$"), _access_lists),
-    (re.compile(r"^class-map$"), _class_map),
-    (re.compile(r"^policy-map$"), _policy_map),
-]
-
-
-def show_command(sw: VirtualCatalyst, args: list[str]) -> str | None:
-    """Output of ``show ARGS`` or None for an unknown show command."""
-    a = " ".join(args)
-    for pattern, fn in SHOWS:
-        m = pattern.match(a)
-        if m:
-            return fn(sw, m)
+def _mqc(sw, cmd: ExecCommand) -> str | None:
+    n, word = cmd.name, cmd.args.get("word")
+    cms, pms = views_from_config(sw.running.class_maps, sw.running.policy_maps)
+    if n.startswith("show class-map"):
+        out = render_class_map(cms, word)
+        return out if out is not None else f"Class-map {word} does not exist\n"
+    if n.startswith("show policy-map interface"):
+        port = _port_arg(sw, cmd)
+        q = qos_model(sw.running).interfaces
+        ports = [(p, pol) for p in ([port] if port else _ports(sw))
+                 if (pol := q[canonical_port(p)].service_policy_in) is not None]
+        counters = sw.class_counters() if hasattr(sw, "class_counters") else {}
+        return render_policy_map_interface(ports, cms, pms, counters)
+    if n.startswith("show policy-map"):
+        out = render_policy_map(pms, word)
+        return out if out is not None else f"Policy Map {word} does not exist\n"
+    if n.startswith(("show ip access-lists", "show access-lists")):
+        acls = {k: [ace_text(a) for a in v] for k, v in sw.running.acls.items()}
+        out = render_access_lists(acls, word)
+        return out if out is not None else ""
     return None
 
 
-def _queueing(port: str, q: QosConfig) -> str:
-    iq = q.interfaces[port]
-    return (f"{long_port(port)}\nEgress Priority Queue : {'enabled' if iq.priority_queue_out else 'disabled'}\n"
-            f"Shaped queue weights (absolute) :  {' '.join(map(str, iq.shape))}\n"
-            f"Shared queue weights  :  {' '.join(map(str, iq.share))}\n"
-            f"The port bandwidth limit : 100  (Operational Bandwidth:100.0)\n"
-            f"The port is mapped to qset : {iq.queue_set}\n")
+def _system(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict) -> str | None:
+    n = cmd.name
+    simple = {
+        "show version": lambda: render_version(facts),
+        "show inventory": lambda: render_inventory(facts),
+        "show hosts": render_hosts,
+        "show running-config": lambda: sw.running.render(),
+        "show running-config all": lambda: sw.running.render(),
+        "show interfaces": lambda: render_interfaces(port_views(sw)),
+        "show interfaces status": lambda: render_interfaces_status(port_views(sw)),
+        "show ip interface brief": lambda: render_ip_interface_brief(port_views(sw)),
+        "show ip interface": lambda: render_ip_interface(port_views(sw)),
+        "show ipv6 interface": lambda: "",
+        "show vlan": lambda: render_vlan_brief(port_views(sw)),
+        "show vlan brief": lambda: render_vlan_brief(port_views(sw)),
+        "show lldp": lambda: "% LLDP is not enabled\n",
+        "show cdp": lambda: "% CDP is not enabled\n",
+        "show archive": lambda: "Archive feature not enabled\n",
+        "show archive config rollback timer": lambda: "No Rollback Confirmed Change pending\n",
+        "show memory statistics": lambda: render_memory_statistics(134217728, min(usage["rss"], 134217728)),
+        "show processes cpu": lambda: render_cpu(0, 0, 0),
+        "show clock": lambda: time.strftime("*%H:%M:%S.000 UTC %a %b %d %Y\n", time.gmtime()),
+        "show file systems": lambda: ("File Systems:\n\n     Size(b)     Free(b)      Type  Flags  Prefixes\n"
+                                      f"*   32514048    {32514048 - sum(e.size for e in flash.entries())}"
+                                      "     flash     rw   flash:\n"),
+    }
+    if n in simple:
+        return simple[n]()
+    if n == "show startup-config":
+        p = sw.dir / "startup-config"
+        return p.read_text() if p.exists() else "startup-config is not present\n"
+    port = _port_arg(sw, cmd)
+    if n == "show interfaces port":
+        return render_interfaces(port_views(sw, port))
+    if n == "show interfaces port status":
+        return render_interfaces_status(port_views(sw, port))
+    if n == "show ip interface port":
+        return render_ip_interface(port_views(sw, port))
+    return None
 
 
-def _statistics(sw: VirtualCatalyst, port: str) -> str:
-    if sw.apply_enabled:
-        enq, drop = queue_counters(switch_namespace(sw.topo.name), linux_ifname(port))
-    else:
-        enq, drop = [0] * 4, [0] * 4
-    head = " queue:    threshold1   threshold2   threshold3\n-----------------------------------------------\n"
-
-    def rows(v: list[int]) -> str:
-        return "".join(f" queue {i}: {v[i]:12d} {0:12d} {0:12d} \n" for i in range(4))
-
-    return (f"{long_port(port)} (All statistics are in packets)\n\n  output queues enqueued: \n{head}{rows(enq)}"
-            f"\n  output queues dropped: \n{head}{rows(drop)}\n"
-            "(threshold columns: WTD is not emulated, all traffic counts under threshold1)\n")
+def show_output(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict) -> str:
+    """Output of a parsed show command (before output modifiers). Raises IosError (with the
+    column of the bad argument) for a port the switch does not have."""
+    for family in (lambda: _mls(sw, cmd), lambda: _mqc(sw, cmd), lambda: _system(sw, cmd, facts, flash, usage)):
+        out = family()
+        if out is not None:
+            return out
+    raise IosError("", 0)

@@ -1,4 +1,4 @@
-"""Applying a compiled tc plan to the switch ports, and reading their per-queue counters back."""
+"""Applying a compiled tc plan and nftables ruleset to the switch namespace."""
 
 from __future__ import annotations
 
@@ -6,20 +6,8 @@ import re
 import subprocess
 
 from ..errors import QoslabError
+from ..nftcompile import NftPlan
 from ..tccompile import TcPlan
-
-
-def queue_counters(ns: str, dev: str) -> tuple[list[int], list[int]]:
-    """Packets sent and dropped per egress queue 1-4 of a switch port, from tc counters (QoS off:
-    the single FIFO counts as queue 1... reported under queue 0 as IOS numbers them 0-3)."""
-    out = subprocess.run(["tc", "-n", ns, "-s", "qdisc", "show", "dev", dev], capture_output=True, text=True).stdout
-    enq, drop = [0] * 4, [0] * 4
-    for m in re.finditer(r"qdisc bfifo (\d+): .*?\n\s*Sent \d+ bytes (\d+) pkt \(dropped (\d+)", out):
-        handle = int(m.group(1))
-        i = handle - 11 if 11 <= handle <= 14 else 0
-        enq[i] += int(m.group(2))
-        drop[i] += int(m.group(3))
-    return enq, drop
 
 
 def apply_plan(plan: TcPlan, ns: str, devs: list[str]) -> None:
@@ -34,3 +22,20 @@ def apply_plan(plan: TcPlan, ns: str, devs: list[str]) -> None:
         bad = lines[int(m.group(1)) - 1] if m else "?"
         first = p.stderr.strip().splitlines()[0] if p.stderr.strip() else "no error output"
         raise QoslabError(f"tc in {ns} failed on `{bad}`: {first}")
+
+
+def apply_nft(plan: NftPlan, ns: str) -> None:
+    """Replace table ``bridge qoslab`` in namespace ``ns`` by the plan's, in one nft transaction
+    (the old table stays when the new one is refused). Raises QoslabError naming the failing
+    ruleset line."""
+    try:
+        p = subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=plan.text, capture_output=True,
+                           text=True)
+    except FileNotFoundError:
+        raise QoslabError("ip (iproute2) is not installed") from None
+    if p.returncode != 0:
+        m = re.search(r":(\d+):\d+-\d+: Error: (.*)", p.stderr)
+        lines = plan.text.splitlines()
+        where = f"`{lines[int(m.group(1)) - 1].strip()}`: {m.group(2)}" if m and int(m.group(1)) <= len(lines) \
+            else (p.stderr.strip().splitlines() or ["no error output (is nftables installed? make setup)"])[0]
+        raise QoslabError(f"nft in {ns} failed on {where}")

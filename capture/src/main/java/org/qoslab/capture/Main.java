@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.qoslab.common.Json;
@@ -43,6 +44,12 @@ public final class Main implements Runnable {
         int maxFlows;
         @Option(names = "--idle-timeout", defaultValue = "300", description = "Connection idle timeout, seconds.")
         double idle;
+        @Option(names = "--tunnel", defaultValue = "inner",
+                description = "inner | outer: classify tunnelled packets (IP-in-IP, GRE, ERSPAN) by the inner or the outer header (default ${DEFAULT-VALUE}).")
+        String tunnel;
+        @Option(names = "--max-gap", defaultValue = "3600",
+                description = "Seconds: packets further than this from the capture's main range are time outliers (left out of the series).")
+        double maxGap;
 
         Classifier classifier() {
             TrafficClass.RmiMode m;
@@ -52,44 +59,46 @@ public final class Main implements Runnable {
                 default: throw new IllegalArgumentException("--rmi-mode must be flow or ethereal, got " + rmiMode);
             }
             if (maxFlows < 1) throw new IllegalArgumentException("--max-flows must be >= 1");
-            if (bin <= 0 || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
-            return new Classifier(m, maxFlows, (long) (idle * 1e9));
+            if (!(bin > 0) || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
+            if (!(maxGap > 0)) throw new IllegalArgumentException("--max-gap must be > 0");
+            Classifier.Tunnel t;
+            switch (tunnel) {
+                case "inner": t = Classifier.Tunnel.INNER; break;
+                case "outer": t = Classifier.Tunnel.OUTER; break;
+                default: throw new IllegalArgumentException("--tunnel must be inner or outer, got " + tunnel);
+            }
+            return new Classifier(m, maxFlows, (long) (idle * 1e9), t);
+        }
+
+        Summary summary(PrintWriter pp) {
+            return new Summary(classifier(), host, bin, maxGap, pp);
         }
 
         PrintWriter perPacketWriter() throws java.io.IOException {
+            return perPacketWriter(out);
+        }
+
+        PrintWriter perPacketWriter(Path dir) throws java.io.IOException {
             if (!perPacket) return null;
-            Files.createDirectories(out);
-            return new PrintWriter(Files.newBufferedWriter(out.resolve("packets.csv")));
+            Files.createDirectories(dir);
+            return new PrintWriter(Files.newBufferedWriter(dir.resolve("packets.csv")), false);
         }
     }
 
-    @Command(name = "classify", mixinStandardHelpOptions = true, description = "Classify a pcap or pcapng file.")
+    @Command(name = "classify", mixinStandardHelpOptions = true,
+            description = "Classify pcap/pcapng files (and folders of them) in one JVM: one summary per file, "
+                    + "a combined table, one JSON line per file on stdout as it finishes.")
     static final class ClassifyCmd implements Callable<Integer> {
-        @Parameters(index = "0", description = "Capture file (pcap or pcapng).") Path file;
+        @Parameters(arity = "1..*", description = "Capture files or folders (folders: " + Batch.EXTENSIONS_TEXT + ", recursively).")
+        List<Path> inputs;
         @CommandLine.Mixin Common c;
 
         @Override
         public Integer call() {
-            try (PrintWriter pp = c.perPacketWriter()) {
-                Summary s = new Summary(c.classifier(), c.host, c.bin, pp);
-                long t0 = System.nanoTime();
-                PcapFileReader.Result r = PcapFileReader.read(file, s);
-                double secs = (System.nanoTime() - t0) / 1e9;
-                Map<String, Object> extra = new LinkedHashMap<>();
-                extra.put("source", file.toString());
-                extra.put("format", r.format);
-                extra.put("mode", c.rmiMode);
-                extra.put("skipped_records", r.skipped);
-                extra.put("truncated", r.truncated);
-                extra.put("problem", r.problem);
-                extra.put("drops", null);
-                extra.put("classify_seconds", secs);
-                s.write(c.out, extra, c.window);
-                if (r.truncated) log("warning: " + file + ": " + r.problem + " (read " + r.packets + " packets before it)");
-                System.out.println(Json.write(Map.of("packets", r.packets, "seconds", secs, "summary",
-                        c.out.resolve("summary.json").toString())));
-                return 0;
-            } catch (CaptureFormatException | IllegalArgumentException e) {
+            try {
+                c.classifier(); // options checked once, before any file
+                return new Batch(c, inputs).run();
+            } catch (IllegalArgumentException e) {
                 log("error: " + e.getMessage());
                 return 2;
             } catch (java.io.IOException e) {
@@ -100,12 +109,21 @@ public final class Main implements Runnable {
     }
 
     @Command(name = "live", mixinStandardHelpOptions = true,
-            description = "Capture on an interface (pcap4j) until --duration or SIGTERM, then write the summary.")
+            description = "Capture on an interface until --duration or SIGTERM, then write the summary (with drop counts).")
     static final class LiveCmd implements Callable<Integer> {
         @Option(names = "--interface", required = true) String ifname;
         @Option(names = "--duration", defaultValue = "0", description = "Seconds; 0 = until SIGTERM/SIGINT.") double duration;
         @Option(names = "--snaplen", defaultValue = "65535") int snaplen;
-        @Option(names = "--write", description = "Also keep the raw capture in this pcap file.") String write;
+        @Option(names = "--write", description = "Also keep the raw capture in this pcap file.") Path write;
+        @Option(names = "--engine", defaultValue = "dumpcap",
+                description = "dumpcap (C capture to a file, classified when it stops) | pcap4j (in this JVM). Default ${DEFAULT-VALUE}.")
+        String engine;
+        @Option(names = "--buffer-mb", defaultValue = "64", description = "Kernel capture buffer, MiB (default ${DEFAULT-VALUE}).")
+        int bufferMb;
+        @Option(names = "--immediate", description = "pcap4j: immediate mode (no batching in ring blocks).") boolean immediate;
+        @Option(names = "--writer-queue", defaultValue = "0",
+                description = "pcap4j: classify on a second thread through a queue of this many packets (0: inline).")
+        int writerQueue;
         @CommandLine.Mixin Common c;
 
         @Override
@@ -115,27 +133,43 @@ public final class Main implements Runnable {
             // SIGTERM/SIGINT: stop capturing, let the summary be written, then let the JVM go
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 lc.stop();
-                try { written.await(10, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException ignored) { }
+                try { written.await(60, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException ignored) { }
             }));
             try (PrintWriter pp = c.perPacketWriter()) {
-                Summary s = new Summary(c.classifier(), c.host, c.bin, pp);
-                log("capturing on " + c.host + " interface " + ifname);
-                Map<String, Object> st = lc.run(ifname, snaplen, duration, write, s);
+                LiveCapture.Options o = new LiveCapture.Options();
+                o.ifname = ifname;
+                o.seconds = duration;
+                o.snaplen = snaplen;
+                o.write = write;
+                o.bufferMb = bufferMb;
+                o.immediate = immediate;
+                o.writerQueue = writerQueue;
+                switch (engine) {
+                    case "dumpcap": o.engine = LiveCapture.Engine.DUMPCAP; break;
+                    case "pcap4j": o.engine = LiveCapture.Engine.PCAP4J; break;
+                    default: throw new IllegalArgumentException("--engine must be dumpcap or pcap4j, got " + engine);
+                }
+                if (bufferMb < 1 || snaplen < 1 || writerQueue < 0) {
+                    throw new IllegalArgumentException("--buffer-mb and --snaplen must be >= 1, --writer-queue >= 0");
+                }
+                Summary s = c.summary(pp);
+                Map<String, Object> st = lc.run(o, s, () -> log("capturing on " + c.host + " interface " + ifname
+                        + " (" + engine + ", " + bufferMb + " MiB buffer)"));
                 Map<String, Object> extra = new LinkedHashMap<>();
                 extra.put("source", "live:" + ifname);
                 extra.put("format", "live");
                 extra.put("mode", c.rmiMode);
                 extra.put("drops", st);
-                extra.put("written", write);
+                extra.put("written", write == null ? null : write.toString());
                 s.write(c.out, extra, c.window);
-                log("done: " + s.total() + " packets, dropped " + st.get("pcap_dropped"));
-                written.countDown();
+                log("done: " + s.total() + " packets, dropped " + st.get("dropped_total") + " (kernel "
+                        + st.get("dropped_kernel") + ", interface " + st.get("dropped_interface") + ", own " + st.get("dropped_own") + ")");
                 return 0;
             } catch (IllegalArgumentException e) {
                 log("error: " + e.getMessage());
                 return 2;
             } catch (Exception e) {
-                log("error: capture on " + ifname + " failed: " + e);
+                log("error: capture on " + ifname + " failed: " + e.getMessage());
                 return 2;
             } finally {
                 written.countDown();
@@ -148,9 +182,39 @@ public final class Main implements Runnable {
     static final class BenchCmd implements Callable<Integer> {
         @Parameters(index = "0") Path file;
         @Option(names = "--reader", defaultValue = "fast", description = "fast | pcap4j-raw | pcap4j-parsed") String reader;
+        @Option(names = "--passes", defaultValue = "1",
+                description = "fast reader: classify the file this many times in this JVM; the first pass is the "
+                        + "cold (end-to-end) rate, the best later pass the warm (steady-state, JIT-compiled) rate.")
+        int passes;
 
         @Override
         public Integer call() throws Exception {
+            if (reader.equals("fast") && passes > 1) {
+                double warm = 0;
+                Map<String, Object> first = null;
+                for (int i = 0; i < passes; i++) {
+                    Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100_000, 300_000_000_000L), null, 1.0, null);
+                    long t0 = System.nanoTime();
+                    long n = PcapFileReader.read(file, s).packets;
+                    double secs = (System.nanoTime() - t0) / 1e9;
+                    if (i == 0) {
+                        first = new LinkedHashMap<>();
+                        first.put("reader", reader);
+                        first.put("packets", n);
+                        first.put("seconds", secs);
+                        first.put("packets_per_s", n / secs);
+                        Map<String, Object> counts = new LinkedHashMap<>();
+                        for (TrafficClass c : TrafficClass.values()) counts.put(c.label, s.packetsOf(c));
+                        first.put("classes", counts);
+                    } else {
+                        warm = Math.max(warm, n / secs);
+                    }
+                }
+                first.put("warm_packets_per_s", warm);
+                first.put("passes", passes);
+                System.out.println(Json.write(first));
+                return 0;
+            }
             Classifier cl = new Classifier(TrafficClass.RmiMode.FLOW, 100_000, 300_000_000_000L);
             Summary s = new Summary(cl, null, 1.0, null);
             long t0 = System.nanoTime(), n;

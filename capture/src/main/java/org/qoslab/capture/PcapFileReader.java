@@ -26,13 +26,21 @@ public final class PcapFileReader {
         public boolean truncated;
         public String problem;
         public String format;
+        /** Sums over the pcapng Interface Statistics Blocks (-1: none had the option): packets received,
+         * dropped by the interface/capture (isb_ifdrop), by the OS (isb_osdrop), delivered to the user. */
+        public long isbIfRecv = -1, isbIfDrop = -1, isbOsDrop = -1, isbUsrDeliv = -1;
+        public int isbBlocks;
     }
+
+    private static long add(long acc, long v) { return (acc < 0 ? 0 : acc) + v; }
 
     private final Path path;
     private final FileChannel ch;
     private final long size;
     private MappedByteBuffer win;
-    private long winStart = -1;
+    private ByteBuffer winO;
+    private ByteOrder fileOrder = ByteOrder.BIG_ENDIAN;
+    private long winStart = -1, winCap;
 
     private PcapFileReader(Path path) throws IOException {
         this.path = path;
@@ -59,16 +67,30 @@ public final class PcapFileReader {
         }
     }
 
-    /** A buffer over [pos, pos+len) of the file; null if past the end. */
+    /** A buffer over [pos, pos+len) of the file; null if past the end (header probing only). */
     private ByteBuffer at(long pos, int len) throws IOException {
-        if (pos < 0 || len < 0 || pos + len > size) return null;
-        if (winStart < 0 || pos < winStart || pos + len > winStart + win.capacity()) {
+        int r = rel(pos, len);
+        if (r < 0) return null;
+        ByteBuffer b = win.duplicate();
+        b.position(r);
+        return b;
+    }
+
+    /**
+     * Index of file offset {@code pos} in the current mapping window ({@link #win} big-endian for
+     * packet data, {@link #winO} in the file's byte order for headers), remapping so that
+     * [pos, pos+len) is inside it; -1 when that range is not in the file. No allocation unless remapped.
+     */
+    private int rel(long pos, int len) throws IOException {
+        if (pos < 0 || len < 0 || pos + len > size) return -1;
+        if (winStart < 0 || pos < winStart || pos + len > winStart + winCap) {
             winStart = pos;
             win = ch.map(FileChannel.MapMode.READ_ONLY, pos, Math.min(WINDOW, size - pos));
+            win.order(ByteOrder.BIG_ENDIAN);
+            winCap = win.capacity();
+            winO = win.duplicate().order(fileOrder);
         }
-        ByteBuffer b = win.duplicate();
-        b.position((int) (pos - winStart));
-        return b;
+        return (int) (pos - winStart);
     }
 
     private Result run(PacketSink sink) throws IOException, CaptureFormatException {
@@ -97,25 +119,25 @@ public final class PcapFileReader {
     private Result pcap(Result res, PacketSink sink, ByteOrder order, long tsMult, String fmt)
             throws IOException, CaptureFormatException {
         res.format = fmt;
-        ByteBuffer h = at(0, 24).order(order);
-        int link = h.getInt(20) & 0x0FFFFFFF;
+        fileOrder = order;
+        winStart = -1;
+        int h0 = rel(0, 24);
+        int link = winO.getInt(h0 + 20) & 0x0FFFFFFF;
         long pos = 24;
         while (pos < size) {
-            ByteBuffer r = at(pos, 16);
-            if (r == null) { res.truncated = true; res.problem = "record header cut at offset " + pos; break; }
-            r.order(order);
-            int p0 = r.position();
-            long sec = r.getInt(p0) & 0xFFFFFFFFL, frac = r.getInt(p0 + 4) & 0xFFFFFFFFL;
-            int cap = r.getInt(p0 + 8), orig = r.getInt(p0 + 12);
+            int r = rel(pos, 16);
+            if (r < 0) { res.truncated = true; res.problem = "record header cut at offset " + pos; break; }
+            ByteBuffer o = winO;
+            long sec = o.getInt(r) & 0xFFFFFFFFL, frac = o.getInt(r + 4) & 0xFFFFFFFFL;
+            int cap = o.getInt(r + 8), orig = o.getInt(r + 12);
             if (cap < 0 || cap > MAX_RECORD) {
                 res.truncated = true;
                 res.problem = "record at offset " + pos + " claims " + (cap & 0xFFFFFFFFL) + " bytes (corrupt)";
                 break;
             }
-            ByteBuffer data = at(pos + 16, cap);
-            if (data == null) { res.truncated = true; res.problem = "packet data cut at offset " + pos; break; }
-            data.order(ByteOrder.BIG_ENDIAN);
-            sink.packet(sec * 1_000_000_000L + frac * tsMult, link, data, data.position(), cap, Math.max(orig, cap));
+            int d = rel(pos + 16, cap);
+            if (d < 0) { res.truncated = true; res.problem = "packet data cut at offset " + pos; break; }
+            sink.packet(sec * 1_000_000_000L + frac * tsMult, link, win, d, cap, Math.max(orig, cap));
             res.packets++;
             res.bytes += cap;
             pos += 16 + cap;
@@ -126,32 +148,34 @@ public final class PcapFileReader {
     private Result pcapng(Result res, PacketSink sink) throws IOException, CaptureFormatException {
         res.format = "pcapng";
         ByteOrder order = ByteOrder.LITTLE_ENDIAN;
+        fileOrder = order;
+        winStart = -1;
         int[] linkOf = new int[0];
         long[] tsUnitNs = new long[0];
         int nIf = 0;
         long pos = 0;
         while (pos < size) {
-            ByteBuffer b = at(pos, 12);
-            if (b == null) { res.truncated = true; res.problem = "block header cut at offset " + pos; break; }
-            int p0 = b.position();
-            int type = b.order(ByteOrder.BIG_ENDIAN).getInt(p0);
+            int r = rel(pos, 12);
+            if (r < 0) { res.truncated = true; res.problem = "block header cut at offset " + pos; break; }
+            int type = win.getInt(r);
             if (type == 0x0A0D0D0A) {
-                int bom = b.order(ByteOrder.BIG_ENDIAN).getInt(p0 + 8);
+                int bom = win.getInt(r + 8);
                 if (bom == 0x1A2B3C4D) order = ByteOrder.BIG_ENDIAN;
                 else if (bom == 0x4D3C2B1A) order = ByteOrder.LITTLE_ENDIAN;
                 else throw new CaptureFormatException(path + ": pcapng section at offset " + pos + " has a bad byte-order magic");
                 nIf = 0;
+                fileOrder = order;
+                winO = win.duplicate().order(order);
             }
-            b.order(order);
-            type = b.getInt(p0);
-            long len = b.getInt(p0 + 4) & 0xFFFFFFFFL;
+            type = winO.getInt(r);
+            long len = winO.getInt(r + 4) & 0xFFFFFFFFL;
             if (len < 12 || len % 4 != 0 || len > MAX_RECORD + 64L || pos + len > size) {
                 res.truncated = true;
                 res.problem = "block at offset " + pos + " has a bad length " + len;
                 break;
             }
-            ByteBuffer blk = at(pos, (int) len).order(order);
-            int s = blk.position();
+            int s = rel(pos, (int) len);
+            ByteBuffer blk = winO;
             if (type == 0x00000001) { // IDB
                 if (nIf == linkOf.length) {
                     linkOf = java.util.Arrays.copyOf(linkOf, nIf * 2 + 4);
@@ -170,6 +194,21 @@ public final class PcapFileReader {
                     o += 4 + ((olen + 3) & ~3);
                 }
                 nIf++;
+            } else if (type == 0x00000005) { // ISB: the capturing program's own counters (dumpcap writes one per interface)
+                int o = s + 20;
+                while (o + 4 <= s + len - 4) {
+                    int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
+                    if (code == 0) break;
+                    if (olen == 8 && o + 12 <= s + len - 4) {
+                        long v = blk.getLong(o + 4);
+                        if (code == 4) res.isbIfRecv = add(res.isbIfRecv, v);
+                        else if (code == 5) res.isbIfDrop = add(res.isbIfDrop, v);
+                        else if (code == 7) res.isbOsDrop = add(res.isbOsDrop, v);
+                        else if (code == 8) res.isbUsrDeliv = add(res.isbUsrDeliv, v);
+                    }
+                    o += 4 + ((olen + 3) & ~3);
+                }
+                res.isbBlocks++;
             } else if (type == 0x00000006 || type == 0x00000003) { // EPB, SPB
                 int ifId = type == 6 ? blk.getInt(s + 8) : 0;
                 int cap, orig, dataOff;
@@ -188,8 +227,7 @@ public final class PcapFileReader {
                 if (ifId < 0 || ifId >= nIf || cap < 0 || dataOff + cap > len - 4) {
                     res.skipped++;
                 } else {
-                    ByteBuffer d = blk.duplicate().order(ByteOrder.BIG_ENDIAN);
-                    sink.packet(ts, linkOf[ifId], d, s + dataOff, cap, Math.max(orig, cap));
+                    sink.packet(ts, linkOf[ifId], win, s + dataOff, cap, Math.max(orig, cap));
                     res.packets++;
                     res.bytes += cap;
                 }

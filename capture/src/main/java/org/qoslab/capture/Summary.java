@@ -2,6 +2,8 @@ package org.qoslab.capture;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,37 +11,99 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.qoslab.common.Json;
 
 /**
  * Aggregates classified packets: per class and per direction relative to a host (packets, bytes
- * of the frames on the wire, mean frame length, first/last time), a DSCP histogram per class, and
- * a per-class bit-rate time series (bins of {@code binSeconds}, plus a running average over
+ * of the frames on the wire, mean frame length, first/last time), a DSCP histogram per class
+ * (IPv4 DS field and IPv6 traffic class), frames per encapsulation, undecodable frames by reason,
+ * and a per-class bit-rate time series (bins of {@code binSeconds}, plus a running average over
  * {@code window} bins, as in the thesis's Figures 11-18).
+ *
+ * <p>Bounded by packets, not by time span: only occupied bins are stored (at most
+ * {@link #MAX_BINS}); at the end the occupied bins are split into clusters wherever two are more
+ * than {@code maxGapSeconds} apart, the cluster with the most packets is the capture's own range,
+ * and packets outside it are reported as time outliers (counted in the classes, left out of the
+ * series). The series is written dense (every bin) when that is at most
+ * {@code max(MIN_DENSE_ROWS, DENSE_ROWS_PER_PACKET x packets)} rows, else sparse (occupied bins and
+ * a zero row either side of each gap) with a warning.
  */
 public final class Summary implements PacketSink {
+    /** Occupied time bins kept at most (about 200 bytes each); later new bins are left out with a warning. */
+    public static final int MAX_BINS = 500_000;
+    /** A dense series of up to this many rows is always written (10 000 one-second bins = 2.8 h, about 0.7 MB). */
+    public static final long MIN_DENSE_ROWS = 10_000;
+    /** Beyond that, dense only while rows <= this many per packet in range. */
+    public static final long DENSE_ROWS_PER_PACKET = 16;
+
     private static final int NC = TrafficClass.values().length;
+    private static final int E_MIN = 2 * NC, E_MAX = 2 * NC + 1; // bin entry: bytes[NC], packets[NC], min ts, max ts
     private final Classifier classifier;
-    private final int host;          // direction reference (0 = none)
+    private final int host4;
+    private final long host6hi, host6lo;
+    private final int hostVersion;
+    private final String hostText;
     private final double binSeconds;
     private final long binNanos;
-    private final long[][] packets = new long[NC][3], bytes = new long[NC][3]; // dir: 0 in, 1 out, 2 other
+    private final double maxGapSeconds;
+    private final long[] packets = new long[NC * 3], bytes = new long[NC * 3]; // [class * 3 + dir], dir: 0 in, 1 out, 2 other
     private final long[] first = new long[NC], last = new long[NC];
-    private final long[][] dscp = new long[NC][64];
-    private long[][] series = new long[NC][64]; // bytes per class per bin
-    private int bins;
-    private long t0 = Long.MIN_VALUE, tEnd;
+    private final long[] dscp = new long[NC * 64]; // [class * 64 + dscp]
+    private final long[] encap = new long[Classifier.ENCAP_CODES];
+    private final long[] problems = new long[Classifier.Problem.values().length];
+    private final long[] otherProto = new long[256];
+    private long otherNonIp, otherUndecodable, fragFirst;
+    private final Map<Integer, Long> unsupportedLinks = new TreeMap<>();
+    private final java.util.HashMap<Long, long[]> bins = new java.util.HashMap<>();
+    private long curBin = Long.MIN_VALUE;
+    private long[] cur;
+    private long seriesDropped;
+    private long t0 = Long.MIN_VALUE;
     private long total;
     private final PrintWriter perPacket;
+    private String[] encapLabels;
+    private Range range; // computed once at the end
 
     public Summary(Classifier classifier, String hostIp, double binSeconds, PrintWriter perPacket) {
+        this(classifier, hostIp, binSeconds, 3600, perPacket);
+    }
+
+    /**
+     * @param hostIp IPv4 or IPv6 literal that directions (in/out) are relative to, or null
+     * @param binSeconds time-series bin (s), > 0
+     * @param maxGapSeconds occupied bins further apart than this (s) split the capture into clusters
+     * @throws IllegalArgumentException for a host that is not an IP address literal
+     */
+    public Summary(Classifier classifier, String hostIp, double binSeconds, double maxGapSeconds, PrintWriter perPacket) {
         this.classifier = classifier;
-        this.host = hostIp == null ? 0 : ipToInt(hostIp);
+        this.hostText = hostIp;
+        if (hostIp == null) {
+            hostVersion = 0; host4 = 0; host6hi = host6lo = 0;
+        } else if (hostIp.contains(":")) {
+            ByteBuffer a = ByteBuffer.wrap(ipv6Bytes(hostIp));
+            hostVersion = 6; host4 = 0; host6hi = a.getLong(0); host6lo = a.getLong(8);
+        } else {
+            hostVersion = 4; host4 = ipToInt(hostIp); host6hi = host6lo = 0;
+        }
         this.binSeconds = binSeconds;
-        this.binNanos = (long) (binSeconds * 1e9);
+        this.binNanos = Math.max(1, (long) (binSeconds * 1e9));
+        this.maxGapSeconds = maxGapSeconds;
         this.perPacket = perPacket;
-        if (perPacket != null) perPacket.println("index,time_s,class,cap_len,orig_len,dscp,src,dst,sport,dport");
+        if (perPacket != null) perPacket.println("index,time_s,class,cap_len,orig_len,dscp,src,dst,sport,dport,encap");
         java.util.Arrays.fill(first, Long.MAX_VALUE);
+        java.util.Arrays.fill(last, Long.MIN_VALUE);
+    }
+
+    private static byte[] ipv6Bytes(String ip) {
+        if (!ip.matches("[0-9a-fA-F:.]+")) throw new IllegalArgumentException("not an IP address: " + ip);
+        try {
+            byte[] a = InetAddress.getByName(ip).getAddress(); // a literal: no name lookup
+            if (a.length != 16) throw new IllegalArgumentException("not an IPv6 address: " + ip);
+            return a;
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: " + ip);
+        }
     }
 
     /** "198.18.0.1" -> int (big-endian), IllegalArgumentException otherwise. */
@@ -48,7 +112,12 @@ public final class Summary implements PacketSink {
         if (p.length != 4) throw new IllegalArgumentException("not an IPv4 address: " + ip);
         int v = 0;
         for (String s : p) {
-            int o = Integer.parseInt(s);
+            int o;
+            try {
+                o = Integer.parseInt(s);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not an IPv4 address: " + ip);
+            }
             if (o < 0 || o > 255) throw new IllegalArgumentException("not an IPv4 address: " + ip);
             v = (v << 8) | o;
         }
@@ -59,91 +128,321 @@ public final class Summary implements PacketSink {
         return ((v >>> 24) & 0xFF) + "." + ((v >>> 16) & 0xFF) + "." + ((v >>> 8) & 0xFF) + "." + (v & 0xFF);
     }
 
+    static String ip6ToString(long hi, long lo) {
+        byte[] a = ByteBuffer.allocate(16).putLong(hi).putLong(lo).array();
+        try {
+            return InetAddress.getByAddress(a).getHostAddress();
+        } catch (UnknownHostException e) {
+            return "";
+        }
+    }
+
+    private int direction(Classifier.Decoded d) {
+        if (hostVersion == 4 && d.ipVersion == 4) return d.dst == host4 ? 0 : d.src == host4 ? 1 : 2;
+        if (hostVersion == 6 && d.ipVersion == 6) {
+            if (d.dst6hi == host6hi && d.dst6lo == host6lo) return 0;
+            if (d.src6hi == host6hi && d.src6lo == host6lo) return 1;
+        }
+        return 2;
+    }
+
     @Override
     public void packet(long ts, int linkType, ByteBuffer buf, int offset, int capLen, int origLen) {
         TrafficClass c = classifier.classify(ts, linkType, buf, offset, capLen, origLen);
         int ci = c.ordinal();
         Classifier.Decoded d = classifier.d;
-        int dir = !d.ipv4 || host == 0 ? 2 : d.dst == host ? 0 : d.src == host ? 1 : 2;
-        packets[ci][dir]++;
-        bytes[ci][dir] += origLen;
+        int dir = hostVersion == 0 ? 2 : direction(d);
+        packets[ci * 3 + dir]++;
+        bytes[ci * 3 + dir] += origLen;
         if (ts < first[ci]) first[ci] = ts;
         if (ts > last[ci]) last[ci] = ts;
-        if (d.dscp >= 0) dscp[ci][d.dscp]++;
+        if (d.dscp >= 0) dscp[ci * 64 + d.dscp]++;
+        encap[d.encap]++;
+        if (d.problem != Classifier.Problem.NONE) {
+            problems[d.problem.ordinal()]++;
+            if (d.problem == Classifier.Problem.UNSUPPORTED_LINK) unsupportedLinks.merge(linkType, 1L, Long::sum);
+        }
+        if (d.fragment == 1) fragFirst++;
+        if (c == TrafficClass.OTHER) {
+            if (d.problem != Classifier.Problem.NONE) otherUndecodable++;
+            else if (d.ipVersion == 0) otherNonIp++;
+            else otherProto[d.proto & 0xFF]++;
+        }
         if (t0 == Long.MIN_VALUE) t0 = ts;
-        if (ts > tEnd) tEnd = ts;
-        long bin = ts >= t0 ? (ts - t0) / binNanos : 0;
-        if (bin < 10_000_000) { // a bogus timestamp must not allocate a huge series
-            int bi = (int) bin;
-            if (bi >= series[0].length) {
-                int n = Math.max(bi + 1, series[0].length * 2);
-                for (int i = 0; i < NC; i++) series[i] = java.util.Arrays.copyOf(series[i], n);
+        long bin = Math.floorDiv(ts - t0, binNanos);
+        if (bin != curBin) {
+            long[] e = bins.get(bin);
+            if (e == null && bins.size() < MAX_BINS) {
+                e = new long[2 * NC + 2];
+                e[E_MIN] = Long.MAX_VALUE;
+                e[E_MAX] = Long.MIN_VALUE;
+                bins.put(bin, e);
             }
-            series[ci][bi] += origLen;
-            if (bi + 1 > bins) bins = bi + 1;
+            cur = e;
+            curBin = e == null ? Long.MIN_VALUE : bin;
+        }
+        if (cur != null) {
+            cur[ci] += origLen;
+            cur[NC + ci]++;
+            if (ts < cur[E_MIN]) cur[E_MIN] = ts;
+            if (ts > cur[E_MAX]) cur[E_MAX] = ts;
+        } else {
+            seriesDropped++;
         }
         total++;
-        if (perPacket != null) {
-            perPacket.printf("%d,%.9f,%s,%d,%d,%d,%s,%s,%d,%d%n", total, (ts - t0) / 1e9, c.label, capLen, origLen, d.dscp,
-                    d.ipv4 ? intToIp(d.src) : "", d.ipv4 ? intToIp(d.dst) : "", d.sport, d.dport);
-        }
+        if (perPacket != null) perPacketRow(ts, c, capLen, origLen, d);
     }
 
-    public long packetsOf(TrafficClass c) { return packets[c.ordinal()][0] + packets[c.ordinal()][1] + packets[c.ordinal()][2]; }
+    private void perPacketRow(long ts, TrafficClass c, int capLen, int origLen, Classifier.Decoded d) {
+        if (encapLabels == null) encapLabels = new String[Classifier.ENCAP_CODES];
+        String el = encapLabels[d.encap];
+        if (el == null) el = encapLabels[d.encap] = Classifier.encapLabel(d.encap);
+        String src = d.ipVersion == 4 ? intToIp(d.src) : d.ipVersion == 6 ? ip6ToString(d.src6hi, d.src6lo) : "";
+        String dst = d.ipVersion == 4 ? intToIp(d.dst) : d.ipVersion == 6 ? ip6ToString(d.dst6hi, d.dst6lo) : "";
+        perPacket.append(Long.toString(total)).append(',').append(seconds(ts - t0)).append(',').append(c.label)
+                .append(',').append(Integer.toString(capLen)).append(',').append(Integer.toString(origLen))
+                .append(',').append(Integer.toString(d.dscp)).append(',').append(src).append(',').append(dst)
+                .append(',').append(Integer.toString(d.sport)).append(',').append(Integer.toString(d.dport))
+                .append(',').append(el).append('\n');
+    }
+
+    /** ns -> "s.nnnnnnnnn" without String.format. */
+    static String seconds(long ns) {
+        String sign = ns < 0 ? "-" : "";
+        long a = Math.abs(ns);
+        if (a < 0) return "0"; // Long.MIN_VALUE
+        String frac = Long.toString(a % 1_000_000_000L);
+        return sign + (a / 1_000_000_000L) + "." + "000000000".substring(frac.length()) + frac;
+    }
+
+    public long packetsOf(TrafficClass c) { int i = c.ordinal() * 3; return packets[i] + packets[i + 1] + packets[i + 2]; }
 
     public long total() { return total; }
 
+    /** Packets in the time series' own range and outside it (after {@link #range()}). */
+    static final class Range {
+        long[] keys = new long[0];   // occupied bins in range, ascending
+        long firstTs, lastTs, inRange, outliers;
+        List<Double> outlierExamples = new ArrayList<>();
+        boolean dense;
+        long rows;
+    }
+
+    private Range range() {
+        if (range != null) return range;
+        Range r = new Range();
+        long[] all = bins.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        if (all.length == 0) return range = r;
+        long gapBins = Math.max(1, (long) Math.ceil(maxGapSeconds / binSeconds));
+        int bestStart = 0, bestEnd = 0, s = 0;
+        long bestPk = -1, pk = 0;
+        for (int i = 0; i <= all.length; i++) {
+            if (i == all.length || (i > s && all[i] - all[i - 1] > gapBins)) {
+                if (pk > bestPk) { bestPk = pk; bestStart = s; bestEnd = i; }
+                s = i;
+                pk = 0;
+                if (i == all.length) break;
+            }
+            long[] e = bins.get(all[i]);
+            for (int k = 0; k < NC; k++) pk += e[NC + k];
+        }
+        r.keys = java.util.Arrays.copyOfRange(all, bestStart, bestEnd);
+        r.inRange = bestPk;
+        r.outliers = total - bestPk - seriesDropped;
+        r.firstTs = Long.MAX_VALUE;
+        r.lastTs = Long.MIN_VALUE;
+        for (long k : r.keys) {
+            long[] e = bins.get(k);
+            r.firstTs = Math.min(r.firstTs, e[E_MIN]);
+            r.lastTs = Math.max(r.lastTs, e[E_MAX]);
+        }
+        for (int i = 0; i < all.length && r.outlierExamples.size() < 5; i++) {
+            if (i < bestStart || i >= bestEnd) r.outlierExamples.add(bins.get(all[i])[E_MIN] / 1e9);
+        }
+        long span = r.keys[r.keys.length - 1] - r.keys[0] + 1;
+        r.dense = span <= Math.max(MIN_DENSE_ROWS, DENSE_ROWS_PER_PACKET * r.inRange);
+        r.rows = r.dense ? span : sparseRows(r.keys).size();
+        return range = r;
+    }
+
+    private static List<Long> sparseRows(long[] keys) {
+        List<Long> rows = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+            if (i > 0 && keys[i] - keys[i - 1] > 1) {
+                rows.add(keys[i - 1] + 1);
+                if (keys[i] - 1 > keys[i - 1] + 1) rows.add(keys[i] - 1);
+            }
+            rows.add(keys[i]);
+        }
+        return rows;
+    }
+
+    /** Warnings for the user (time outliers, a sparse or cut series); empty when all is well. */
+    public List<String> warnings() {
+        Range r = range();
+        List<String> w = new ArrayList<>();
+        if (r.outliers > 0) {
+            w.add(r.outliers + " packet(s) with timestamps far outside the capture's own range ("
+                    + r.firstTs / 1e9 + " to " + r.lastTs / 1e9 + " s since the epoch, gaps over " + maxGapSeconds
+                    + " s split it), e.g. at " + r.outlierExamples + " s: counted in the classes, left out of the time series");
+        }
+        if (!r.dense && r.keys.length > 0) {
+            w.add("time series written sparse (" + r.rows + " rows: occupied bins and a zero row either side of each gap),"
+                    + " a dense series would have " + (r.keys[r.keys.length - 1] - r.keys[0] + 1) + " rows for "
+                    + r.inRange + " packets");
+        }
+        if (seriesDropped > 0) {
+            w.add(seriesDropped + " packet(s) left out of the time series: more than " + MAX_BINS + " occupied bins");
+        }
+        return w;
+    }
+
     /** The summary as JSON-ready maps. {@code extra} (source, drops, problems) is merged in first. */
     public Map<String, Object> toMap(Map<String, Object> extra) {
+        Range r = range();
         Map<String, Object> out = new LinkedHashMap<>(extra);
-        out.put("host", host == 0 ? null : intToIp(host));
+        out.put("host", hostText);
         out.put("packets", total);
-        out.put("duration_s", total == 0 ? 0.0 : (tEnd - t0) / 1e9);
-        out.put("start_epoch_s", total == 0 ? null : (Object) (t0 / 1e9));
+        out.put("duration_s", r.keys.length == 0 ? 0.0 : (r.lastTs - r.firstTs) / 1e9);
+        out.put("start_epoch_s", r.keys.length == 0 ? null : (Object) (r.firstTs / 1e9));
+        out.put("tunnel", classifier.tunnel().name().toLowerCase());
         out.put("unsupported_link_packets", classifier.unsupportedLink);
         out.put("flow_table", Map.of("size", classifier.flows().size(), "evicted_idle", classifier.flows().evictedIdle,
                 "evicted_full", classifier.flows().evictedFull));
         Map<String, Object> classes = new LinkedHashMap<>();
-        for (TrafficClass c : TrafficClass.values()) {
-            int i = c.ordinal();
-            long p = packets[i][0] + packets[i][1] + packets[i][2], by = bytes[i][0] + bytes[i][1] + bytes[i][2];
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("packets", p);
-            m.put("bytes", by);
-            m.put("mean_frame_bytes", p == 0 ? null : (Object) ((double) by / p));
-            m.put("first_s", p == 0 ? null : (Object) ((first[i] - t0) / 1e9));
-            m.put("last_s", p == 0 ? null : (Object) ((last[i] - t0) / 1e9));
-            m.put("in", Map.of("packets", packets[i][0], "bytes", bytes[i][0]));
-            m.put("out", Map.of("packets", packets[i][1], "bytes", bytes[i][1]));
-            Map<String, Object> h = new LinkedHashMap<>();
-            for (int v = 0; v < 64; v++) if (dscp[i][v] > 0) h.put(Integer.toString(v), dscp[i][v]);
-            m.put("dscp", h);
-            classes.put(c.label, m);
-        }
+        for (TrafficClass c : TrafficClass.values()) classes.put(c.label, classMap(c, r));
         out.put("classes", classes);
+        out.put("encapsulations", encapsulations());
+        out.put("undecodable", undecodable());
+        out.put("other_breakdown", otherBreakdown());
+        out.put("fragments", Map.of("first", fragFirst, "later_followed", classifier.fragFollowed,
+                "later_unseen", classifier.fragUnseen));
+        Map<String, Object> time = new LinkedHashMap<>();
+        time.put("bin_s", binSeconds);
+        time.put("max_gap_s", maxGapSeconds);
+        time.put("packets_in_range", r.inRange);
+        time.put("outlier_packets", r.outliers);
+        time.put("outlier_examples_epoch_s", r.outlierExamples);
+        time.put("series_mode", r.dense ? "dense" : "sparse");
+        time.put("series_rows", r.rows);
+        time.put("series_dropped_packets", seriesDropped);
+        out.put("time", time);
+        out.put("warnings", warnings());
         return out;
     }
 
-    /** Write summary.json and timeseries.csv (bits/s per class per bin and running averages). */
+    private Map<String, Object> classMap(TrafficClass c, Range r) {
+        int i = c.ordinal();
+        long p = packetsOf(c), by = bytes[i * 3] + bytes[i * 3 + 1] + bytes[i * 3 + 2];
+        long f = first[i], l = last[i];
+        if (p > 0 && r.keys.length > 0 && (f < r.firstTs || l > r.lastTs)) { // an outlier: the range's own bins
+            f = Long.MAX_VALUE;
+            l = Long.MIN_VALUE;
+            for (long k : r.keys) {
+                long[] e = bins.get(k);
+                if (e[NC + i] > 0) { f = Math.min(f, e[E_MIN]); l = Math.max(l, e[E_MAX]); }
+            }
+        }
+        boolean has = p > 0 && f != Long.MAX_VALUE && r.keys.length > 0;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("packets", p);
+        m.put("bytes", by);
+        m.put("mean_frame_bytes", p == 0 ? null : (Object) ((double) by / p));
+        m.put("first_s", has ? (Object) ((f - r.firstTs) / 1e9) : null);
+        m.put("last_s", has ? (Object) ((l - r.firstTs) / 1e9) : null);
+        m.put("in", Map.of("packets", packets[i * 3], "bytes", bytes[i * 3]));
+        m.put("out", Map.of("packets", packets[i * 3 + 1], "bytes", bytes[i * 3 + 1]));
+        Map<String, Object> h = new LinkedHashMap<>();
+        for (int v = 0; v < 64; v++) if (dscp[i * 64 + v] > 0) h.put(Integer.toString(v), dscp[i * 64 + v]);
+        m.put("dscp", h);
+        return m;
+    }
+
+    private Map<String, Object> encapsulations() {
+        Map<String, Long> m = new TreeMap<>();
+        for (int code = 0; code < encap.length; code++) {
+            if (encap[code] > 0) m.merge(Classifier.encapLabel(code), encap[code], Long::sum);
+        }
+        return new LinkedHashMap<>(m);
+    }
+
+    private Map<String, Object> undecodable() {
+        Map<String, Object> reasons = new LinkedHashMap<>();
+        long n = 0;
+        for (Classifier.Problem p : Classifier.Problem.values()) {
+            if (p != Classifier.Problem.NONE && problems[p.ordinal()] > 0) {
+                reasons.put(p.label, problems[p.ordinal()]);
+                n += problems[p.ordinal()];
+            }
+        }
+        Map<String, Object> links = new LinkedHashMap<>();
+        unsupportedLinks.forEach((k, v) -> links.put(Integer.toString(k), v));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("packets", n);
+        m.put("reasons", reasons);
+        m.put("unsupported_link_types", links);
+        return m;
+    }
+
+    private Map<String, Object> otherBreakdown() {
+        Map<String, Object> protos = new LinkedHashMap<>();
+        for (int p = 0; p < 256; p++) if (otherProto[p] > 0) protos.put(Integer.toString(p), otherProto[p]);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("non_ip", otherNonIp);
+        m.put("undecodable", otherUndecodable);
+        m.put("ip_protocols", protos);
+        return m;
+    }
+
+    /** Write summary.json and timeseries.csv (bits/s per class per bin and running averages over {@code window} bins). */
     public void write(Path dir, Map<String, Object> extra, int window) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("summary.json"), Json.write(toMap(extra)) + "\n");
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(dir.resolve("timeseries.csv")))) {
-            List<String> head = new ArrayList<>(List.of("time_s"));
-            for (TrafficClass c : TrafficClass.values()) head.add(c.label + "_bps");
-            for (TrafficClass c : TrafficClass.values()) head.add(c.label + "_avg_bps");
-            w.println(String.join(",", head));
-            double[] sum = new double[NC];
-            for (int b = 0; b < bins; b++) {
-                StringBuilder sb = new StringBuilder().append(String.format("%.3f", b * binSeconds));
-                for (int i = 0; i < NC; i++) sb.append(',').append(String.format("%.1f", series[i][b] * 8 / binSeconds));
-                for (int i = 0; i < NC; i++) {
-                    sum[i] += series[i][b] * 8 / binSeconds;
-                    if (b >= window) sum[i] -= series[i][b - window] * 8 / binSeconds;
-                    sb.append(',').append(String.format("%.1f", sum[i] / Math.min(b + 1, window)));
-                }
-                w.println(sb);
-            }
+            writeSeries(w, window);
         }
+    }
+
+    private void writeSeries(PrintWriter w, int window) {
+        List<String> head = new ArrayList<>(List.of("time_s"));
+        for (TrafficClass c : TrafficClass.values()) head.add(c.label + "_bps");
+        for (TrafficClass c : TrafficClass.values()) head.add(c.label + "_avg_bps");
+        w.println(String.join(",", head));
+        Range r = range();
+        if (r.keys.length == 0) return;
+        long k0 = r.keys[0], kN = r.keys[r.keys.length - 1];
+        java.util.PrimitiveIterator.OfLong rows = r.dense ? java.util.stream.LongStream.rangeClosed(k0, kN).iterator()
+                : sparseRows(r.keys).stream().mapToLong(Long::longValue).iterator();
+        double[] sum = new double[NC];
+        int lo = 0, hi = 0; // occupied bins in (row - window, row]
+        double scale = 8 / binSeconds;
+        StringBuilder sb = new StringBuilder(256);
+        while (rows.hasNext()) {
+            long row = rows.nextLong();
+            while (hi < r.keys.length && r.keys[hi] <= row) {
+                long[] e = bins.get(r.keys[hi++]);
+                for (int i = 0; i < NC; i++) sum[i] += e[i];
+            }
+            while (lo < hi && r.keys[lo] <= row - window) {
+                long[] e = bins.get(r.keys[lo++]);
+                for (int i = 0; i < NC; i++) sum[i] -= e[i];
+            }
+            long[] e = bins.get(row);
+            long n = Math.min(row - k0 + 1, window);
+            sb.setLength(0);
+            sb.append(fixed((row - k0) * binSeconds, 3));
+            for (int i = 0; i < NC; i++) sb.append(',').append(fixed(e == null ? 0 : e[i] * scale, 1));
+            for (int i = 0; i < NC; i++) sb.append(',').append(fixed(sum[i] * scale / n, 1));
+            w.println(sb);
+        }
+    }
+
+    /** A non-negative number with {@code digits} decimals, without String.format. */
+    static String fixed(double v, int digits) {
+        long m = digits == 1 ? 10 : 1000;
+        long q = Math.round(v * m);
+        String f = Long.toString(Math.abs(q % m));
+        while (f.length() < digits) f = "0" + f;
+        return (q < 0 ? "-" : "") + Math.abs(q / m) + "." + f;
     }
 }

@@ -81,34 +81,117 @@ class ReaderTest {
         assertEquals(2, PcapFileReader.read(z, noop()).packets);
     }
 
+    /** Seeds for the mutation test: Ethernet pcap, big-endian pcapng, Linux cooked, and every encapsulation. */
+    static byte[][] seeds() {
+        List<byte[]> mixed = new ArrayList<>(sample());
+        byte[] ip4 = Frames.ipv4(6, "198.18.0.1", "198.18.0.2", 0, Frames.tcp(4, 5, 0x18, new byte[40]), 0);
+        mixed.add(Frames.ether(0x8100, DecodeTest.cat(DecodeTest.bytes(0, 5, 0x88, 0xa8, 0, 6, 8, 0), ip4)));
+        mixed.add(Frames.ether(0x86dd, DecodeTest.ipv6(0, 0, DecodeTest.ext(44, DecodeTest.frag6(6, 0, true, 3,
+                Frames.tcp(4, 5, 0x18, new byte[40]))))));
+        mixed.add(Frames.ether(0x86dd, DecodeTest.ipv6(44, 0, DecodeTest.frag6(6, 6, false, 3, new byte[40]))));
+        mixed.add(Frames.ether(0x0800, Frames.ipv4(47, "198.18.1.1", "198.18.1.2", 0,
+                DecodeTest.cat(DecodeTest.bytes(0x10, 0, 0x88, 0xbe, 0, 0, 0, 1), new byte[8], Frames.ether(0x0800, ip4)), 0)));
+        mixed.add(Frames.ether(0x0800, Frames.ipv4(41, "198.18.1.1", "198.18.1.2", 0, DecodeTest.ipv6(6, 0,
+                Frames.tcp(4, 1099, 0x18, new byte[30])), 0)));
+        return new byte[][] {Frames.pcap(1, sample(), null), Frames.pcapng(1, sample()), Frames.pcap(113, sample(), null),
+            Frames.pcap(1, mixed, null), Frames.pcapng(1, mixed)};
+    }
+
     @Test
-    void thousandsOfMutatedFilesNeverThrowAnythingElse() throws Exception {
-        Random rnd = new Random(20261122L);
-        byte[][] seeds = {Frames.pcap(1, sample(), null), Frames.pcapng(1, sample()), Frames.pcap(113, sample(), null)};
+    void aThousandMutatedFilesNeitherThrowNorRunLongNorWriteMuch() throws Exception {
+        Random rnd = new Random(20261123L);
+        byte[][] seeds = seeds();
         Path p = dir.resolve("fuzz.pcap");
         int errors = 0;
-        for (int i = 0; i < 3000; i++) {
-            byte[] f = seeds[i % seeds.length].clone();
-            int edits = 1 + rnd.nextInt(8);
-            for (int k = 0; k < edits; k++) {
-                switch (rnd.nextInt(4)) {
-                    case 0: f[rnd.nextInt(f.length)] = (byte) rnd.nextInt(256); break;
-                    case 1: f = java.util.Arrays.copyOf(f, rnd.nextInt(f.length + 1)); break;
-                    case 2: { int at = rnd.nextInt(Math.max(1, f.length - 4)); if (f.length >= 4) { f[at] = (byte) 0xff; f[at + 1] = (byte) 0xff; f[at + 2] = (byte) 0xff; f[at + 3] = (byte) 0xff; } break; }
-                    default: { byte[] g = new byte[f.length + 16]; System.arraycopy(f, 0, g, 0, f.length); rnd.nextBytes(java.util.Arrays.copyOfRange(g, f.length, g.length)); f = g; }
-                }
-                if (f.length == 0) break;
-            }
+        double slowest = 0;
+        long largest = 0;
+        for (int i = 0; i < 1000; i++) {
+            byte[] f = mutate(seeds[i % seeds.length].clone(), rnd);
             Files.write(p, f);
-            Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 1_000_000_000L), "198.18.0.1", 1.0, null);
+            Path out = dir.resolve("out" + (i % 4));
+            long t0 = System.nanoTime();
+            double bin = i % 10 == 0 ? 0.001 : 1.0; // every tenth with 1 ms bins: the series' worst case
+            Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 1_000_000_000L), "198.18.0.1", bin, null);
             try {
                 PcapFileReader.read(p, s);
-                s.toMap(java.util.Map.of());
+                if (bin < 1) { // the 1 ms files write their output (the series' worst case); the rest build the summary
+                    s.write(out, java.util.Map.of(), 10);
+                    largest = Math.max(largest, Files.size(out.resolve("timeseries.csv")) + Files.size(out.resolve("summary.json")));
+                } else {
+                    s.toMap(java.util.Map.of());
+                }
             } catch (CaptureFormatException expected) {
                 errors++;
             }
+            slowest = Math.max(slowest, (System.nanoTime() - t0) / 1e9);
         }
-        assertTrue(errors > 0 && errors < 3000, "errors " + errors);
+        assertTrue(errors > 0 && errors < 1000, "errors " + errors);
+        assertTrue(slowest < 10, "slowest file took " + slowest + " s");
+        assertTrue(largest < 1_000_000, "largest output " + largest + " bytes");
+    }
+
+    /** 1-8 random edits: a byte, a cut, a 0xffffffff word, appended garbage, or a timestamp years away. */
+    static byte[] mutate(byte[] f, Random rnd) {
+        int edits = 1 + rnd.nextInt(8);
+        for (int k = 0; k < edits && f.length > 0; k++) {
+            switch (rnd.nextInt(5)) {
+                case 0: f[rnd.nextInt(f.length)] = (byte) rnd.nextInt(256); break;
+                case 1: f = java.util.Arrays.copyOf(f, rnd.nextInt(f.length + 1)); break;
+                case 2: {
+                    int at = rnd.nextInt(Math.max(1, f.length - 4));
+                    if (f.length >= 4) for (int j = 0; j < 4; j++) f[at + j] = (byte) 0xff;
+                    break;
+                }
+                case 3: {
+                    byte[] g = java.util.Arrays.copyOf(f, f.length + 16);
+                    for (int j = f.length; j < g.length; j++) g[j] = (byte) rnd.nextInt(256);
+                    f = g;
+                    break;
+                }
+                default: { // any 4-byte word set to a random value: hits seconds fields of records
+                    int at = rnd.nextInt(Math.max(1, f.length - 4)) & ~3;
+                    if (f.length >= at + 4) java.nio.ByteBuffer.wrap(f).putInt(at, rnd.nextInt());
+                }
+            }
+        }
+        return f;
+    }
+
+    @Test
+    void aTimestampYearsAwayIsReportedAndDoesNotStretchTheSeries() throws Exception {
+        List<byte[]> frames = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) frames.add(sample().get(i % 5));
+        byte[] file = Frames.pcap(1, frames, null);  // 2000 records, one per second from 1700000000
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(file).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putInt(24, 0x7fffffff);  // the first record's seconds: year 2038
+        Path p = dir.resolve("years.pcap");
+        Files.write(p, file);
+        Path out = dir.resolve("years");
+        long t0 = System.nanoTime();
+        Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 1_000_000_000L), null, 0.001, null);
+        assertEquals(2000, PcapFileReader.read(p, s).packets);
+        s.write(out, java.util.Map.of(), 10);
+        double secs = (System.nanoTime() - t0) / 1e9;
+        long bytes = Files.size(out.resolve("timeseries.csv")) + Files.size(out.resolve("summary.json"));
+        assertTrue(secs < 2, secs + " s");
+        assertTrue(bytes < 1_000_000, bytes + " bytes");
+        List<String> w = s.warnings();
+        assertTrue(w.get(0).startsWith("1 packet(s) with timestamps far outside"), w.toString());
+        @SuppressWarnings("unchecked")
+        var time = (java.util.Map<String, Object>) s.toMap(java.util.Map.of()).get("time");
+        assertEquals(1L, time.get("outlier_packets"));
+        assertEquals(List.of(2147483647.0), time.get("outlier_examples_epoch_s"));
+        // the series covers the 1999 seconds of the capture's own range, not 2038
+        assertEquals(1999.998, (Double) s.toMap(java.util.Map.of()).get("duration_s"), 1e-6);
+        assertEquals("sparse", time.get("series_mode")); // 1 ms bins: 2 M dense rows for 1999 packets
+        // with 1 s bins the same file is written dense, one row per second
+        Summary d = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 1_000_000_000L), null, 1.0, null);
+        PcapFileReader.read(p, d);
+        d.write(out, java.util.Map.of(), 10);
+        @SuppressWarnings("unchecked")
+        long rows = (Long) ((java.util.Map<String, Object>) d.toMap(java.util.Map.of()).get("time")).get("series_rows");
+        assertTrue(rows >= 2000 && rows <= 2001, "rows " + rows);
+        assertEquals(rows + 1, Files.readAllLines(out.resolve("timeseries.csv")).size());
     }
 
     static PacketSink noop() { return (ts, l, b, o, c, orig) -> { }; }

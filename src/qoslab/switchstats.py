@@ -1,0 +1,175 @@
+"""Switch QoS counters read through TextFSM: the same code on the virtual Catalyst and on a real
+3560/3750.
+
+The templates live in ``switch-configs/textfsm/`` (parsed with PyPI ``textfsm``); the functions
+here turn their records into typed values:
+
+- :func:`parse_statistics` -> {port: :class:`~qoslab.ios.show_qos.PortCounters`} (packets per queue
+  0-3 and threshold 1-3 enqueued/dropped, DSCP/CoS in/out, policer in/out of profile);
+- :func:`parse_queue_set` -> {queue-set: :class:`~qoslab.ios.show_qos.QueueSet`};
+- :func:`parse_dscp_output_q` -> {dscp: (queue 1-4, threshold 1-3)};
+- :func:`parse_policy_map_interface` -> {(port, class): :class:`PolicyClassStats`}.
+
+:func:`read_statistics` sends ``show mls qos interface PORT statistics`` over any connection
+with a netmiko-style ``send_command(str) -> str`` and parses it; :func:`queue_deltas` gives the
+per-queue enqueued/dropped differences between two readings (before and after a trial).
+Malformed output raises :class:`~qoslab.errors.QoslabError` naming the template and the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import QoslabError
+from .ios.names import parse_port
+from .ios.show_qos import N_QUEUES, PortCounters, QueueSet
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "switch-configs" / "textfsm"
+STATISTICS = "cisco_ios_show_mls_qos_interface_statistics.textfsm"
+QUEUE_SET = "cisco_ios_show_mls_qos_queue-set.textfsm"
+DSCP_OUTPUT_Q = "cisco_ios_show_mls_qos_maps_dscp-output-q.textfsm"
+POLICY_MAP_INTERFACE = "cisco_ios_show_policy-map_interface.textfsm"
+
+
+def parse(template: str, text: str) -> list[dict]:
+    """Records of ``text`` under ``switch-configs/textfsm/TEMPLATE`` as dicts (value name -> str or
+    list). Raises QoslabError for text the template rejects."""
+    import textfsm
+
+    path = TEMPLATES / template
+    try:
+        with path.open() as f:
+            fsm = textfsm.TextFSM(f)
+    except OSError as e:
+        raise QoslabError(f"TextFSM template {path}: {e.strerror}") from None
+    try:
+        rows = fsm.ParseText(text)
+    except textfsm.TextFSMError as e:
+        raise QoslabError(f"{template}: output not understood ({str(e).strip().splitlines()[-1][:160]})") from None
+    return [dict(zip(fsm.header, r, strict=True)) for r in rows]
+
+
+def _ints(rows: list[str], n: int, what: str) -> list[int]:
+    vals = [int(x) for r in rows for x in r.split()]
+    if len(vals) != n:
+        raise QoslabError(f"{STATISTICS}: {what} has {len(vals)} counts, {n} expected")
+    return vals
+
+
+def _matrix(rows: list[str], what: str) -> list[list[int]]:
+    if len(rows) != N_QUEUES:
+        raise QoslabError(f"{STATISTICS}: {what} has {len(rows)} queue rows, {N_QUEUES} expected")
+    return [[int(x) for x in r.split()] for r in rows]
+
+
+def parse_statistics(text: str) -> dict[str, PortCounters]:
+    """``show mls qos interface [PORT] statistics`` -> {long port name: PortCounters}. Tables a
+    platform leaves out (or a filtered output) count as zeros."""
+    out = {}
+    for r in parse(STATISTICS, text):
+        c = PortCounters()
+        for key, attr, n in (("DSCP_IN", "dscp_in", 64), ("DSCP_OUT", "dscp_out", 64),
+                             ("COS_IN", "cos_in", 8), ("COS_OUT", "cos_out", 8)):
+            if r[key]:
+                setattr(c, attr, _ints(r[key], n, f"{r['INTERFACE']} {attr}"))
+        if r["ENQUEUED"]:
+            c.enqueued = _matrix(r["ENQUEUED"], f"{r['INTERFACE']} enqueued")
+        if r["DROPPED"]:
+            c.dropped = _matrix(r["DROPPED"], f"{r['INTERFACE']} dropped")
+        c.policer_in = int(r["POLICER_IN"] or 0)
+        c.policer_out = int(r["POLICER_OUT"] or 0)
+        out[parse_port(r["INTERFACE"]) or r["INTERFACE"]] = c
+    return out
+
+
+def parse_queue_set(text: str) -> dict[int, QueueSet]:
+    """``show mls qos queue-set`` -> {queue-set number: QueueSet} (values in percent)."""
+    out = {}
+    for r in parse(QUEUE_SET, text):
+        qs = QueueSet()
+        for key in ("BUFFERS", "THRESHOLD1", "THRESHOLD2", "RESERVED", "MAXIMUM"):
+            if r[key]:
+                setattr(qs, key.lower(), [int(x) for x in r[key].split()])
+        out[int(r["QUEUESET"])] = qs
+    return out
+
+
+def parse_dscp_output_q(text: str) -> dict[int, tuple[int, int]]:
+    """``show mls qos maps dscp-output-q`` -> {DSCP 0-63: (egress queue 1-4, threshold 1-3)}."""
+    out = {}
+    for r in parse(DSCP_OUTPUT_Q, text):
+        for d2, cell in enumerate(r["CELLS"].split()):
+            q, t = cell.split("-")
+            out[int(r["D1"]) * 10 + d2] = (int(q), int(t))
+    if sorted(out) != list(range(64)):
+        raise QoslabError(f"{DSCP_OUTPUT_Q}: map covers {len(out)} DSCP values, 64 expected")
+    return out
+
+
+@dataclass
+class PolicyClassStats:
+    """One class of a port's service-policy: policy name, direction, packets and bytes matched,
+    policer rate (bit/s, None without a policer) and bytes conformed / exceeded."""
+
+    policy: str
+    direction: str
+    packets: int
+    bytes: int
+    police_bps: int | None
+    conformed_bytes: int
+    exceeded_bytes: int
+    actions: list[str]
+
+
+def parse_policy_map_interface(text: str) -> dict[tuple[str, str], PolicyClassStats]:
+    """``show policy-map interface [PORT]`` -> {(long port name, class name): PolicyClassStats}."""
+    out = {}
+    for r in parse(POLICY_MAP_INTERFACE, text):
+        port = parse_port(r["INTERFACE"]) or r["INTERFACE"]
+        out[(port, r["CLASS"])] = PolicyClassStats(
+            r["POLICY"], r["DIRECTION"], int(r["PACKETS"] or 0), int(r["BYTES"] or 0),
+            int(r["POLICE_CIR_BPS"]) if r["POLICE_CIR_BPS"] else None,
+            int(r["CONFORMED_BYTES"] or 0), int(r["EXCEEDED_BYTES"] or 0), list(r["ACTIONS"]))
+    return out
+
+
+def read_statistics(dev, ports: list[str]) -> dict[str, PortCounters]:
+    """Read ``show mls qos interface PORT statistics`` of ``ports`` (any IOS spelling) from
+    ``dev``: a :class:`~qoslab.switchdev.SwitchDevice` (``show(commands) -> {command: text}``, one
+    session for all ports) or a netmiko-style connection (``send_command``). Works the same on the
+    virtual and on a real switch. Raises QoslabError when the switch rejects a command or a port's
+    statistics are missing."""
+    cmds = {p: f"show mls qos interface {p} statistics" for p in ports}
+    if hasattr(dev, "send_command"):
+        texts = {c: dev.send_command(c) for c in cmds.values()}
+    else:
+        texts = dev.show(list(cmds.values()))
+    out = {}
+    for p, c in cmds.items():
+        text = texts[c]
+        if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
+            raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
+        long = parse_port(p) or p
+        got = parse_statistics(text)
+        if long not in got:
+            raise QoslabError(f"`{c}` returned no statistics for {long}")
+        out[long] = got[long]
+    return out
+
+
+def queue_deltas(before: dict[str, PortCounters], after: dict[str, PortCounters]) -> list[dict]:
+    """Rows {port, queue (1-4, as configured), enqueued, dropped} of packet deltas ``after -
+    before`` summed over the three thresholds, for the ports in both readings."""
+    rows = []
+    for port in sorted(set(before) & set(after)):
+        d = after[port].minus(before[port])
+        rows += [{"port": port, "queue": q + 1, "enqueued": sum(d.enqueued[q]), "dropped": sum(d.dropped[q])}
+                 for q in range(N_QUEUES)]
+    return rows
+
+
+def policer_deltas(before: dict[str, PortCounters], after: dict[str, PortCounters]) -> dict[str, tuple[int, int]]:
+    """{port: (packets in profile, packets out of profile)} deltas ``after - before``."""
+    return {p: (after[p].policer_in - before[p].policer_in, after[p].policer_out - before[p].policer_out)
+            for p in sorted(set(before) & set(after))}

@@ -1,0 +1,107 @@
+"""The virtual Catalyst's ``flash:`` file system: files in its state folder
+(``/run/qoslab/vswitch-NAME/flash``), ``dir`` / ``more`` / ``verify /md5`` / ``delete`` and the
+SCP server side (``scp -t flash:/NAME``, refused until ``ip scp server enable``), as NAPALM's
+``ios`` driver and netmiko's file transfer use them."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ..ios.show_sys import FileEntry, render_dir
+
+#: ``dir flash:`` of a WS-C3750G-24T (32 MB flash): "32514048 bytes total"
+FLASH_BYTES = 32514048
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,63}$")
+
+
+class Flash:
+    """``flash:`` in directory ``root``: flat file names (letters, digits, ``_.-``)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def path(self, url: str) -> Path | None:
+        """The file of ``flash:NAME`` / ``flash:/NAME``; None for another file system or a bad name."""
+        m = re.match(r"^flash:/?(.*)$", url)
+        if not m or not _NAME.match(m.group(1)) or m.group(1) in (".", ".."):
+            return None
+        return self.root / m.group(1)
+
+    def entries(self) -> list[FileEntry]:
+        """The files on flash: (name, size, modification time), sorted by name."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
+                if p.is_file() and not p.name.startswith(".")]
+
+    def dir(self, url: str | None) -> str:
+        """``dir [flash:[/NAME]]`` output, or the IOS error for a missing file / other file system."""
+        entries = self.entries()
+        used = sum(e.size for e in entries)
+        if url in (None, "flash:", "flash:/"):
+            return render_dir("flash:", entries, FLASH_BYTES)
+        p = self.path(url)
+        if p is None:
+            return f"%Error opening {url} (Invalid argument)\n" if url.startswith("flash:") else \
+                f"%Error opening {url} (No such device)\n"
+        hit = [e for e in entries if e.name == p.name]
+        if not hit:
+            return f"%Error opening flash:/{p.name} (No such file or directory)\n"
+        return render_dir("flash:", hit, FLASH_BYTES, p.name, used)
+
+    def read(self, url: str) -> str | None:
+        """Text of ``flash:NAME``, None if there is no such file."""
+        p = self.path(url)
+        return p.read_text() if p is not None and p.is_file() else None
+
+    def write(self, url: str, text: str) -> bool:
+        """Write a file atomically; False if ``url`` is not a flash: file name."""
+        p = self.path(url)
+        if p is None:
+            return False
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, p)
+        return True
+
+    def delete(self, url: str) -> str:
+        """``delete flash:NAME``: "" or the IOS error."""
+        p = self.path(url)
+        if p is None or not p.is_file():
+            return f"%Error deleting {url} (No such file or directory)\n"
+        p.unlink()
+        return ""
+
+    def md5(self, url: str) -> str:
+        """``verify /md5 URL`` output (``verify /md5 (URL) = HEX`` as netmiko's process_md5 reads it)."""
+        p = self.path(url)
+        if p is None or not p.is_file():
+            return f"%Error opening {url} (No such file or directory)\n"
+        digest = hashlib.md5(p.read_bytes()).hexdigest()
+        return f"{'.' * 20}Done!\nverify /md5 ({url}) = {digest}\n\n"
+
+
+def sftp_factory(flash_root: Path, enabled: Callable[[], bool]) -> type:
+    """An asyncssh SFTP server class confined to ``flash_root`` that maps ``flash:/NAME`` and
+    refuses everything while ``enabled()`` is false (IOS: ``ip scp server enable``). asyncssh's
+    SCP server (``allow_scp=True``) uses it for ``scp -t flash:/NAME``."""
+    import asyncssh
+
+    class FlashSFTP(asyncssh.SFTPServer):
+        def __init__(self, chan):
+            flash_root.mkdir(parents=True, exist_ok=True)
+            super().__init__(chan, chroot=str(flash_root).encode())
+
+        def map_path(self, path: bytes) -> bytes:
+            if not enabled():
+                raise asyncssh.SFTPPermissionDenied("SCP server not enabled (ip scp server enable)")
+            p = path.decode(errors="replace")
+            if p.startswith("flash:"):
+                p = p[len("flash:"):]
+            return super().map_path(p.encode())
+
+    return FlashSFTP

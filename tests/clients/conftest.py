@@ -1,0 +1,95 @@
+"""A virtual Catalyst without tc (``qoslab switch serve --no-apply``) on a free loopback port, for
+the client tests: no namespaces, no testbed lock. Each test module gets its own switch (a unique
+topology name, so its state folder /run/qoslab/vswitch-NAME is its own and removed afterwards)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ECENET, REPO
+from qoslab.netplan import vswitch_dir
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/clients" in str(item.fspath):
+            item.add_marker(pytest.mark.clients)
+
+
+@dataclass
+class Switch:
+    """A running virtual switch: where it listens, its login, its topology file."""
+
+    name: str
+    host: str
+    port: int
+    username: str
+    password: str
+    secret: str
+    topology: Path
+    state: Path
+
+    def thesis_lines(self) -> list[str]:
+        """The thesis profile's IOS lines for this switch (``qoslab switch render thesis``)."""
+        out = subprocess.run([sys.executable, "-m", "qoslab", "switch", "render", "thesis", "-t", str(self.topology)],
+                             capture_output=True, text=True, check=True).stdout
+        return out.splitlines()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(suffix: str, tmp: Path) -> tuple[Switch, subprocess.Popen]:
+    name = f"c{os.getpid() % 100000}{suffix}"
+    data = yaml.safe_load(ECENET.read_text())
+    data["name"] = name
+    data["switch"]["management"]["port"] = port = _free_port()
+    topo = tmp / f"{name}.yaml"
+    topo.write_text(yaml.safe_dump(data, sort_keys=False))
+    state = vswitch_dir(name)
+    shutil.rmtree(state, ignore_errors=True)
+    proc = subprocess.Popen([sys.executable, "-m", "qoslab", "switch", "serve", "--no-apply", "-t", str(topo)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"qoslab switch serve exited: {proc.stderr.read()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    c = json.loads((state / "credentials").read_text())
+    return Switch(name, "127.0.0.1", port, c["username"], c["password"], c["secret"], topo, state), proc
+
+
+@pytest.fixture(scope="module")
+def vswitch(request, tmp_path_factory):
+    """A fresh virtual switch for one test module; stopped (by PID) and its state removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("the virtual switch keeps its state in /run/qoslab (run as root, as `make test` does)")
+    suffix = request.module.__name__.rsplit("_", 1)[-1][:3]
+    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"))
+    yield sw
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    shutil.rmtree(sw.state, ignore_errors=True)

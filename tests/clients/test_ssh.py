@@ -1,0 +1,82 @@
+"""The SSH transport as a person or a script uses it (paramiko): the exec channel answers one
+command and closes, ``terminal length`` paging with ``--More--``, ``enable`` with three tries,
+user-EXEC limits, SCP refused until ``ip scp server enable``."""
+
+from __future__ import annotations
+
+import time
+
+import paramiko
+import pytest
+
+
+def _client(sw) -> paramiko.SSHClient:
+    c = paramiko.SSHClient()
+    c.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    c.connect(sw.host, sw.port, sw.username, sw.password, allow_agent=False, look_for_keys=False, timeout=10)
+    return c
+
+
+def test_exec_channel_answers_and_closes(vswitch):
+    c = _client(vswitch)
+    try:
+        t = time.monotonic()
+        _, out, _ = c.exec_command("show version", timeout=10)
+        text = out.read().decode()
+        assert out.channel.recv_exit_status() == 0 and time.monotonic() - t < 5
+        assert text.startswith("Cisco IOS Software, C3750 Software") and "Processor board ID QSL" in text
+        _, out, _ = c.exec_command("show running-config", timeout=10)  # user EXEC: not available
+        assert "% Invalid input detected at '^' marker." in out.read().decode()
+        _, out, _ = c.exec_command("sh ip int br | include 1/0/1 ", timeout=10)
+        assert out.read().decode().splitlines()[0].startswith("GigabitEthernet1/0/1 ")
+    finally:
+        c.close()
+
+
+def _read_until(chan, marker: str, timeout: float = 5) -> str:
+    buf, end = "", time.monotonic() + timeout
+    while marker not in buf and time.monotonic() < end:
+        if chan.recv_ready():
+            buf += chan.recv(65536).decode()
+        else:
+            time.sleep(0.02)
+    assert marker in buf, buf[-300:]
+    return buf
+
+
+def test_shell_enable_paging_and_bad_secrets(vswitch):
+    c = _client(vswitch)
+    try:
+        ch = c.invoke_shell(width=80, height=24)
+        _read_until(ch, "Switch>")
+        ch.send("enable\n")
+        for _ in range(3):
+            _read_until(ch, "Password: ")
+            ch.send("wrong\n")
+        assert "% Bad secrets" in _read_until(ch, "Switch>")
+        ch.send("enable\n")
+        _read_until(ch, "Password: ")
+        ch.send(vswitch.secret + "\n")
+        _read_until(ch, "Switch#")
+        ch.send("show interfaces status\n")  # 24 ports + header: longer than the 24-line screen
+        first = _read_until(ch, "--More--")
+        assert "Gi1/0/21" in first and "Gi1/0/22" not in first  # 23 lines, then --More--
+        ch.send(" ")
+        assert "Gi1/0/24" in _read_until(ch, "Switch#")
+        ch.send("terminal length 0\nshow interfaces status\n")
+        assert "--More--" not in _read_until(ch, "Gi1/0/24")
+    finally:
+        c.close()
+
+
+def test_scp_needs_ip_scp_server_enable(vswitch, tmp_path):
+    from scp import SCPClient, SCPException
+
+    src = tmp_path / "x.txt"
+    src.write_text("hostname x\n")
+    c = _client(vswitch)
+    try:
+        with pytest.raises(SCPException):
+            SCPClient(c.get_transport()).put(str(src), "flash:/x.txt")
+    finally:
+        c.close()

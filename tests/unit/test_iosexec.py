@@ -1,0 +1,79 @@
+"""The EXEC parser: IOS abbreviations, case, interface names, carets, ambiguity, output modifiers."""
+
+from __future__ import annotations
+
+import pytest
+
+from qoslab.ios import IosError
+from qoslab.ios.execparse import apply_modifier, parse_exec, parse_port
+
+
+@pytest.mark.parametrize("line,name,args", [
+    ("sh mls qos int gi1/0/1 stat", "show mls qos interface port statistics", {"port": "GigabitEthernet1/0/1"}),
+    ("SHOW MLS QOS INTERFACE G1/0/2 QUEUEING", "show mls qos interface port queueing", {"port": "GigabitEthernet1/0/2"}),
+    ("show mls qos interface GigabitEthernet 1/0/3 buffers", "show mls qos interface port buffers",
+     {"port": "GigabitEthernet1/0/3"}),
+    ("sh mls qos int gi1/0/4", "show mls qos interface port", {"port": "GigabitEthernet1/0/4"}),
+    ("sh start", "show startup-config", {}),
+    ("sh run", "show running-config", {}),
+    ("show ip int br", "show ip interface brief", {}),
+    ("sh int status", "show interfaces status", {}),
+    ("sh class-map jp-1", "show class-map name", {"word": "jp-1"}),
+    ("sh policy-map int gi1/0/1", "show policy-map interface port", {"port": "GigabitEthernet1/0/1"}),
+    ("sh ip access-lists 101", "show ip access-lists name", {"word": "101"}),
+    ("sh mls qos queue-set 2", "show mls qos queue-set n", {"n": 2}),
+    ("sh priv", "show privilege", {}),
+    ("term len 0", "terminal length", {"n": 0}),
+    ("copy running-config flash:/rollback_config.txt", "copy",
+     {"url": "running-config", "url2": "flash:/rollback_config.txt"}),
+    ("configure replace flash:/candidate_config.txt force revert trigger error", "configure replace",
+     {"url": "flash:/candidate_config.txt", "rest": "force revert trigger error"}),
+    ("verify /md5 flash:/merge_config.txt", "verify md5", {"url": "flash:/merge_config.txt"}),
+    ("wr mem", "write memory", {}),
+])
+def test_abbreviations_case_and_ports(line, name, args):
+    cmd = parse_exec(line)
+    assert (cmd.name, cmd.args) == (name, args)
+
+
+def test_invalid_incomplete_ambiguous():
+    with pytest.raises(IosError) as e:
+        parse_exec("show mls qos interface gi1/0/1 statz")
+    assert e.value.kind == "invalid" and e.value.column == len("show mls qos interface gi1/0/1 ")
+    with pytest.raises(IosError) as e:
+        parse_exec("show mls")
+    assert e.value.kind == "incomplete"
+    with pytest.raises(IosError) as e:
+        parse_exec("sh in")
+    assert e.value.kind == "ambiguous" and "Ambiguous command" in e.value.render()
+    with pytest.raises(IosError) as e:
+        parse_exec("show running-config | frobnicate x")
+    assert e.value.kind == "invalid"
+
+
+@pytest.mark.parametrize("text,long", [("gi1/0/1", "GigabitEthernet1/0/1"), ("g1/0/1", "GigabitEthernet1/0/1"),
+                                       ("GIGABITETHERNET1/0/24", "GigabitEthernet1/0/24"),
+                                       ("Gig 1/0/2", "GigabitEthernet1/0/2"), ("fa1/0/3", "FastEthernet1/0/3"),
+                                       ("te1/0/1", "TenGigabitEthernet1/0/1"), ("vl10", "Vlan10"),
+                                       ("gi1/0", None), ("t1/0/1", None), ("x1/0/1", None)])
+def test_parse_port(text, long):
+    assert parse_port(text) == long
+
+
+RUN = "hostname s\n!\ninterface GigabitEthernet1/0/1\n srr-queue bandwidth share 1 2 3 4\n!\n" \
+      "interface GigabitEthernet1/0/2\n!\naccess-list 101 permit ip any any\nip access-list extended x\n permit ip any any\n"
+
+
+def test_modifiers():
+    cmd = parse_exec("show run | section ^interface")
+    assert apply_modifier(RUN, cmd.modifier) == ("interface GigabitEthernet1/0/1\n srr-queue bandwidth share 1 2 3 4\n"
+                                                 "interface GigabitEthernet1/0/2\n")
+    assert apply_modifier(RUN, parse_exec("show run | sec access-list").modifier) == \
+        "access-list 101 permit ip any any\nip access-list extended x\n permit ip any any\n"
+    assert apply_modifier(RUN, parse_exec("sh run | i share|hostname").modifier) == \
+        "hostname s\n srr-queue bandwidth share 1 2 3 4\n"
+    assert "interface" not in apply_modifier(RUN, parse_exec("sh run | exclude interface").modifier)
+    assert apply_modifier(RUN, parse_exec("sh run | begin access-list").modifier).startswith("access-list 101")
+    assert apply_modifier(RUN, parse_exec("sh run | count interface").modifier) == \
+        "Number of lines which match regexp = 2\n"
+    assert apply_modifier(RUN, parse_exec("sh run | include nothing-matches").modifier) == ""

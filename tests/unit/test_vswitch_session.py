@@ -1,0 +1,142 @@
+"""The CLI session without SSH: a switch object with the interface vswitch provides (running-config,
+topology, state folder, save/apply/factory/counters), lines in, replies out."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conftest import ECENET
+from qoslab.ios import RunningConfig
+from qoslab.ios.archive import config_differences, incremental_diffs
+from qoslab.ios.show_qos import PortCounters
+from qoslab.profiles import load_profile, render
+from qoslab.topology import load_topology
+from qoslab.vswitch.session import IosSession, canon_url, device_facts
+
+
+class FakeSwitch:
+    def __init__(self, tmp):
+        self.topo = load_topology(ECENET)
+        self.running = self.factory()
+        self.dir = tmp
+        self.booted = time.time() - 3700
+        self.applied = 0
+
+    def factory(self):
+        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports)
+
+    def save(self):
+        (self.dir / "startup-config").write_text(self.running.render())
+
+    def apply(self):
+        self.applied += 1
+
+    def counters(self, port):
+        c = PortCounters()
+        c.dropped[1][0] = 42 if port.endswith("/1") else 0
+        return c
+
+
+@pytest.fixture
+def s(tmp_path):
+    return IosSession(FakeSwitch(tmp_path), "sekret")
+
+
+def run(s, *lines):
+    return [s.line(l) for l in lines]
+
+
+def test_user_exec_enable_tries_and_privilege(s):
+    assert s.prompt == "Switch>"
+    assert s.line("show privilege").text == "Current privilege level is 1\n"
+    r = s.line("show running-config")
+    assert r.text.splitlines()[0] == " " * (len("Switch>") + 5) + "^"
+    r = s.line("enable")
+    assert r.secret and r.text == "Password: "
+    assert s.secret_line("x").secret and s.secret_line("y").secret
+    assert s.secret_line("z").text == "% Bad secrets\n\n" and not s.privileged
+    s.line("en")
+    assert s.secret_line("sekret").text == "" and s.prompt == "Switch#"
+    assert s.line("sh priv").text == "Current privilege level is 15\n"
+
+
+def test_config_mode_do_and_apply_on_end(s):
+    s.privileged = True
+    run(s, "conf t", "interface gi1/0/3", "description jp-3")
+    assert s.prompt == "Switch(config-if)#"
+    assert s.line("do sh int status | i jp-3").text.startswith("Gi1/0/3   jp-3 ")
+    s.line("end")
+    assert s.sw.applied == 1 and s.prompt == "Switch#"
+    bad = s.line("show mls qos interface gi1/0/30 statistics")
+    assert bad.text.splitlines()[0].index("^") == len("Switch#show mls qos interface ")
+
+
+def test_show_commands_render_from_state(s):
+    s.privileged = True
+    for line in render(load_profile("thesis"), s.sw.topo):
+        s.line("conf t") if s.mode is None else None
+        assert "%" not in s.line(line).text, line
+    s.line("end")
+    assert "Policer: Inprofile:" in s.line("sh mls qos int g1/0/1 stat").text
+    from qoslab.switchstats import parse_statistics
+    assert parse_statistics(s.line("sh mls qos int g1/0/1 stat").text)["GigabitEthernet1/0/1"].dropped[1] == [42, 0, 0]
+    assert "Attached policy-map for Ingress" in s.line("show mls qos interface gi1/0/1").text or \
+        "trust state" in s.line("show mls qos interface gi1/0/1").text
+    assert "Queueset: 2" in s.line("sh mls qos queue-set 2").text
+    assert "class-default" in s.line("show class-map").text
+    assert s.line("show policy-map police-jp").text.startswith("  Policy Map police-jp")
+    assert "Service-policy input: police-jp" in s.line("show policy-map interface gi1/0/1").text
+    assert s.line("show ip access-lists 100").text.startswith("Extended IP access list 100\n")
+    assert "buffers   :      70      30" in s.line("show mls qos input-queue").text
+    v = s.line("show version").text
+    assert "Switch uptime is 1 hour, 1 minute" in v and f"Processor board ID {device_facts(s.sw).serial}" in v
+    assert s.line("show running-config | count ^interface").text == "Number of lines which match regexp = 24\n"
+
+
+def test_flash_copy_md5_dir_more_delete(s):
+    s.privileged = True
+    r = s.line("copy running-config flash:/rb.txt")
+    assert r.prompt == "" and r.text == "Destination filename [rb.txt]? "
+    assert "bytes copied" in s.line("").text
+    run(s, "conf t", "file prompt quiet", "end")
+    assert "bytes copied" in s.line("copy system:/running-config flash:/rb.txt").text
+    d = s.line("dir flash:/rb.txt").text
+    assert d.startswith("Directory of flash:/rb.txt\n") and "bytes free" in d
+    assert "(No such file or directory)" in s.line("dir flash:/nope.txt").text
+    assert s.line("verify /md5 flash:/rb.txt").text.split(" = ")[1].strip().isalnum()
+    assert s.line("more flash:/rb.txt").text == s.sw.running.render()
+    s.line("delete flash:/rb.txt")
+    assert "rb.txt" not in s.line("dir").text
+
+
+def test_configure_replace_and_archive_diffs(s, tmp_path):
+    s.privileged = True
+    run(s, "conf t", "file prompt quiet", "end", "copy running-config flash:base.txt")
+    s.sw.running.hostname = "other"
+    out = s.line("show archive config differences flash:base.txt system:running-config").text
+    assert out == "!Contextual Config Diffs:\n+hostname other\n-hostname Switch\n\n"
+    r = s.line("configure replace flash:base.txt force")
+    assert "Rollback Done" in r.text and s.sw.running.hostname == "Switch"
+    assert "No changes were found" in s.line("show archive config differences system:running-config flash:base.txt").text
+    (tmp_path / "flash" / "bad.txt").write_text("hostname z\nmls qos frobnicate\n")
+    r = s.line("configure replace flash:bad.txt force revert trigger error")
+    assert "original configuration has been successfully restored" in r.text and s.sw.running.hostname == "Switch"
+
+
+def test_incremental_diffs_lists_only_changes():
+    rc = RunningConfig.factory("Switch", ["Gi1/0/1"])
+    text = "mls qos\ninterface GigabitEthernet1/0/1\n priority-queue out\nhostname Switch\n"
+    assert incremental_diffs(rc, text) == ("!List of Commands:\nmls qos\ninterface GigabitEthernet1/0/1\n"
+                                           " priority-queue out\nend\n")
+    rc2 = rc.copy()
+    from qoslab.ios import load_config
+    load_config(text, rc2)
+    assert incremental_diffs(rc2, text).endswith("end\n!No changes were found\n")
+    assert "No changes" in config_differences(rc2.render(), text + "interface GigabitEthernet1/0/1\n", rc)
+
+
+def test_canon_url():
+    assert canon_url("system:/running-config") == canon_url("running-config") == "running-config"
+    assert canon_url("nvram:startup-config") == "startup-config" and canon_url("flash:x") == "flash:x"

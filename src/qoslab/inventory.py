@@ -30,11 +30,13 @@ DEFAULT_QOSLAB_DIR = "/opt/qoslab"
 def _ssh_vars(topo: Topology, sshd_dir: Path | None) -> dict[str, Any]:
     """Connection variables for the nodes (pure)."""
     s = topo.ssh
+    key: str | None
     if topo.environment == "embedded":
         if sshd_dir is None:
             raise ValueError("an embedded topology's inventory needs the testbed's sshd folder")
         head_ns = host_namespace(topo.name, topo.hosts[0].name)
-        known, key = sshd_dir / "known_hosts", str(sshd_dir / "id_ed25519")
+        known = sshd_dir / "known_hosts"
+        key = str(sshd_dir / "id_ed25519")
         proxy = f" -o ProxyCommand='ip netns exec {head_ns} nc %h %p'"
         user, port = "root", 22
     else:

@@ -19,7 +19,7 @@ from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, load_model
 
 #: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
-TESTBED_NETWORK = ipaddress.ip_network("198.18.0.0/15")
+TESTBED_NETWORK = ipaddress.IPv4Network("198.18.0.0/15")
 
 _PORT = re.compile(
     r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
@@ -260,7 +260,7 @@ class Topology(StrictModel):
                                f"{self.switch.management.host} must be a loopback address on the embedded testbed")
         seen: dict[str, str] = {}
         for i, h in enumerate(self.hosts):
-            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):  # type: ignore[arg-type]
+            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):
                 raise FieldProblem(("hosts", i, "address"),
                                    f"{h.address} is outside {TESTBED_NETWORK}, the only range the embedded "
                                    "testbed may use (RFC 2544 benchmarking range)")

@@ -214,6 +214,32 @@ def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path) 
     return ex.start(argv, stdout=out, stderr=out)
 
 
+def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Executor],
+                 address_of: Callable[[str], str], out_dir: Path, logs: dict[str, Path]) -> dict:
+    """Run the manager on the head node; returns its JSON result (also written to
+    ``out_dir/workload-result.json``; its log to ``logs["manager"]``). Raises QoslabError when it
+    prints no result."""
+    marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
+    head = settings.hosts[0]
+    spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
+    argv = java_command("manager", "--workers", spec, "--size", str(settings.size),
+                        "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
+                        "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
+                        "--timeout", f"{settings.timeout_s:g}", *marking, hostname=address_of(head),
+                        root=executor_of(head).qoslab_root)
+    # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
+    res = executor_of(head).run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
+    logs["manager"] = out_dir / "workload-manager.log"
+    logs["manager"].write_text(res.stderr)
+    line = next((l for l in reversed(res.stdout.strip().splitlines()) if l.startswith("{")), None)
+    if line is None:
+        raise QoslabError(f"workload manager on {head} printed no result (exit {res.returncode}): "
+                          f"{res.stderr.strip()[-300:]}")
+    result = json.loads(line)
+    (out_dir / "workload-result.json").write_text(json.dumps(result, indent=1))
+    return result
+
+
 def run_workload(
     settings: WorkloadSettings,
     executor_of: Callable[[str], Executor],
@@ -232,7 +258,6 @@ def run_workload(
     set). Raises QoslabError when a worker cannot start or the manager prints no result.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     workers: dict[str, BackgroundProcess] = {}
     logs: dict[str, Path] = {}
     try:
@@ -253,23 +278,7 @@ def run_workload(
             started = workers
         if on_started:
             on_started(started)
-        head = settings.hosts[0]
-        spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
-        argv = java_command("manager", "--workers", spec, "--size", str(settings.size),
-                            "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
-                            "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
-                            "--timeout", f"{settings.timeout_s:g}", *marking, hostname=address_of(head),
-                            root=executor_of(head).qoslab_root)
-        # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
-        res = executor_of(head).run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
-        logs["manager"] = out_dir / "workload-manager.log"
-        logs["manager"].write_text(res.stderr)
-        line = next((l for l in reversed(res.stdout.strip().splitlines()) if l.startswith("{")), None)
-        if line is None:
-            raise QoslabError(f"workload manager on {head} printed no result (exit {res.returncode}): "
-                              f"{res.stderr.strip()[-300:]}")
-        result = json.loads(line)
-        (out_dir / "workload-result.json").write_text(json.dumps(result, indent=1))
+        result = _run_manager(settings, executor_of, address_of, out_dir, logs)
         return WorkloadRun(result, logs)
     finally:
         def stop(host: str) -> None:

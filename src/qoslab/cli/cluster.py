@@ -82,8 +82,8 @@ def preflight_cmd(playbook: Path = typer.Argument(..., help="Campaign playbook, 
     finally:
         nodes.close()
     tab = Table(title=f"pre-flight of {pb.name} on {topo.name} (executor {nodes.kind})")
-    for c in ("node", "check", "", "detail"):
-        tab.add_column(c)
+    for col in ("node", "check", "", "detail"):
+        tab.add_column(col)
     for c in report.checks:
         tab.add_row(c.node, c.check, "[green]ok[/]" if c.ok else "[red]FAIL[/]", c.detail)
     console.print(tab)

@@ -71,12 +71,10 @@ class Nodes:
             if host not in self.topology.host_names:
                 raise QoslabError(f"no host {host!r} in topology {self.topology.name}")
             make = getattr(self.factory, "for_topology", None)
-            if make is not None:
-                ex = make(host, self.topology, testbed=self.testbed, local_root=self.local_root, run_id=self.run_id)
-            else:
-                ex = self.factory(host)
-            assert isinstance(ex, Executor), f"executor {self.kind} does not keep the Executor contract"
-            self._executors[host] = ex
+            made = make(host, self.topology, testbed=self.testbed, local_root=self.local_root, run_id=self.run_id) \
+                if make is not None else self.factory(host)
+            assert isinstance(made, Executor), f"executor {self.kind} does not keep the Executor contract"
+            self._executors[host] = ex = made
         return ex
 
     def use(self, host: str, executor: Executor) -> None:

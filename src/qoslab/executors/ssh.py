@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,8 +36,6 @@ from . import sshio
 from . import sshscripts as S
 from .base import BackgroundProcess, CommandResult
 
-#: The agent's program (see :mod:`.sshagent`), run as ``python3 -c`` on the node.
-AGENT_SOURCE = (Path(__file__).parent / "sshagent.py").read_text()
 #: Default seconds after which a node's guard ends the run's processes when the lease is not renewed.
 LEASE_S = 30.0
 #: Seconds a control script (poll, stop bookkeeping) may take beyond its own waits.
@@ -86,7 +83,7 @@ class SshExecutor:
         self._conn: Any = None
         self._lock: asyncio.Lock | None = None
         self._sftp: Any = None
-        self._agent: _Agent | None = None
+        self._agent: sshio.AgentClient | None = None
         self._lease: Any = None
         self._dirs: set[str] = set()
         self._facts: dict[str, bool] | None = None
@@ -145,7 +142,7 @@ class SshExecutor:
         conn = await self._connection()
         try:
             if self._agent is None or not self._agent.alive():
-                self._agent = await _Agent.start(conn, self.node)
+                self._agent = await sshio.AgentClient.start(conn, self.node)
             return await self._agent.request(script, input, timeout_s)
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError, asyncssh.ChannelOpenError, BrokenPipeError) as e:
             conn.close()  # the next call reconnects; this command's fate is unknown
@@ -338,62 +335,6 @@ class SshExecutor:
                 self._conn.close()
         self._conn, self._sftp, self._agent = None, None, None
         self._dirs.clear()
-
-
-class _Agent:
-    """The client side of a node's :mod:`.sshagent`: requests by id, answers matched by a reader task."""
-
-    def __init__(self, proc: Any, node: str) -> None:
-        self.proc, self.node = proc, node
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.next_id = 1
-        self.reader: asyncio.Task[None] | None = None
-
-    @classmethod
-    async def start(cls, conn: Any, node: str) -> _Agent:
-        """Start the agent on ``conn``. Raises QoslabError when the node cannot run it (no python3)."""
-        proc = await conn.create_process(f"exec python3 -u -c {S.q(AGENT_SOURCE)}", encoding="utf-8")
-        first = await proc.stdout.readline()
-        if not first.startswith('{"id": 0'):
-            err = (await proc.stderr.read()).strip()[-300:]
-            raise QoslabError(f"on {node}: the command agent did not start (python3 3.6+ is needed on the node): "
-                              f"{err or first.strip() or 'no output'}")
-        agent = cls(proc, node)
-        agent.reader = asyncio.get_running_loop().create_task(agent._read())
-        return agent
-
-    def alive(self) -> bool:
-        """True while the agent's output is open."""
-        return self.reader is not None and not self.reader.done()
-
-    async def _read(self) -> None:
-        try:
-            async for line in self.proc.stdout:
-                msg = json.loads(line)
-                fut = self.pending.pop(msg["id"], None)
-                if fut is not None and not fut.done():
-                    fut.set_result(msg)
-        except Exception:  # noqa: BLE001 - a dead channel fails every pending request below
-            pass
-        for fut in self.pending.values():
-            if not fut.done():
-                fut.set_exception(QoslabError(f"on {self.node}: the SSH connection or its agent ended"))
-        self.pending.clear()
-
-    async def request(self, script: str, input: str | None, timeout_s: float) -> tuple[int, str, str]:
-        """Run ``script`` on the node; (rc, stdout, stderr). Raises QoslabError when the agent
-        ends or does not answer within ``timeout_s`` + 10 s."""
-        i = self.next_id
-        self.next_id += 1
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.pending[i] = fut
-        self.proc.stdin.write(json.dumps({"id": i, "script": script, "input": input, "timeout": timeout_s}) + "\n")
-        try:
-            msg = await asyncio.wait_for(fut, timeout_s + 10)
-        except TimeoutError:
-            self.pending.pop(i, None)
-            raise QoslabError(f"on {self.node}: no answer over SSH within {timeout_s + 10:g} s") from None
-        return int(msg["rc"]), msg["out"], msg["err"]
 
 
 def cluster_target(topology: Any, node: str) -> SshTarget:

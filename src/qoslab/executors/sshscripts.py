@@ -71,7 +71,10 @@ def start_script(argv: Sequence[str], *, root: str, run_id: str, stdout: str | N
     p = q(procs)
     return (f"mkdir -p {p}{cd} || exit {PREPARE_FAILED}\n"
             f"( {cmd} &\n"
-            f"  c=$!; echo $c > {p}/$c.pid; echo $c; exec >/dev/null 2>&1\n"
+            f"  c=$!; echo $c > {p}/$c.pid; i=0\n"
+            f"  while kill -0 $c 2>/dev/null && ! kill -0 -$c 2>/dev/null && [ $i -lt 400 ]; do sleep 0.005; "
+            f"i=$((i+1)); done\n"  # its own process group (setsid done) before anyone signals it
+            f"  echo $c; exec >/dev/null 2>&1\n"
             f"  wait $c; echo $? > {p}/$c.rc.tmp; mv {p}/$c.rc.tmp {p}/$c.rc; rm -f {p}/$c.pid ) </dev/null &\n")
 
 

@@ -108,14 +108,17 @@ class LiveCapture:
     into a file with a ``buffer_mb`` MiB kernel buffer, classified by the fast reader when it stops)
     or ``pcap4j`` (in the JVM, classified as packets arrive). The summary's ``drops`` block holds
     received, captured, dropped_kernel, dropped_interface, dropped_own, dropped_total, lossless
-    (capture/README.md)."""
+    (capture/README.md). ``lifetime_s`` bounds the capture (seconds: its process group, dumpcap
+    included, ends by itself after it, even when this program died)."""
 
     def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
                  rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False,
-                 engine: str = "dumpcap", buffer_mb: int = 64, extra: tuple[str, ...] = ()):
+                 engine: str = "dumpcap", buffer_mb: int = 64, extra: tuple[str, ...] = (),
+                 lifetime_s: float | None = None):
         if engine not in ENGINES:
             raise QoslabError(f"capture engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
+        self.lifetime_s = lifetime_s
         self.argv = capture_command("live", "--interface", interface,
                                     *_options(self.out_dir, host_ip, rmi_mode, per_packet),
                                     "--engine", engine, "--buffer-mb", str(buffer_mb), *extra,
@@ -127,7 +130,7 @@ class LiveCapture:
         """Start and wait until the capture is open. Raises QoslabError naming the interface."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.log.unlink(missing_ok=True)
-        self.proc = self.ex.start(self.argv, stdout=self.log, stderr=self.log)
+        self.proc = self.ex.start(self.argv, stdout=self.log, stderr=self.log, lifetime_s=self.lifetime_s)
         deadline = time.monotonic() + timeout_s
         while "capturing on" not in (self.log.read_text(errors="replace") if self.log.exists() else ""):
             if self.ex.poll(self.proc) is not None or time.monotonic() > deadline:

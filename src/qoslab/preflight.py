@@ -34,7 +34,7 @@ from .errors import QoslabError
 from .executors import Executor
 from .executors.nodes import Nodes
 from .topology import Topology, linux_ifname
-from .trafficgen.definitions import DATA_PORT_BASE, load_flood
+from .trafficgen.definitions import DATA_PORT_BASE, FloodDefinition, load_flood
 from .units import parse_rate
 from .workload import JAR
 
@@ -120,15 +120,16 @@ def _clock(ex: Executor) -> tuple[float, float]:
     return best
 
 
-def _wanted_ports(pb: Playbook, topo: Topology) -> dict[str, set[str]]:
-    """Host -> ``proto/port`` that must be free: the workloads' RMI ports, D-ITG's ports."""
+def _wanted_ports(pb: Playbook, topo: Topology, flood: FloodDefinition | None) -> dict[str, set[str]]:
+    """Host -> ``proto/port`` that must be free: the workloads' RMI ports, D-ITG's ports
+    (``flood``: the campaign's flood; None = the playbook's file)."""
     want: dict[str, set[str]] = {}
     for c in pb.conditions:
         wl = pb.workload_of(c)
         for h in wl.hosts:
             want.setdefault(h, set()).update({f"tcp/{wl.registry_port}", f"tcp/{wl.export_port}"})
     if any(c.congestion for c in pb.conditions):
-        defn = load_flood(resolve_path(pb.flood))
+        defn = flood if flood is not None else load_flood(resolve_path(pb.flood))
         for i, f in enumerate(defn.flows):
             want.setdefault(f.dst, set()).update({f"tcp/{DITG_SIGNAL_PORT}", f"udp/{DATA_PORT_BASE + i}"})
     return want
@@ -201,11 +202,11 @@ def _clocks(report: PreflightReport, clocks: dict[str, tuple[float, float]], max
                                               f"{abs(off - med):.1f} ms from the median")
 
 
-def _switch(report: PreflightReport, pb: Playbook, topo: Topology) -> None:
+def _switch(report: PreflightReport, device: str, topo: Topology) -> None:
     from .switchdev import open_switch
 
     try:
-        out = open_switch(pb.device, topo).show(["show version"])["show version"]
+        out = open_switch(device, topo).show(["show version"])["show version"]
     except QoslabError as e:
         report.add("switch", "switch", False, str(e))
         return
@@ -238,14 +239,17 @@ def _span(report: PreflightReport, pb: Playbook, nodes: Nodes) -> None:
         report.add(where, "span", link in ("up", "unknown"), f"{iface} wired to {port}, link {link}")
 
 
-def preflight(pb: Playbook, nodes: Nodes, *, max_clock_offset_ms: float = MAX_CLOCK_OFFSET_MS,
-              check_switch: bool = True, log: Callable[[str], None] = lambda s: None) -> PreflightReport:
-    """Run every check of the module doc on the playbook's hosts through ``nodes``; returns the
-    report (it never raises for a failed check: see :meth:`PreflightReport.raise_for_failures`)."""
+def preflight(pb: Playbook, nodes: Nodes, *, flood: FloodDefinition | None = None, device: str | None = None,
+              max_clock_offset_ms: float = MAX_CLOCK_OFFSET_MS, check_switch: bool = True,
+              log: Callable[[str], None] = lambda s: None) -> PreflightReport:
+    """Run every check of the module doc on the playbook's hosts through ``nodes`` (whose
+    topology is the one checked); ``flood`` and ``device`` are the campaign's (its input
+    snapshot; None = the playbook's files). Returns the report (it never raises for a failed
+    check: see :meth:`PreflightReport.raise_for_failures`)."""
     t0 = time.monotonic()
     topo = nodes.topology
     report = PreflightReport()
-    want = _wanted_ports(pb, topo)
+    want = _wanted_ports(pb, topo, flood)
     hosts = [h for h in topo.host_names if h in want or h in {w for c in pb.conditions
                                                               for w in pb.workload_of(c).hosts}]
     hosts = hosts or topo.host_names
@@ -276,7 +280,7 @@ def preflight(pb: Playbook, nodes: Nodes, *, max_clock_offset_ms: float = MAX_CL
     _versions(report, {h: g["facts"] for h, g in good.items()})
     _clocks(report, {h: g["clock"] for h, g in good.items()}, max_clock_offset_ms)
     if check_switch:
-        _switch(report, pb, topo)
+        _switch(report, device or pb.device, topo)
     _span(report, pb, nodes)
     report.seconds = time.monotonic() - t0
     log(f"pre-flight: {len(report.checks) - len(report.failures)}/{len(report.checks)} checks passed "

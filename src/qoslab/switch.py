@@ -1,25 +1,38 @@
 """Push QoS profiles to a Catalyst 3750 (real, or the virtual one on the embedded testbed) with
 Netmiko ``cisco_ios``.
 
-A push: connect (host key checked against a known_hosts file), ``enable``, back up the
-running-config to a file, build the intended config (the running-config with its QoS lines
-replaced by the profile's), compute the remediation with hier-config, send only that
-(``cmd_verify`` on, IOS errors detected), verify with ``show running-config`` that the QoS part
-equals the intended one, ``write memory``. On any failure (IOS ``% Invalid input``, a dropped
-connection, a timeout, a failed verification) the backup is restored the same way and the
-error names the failing line. A re-push of the same profile sends nothing.
+A push: refuse profile lines that are not QoS configuration, connect (host key checked against a
+known_hosts file), ``enable``, back up the running-config to a file (mode 0600: a real switch's
+holds secret hashes), build the intended config (the running-config with its QoS lines replaced by
+the profile's), compute the remediation with hier-config, send only that (``cmd_verify`` on, IOS
+errors detected), verify with ``show running-config`` that the *whole* config equals the intended
+one (so a line that is not QoS cannot slip in), ``write memory``. A re-push of the same profile
+sends nothing.
+
+Atomicity: whatever interrupts a push once a line may have been sent (an IOS error, a dropped
+connection, a timeout, a failed verification, Ctrl-C or SIGTERM as KeyboardInterrupt, a trial
+timeout) the backup is restored the same way, with Ctrl-C/SIGTERM/SIGALRM held back until the
+rollback is over, so the running-config ends equal to the backup or to the target. Errors before
+anything was sent (connect, backup, diff) are raised as QoslabError; the connection is always
+closed. An interrupt is re-raised after the rollback; an error becomes PushError.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .device import Device
 from .errors import QoslabError
-from .switchconfig import intended_config, normalized_qos, remediation
+from .switchconfig import intended_config, non_qos_lines, normalized_config, remediation
 
 #: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set).
 ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
@@ -93,64 +106,155 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
     """Push ``profile_lines`` (rendered IOS) to ``dev``. See the module doc. ``inject_after``
     (tests only) drops the connection after that many remediation lines.
 
-    Raises PushError (rolled back or not) or QoslabError (cannot connect)."""
+    Raises PushError (rolled back or not), QoslabError (refused lines; cannot connect, back up or
+    diff: nothing was sent), or re-raises KeyboardInterrupt and other BaseExceptions after the
+    rollback."""
+    bad = non_qos_lines(profile_lines)
+    if bad:
+        raise QoslabError(f"refusing to push {profile_name}: {bad[0]!r} is not a QoS configuration line")
     t = {"start": time.monotonic()}
     out_dir.mkdir(parents=True, exist_ok=True)
-    conn = connect(dev)
-    t["connect"] = time.monotonic()
-    backup_text = conn.send_command("show running-config")
-    backup = out_dir / f"running-config-backup-{time.strftime('%Y%m%dT%H%M%S')}-{profile_name}.txt"
-    backup.write_text(backup_text)
-    want = intended_config(backup_text, profile_lines)
-    lines = remediation(backup_text, want)
-    t["diff"] = time.monotonic()
-    if not lines:
-        conn.disconnect()
-        return PushReport(profile_name, False, [], backup, _phases(t))
+    conn: Any = None
+    backup_text, backup, sent = "", None, False
     try:
+        conn = connect(dev)
+        t["connect"] = time.monotonic()
+        backup_text = _show_run(conn)
+        backup = _write_backup(out_dir, profile_name, backup_text)
+        want = intended_config(backup_text, profile_lines)
+        lines = remediation(backup_text, want)
+        t["diff"] = time.monotonic()
+        if not lines:
+            return PushReport(profile_name, False, [], backup, _phases(t))
+        sent = True  # from here on a line may have reached the switch
         if inject_after is not None:
             _send(conn, lines[:inject_after])
-            conn.disconnect()
+            _close(conn)
             raise QoslabError(f"connection dropped after {inject_after} lines (injected)")
         _send(conn, lines)
         t["send"] = time.monotonic()
-        now = conn.send_command("show running-config")
-        if normalized_qos(now) != normalized_qos(want):
-            missing = sorted(set(normalized_qos(want)) - set(normalized_qos(now)))[:3]
-            extra = sorted(set(normalized_qos(now)) - set(normalized_qos(want)))[:3]
-            raise QoslabError(f"verification failed: missing {missing}, unexpected {extra}")
+        _verify(conn, want)
         t["verify"] = time.monotonic()
-        conn.save_config()
+        _save(conn)
         t["save"] = time.monotonic()
-        conn.disconnect()
         return PushReport(profile_name, True, lines, backup, _phases(t))
-    except Exception as e:
-        msg = str(e) if isinstance(e, QoslabError) else f"{type(e).__name__}: {e}"
-        try:
-            conn.disconnect()
-        except Exception:
-            pass
+    except BaseException as e:
+        _close(conn)
+        conn = None
+        if not sent:
+            if isinstance(e, QoslabError) or not isinstance(e, Exception):
+                raise
+            raise QoslabError(f"push of {profile_name} failed before anything was sent: "
+                              f"{type(e).__name__}: {e}") from None
+        _roll_back(e, backup_text, backup, dev, profile_name)
+        raise  # unreachable: _roll_back always raises
+    finally:
+        _close(conn)
+
+
+def _roll_back(e: BaseException, backup_text: str, backup: Path | None, dev: Device, profile_name: str) -> None:
+    """Restore ``backup_text`` after ``e`` interrupted a push (interrupts held back meanwhile);
+    re-raise ``e`` when it is not an Exception, else raise PushError."""
+    msg = str(e) if isinstance(e, QoslabError) else f"{type(e).__name__}: {e}"
+    with deferred_interrupts():
         try:
             restore(backup_text, dev)
-        except Exception as r:
-            raise PushError(f"push of {profile_name} failed ({msg}) and ROLLBACK FAILED ({r}); backup in {backup}",
-                            False) from None
-        raise PushError(f"push of {profile_name} failed: {msg}; rolled back to {backup.name}", True) from None
+        except BaseException as r:  # noqa: BLE001 - whatever it was, the rollback failed
+            raise PushError(f"push of {profile_name} failed ({msg}) and ROLLBACK FAILED ({type(r).__name__}: {r}); "
+                            f"backup in {backup}", False) from None
+    if not isinstance(e, Exception):
+        raise e
+    raise PushError(f"push of {profile_name} failed: {msg}; rolled back to {backup.name if backup else 'the backup'}",
+                    True) from None
 
 
 def restore(backup_text: str, dev: Device) -> None:
-    """Make the device's running-config equal the backup again (QoS part verified)."""
+    """Make the device's running-config equal the backup again (the whole config verified).
+    Raises QoslabError when it cannot."""
     conn = connect(dev)
     try:
-        now = conn.send_command("show running-config")
+        now = _show_run(conn)
         lines = remediation(now, backup_text)
         if lines:
             _send(conn, lines)
-        after = conn.send_command("show running-config")
-        if normalized_qos(after) != normalized_qos(backup_text):
-            raise QoslabError("the restored running-config differs from the backup")
+        _verify(conn, backup_text, "the restored running-config differs from the backup")
+        if lines:
+            _save(conn)
     finally:
+        _close(conn)
+
+
+def _show_run(conn: Any) -> str:
+    text = conn.send_command("show running-config")
+    if "hostname" not in text:
+        raise QoslabError(f"show running-config returned no configuration: {text.strip()[:120]!r}")
+    return text
+
+
+def _write_backup(out_dir: Path, profile_name: str, text: str) -> Path:
+    """Write the backup, mode 0600 from the first byte, under a new name; returns its path."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", profile_name)[:40] or "profile"
+    stem = f"running-config-backup-{time.strftime('%Y%m%dT%H%M%S')}-{safe}"
+    for n in range(1000):
+        path = out_dir / (f"{stem}.txt" if n == 0 else f"{stem}-{n}.txt")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
+    raise QoslabError(f"{out_dir}: cannot find a free backup file name")
+
+
+def _verify(conn: Any, want: str, what: str = "verification failed") -> None:
+    """Raise QoslabError unless the running-config (all of it) equals ``want``."""
+    now = normalized_config(_show_run(conn))
+    goal = normalized_config(want)
+    if now != goal:
+        missing = sorted(set(goal) - set(now))[:3]
+        extra = sorted(set(now) - set(goal))[:3]
+        raise QoslabError(f"{what}: missing {missing}, unexpected {extra}")
+
+
+def _save(conn: Any) -> None:
+    conn.save_config()
+
+
+def _close(conn: Any) -> None:
+    """Close a Netmiko connection, ignoring errors (it may be half dead)."""
+    if conn is None:
+        return
+    try:
         conn.disconnect()
+    except Exception:  # noqa: BLE001 - closing a broken session must not mask the real error
+        pass
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Hold back SIGINT, SIGTERM and SIGALRM (Ctrl-C, the CLI's SIGTERM, the trial timeout) during
+    the body; the first one that arrived is delivered to its handler after it. In threads other
+    than the main one (no signal handlers there) the body just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+    got: list[signal.Signals] = []
+    old = {s: signal.getsignal(s) for s in sigs}
+    for s in sigs:
+        signal.signal(s, lambda n, f: got.append(signal.Signals(n)))
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        if got:
+            handler = old[got[0]]
+            if callable(handler):
+                handler(got[0], None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), got[0])
 
 
 def _phases(t: dict[str, float]) -> dict[str, float]:

@@ -66,6 +66,37 @@ def normalized_qos(config_text: str) -> list[str]:
     return sorted(out)
 
 
+def non_qos_lines(profile_lines: list[str]) -> list[str]:
+    """The lines of a rendered profile (config lines, sub-mode children indented) that are not QoS
+    configuration by :func:`split_qos`'s rules (interface headers aside). A profile may only
+    change QoS, so the push refuses any. Pure."""
+    other, _ = split_qos("\n".join(profile_lines))
+    return [l for l in other if not l.startswith("interface ")]
+
+
+#: Lines a switch changes by itself or that carry no configuration: left out of whole-config
+#: comparisons (``ntp clock-period`` is rewritten by IOS as the clock drifts).
+_VOLATILE = re.compile(r"^(!|end$|Building configuration|Current configuration|ntp clock-period\b)")
+
+
+def normalized_config(config_text: str) -> list[str]:
+    """The whole config as a sorted list of path strings (``interface GigabitEthernet1/0/1 /
+    mls qos trust dscp``), comments, ``end`` and volatile lines left out, for comparing a
+    device's running-config with the intended one line by line, QoS or not. Pure."""
+    out: set[str] = set()
+    stack: list[tuple[int, str]] = []
+    for raw in config_text.splitlines():
+        l = raw.rstrip()
+        if not l.strip() or _VOLATILE.match(l.strip()):
+            continue
+        indent = len(l) - len(l.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        out.add(" / ".join([t for _, t in stack] + [l.strip()]))
+        stack.append((indent, l.strip()))
+    return sorted(out)
+
+
 def intended_config(running_text: str, profile_lines: list[str]) -> str:
     """The running-config with its QoS lines replaced by the profile's (text). Pure."""
     other, _ = split_qos(running_text)

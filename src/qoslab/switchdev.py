@@ -29,7 +29,7 @@ from .errors import QoslabError
 from .netplan import vswitch_dir
 from .registry import switches
 from .topology import Topology, repo_root
-from .yamlio import StrictModel, load_model
+from .yamlio import StrictModel, config_error, load_model, read_yaml
 
 
 @runtime_checkable
@@ -133,16 +133,14 @@ def device_kind(spec: str) -> str:
     path = Path(spec) if Path(spec).is_absolute() else repo_root() / spec
     if not path.is_file():
         raise QoslabError(f"device {spec!r}: neither a switch backend ({', '.join(switches.names())}) nor a file")
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
-        raise QoslabError(f"{path}: unreadable device file: {type(e).__name__}") from None
+    data, _ = read_yaml(path)
     kind = data.get("device") if isinstance(data, dict) else None
     if not isinstance(kind, str):
-        raise QoslabError(f"{path}: device: missing (write e.g. `device: catalyst`)")
-    switches.get(kind)  # unknown names raise, listing the known ones
+        raise config_error(path, ("device",), "missing (write e.g. `device: catalyst`)")
+    if kind not in switches.names():
+        raise config_error(path, ("device",), f"unknown switch backend {kind!r} (known: {', '.join(switches.names())})")
+    if kind == "catalyst":
+        load_model(path, CatalystFile)  # the whole file, checked now rather than at the first push
     return kind
 
 

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from .units import parse_rate, parse_size
-from .yamlio import FieldProblem, StrictModel, load_model
+from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
 #: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
 TESTBED_NETWORK = ipaddress.IPv4Network("198.18.0.0/15")
@@ -26,9 +26,18 @@ _PORT = re.compile(
     r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$"
 )
 _PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$")
+#: Highest port number of an interface name (a stack member of the 3750 family has at most 52).
+MAX_PORT = 99
 _SHORT = {"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "Te"}
 _LONG = {v: k for k, v in _SHORT.items()}
-_HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+_HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}\Z")
+_MGMT_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
+_SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
+#: Link rates a topology may ask for (bits/s): tc's HTB works from a few kbit/s; 100 Gbit/s is
+#: beyond any NIC of a cluster this models.
+LINK_RATE_RANGE = (8_000, 100_000_000_000)
+#: Largest queue a topology may give a port or host (bytes): a Catalyst 3750 has 2 MB per stack member.
+MAX_BUFFER_BYTES = 64 * 1024 * 1024
 
 
 def canonical_port(name: str) -> str:
@@ -36,9 +45,10 @@ def canonical_port(name: str) -> str:
 
     Raises ValueError for a name that is not a Catalyst 3750 Ethernet interface.
     """
-    m = _PORT.match(name.strip())
-    if not m:
-        raise ValueError(f"not a Catalyst interface name: {name!r} (write e.g. Gi1/0/1)")
+    m = _PORT.fullmatch(name.strip()) if isinstance(name, str) else None
+    if not m or not (1 <= int(m["stack"]) <= 9 and int(m["module"]) <= 9 and 1 <= int(m["port"]) <= MAX_PORT):
+        raise ValueError(f"not a Catalyst interface name: {name!r} (write e.g. Gi1/0/1: stack 1-9, module "
+                         f"0-9, port 1-{MAX_PORT})")
     kind = _SHORT.get(m["kind"], m["kind"])
     return f"{kind}{m['stack']}/{m['module']}/{m['port']}"
 
@@ -59,11 +69,13 @@ def linux_ifname(port: str) -> str:
 
 def expand_ports(spec: str) -> list[str]:
     """``Gi1/0/1-24`` -> ``[Gi1/0/1, ..., Gi1/0/24]``; a single name -> a one-element list."""
-    m = _PORT_RANGE.match(spec.strip())
+    m = _PORT_RANGE.fullmatch(spec.strip())
     if m and _PORT.match(f"{m['prefix']}{m['first']}"):
         first, last = int(m["first"]), int(m["last"])
         if last < first:
             raise ValueError(f"port range runs backwards: {spec!r}")
+        if last > MAX_PORT:
+            raise ValueError(f"port range {spec!r} goes beyond port {MAX_PORT}")
         return [canonical_port(f"{m['prefix']}{n}") for n in range(first, last + 1)]
     return [canonical_port(spec)]
 
@@ -99,12 +111,26 @@ class Management(StrictModel):
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
 
+    @field_validator("host")
+    @classmethod
+    def _host(cls, v: str) -> str:
+        if not _MGMT_HOST.match(v):
+            raise ValueError(f"{v!r} is not an IP address or host name")
+        return v
+
 
 class Switch(StrictModel):
     """The Catalyst: model, hostname, management endpoint, its ports and SPAN destinations."""
 
     model: str = "WS-C3750G-24T"
     hostname: str = "Switch"
+
+    @field_validator("model", "hostname")
+    @classmethod
+    def _word(cls, v: str) -> str:
+        if not _SWITCH_NAME.match(v):
+            raise ValueError(f"{v!r}: 1-40 letters, digits, '_', '.', '-', starting with a letter (IOS name)")
+        return v
     management: Management = Management()
     ports: list[str] = Field(default_factory=lambda: expand_ports("Gi1/0/1-24"))
     span_destinations: list[str] = Field(default_factory=list)
@@ -132,9 +158,10 @@ class Switch(StrictModel):
 
     @model_validator(mode="after")
     def _span_known(self) -> Switch:
-        for p in self.span_destinations:
+        for i, p in enumerate(self.span_destinations):
             if p not in self.ports:
-                raise ValueError(f"SPAN destination {p} is not one of the switch's ports")
+                raise SubFieldProblem(("span_destinations", i),
+                                      f"SPAN destination {p} is not one of the switch's ports")
         return self
 
 
@@ -151,7 +178,11 @@ class Link(StrictModel):
     @field_validator("rate", mode="before")
     @classmethod
     def _rate(cls, v: object) -> int:
-        return parse_rate(v)  # type: ignore[arg-type]
+        bits = parse_rate(v)  # type: ignore[arg-type]
+        lo, hi = LINK_RATE_RANGE
+        if not lo <= bits <= hi:
+            raise ValueError(f"link rate {v!r} is outside {lo} bit/s to {hi // 10**9} Gbit/s")
+        return bits
 
     @property
     def burst_bytes(self) -> int:
@@ -168,7 +199,10 @@ class Buffers(StrictModel):
     @field_validator("switch_port_bytes", "host_bytes", mode="before")
     @classmethod
     def _size(cls, v: object) -> int:
-        return parse_size(v)  # type: ignore[arg-type]
+        size = parse_size(v)  # type: ignore[arg-type]
+        if size > MAX_BUFFER_BYTES:
+            raise ValueError(f"buffer {v!r} is larger than {MAX_BUFFER_BYTES} bytes")
+        return size
 
 
 class SshSettings(StrictModel):
@@ -255,9 +289,10 @@ class Topology(StrictModel):
             raise FieldProblem(("hosts",), "a topology needs at least one host")
         embedded = self.environment == "embedded"
         self._cluster_safety()
-        if embedded and not ipaddress.ip_address(self.switch.management.host).is_loopback:
+        if embedded and not _is_loopback(self.switch.management.host):
             raise FieldProblem(("switch", "management", "host"),
-                               f"{self.switch.management.host} must be a loopback address on the embedded testbed")
+                               f"{self.switch.management.host} must be a loopback address (an IP such as 127.0.0.1) "
+                               "on the embedded testbed (a name like localhost is not resolved)")
         seen: dict[str, str] = {}
         for i, h in enumerate(self.hosts):
             if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):
@@ -292,12 +327,11 @@ class Topology(StrictModel):
                 raise FieldProblem(("experiment_network",),
                                    f"must lie inside {TESTBED_NETWORK} on the embedded testbed")
             return
-        if self.experiment_network is None:
-            raise FieldProblem(("experiment_network",), "a cluster topology must declare its experiment network "
-                                                        "(CIDR, e.g. 5.1.1.0/24): floods go nowhere else")
-        if self.flood_rate_cap is None:
-            raise FieldProblem(("flood_rate_cap",), "a cluster topology must declare a flood rate cap (bits/s on "
-                                                    "the wire of a whole flood, e.g. 5Gbit)")
+        for name, what in (("experiment_network", "its experiment network (CIDR, e.g. 5.1.1.0/24): floods go "
+                                                  "nowhere else"),
+                           ("flood_rate_cap", "a flood rate cap (bits/s on the wire of a whole flood, e.g. 5Gbit)")):
+            if getattr(self, name) is None:
+                raise FieldProblem((name,), f"a cluster topology must declare {what}")
         for bad in ("is_multicast", "is_loopback", "is_unspecified", "is_link_local"):
             if getattr(self.experiment_network, bad):
                 raise FieldProblem(("experiment_network",), f"{self.experiment_network} is not a unicast network")
@@ -306,8 +340,7 @@ class Topology(StrictModel):
         if self.capture is None:
             return
         if self.capture.host not in self.host_names:
-            raise FieldProblem(("capture", "host"),
-                               f"no host {self.capture.host!r} (hosts: {', '.join(self.host_names)})")
+            raise FieldProblem(("capture", "host"), f"no host {self.capture.host!r} ({', '.join(self.host_names)})")
         for port in self.capture.interfaces:
             if port not in self.switch.span_destinations:
                 raise FieldProblem(("capture", "interfaces"), f"{port} is not a SPAN destination of the switch")
@@ -327,6 +360,14 @@ class Topology(StrictModel):
     def host_by_ip(self, ip: str) -> Host | None:
         """The host whose address is ``ip``, or None."""
         return next((h for h in self.hosts if h.ip == ip), None)
+
+
+def _is_loopback(host: str) -> bool:
+    """True for a loopback IP address literal (``127.0.0.2``, ``::1``); False for names and others."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def repo_root() -> Path:

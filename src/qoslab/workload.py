@@ -21,7 +21,7 @@ from .errors import QoslabError
 from .executors import BackgroundProcess, Executor
 from .executors.nodes import parallel_map
 from .topology import repo_root
-from .yamlio import FieldProblem, StrictModel
+from .yamlio import StrictModel, SubFieldProblem
 
 JAR = repo_root() / "java-workload" / "target" / "qoslab-workload-0.1.0.jar"
 MAIN = "org.qoslab.workload.Main"
@@ -80,7 +80,7 @@ class WorkloadSettings(StrictModel):
     @model_validator(mode="after")
     def _ports(self) -> WorkloadSettings:
         if self.registry_port == self.export_port:
-            raise FieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
+            raise SubFieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
         return self
 
     @classmethod
@@ -155,10 +155,17 @@ class WorkerPool:
     ``key`` is what the workers were started with (hosts, registry and export port, DSCP): a run
     whose settings differ restarts the pool. Worker output is appended to
     ``log_dir/workload-<host>.log``. :meth:`ensure` (re)starts workers that are not running;
-    :meth:`close` stops them all (by PID). Use as a context manager."""
+    :meth:`close` stops them all (by PID). Use as a context manager.
 
-    def __init__(self, executor_of: Callable[[str], Executor], address_of: Callable[[str], str], log_dir: Path):
+    Bounded life: every worker gets the executor's parent-death signal (it dies with this
+    program, SIGKILL included, where the kernel allows it) and, with ``lifetime_s``, a lifetime
+    (seconds) after which it ends by itself; :meth:`ensure` restarts a worker with less than
+    ``renew_below_s`` seconds of it left, so no worker ends in the middle of a run."""
+
+    def __init__(self, executor_of: Callable[[str], Executor], address_of: Callable[[str], str], log_dir: Path,
+                 lifetime_s: float | None = None, renew_below_s: float = 0.0):
         self.executor_of, self.address_of, self.log_dir = executor_of, address_of, log_dir
+        self.lifetime_s, self.renew_below_s = lifetime_s, renew_below_s
         self.workers: dict[str, BackgroundProcess] = {}
         self.key: tuple | None = None
         self.starts = 0  # worker JVMs started so far (for the record: restarts show here)
@@ -167,9 +174,16 @@ class WorkerPool:
     def key_of(settings: WorkloadSettings) -> tuple:
         return (tuple(settings.hosts), settings.registry_port, settings.export_port, settings.dscp)
 
+    def _usable(self, host: str) -> bool:
+        proc = self.workers.get(host)
+        if proc is None or self.executor_of(host).poll(proc) is not None:
+            return False
+        return proc.deadline is None or proc.deadline - time.monotonic() > self.renew_below_s
+
     def ensure(self, settings: WorkloadSettings) -> dict[str, Path]:
-        """Make sure a worker for ``settings`` runs on every host; returns the log paths.
-        Raises QoslabError when a worker cannot start (it names the host and its log)."""
+        """Make sure a worker for ``settings`` runs on every host (with enough lifetime left);
+        returns the log paths. Raises QoslabError when a worker cannot start (it names the host
+        and its log)."""
         if self.key != self.key_of(settings):
             self.close()
             self.key = self.key_of(settings)
@@ -177,10 +191,12 @@ class WorkerPool:
         logs = {h: self.log_dir / f"workload-{h}.log" for h in settings.hosts}
 
         def ensure_one(host: str) -> bool:  # on every host at once: one round trip, not one per node
-            ex, proc = self.executor_of(host), self.workers.get(host)
-            if proc is not None and ex.poll(proc) is None:
+            if self._usable(host):
                 return False
-            self.workers[host] = _start_worker(settings, ex, self.address_of(host), logs[host])
+            ex = self.executor_of(host)
+            if host in self.workers:
+                ex.stop(self.workers.pop(host), grace_s=2.0)
+            self.workers[host] = _start_worker(settings, ex, self.address_of(host), logs[host], self.lifetime_s)
             _wait_for_port(ex, self.workers[host], self.address_of(host), settings.registry_port,
                            settings.startup_timeout_s, logs[host])
             return True
@@ -206,12 +222,13 @@ class WorkerPool:
         self.close()
 
 
-def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path) -> BackgroundProcess:
+def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path,
+                  lifetime_s: float | None = None) -> BackgroundProcess:
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
                         "--export-port", str(settings.export_port), *marking, hostname=ip, root=ex.qoslab_root)
     out = node_log(ex, log)
-    return ex.start(argv, stdout=out, stderr=out)
+    return ex.start(argv, stdout=out, stderr=out, lifetime_s=lifetime_s)
 
 
 def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Executor],
@@ -247,6 +264,7 @@ def run_workload(
     out_dir: Path,
     on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
     pool: WorkerPool | None = None,
+    lifetime_s: float | None = None,
 ) -> WorkloadRun:
     """Start a worker on every host (or reuse ``pool``'s), run the manager on the head node, stop
     the workers (unless they belong to ``pool``).
@@ -254,7 +272,8 @@ def run_workload(
     ``executor_of(host)`` and ``address_of(host)`` come from the testbed (or a real cluster);
     logs go to ``out_dir/workload-<host>.log`` (the pool's log folder for pooled workers).
     ``on_started(workers)`` is called once every worker listens (tests use it to kill one
-    mid-run). Returns the manager's JSON result even for a failed run (``valid`` false, ``error``
+    mid-run). ``lifetime_s`` bounds the run's own worker JVMs (seconds; pooled workers have the
+    pool's). Returns the manager's JSON result even for a failed run (``valid`` false, ``error``
     set). Raises QoslabError when a worker cannot start or the manager prints no result.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -270,7 +289,7 @@ def run_workload(
                 logs[host].unlink(missing_ok=True)
 
             def start(host: str) -> None:
-                workers[host] = _start_worker(settings, executor_of(host), address_of(host), logs[host])
+                workers[host] = _start_worker(settings, executor_of(host), address_of(host), logs[host], lifetime_s)
                 _wait_for_port(executor_of(host), workers[host], address_of(host), settings.registry_port,
                                settings.startup_timeout_s, logs[host])
 

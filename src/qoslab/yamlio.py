@@ -1,9 +1,16 @@
 """Load a YAML file into a pydantic model with errors that name the file, line and field.
 
-Every validated file of the project (topologies, QoS profiles, flood definitions, campaign
-playbooks) goes through :func:`load_model`, so a typo anywhere gives the same kind of message::
+Every YAML file the project reads (topologies, QoS profiles, flood definitions, campaign
+playbooks, device files, a campaign folder's playbook copy) goes through :func:`read_yaml` (and
+:func:`load_model` on top of it), so a typo anywhere gives the same kind of message::
 
     playbooks/topologies/bad.yaml:14: hosts[2].address: 10.0.0.1 is outside 198.18.0.0/15 ...
+
+The reader is strict where PyYAML is lenient: the file must be UTF-8 text of at most
+MAX_YAML_BYTES; aliases (``*name``) are refused, so a few hundred bytes cannot expand to
+gigabytes (a "billion laughs" alias bomb); a key given twice in one mapping is an error (PyYAML
+silently keeps the last); nesting deeper than MAX_YAML_DEPTH is refused. Everything written back
+(:func:`dump_yaml`) is alias-free, so it reads again.
 """
 
 from __future__ import annotations
@@ -15,6 +22,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import ConfigError
+
+#: Largest YAML file read (bytes). The project's largest file is a few KB; the cap bounds memory
+#: and time for anything handed to a loader by mistake or malice.
+MAX_YAML_BYTES = 1 << 20
+#: Deepest nesting of mappings/sequences read (PyYAML's composer recurses per level).
+MAX_YAML_DEPTH = 50
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,20 +49,39 @@ class FieldProblem(ConfigError):
         super().__init__(f"{format_loc(self.loc)}: {msg}")
 
 
+class SubFieldProblem(ValueError):
+    """Raised by a validator of a model that is nested in another (a playbook's ``workload``) for
+    a problem of one of its own fields (``loc`` relative to the nested model): pydantic reports
+    the nested model's location, :func:`error_loc` adds ``loc`` to it."""
+
+    def __init__(self, loc: tuple[Any, ...], msg: str):
+        self.loc = tuple(loc)
+        super().__init__(msg)
+
+
+def error_loc(err: Any) -> tuple[Any, ...]:
+    """The full location of one pydantic error (``ValidationError.errors()`` item), a nested
+    model's SubFieldProblem location included."""
+    sub = (err.get("ctx") or {}).get("error")
+    return tuple(err["loc"]) + (sub.loc if isinstance(sub, SubFieldProblem) else ())
+
+
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``loc`` (pydantic error location), or of its nearest
-    existing parent when the field itself is missing."""
+    """1-based line of the field at ``loc`` (pydantic error location): the line of its key in a
+    mapping (where the field is written, even when its value starts on the next line), of the
+    item in a sequence; of its nearest existing parent when the field itself is missing."""
     line = node.start_mark.line + 1 if node is not None else None
     for key in loc:
         if isinstance(node, yaml.MappingNode):
-            nxt = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
+            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) in (key, str(key))), None)
+            nxt, at = (pair[1], pair[0]) if pair else (None, None)
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            nxt = node.value[key]
+            nxt = at = node.value[key]
         else:
-            nxt = None
-        if nxt is None:
+            nxt = at = None
+        if nxt is None or at is None:
             break
-        node, line = nxt, nxt.start_mark.line + 1
+        node, line = nxt, at.start_mark.line + 1
     return line
 
 
@@ -66,33 +98,111 @@ def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigErro
     of the YAML file at ``path`` (the line of its nearest existing parent when it is missing)."""
     line = None
     try:
-        line = _line_of(yaml.compose(Path(path).read_text(), Loader=yaml.SafeLoader), loc)
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        line = _line_of(read_yaml(path)[1], loc)
+    except ConfigError:
         pass
     return ConfigError(f"{path}:{line}: {format_loc(loc)}: {msg}" if line else f"{path}: {format_loc(loc)}: {msg}")
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases (see the module doc)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in qoslab files",
+                                              self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(data: Any) -> str:
+    """``data`` (plain dicts, lists, scalars) as YAML text without anchors or aliases, keys in
+    their given order, so :func:`read_yaml` reads it back."""
+    return yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=True)
+
+
+def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
+    """Refuse keys given twice in one mapping and nesting deeper than MAX_YAML_DEPTH."""
+    if len(loc) > MAX_YAML_DEPTH:
+        raise ConfigError(f"{path}:{node.start_mark.line + 1}: {format_loc(loc[:3])}...: nested deeper than "
+                          f"{MAX_YAML_DEPTH} levels")
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for k, v in node.value:
+            key = k.value if isinstance(k, yaml.ScalarNode) else f"<{k.tag}>"
+            if key in seen:
+                raise ConfigError(f"{path}:{k.start_mark.line + 1}: {format_loc((*loc, key))}: key given twice in "
+                                  f"one mapping (first on line {seen[key]})")
+            seen[key] = k.start_mark.line + 1
+            _check_tree(v, path, (*loc, key))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value):
+            _check_tree(v, path, (*loc, i))
+
+
+def _text(path: Path) -> str:
+    """The file's text: at most MAX_YAML_BYTES of UTF-8. Raises ConfigError naming file and line."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(f"{path}: (file): larger than {MAX_YAML_BYTES} bytes; not a qoslab file")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: (encoding): not UTF-8 text (byte 0x{raw[e.start]:02x} at offset "
+                          f"{e.start})") from None
+
+
+def read_yaml(path: str | Path) -> tuple[Any, yaml.Node | None]:
+    """Read a YAML file strictly (see the module doc); returns (data, node tree) where the node
+    tree gives line numbers (None for an empty file). Raises ConfigError ``FILE:LINE: ...`` for
+    an unreadable, oversized or non-UTF-8 file, a syntax error, an alias, a duplicate key or too
+    deep nesting."""
+    path = Path(path)
+    text = _text(path)
+    loader = None
+    try:
+        loader = _StrictLoader(text)
+        node = loader.get_single_node()
+        if node is not None:
+            _check_tree(node, path)
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        if mark is None and isinstance(e, yaml.reader.ReaderError):
+            line = text[: e.position].count("\n") + 1
+            raise ConfigError(f"{path}:{line}: YAML syntax error: {e.reason} (character {e.character!r})") from None
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise ConfigError(f"{where}: YAML syntax error: {getattr(e, 'problem', None) or e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}:1: (structure): nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return data, node
+
+
 def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | None = None) -> M:
-    """Read ``path`` as YAML and validate it as ``model``.
+    """Read ``path`` as YAML (:func:`read_yaml`) and validate it as ``model``.
 
     ``overrides`` are merged over the top-level mapping before validation (e.g. a test renaming
     a testbed). Raises ConfigError whose message is ``FILE:LINE: FIELD: problem`` (one line per
     problem) for an unreadable file, a YAML syntax error, or a validation failure.
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ConfigError(f"{where}: YAML syntax error: {getattr(e, 'problem', e)}") from None
+    data, node = read_yaml(path)
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
+        line = node.start_mark.line + 1 if node is not None else 1
+        raise ConfigError(f"{path}:{line}: (top level): expected a mapping of fields, got "
+                          f"{type(data).__name__ if data is not None else 'an empty file'}")
     if overrides:
         data = {**data, **overrides}
     try:
@@ -101,13 +211,44 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
         line = _line_of(node, e.loc)
         raise ConfigError(f"{path}:{line}: {e}" if line else f"{path}: {e}") from None
     except ValidationError as e:
-        lines = []
-        for err in e.errors():
-            loc = tuple(err["loc"])
+        lines: dict[tuple[Any, ...], str] = {}
+        # a typo first: it explains the "Field required" of the field it was meant to be
+        for err in sorted(e.errors(), key=lambda err: err["type"] != "extra_forbidden"):
+            loc = data_loc(data, error_loc(err))
+            if loc in lines:  # one line per field (a union reports each member's failure)
+                continue
             line = _line_of(node, loc)
             where = f"{path}:{line}" if line else str(path)
-            msg = err["msg"].removeprefix("Value error, ")
+            msg = " ".join(err["msg"].removeprefix("Value error, ").split())
             if err["type"] == "extra_forbidden":
                 msg = "unknown field (typo?)"
-            lines.append(f"{where}: {format_loc(loc)}: {msg}")
-        raise ConfigError("\n".join(lines)) from None
+            lines[loc] = f"{where}: {format_loc(loc)}: {msg}"
+        raise ConfigError(one_line(list(lines.values()))) from None
+
+
+def one_line(problems: list[str]) -> str:
+    """Several ``FILE:LINE: FIELD: problem`` texts as one line: the first, then the others after
+    ``; N more: ``."""
+    if len(problems) == 1:
+        return problems[0]
+    return f"{problems[0]}; {len(problems) - 1} more: " + "; ".join(problems[1:])
+
+
+def data_loc(data: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The part of a pydantic error location that names a place in ``data``: union-member and
+    validator tags (``rate.str``, ``function-after[...]``) are dropped; a missing field's name is
+    kept. Pure."""
+    out: list[Any] = []
+    cur = data
+    for key in loc:
+        if isinstance(cur, dict):
+            out.append(key)
+            if key not in cur:
+                break
+            cur = cur[key]
+        elif isinstance(cur, list) and isinstance(key, int) and 0 <= key < len(cur):
+            out.append(key)
+            cur = cur[key]
+        else:
+            break
+    return tuple(out)

@@ -63,10 +63,12 @@ def test_store_resume_semantics(tmp_path):
     assert total == 4 + 4 * 2
     idx = store.pending()[0][0]
     store.record(idx, status="done", elapsed_s=1.5, valid=1)
-    store.record(store.pending()[0][0], status="running")      # killed mid-trial: runs again
-    store.record(store.pending()[1][0], status="failed", error="x")
+    killed = store.pending()[0][0]
+    store.record(killed, status="running")      # killed mid-trial: runs again
+    store.record(store.pending()[1][0], status="failed", error="x")  # failed: a resume runs it again
     again = Store(tmp_path / "c" / "trials.sqlite")
-    assert len(again.pending()) == total - 2
+    assert len(again.pending()) == total - 1
+    assert again.reset_interrupted() == [killed] and again.counts()["pending"] == total - 2
     assert idx not in [p[0] for p in again.pending()]
     with pytest.raises(QoslabError, match="already holds a campaign"):
         create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c")

@@ -59,7 +59,7 @@ def test_groups_fit_any_cluster_size():
 
 def test_bad_profiles_name_file_and_field(write_yaml):
     p = write_yaml({"name": "x", "mls_qos": True, "egress": {"share": [1, 2, 3]}})
-    with pytest.raises(ConfigError, match=r"egress\.share: SRR weights are four numbers"):
+    with pytest.raises(ConfigError, match=r"egress\.share: SRR weights \(share\) are 4 numbers, each 1-255"):
         load_profile(p)
     p = write_yaml({"name": "x", "rules": [{"name": "r", "kind": "pairz", "set_dscp": 40}]})
     with pytest.raises(ConfigError, match=r"rules\[0\]\.kind"):

@@ -14,6 +14,7 @@ from ..profiles import load_profile, render
 from ..switchdev import device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
+from ..trafficgen.ditg import SIGNAL_PORT
 from ..yamlio import config_error
 from .playbook import Playbook, resolve_path
 
@@ -26,7 +27,10 @@ def check_references(pb: Playbook, path: Path) -> None:
 
     if not resolve_path(pb.topology).is_file():
         raise fail(("topology",), f"no topology file {pb.topology}")
-    topo = load_topology(resolve_path(pb.topology))
+    try:
+        topo = load_topology(resolve_path(pb.topology))
+    except ConfigError as e:
+        raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
     if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
@@ -62,11 +66,25 @@ def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
 def _check_flood(pb: Playbook, topo: Topology, fail: Any) -> None:
     if not resolve_path(pb.flood).is_file():
         raise fail(("flood",), f"no flood file {pb.flood}")
-    defn: FloodDefinition = load_flood(resolve_path(pb.flood))
     try:
-        resolve(defn, topo, require_confirmation=False)
+        defn: FloodDefinition = load_flood(resolve_path(pb.flood))
+        flows = resolve(defn, topo, require_confirmation=False)
+    except ConfigError as e:
+        raise fail(("flood",), str(e)) from None
     except QoslabError as e:
         raise fail(("flood",), f"{pb.flood}: {e}") from None
+    # the flood's ports on its receivers must not be the workload's RMI ports there
+    for i, c in enumerate(pb.conditions):
+        if not c.congestion:
+            continue
+        wl = pb.workload_of(c)
+        taken = {SIGNAL_PORT: "D-ITG signalling"} | {f.port: f"flow {f.src} -> {f.dst}" for f in flows
+                                                     if f.dst in wl.hosts}
+        for field in ("registry_port", "export_port"):
+            port = getattr(wl, field)
+            if port in taken and any(f.dst in wl.hosts for f in flows):
+                loc = ("conditions", i, "workload", field) if field in c.workload else ("workload", field)
+                raise fail(loc, f"port {port} is also the flood's ({taken[port]}) on the workload hosts")
 
 
 def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
@@ -75,7 +93,7 @@ def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
         prof = load_profile(c.profile)
         render(prof, topo, {"workload": pb.workload_of(c).hosts})
     except ConfigError as e:
-        raise fail(("conditions", i, "profile"), str(e).splitlines()[0]) from None
+        raise fail(("conditions", i, "profile"), str(e)) from None
     except QoslabError as e:
         raise fail(("conditions", i, "profile"), str(e)) from None
     if pb.capture != "off" and not any(canonical_port(s.destination) == pb.capture_port for s in prof.span):

@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workload import WorkloadSettings
-from ..yamlio import FieldProblem, StrictModel, load_model
+from ..yamlio import FieldProblem, StrictModel, error_loc, load_model
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -131,7 +131,7 @@ class Playbook(StrictModel):
             WorkloadSettings(**{**self.workload.model_dump(), **c.workload})
         except ValidationError as e:
             err = e.errors()[0]
-            loc = ("conditions", i, "workload", *err["loc"])
+            loc = ("conditions", i, "workload", *error_loc(err))
             if err["type"] == "extra_forbidden":
                 raise FieldProblem(loc, "unknown field (typo?)") from None
             raise FieldProblem(loc, err["msg"].removeprefix("Value error, ")) from None

@@ -1,62 +1,57 @@
-"""The campaign runner: runs the pending trials of a campaign folder, each stored as it ends.
+"""The campaign runner: runs the trials of a campaign folder that are not done, each stored as it ends.
 
-``qoslab campaign run --resume DIR`` runs exactly the trials that are not done: a trial
-interrupted by a kill runs again, a finished one never. One campaign per testbed at a time
-(an exclusive lock in /run/qoslab). A trial that fails (any error, expected or not) is recorded
-with its message and retried up to ``retries`` times; the campaign goes on.
+Rules (also in playbooks/README.md, "Resume and retries"):
+
+- ``qoslab campaign run --resume DIR`` runs every trial that is not done: pending ones, ones a
+  killed run left ``running``, and ones that failed; a done trial never runs again.
+- A trial that fails (any error, expected or not, or overrunning ``trial_timeout_s``) is
+  recorded with its message and tried again at once, up to ``retries`` more times in this run;
+  then it is ``failed`` and the campaign goes on. A killed attempt is not a failure: it counts
+  against nothing.
+- Every attempt gets a fresh ``trials/NNNN/``; an earlier attempt's folder is kept as
+  ``trials/NNNN.attempt-K``.
+- The runner reads the campaign's snapshot of its inputs (:mod:`.folder`), never the working
+  tree, and adds a segment (commit, time, host facts) to provenance.json on every run.
+- One campaign per testbed at a time (an exclusive lock in /run/qoslab). Processes a killed run
+  left in the hosts are ended by PID first; after a failed attempt, whatever it left too.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ..errors import QoslabError
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
-from ..netplan import STATE_DIR
-from ..procs import kill_pids, namespace_pids
+from ..profiles import Profile, load_profile
+from ..statedir import campaign_lock
 from ..switchdev import open_switch
 from ..testbed import Testbed
-from ..topology import load_topology
-from ..trafficgen import Calibration, calibrate, confirm_cluster_flood, load_flood
+from ..topology import Topology, load_topology
+from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
 from ..trafficgen.definitions import check_cluster_flood
 from ..workload import WorkerPool
-from .folder import load_campaign_playbook
+from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
 from .playbook import resolve_path
 from .store import Store
-from .trial import TrialEnv, run_trial
+from .trial import TrialEnv, run_trial, trial_lifetime
+from .watchdog import TrialTimeout, deadline
 
-
-def _lock(name: str) -> IO[str]:
-    """The exclusive campaign lock of testbed ``name`` (held until the process ends).
-    Raises QoslabError naming the holder when another campaign has it."""
-    STATE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
-    lock = open(STATE_DIR / f"campaign-{name}.lock", "a+")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.seek(0)
-        holder = lock.read().strip()
-        lock.close()
-        raise QoslabError(f"testbed {name} is in use by another campaign ({holder}); "
-                          "run one campaign per testbed at a time") from None
-    lock.truncate(0)
-    lock.write(f"pid {os.getpid()}")
-    lock.flush()
-    return lock
+#: Pooled worker JVMs live at most this many trial lifetimes (``trial_timeout_s`` + margin) and
+#: are restarted before a trial when less than one is left (see :class:`qoslab.workload.WorkerPool`).
+POOL_LIFETIME_TRIALS = 10
 
 
 class Runner:
-    """Runs the pending trials of a campaign folder (see the module doc).
+    """Runs the trials of a campaign folder that are not done (see the module doc).
 
     ``on_start(done, total)`` is called once the testbed is ready; ``on_trial(row)`` after each
     trial with its stored values (or ``error``); ``log(text)`` for remarks.
+    Raises ConfigError when the folder's playbook or input snapshot is missing or was changed.
     """
 
     def __init__(self, out: Path, on_trial: Callable[[dict[str, Any]], None] = lambda r: None,
@@ -65,15 +60,31 @@ class Runner:
         self.out = out
         self.store = Store(out / "trials.sqlite")
         self.pb = load_campaign_playbook(out)
-        self.topo = load_topology(resolve_path(self.pb.topology))
-        self.flood = load_flood(resolve_path(self.pb.flood)) if any(c.congestion for c in self.pb.conditions) \
-            else None
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
+        self.manifest = inputs(out)
+        self.topo, self.flood, self.profiles, self.device = self._inputs()
+
+    def _inputs(self) -> tuple[Topology, FloodDefinition | None, dict[str, Profile], str]:
+        """Topology, flood, profiles and device spec from the snapshot (or, for a folder made
+        before snapshots existed, from the working tree)."""
+        pb, m = self.pb, self.manifest
+        congested = any(c.congestion for c in pb.conditions)
+        if m is None:
+            self.log("this campaign folder has no input snapshot (made by an older qoslab): reading the "
+                     "topology, flood and profiles from the working tree")
+            topo = load_topology(resolve_path(pb.topology))
+            return (topo, load_flood(resolve_path(pb.flood)) if congested else None,
+                    {c.profile: load_profile(c.profile) for c in pb.conditions}, pb.device)
+        topo = load_topology(self.out / m["topology"]["file"])
+        flood = load_flood(self.out / m["flood"]["file"]) if congested else None
+        profiles = {ref: load_profile(self.out / e["file"]) for ref, e in m["profiles"].items()}
+        device = str(self.out / m["device"]["file"]) if "device" in m else pb.device
+        return topo, flood, profiles, device
 
     def run(self) -> Store:
-        """Run every pending trial; returns the store. Raises QoslabError when the campaign cannot
-        start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised."""
-        self._lock = _lock(self.topo.name)
+        """Run every trial that is not done; returns the store. Raises QoslabError when the
+        campaign cannot start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised."""
+        self._lock = campaign_lock(self.topo.name)
         if self.topo.environment == "cluster" and self.flood is not None:  # refused before anything starts
             confirm_cluster_flood(self.topo, self.store.meta("confirm_flood"))
             check_cluster_flood(self.topo)
@@ -82,8 +93,9 @@ class Runner:
             with self.store.tx():
                 self.store.db.execute("INSERT INTO meta VALUES ('testbed_built', ?)",
                                       (json.dumps(tb is not None and not tb.is_up()),))
+        self._segment()
         if tb is not None:
-            tb.up()
+            tb.up(end_survivors=False)
             if self.pb.executor == "ssh":
                 tb.sshd_up()
         built = bool(self.store.meta("testbed_built"))
@@ -104,16 +116,29 @@ class Runner:
                 tb.down()
         return self.store
 
+    def _segment(self) -> None:
+        """Record this run in provenance.json; remark on a code version other than the first run's."""
+        killed = self.store.reset_interrupted()
+        seg = record_segment(self.out, {"pending": len(self.store.pending()), "interrupted": killed})
+        try:
+            first = json.loads((self.out / "provenance.json").read_text()).get("qoslab_commit")
+        except (OSError, ValueError):
+            first = None
+        if first and seg["qoslab_commit"] != first:
+            self.log(f"note: this run's qoslab commit {seg['qoslab_commit'][:12]} differs from the one the "
+                     f"campaign was made with ({first[:12]}); both are in provenance.json")
+        if killed:
+            self.log(f"{len(killed)} trial(s) interrupted by a killed run will run again (not counted as failures)")
+
     def _end_leftovers(self, tb: Testbed | None, nodes: Nodes) -> None:
-        """A killed run may have left trial processes (JVMs, D-ITG, iperf3) in the hosts: they are
-        this campaign's, end them by PID (the testbed's sshd stays). Over SSH also the processes
-        marked with this campaign's run id and its old work roots on every node."""
+        """A killed run may have left trial processes (JVMs, D-ITG, iperf3, the capture) in the hosts
+        and the SPAN namespace: this campaign holds the testbed's lock, so they are its own; end
+        them by PID (the testbed's sshd stays). Over SSH also the processes marked with this
+        campaign's run id and its old work roots on every node."""
         if tb is not None:
-            keep = set(tb.sshd_pids())
-            left = [p for ps in namespace_pids(tb.host_namespaces()).values() for p in ps if p not in keep]
+            left = tb.end_survivors()
             if left:
-                self.log(f"ending {len(left)} processes left in the hosts by an interrupted run")
-                kill_pids(left)
+                self.log(f"ended {len(left)} processes left in the hosts by an interrupted run")
         if callable(getattr(nodes.factory, "end_leftovers", None)):
             ended = nodes.parallel(lambda ex: ex.end_leftovers(), self.topo.host_names)  # type: ignore[attr-defined]
             n = sum(len(v) for v in ended.values())
@@ -121,26 +146,24 @@ class Runner:
                 self.log(f"ended {n} processes an interrupted run left on the nodes")
 
     def _preflight(self, nodes: Nodes) -> None:
-        """The pre-flight checks (the first step of every SSH or cluster campaign); their facts
-        go into provenance.json. Raises QoslabError listing every failed check."""
+        """The pre-flight checks (the first step of every SSH or cluster campaign) on the
+        campaign's snapshot of its inputs; their facts go into this run's provenance segment.
+        Raises QoslabError listing every failed check."""
         from ..preflight import preflight
 
-        report = preflight(self.pb, nodes, log=self.log)
-        prov_path = self.out / "provenance.json"
-        prov = json.loads(prov_path.read_text()) if prov_path.exists() else {}
-        prov.setdefault("preflight", []).append(report.to_json())
-        tmp = prov_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(prov, indent=1))
-        tmp.replace(prov_path)
+        report = preflight(self.pb, nodes, flood=self.flood, device=self.device, log=self.log)
+        record_preflight(self.out, report.to_json())
         report.raise_for_failures()
 
     def _env(self, tb: Testbed | None, nodes: Nodes) -> TrialEnv:
         pb = self.pb
-        pool = WorkerPool(nodes.executor_of, lambda h: self.topo.host(h).ip, self.out / "workers") \
+        life = trial_lifetime(pb)
+        pool = WorkerPool(nodes.executor_of, lambda h: self.topo.host(h).ip, self.out / "workers",
+                          lifetime_s=POOL_LIFETIME_TRIALS * life, renew_below_s=life) \
             if pb.workers == "per-campaign" else None
         env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=nodes.executor_of,
-                       switch=open_switch(pb.device, self.topo), flood=self.flood,  # type: ignore[arg-type]
-                       pool=pool, log=self.log, captured=self.store.captured_conditions())
+                       switch=open_switch(self.device, self.topo), flood=self.flood,  # type: ignore[arg-type]
+                       pool=pool, log=self.log, captured=self.store.captured_conditions(), profiles=self.profiles)
         if self.flood is not None and (pb.generator or self.flood.generator) == "ditg" and tb is not None:
             env.calibration = self._calibration(tb)
         return env
@@ -160,18 +183,21 @@ class Runner:
         total = sum(self.store.counts().values())
         self.on_start(total - len(pending), total)
         for idx, cname, trial, warmup, attempts in pending:
-            cond = self.pb.condition(cname)
-            due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in env.captured
-                                                 and not warmup)
             info = {"idx": idx, "condition": cname, "trial": trial, "warmup": warmup}
+            failures = 0  # failed attempts in this run (the retry budget is per run)
             while True:
                 attempts += 1
+                due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in env.captured
+                                                     and not warmup)
+                tdir = self._fresh_dir(idx)
                 self.store.record(idx, status="running", attempts=attempts, started=time.time())
                 try:
-                    row = run_trial(env, cond, self.out / "trials" / f"{idx:04d}", due)
-                except Exception as e:  # noqa: BLE001 - any failure of a trial is recorded, the campaign goes on
-                    msg = str(e) if isinstance(e, QoslabError) else f"{type(e).__name__}: {e}"
-                    if self._failed(env, idx, cname, attempts, msg):
+                    with deadline(self.pb.trial_timeout_s):
+                        row = run_trial(env, self.pb.condition(cname), tdir, due)
+                except (Exception, TrialTimeout) as e:  # noqa: BLE001 - any failure of a trial is recorded
+                    msg = str(e) if isinstance(e, (QoslabError, TrialTimeout)) else f"{type(e).__name__}: {e}"
+                    failures += 1
+                    if self._failed(env, idx, cname, attempts, failures, msg):
                         self.on_trial({**info, "error": msg})
                         break
                     continue
@@ -181,12 +207,26 @@ class Runner:
                 self.on_trial({**info, **row})
                 break
 
-    def _failed(self, env: TrialEnv, idx: int, cname: str, attempts: int, msg: str) -> bool:
-        """Record a failed attempt; True when no retry is left."""
-        final = attempts > self.pb.retries
-        self.store.record(idx, status="failed" if final else "pending", error=msg[:2000], finished=time.time())
+    def _fresh_dir(self, idx: int) -> Path:
+        """``trials/NNNN`` for a new attempt: an earlier attempt's folder is kept as ``NNNN.attempt-K``."""
+        tdir = self.out / "trials" / f"{idx:04d}"
+        if tdir.exists():
+            k = 1
+            while tdir.with_name(f"{tdir.name}.attempt-{k}").exists():
+                k += 1
+            tdir.rename(tdir.with_name(f"{tdir.name}.attempt-{k}"))
+        return tdir
+
+    def _failed(self, env: TrialEnv, idx: int, cname: str, attempts: int, failures: int, msg: str) -> bool:
+        """Record a failed attempt and end what it left running; True when no retry is left."""
+        final = failures > self.pb.retries
+        with self.store.tx():
+            self.store.db.execute("UPDATE trials SET status=?, error=?, finished=?, failures=failures+1 WHERE idx=?",
+                                  ("failed" if final else "pending", msg[:2000], time.time(), idx))
         self.log(f"trial {idx} ({cname}) attempt {attempts} failed: {msg}")
         env.current_config = None  # re-push next time: the switch state is unknown
         if env.pool is not None:
             env.pool.close()  # fresh workers for the retry
+        if env.testbed is not None:
+            env.testbed.end_survivors()  # a flood or capture the failed attempt could not stop
         return final

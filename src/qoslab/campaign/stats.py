@@ -90,7 +90,13 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
 def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
     trials-network.csv + stats-network.json (network wait, see METRICS). Returns stats.json.
-    Raises QoslabError when fewer than 2 valid trials exist."""
+    Raises QoslabError when a trial is not done (failed, pending or interrupted: no statistics over
+    unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials exist."""
+    left = store.db.execute("SELECT status, COUNT(*) FROM trials WHERE status != 'done' GROUP BY status").fetchall()
+    if left:
+        what = ", ".join(f"{n} {status}" for status, n in left)
+        raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
+                          f"`qoslab campaign run --resume {folder}` runs them")
     if export_csv(store, folder / "trials.csv") < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
     stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")

@@ -1,5 +1,10 @@
 """The campaign's SQLite results store: the schedule and one row per trial, each committed as
-the trial ends (WAL journal, synchronous FULL), so a killed run loses at most the trial it was in."""
+the trial ends (WAL journal, synchronous FULL), so a killed run loses at most the trial it was in.
+
+A row's ``status`` is ``pending``, ``running`` (an attempt is under way, or was killed: the next
+run sets it back to pending), ``done`` or ``failed`` (its last run used up its retries; the next
+``--resume`` runs it again). ``attempts`` counts attempts started, ``failures`` those that ended
+in an error (a killed attempt is neither a success nor a failure)."""
 
 from __future__ import annotations
 
@@ -17,11 +22,11 @@ CREATE TABLE IF NOT EXISTS trials (
   status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
   elapsed_s REAL, total_s REAL, checksum INTEGER, valid INTEGER,
   flood_json TEXT, capture_summary TEXT, config_hash TEXT, phases_json TEXT, error TEXT,
-  started REAL, finished REAL, busy_max_s REAL);
+  started REAL, finished REAL, busy_max_s REAL, failures INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 #: Columns added to ``trials`` after the first schema (name -> SQL type).
-ADDED_COLUMNS = {"busy_max_s": "REAL", **EVIDENCE_COLUMNS}
+ADDED_COLUMNS = {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0", **EVIDENCE_COLUMNS}
 
 
 class Store:
@@ -63,10 +68,18 @@ class Store:
         return json.loads(row[0]) if row else None
 
     def pending(self) -> list[tuple[int, str, int, bool, int]]:
-        """(idx, condition, trial, warmup, attempts) of trials not done, in schedule order."""
+        """(idx, condition, trial, warmup, attempts) of every trial not done (pending, interrupted
+        or failed), in schedule order: what a run of the campaign runs."""
         return [(r[0], r[1], r[2], bool(r[3]), r[4]) for r in self.db.execute(
-            "SELECT idx, condition, trial, warmup, attempts FROM trials WHERE status != 'done' "
-            "AND NOT (status = 'failed') ORDER BY idx")]
+            "SELECT idx, condition, trial, warmup, attempts FROM trials WHERE status != 'done' ORDER BY idx")]
+
+    def reset_interrupted(self) -> list[int]:
+        """Set trials left ``running`` by a killed run back to ``pending`` (their attempt is not a
+        failure); returns their indices."""
+        with self.tx():
+            idx = [r[0] for r in self.db.execute("SELECT idx FROM trials WHERE status='running' ORDER BY idx")]
+            self.db.execute("UPDATE trials SET status='pending' WHERE status='running'")
+        return idx
 
     def record(self, idx: int, **cols: Any) -> None:
         """Set columns of trial ``idx`` (one transaction). Column names come from code, never from input."""

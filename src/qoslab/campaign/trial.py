@@ -23,7 +23,7 @@ from typing import Any
 from ..capture import LiveCapture
 from ..errors import QoslabError
 from ..executors import Executor
-from ..profiles import load_profile, render
+from ..profiles import Profile, load_profile, render
 from ..switchdev import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
@@ -36,11 +36,20 @@ from .playbook import Condition, Playbook
 LIFETIME_MARGIN_S = 60.0
 
 
+def trial_lifetime(pb: Playbook) -> float:
+    """The bounded lifetime of every process a trial starts (seconds): ``trial_timeout_s`` plus
+    LIFETIME_MARGIN_S (the runner ends an overrunning trial at ``trial_timeout_s``; the margin
+    covers stopping and decoding)."""
+    return pb.trial_timeout_s + LIFETIME_MARGIN_S
+
+
 @dataclass
 class TrialEnv:
     """What all trials of a campaign share: playbook, topology, campaign folder, the testbed (None
     on a real cluster), executors of the hosts, the switch device, the flood, D-ITG's calibration,
-    the worker pool (None = workers per trial), a log callback, and the config last pushed."""
+    the worker pool (None = workers per trial), a log callback, the config last pushed, and the
+    QoS profiles by the conditions' ``profile`` reference (the campaign's snapshot; a reference
+    missing here is read from the working tree)."""
 
     pb: Playbook
     topo: Topology
@@ -54,6 +63,13 @@ class TrialEnv:
     log: Callable[[str], None] = lambda s: None
     current_config: str | None = None
     captured: set[str] = field(default_factory=set)
+    profiles: dict[str, Profile] = field(default_factory=dict)
+
+
+def profile_of(env: TrialEnv, cond: Condition) -> Profile:
+    """The QoS profile of a condition (from the campaign's snapshot when it has one)."""
+    prof = env.profiles.get(cond.profile)
+    return prof if prof is not None else load_profile(cond.profile)
 
 
 def config_hash(lines: list[str]) -> str:
@@ -64,7 +80,7 @@ def config_hash(lines: list[str]) -> str:
 def profile_lines(env: TrialEnv, cond: Condition) -> list[str]:
     """The IOS lines of a condition's profile for the campaign's topology and workload hosts
     (SPAN sessions come from the profile's ``span`` only)."""
-    return render(load_profile(cond.profile), env.topo, {"workload": env.pb.workload_of(cond).hosts})
+    return render(profile_of(env, cond), env.topo, {"workload": env.pb.workload_of(cond).hosts})
 
 
 def capture_host(env: TrialEnv, cond: Condition) -> str:
@@ -72,7 +88,7 @@ def capture_host(env: TrialEnv, cond: Condition) -> str:
     profile's SPAN session to the capture port, else the workload's head node."""
     if env.pb.capture_host:
         return env.pb.capture_host
-    for s in load_profile(cond.profile).span:
+    for s in profile_of(env, cond).span:
         if s.destination == env.pb.capture_port and s.source in env.topo.host_names:
             return s.source
     return env.pb.workload_of(cond).hosts[0]
@@ -83,7 +99,7 @@ def _push(env: TrialEnv, cond: Condition, tdir: Path) -> None:
     key = config_hash(lines)
     if env.current_config != key:
         env.current_config = None  # unknown until the push has succeeded
-        env.switch.push(lines, tdir / "switch", cond.profile)
+        env.switch.push(lines, tdir / "switch", profile_of(env, cond).name)
         env.current_config = key
 
 
@@ -92,7 +108,7 @@ def _start_capture(env: TrialEnv, cond: Condition, tdir: Path) -> LiveCapture:
         raise QoslabError("live capture needs the embedded testbed's SPAN namespace (or a capture host)")
     ip = env.topo.host(capture_host(env, cond)).ip
     cap = LiveCapture(env.testbed.span_executor(), linux_ifname(env.pb.capture_port), tdir / "capture", ip,
-                      "flow", write=tdir / "capture" / "capture.pcap")
+                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=trial_lifetime(env.pb))
     cap.start()
     return cap
 
@@ -139,14 +155,14 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
         if cond.congestion:
             flood = open_flood(env.flood, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
-                               lifetime_s=env.pb.trial_timeout_s + LIFETIME_MARGIN_S)
+                               lifetime_s=trial_lifetime(env.pb))
             flood.start()
             if flood.errors:
                 raise QoslabError("flood did not start: " + "; ".join(flood.errors))
             saturated = _settle(env, flood)
         t["flood_start"] = time.monotonic()
         run = run_workload(env.pb.workload_of(cond), env.executor_of, lambda h: env.topo.host(h).ip,
-                           tdir / "workload", pool=env.pool)
+                           tdir / "workload", pool=env.pool, lifetime_s=trial_lifetime(env.pb))
         t["workload"] = time.monotonic()
     finally:
         fres = flood.stop() if flood is not None else None

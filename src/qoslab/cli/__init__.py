@@ -8,11 +8,13 @@ an interrupt (Ctrl-C or SIGTERM) cleans up what the command started and exits 13
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from types import FrameType
 
 import typer
+from rich.markup import escape
 
 from .. import __version__
 from ..errors import QoslabError
@@ -50,13 +52,22 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:  # the same clean
 
 
 def main() -> None:
-    """Entry point of the ``qoslab`` command."""
+    """Entry point of the ``qoslab`` command. Exit codes: 2 for an expected error (a QoslabError:
+    its message, one line per problem, never a stack trace), 3 for an unexpected one (one line
+    naming its type; ``QOSLAB_DEBUG=1`` shows the stack trace), 130 after an interrupt."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         app()
     except QoslabError as e:
-        err_console.print(f"[red]error:[/] {e}", highlight=False)
+        err_console.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print("interrupted: cleaned up what this command started")
         sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - a bug: one clear line instead of a stack trace
+        if os.environ.get("QOSLAB_DEBUG"):
+            raise
+        msg = " ".join(str(e).split())[:300]
+        err_console.print(f"[red]internal error:[/] {type(e).__name__}: {escape(msg)} (a qoslab bug: please report it; "
+                          "QOSLAB_DEBUG=1 shows where)", highlight=False, soft_wrap=True)
+        sys.exit(3)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -32,7 +33,8 @@ class _TrialProgress:
     def trial(self, row: dict[str, Any]) -> None:
         self.prog.advance(self.task)
         if "error" in row:
-            self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] {row['error'][:200]}")
+            self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] "
+                                    f"{escape(row['error'][:200])}")
             return
         if not row["warmup"]:
             self.means.setdefault(row["condition"], []).append(row["elapsed_s"])
@@ -42,7 +44,7 @@ class _TrialProgress:
         self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
 
     def log(self, text: str) -> None:
-        self.prog.console.print(f"  {text}")
+        self.prog.console.print(f"  {escape(text)}")
 
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
@@ -91,6 +93,10 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
+    if counts.get("failed"):
+        raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
+                          f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
+                          f"`qoslab campaign run --resume {folder}` runs them again")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
     stats = campaign_stats(runner.pb, store, folder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import QoslabError
@@ -68,9 +69,29 @@ def flood_run(definition: Path = typer.Argument(..., help="Flood definition, e.g
     if any(f.shortfall for f in r.flows):
         console.print("[yellow]![/] sent more than 5% below the asked rate: run `qoslab flood calibrate`")
     for e in r.errors:
-        err_console.print(f"[red]error:[/] {e}")
+        err_console.print(f"[red]error:[/] {escape(e)}", highlight=False, soft_wrap=True)
     console.print(f"result: {out / 'flood-result.json'}")
     raise typer.Exit(0 if r.ok else 1)
+
+
+@app.command("validate")
+def flood_validate(files: list[Path] = typer.Argument(..., help="Flood definitions to check."),
+                   topology: Path | None = TopologyOpt) -> None:
+    """Check flood definitions against a topology (hosts, safety interlock); print one line per
+    file (errors name file, line and field)."""
+    from ..topology import load_topology
+    from ..trafficgen import load_flood, resolve
+
+    topo = load_topology(topology)
+    bad = 0
+    for f in files:
+        try:
+            flows = resolve(load_flood(f), topo)
+            console.print(f"[green]ok[/] {escape(str(f))}: {len(flows)} flows on {topo.name}")
+        except QoslabError as e:
+            bad += 1
+            err_console.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(1 if bad else 0)
 
 
 @app.command("calibrate")

@@ -32,6 +32,9 @@ def testbed_up(topology: Path | None = TopologyOpt,
                       f"in {rep.seconds:.2f} s")
     else:
         console.print(f"testbed {tb.topo.name} is already up (nothing changed)")
+    if rep.survivors:
+        console.print(f"ended {len(rep.survivors)} processes left in its hosts by an interrupted run "
+                      f"(PIDs {', '.join(map(str, rep.survivors[:10]))})")
     if sshd:
         started = tb.sshd_up()
         console.print(f"sshd listening on port 22 of {len(tb.topo.hosts)} hosts ({len(started)} started); "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import QoslabError
@@ -25,7 +26,7 @@ def topology_validate(files: list[Path] = typer.Argument(..., help="Topology fil
             console.print(f"[green]ok[/] {f}: {t.name}, {len(t.hosts)} hosts, {format_rate(t.link.rate)} links")
         except QoslabError as e:
             bad += 1
-            err_console.print(f"[red]error[/] {e}")
+            err_console.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
     raise typer.Exit(1 if bad else 0)
 
 

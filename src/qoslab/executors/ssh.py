@@ -197,11 +197,11 @@ class SshExecutor:
         if timer_slack_ns is not None and not self.permits("timer_slack"):
             notes.append(f"timer slack {timer_slack_ns} ns not permitted on {self.node}: kernel default")
             timer_slack_ns = None
-        self._ensure_guard()
-        script = S.start_script([str(a) for a in argv], root=self.work_root, run_id=self.run_id,
-                                stdout=str(stdout) if stdout else None, stderr=str(stderr) if stderr else None,
-                                cwd=str(cwd) if cwd else None, env=env, timer_slack_ns=timer_slack_ns,
-                                lifetime_s=lifetime_s)
+        self._ensure_lease()
+        script = S.ensure_guard_lines(self.work_root, self.run_id, self.lease_s) + S.start_script(
+            [str(a) for a in argv], root=self.work_root, run_id=self.run_id,
+            stdout=str(stdout) if stdout else None, stderr=str(stderr) if stderr else None,
+            cwd=str(cwd) if cwd else None, env=env, timer_slack_ns=timer_slack_ns, lifetime_s=lifetime_s)
         rc, out, err = self._script(script, 10.0)
         if rc != 0 or not out.strip().isdigit():
             raise QoslabError(f"on {self.node}: cannot start `{' '.join(map(str, argv))}`: "
@@ -292,11 +292,11 @@ class SshExecutor:
             self._facts = {k: v == "1" for k, _, v in (l.partition("=") for l in out.split())}
         return self._facts.get(what, False)
 
-    def _ensure_guard(self) -> None:
-        if self._lease is not None and not self._lease.done():
-            return
-        self._checked(S.start_guard_script(self.work_root, self.run_id, self.lease_s), 10.0, "starting the guard")
-        self._lease = sshio.spawn(self._renew_lease())
+    def _ensure_lease(self) -> None:
+        """Renew the run's lease on the node from now on (the guard itself is (re)started by every
+        start script: :func:`.sshscripts.ensure_guard_lines`)."""
+        if self._lease is None or self._lease.done():
+            self._lease = sshio.spawn(self._renew_lease())
 
     async def _renew_lease(self) -> None:
         touch = f"touch {S.q(self.work_root + '/.lease')}"

@@ -135,15 +135,22 @@ def guard_script(root: str, lease_s: float) -> str:
             f"done\n")
 
 
-def start_guard_script(root: str, run_id: str, lease_s: float) -> str:
-    """Touch the lease and start the guard unless one runs; print its PID."""
+def ensure_guard_lines(root: str, run_id: str, lease_s: float) -> str:
+    """Shell lines: touch the lease and start the guard unless one runs (silent). Every start
+    runs them, so a guard ended by someone else (a clean-up of the node) comes back with the
+    next process it has to watch."""
     r = q(root)
     g = f"{r}/.guard.pid"
     return (f"mkdir -p {r}/.procs && touch {r}/.lease || exit {PREPARE_FAILED}\n"
-            f"if [ -e {g} ] && kill -0 $(cat {g}) 2>/dev/null; then cat {g}; exit 0; fi\n"
-            f"setsid env {RUN_MARKER}={q(run_id)} sh -c {q(guard_script(root, lease_s))} qoslab-guard "
+            f"if ! {{ [ -e {g} ] && kill -0 $(cat {g}) 2>/dev/null; }}; then\n"
+            f"  setsid env {RUN_MARKER}={q(run_id)} sh -c {q(guard_script(root, lease_s))} qoslab-guard "
             f"</dev/null >/dev/null 2>&1 &\n"
-            f"echo $! > {g}; echo $!\n")
+            f"  echo $! > {g}\nfi\n")
+
+
+def start_guard_script(root: str, run_id: str, lease_s: float) -> str:
+    """Touch the lease and start the guard unless one runs; print its PID."""
+    return ensure_guard_lines(root, run_id, lease_s) + f"cat {q(root)}/.guard.pid\n"
 
 
 def close_script(root: str, grace_s: float = 1.0) -> str:

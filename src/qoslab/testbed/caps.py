@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..netplan import STATE_DIR
+from ..statedir import state_dir
 
 REQUIRED_TOOLS = ("ip", "tc", "ethtool", "ping", "sysctl")
 #: tc kinds the testbed and the virtual Catalyst's tc compiler depend on.
@@ -158,7 +159,7 @@ def probe_capabilities(refresh: bool = False) -> Capabilities:
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
     caps = Capabilities(kernel, found["qdisc"], found["filter"], found["action"], links)
-    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    state_dir()
     cache.write_text(json.dumps(asdict(caps)))
     return caps
 

@@ -14,10 +14,8 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
-
-import yaml
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import NetnsExecutor
@@ -31,7 +29,9 @@ from ..netplan import (
     vswitch_dir,
 )
 from ..procs import cmdline, kill_pids, list_namespaces, namespace_pids
+from ..statedir import campaign_running, private_dir, state_dir
 from ..topology import Topology
+from ..yamlio import dump_yaml
 from . import probes
 from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
 
@@ -42,11 +42,13 @@ SWITCH_START_TIMEOUT_S = 15.0
 @dataclass
 class UpReport:
     """What ``up`` did: ``built`` (False = it was already up), ``stale_removed`` (namespaces of
-    an earlier crashed run), ``seconds`` (wall time)."""
+    an earlier crashed run), ``seconds`` (wall time), ``survivors`` (PIDs ended in the hosts and
+    the SPAN namespace of a testbed that was already up: what a killed run left)."""
 
     built: bool
     stale_removed: list[str]
     seconds: float
+    survivors: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -131,9 +133,11 @@ class Testbed:
         return bool(state.get("status") == "up" and set(self.plan.namespaces) <= set(list_namespaces()))
 
     # -- up / down ----------------------------------------------------------------------------
-    def up(self) -> UpReport:
+    def up(self, end_survivors: bool = True) -> UpReport:
         """Build the testbed (idempotent: a complete testbed is left as it is; leftovers of a
-        crashed run are removed first). On any error or interrupt, everything built is removed
+        crashed run are removed first). When it is already up and ``end_survivors``, processes
+        left in its hosts and SPAN namespace by a killed run are ended by PID, unless a campaign
+        runs on it now (its lock is held). On any error or interrupt, everything built is removed
         and the error re-raised. Raises EnvironmentProblem (not root, tools or tc kinds
         missing) or QoslabError naming the failing command."""
         t0 = time.monotonic()
@@ -144,13 +148,13 @@ class Testbed:
                 f"this kernel lacks tc {', '.join(missing)} (needed by the testbed); see `qoslab testbed caps`"
             )
         if self.is_up():
-            return UpReport(False, [], time.monotonic() - t0)
+            survivors = self.end_survivors() if end_survivors and campaign_running(self.topo.name) is None else []
+            return UpReport(False, [], time.monotonic() - t0, survivors)
         stale = self.existing()
         if stale:
             self._remove(stale)
         try:
-            STATE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(STATE_DIR, 0o700)
+            state_dir()
             self._write_state("building")
             p = self.plan
             run_batches([("ip", None, p.root_ip)])
@@ -165,6 +169,17 @@ class Testbed:
             self.state_file.unlink(missing_ok=True)
             raise
         return UpReport(True, stale, time.monotonic() - t0)
+
+    def end_survivors(self) -> list[int]:
+        """End (SIGTERM, then SIGKILL; by PID) every process in the hosts' namespaces and the SPAN
+        namespace: on a testbed no campaign runs on, they are what a killed run left (D-ITG,
+        iperf3, workload and capture JVMs). The testbed's own sshd servers and the sessions they
+        serve stay (their PIDs from the sshd state folder, see :meth:`sshd_pids`): a campaign
+        driving the hosts over SSH keeps its connections. Returns the PIDs signalled."""
+        keep = set(self.sshd_pids())
+        pids = [p for ps in namespace_pids([*self.host_namespaces(), self.span_ns]).values() for p in ps
+                if p not in keep]
+        return kill_pids(pids) if pids else []
 
     def down(self) -> DownReport:
         """Remove the testbed: end every process inside its namespaces (SIGTERM, then SIGKILL),
@@ -188,13 +203,13 @@ class Testbed:
         (it has applied its factory tc plan to the switch ports by then)."""
         d = vswitch_dir(self.topo.name)
         shutil.rmtree(d, ignore_errors=True)
-        d.mkdir(mode=0o700, parents=True)
+        private_dir(d)
         mg = self.topo.switch.management
         if probes.listening(mg.host, mg.port):
             raise QoslabError(f"management endpoint {mg.host}:{mg.port} is already in use (another testbed "
                               "or virtual switch?)")
         topo_file = d / "topology.yaml"  # the resolved topology (names and overrides as built)
-        topo_file.write_text(yaml.safe_dump(self.topo.model_dump(mode="json"), sort_keys=False))
+        topo_file.write_text(dump_yaml(self.topo.model_dump(mode="json")))
         argv = [sys.executable, "-m", "qoslab", "switch", "serve", "-t", str(topo_file)]
         with open(d / "serve.log", "ab") as log:
             p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)

@@ -17,14 +17,21 @@ from pydantic import Field, field_validator, model_validator
 
 from ..errors import QoslabError, UnsafeTarget
 from ..topology import TESTBED_NETWORK, Topology
-from ..yamlio import FieldProblem, StrictModel, load_model
+from ..yamlio import FieldProblem, StrictModel, config_error, load_model
 
 #: Header bytes below the payload in an Ethernet frame as tc counts it (Ethernet 14 + IP 20 + L4).
 L2_OVERHEAD = {"UDP": 14 + 20 + 8, "TCP": 14 + 20 + 20}
 #: First UDP/TCP destination port given to flows (flow i uses DATA_PORT_BASE + i).
 DATA_PORT_BASE = 10001
 
-_RATE_X = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*$", re.IGNORECASE)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_RATE_X = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*\Z", re.IGNORECASE)
+#: Largest flood rate a flow may ask for: packets/s (one D-ITG sender reaches ~100 k here) and as a
+#: multiple of the link rate (a flood of 10x saturates any port; the campaigns use 1.1-1.5x).
+MAX_PPS = 1_000_000
+MAX_LINK_MULTIPLE = 10.0
+#: Longest flood duration and start delay (seconds): a day.
+MAX_FLOOD_S = 86_400
 
 
 class Flow(StrictModel):
@@ -36,7 +43,12 @@ class Flow(StrictModel):
     payload_bytes: int | None = Field(None, ge=16, le=65000)
     rate: str | int | None = None
     ds_byte: int | None = Field(None, ge=0, le=255)
-    start_delay_s: float | None = Field(None, ge=0)
+    start_delay_s: float | None = Field(None, ge=0, le=MAX_FLOOD_S)
+
+    @field_validator("rate", mode="before")
+    @classmethod
+    def _rate(cls, v: object) -> object:
+        return v if v is None else _check_rate(v)
 
 
 class FloodDefinition(StrictModel):
@@ -50,13 +62,21 @@ class FloodDefinition(StrictModel):
     protocol: Literal["UDP", "TCP"] = "UDP"
     payload_bytes: int = Field(1400, ge=16, le=65000)
     rate: str | int = "1.5x"
-    duration_s: float | None = Field(None, gt=0)
+    duration_s: float | None = Field(None, gt=0, le=MAX_FLOOD_S)
     ds_byte: int = Field(0, ge=0, le=255)
-    start_delay_s: float = Field(0.0, ge=0)
+    start_delay_s: float = Field(0.0, ge=0, le=MAX_FLOOD_S)
     pacing: Literal["auto", "poll", "plain"] = "auto"
     generator: str = Field("ditg", description="traffic generator backend (qoslab.registry.generators): "
                                                "ditg (D-ITG, default) or iperf3")
     flows: list[Flow]
+    source: str | None = Field(None, exclude=True, description="file this definition was read from")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(f"flood name {v!r}: 1-64 letters, digits, '.', '_', '-'")
+        return v
 
     @field_validator("generator")
     @classmethod
@@ -67,37 +87,43 @@ class FloodDefinition(StrictModel):
             raise ValueError(f"unknown generator {v!r} (known: {', '.join(generators.names())})")
         return v
 
-    @field_validator("rate")
+    @field_validator("rate", mode="before")
     @classmethod
-    def _rate(cls, v: str | int) -> str | int:
-        _check_rate(v)
-        return v
+    def _rate(cls, v: object) -> object:
+        return _check_rate(v)
 
     @model_validator(mode="after")
     def _flows(self) -> FloodDefinition:
         if not self.flows:
             raise FieldProblem(("flows",), "a flood needs at least one flow")
+        if len(self.flows) > 64:
+            raise FieldProblem(("flows",), f"{len(self.flows)} flows: at most 64")
         for i, f in enumerate(self.flows):
             if f.src == f.dst:
                 raise FieldProblem(("flows", i, "dst"), f"flow {f.src} -> {f.dst} sends to itself")
-            if f.rate is not None:
-                try:
-                    _check_rate(f.rate)
-                except ValueError as e:
-                    raise FieldProblem(("flows", i, "rate"), str(e)) from None
         return self
 
 
-def _check_rate(v: str | int) -> None:
-    if isinstance(v, bool) or (isinstance(v, int) and v <= 0):
-        raise ValueError(f"rate must be packets/s > 0 or a link-rate multiple like '1.5x', got {v!r}")
-    if isinstance(v, str) and not _RATE_X.match(v):
-        raise ValueError(f"rate must be packets/s > 0 or a link-rate multiple like '1.5x', got {v!r}")
+def _check_rate(v: object) -> str | int:
+    """A flood rate as written: packets/s (1..MAX_PPS) or a link-rate multiple ``"1.5x"``
+    (0 < m <= MAX_LINK_MULTIPLE). Raises ValueError for anything else (booleans included)."""
+    what = f"rate must be packets/s (1-{MAX_PPS}) or a link-rate multiple like '1.5x' (at most " \
+           f"{MAX_LINK_MULTIPLE:g}x), got {v!r}"
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise ValueError(what)
+    if isinstance(v, int):
+        if not 1 <= v <= MAX_PPS:
+            raise ValueError(what)
+        return v
+    m = _RATE_X.match(v)
+    if not m or not 0 < float(m.group(1)) <= MAX_LINK_MULTIPLE:
+        raise ValueError(what)
+    return v
 
 
 def load_flood(path: str | Path) -> FloodDefinition:
     """Read a flood definition; raises ConfigError naming file, line and field."""
-    return load_model(path, FloodDefinition)
+    return load_model(path, FloodDefinition).model_copy(update={"source": str(path)})
 
 
 @dataclass(frozen=True)
@@ -194,10 +220,14 @@ def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: 
         check_cluster_flood(topology)
     out = []
     for i, f in enumerate(defn.flows):
-        try:
-            src, dst = topology.host(f.src), topology.host(f.dst)
-        except KeyError as e:
-            raise QoslabError(f"flood {defn.name}: flows[{i}]: {e.args[0]}") from None
+        for field in ("src", "dst"):
+            if getattr(f, field) not in topology.host_names:
+                msg = f"no host {getattr(f, field)!r} in topology {topology.name} " \
+                      f"(hosts: {', '.join(topology.host_names)})"
+                if defn.source:
+                    raise config_error(defn.source, ("flows", i, field), msg)
+                raise QoslabError(f"flood {defn.name}: flows[{i}].{field}: {msg}")
+        src, dst = topology.host(f.src), topology.host(f.dst)
         check_target(topology, dst.ip)
         proto = f.protocol or defn.protocol
         payload = f.payload_bytes or defn.payload_bytes

@@ -12,6 +12,7 @@ from ..ios.show_mqc import ClassCounters
 from ..ios.show_qos import PortCounters
 from ..netplan import switch_namespace, vswitch_dir
 from ..nftcompile import NftPlan, compile_nft
+from ..statedir import private_dir
 from ..tccompile import TcPlan, compile_tc
 from ..topology import Topology, canonical_port, linux_ifname
 from .counters import read_counters, read_nft
@@ -63,7 +64,7 @@ class VirtualCatalyst:
 
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         tmp = self.dir / "startup-config.tmp"
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")

@@ -20,6 +20,7 @@ import asyncssh
 
 from ..device import Credentials, generate_credentials, write_private
 from ..netplan import vswitch_dir
+from ..statedir import private_dir
 from ..topology import Topology
 from .catalyst import VirtualCatalyst
 from .flash import sftp_factory
@@ -29,7 +30,7 @@ from .session import IosSession
 def ensure_identity(d: Path) -> Credentials:
     """Create (once) the credentials file and the SSH host key (ed25519) of a virtual switch in
     ``d`` (mode 0700), both mode 0600 from the first byte; return the credentials."""
-    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_dir(d)
     creds = generate_credentials(d / "credentials")
     key = d / "ssh_host_key"
     if not key.exists():

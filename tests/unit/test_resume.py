@@ -1,0 +1,210 @@
+"""Campaign runner semantics without a testbed (the trial itself is replaced): unexpected errors
+become failed trials, the trial timeout, retries per run, killed attempts, failed trials run again
+on resume, a fresh folder per attempt, the input snapshot, provenance segments (issue 14,
+items 1, 2 and 7)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from hier_config.exceptions import DuplicateChildError
+from netmiko.exceptions import ReadTimeout
+
+import qoslab.campaign.runner as runner_mod
+from conftest import ECENET, REPO
+from qoslab.campaign import Runner, Store, create, load_playbook
+from qoslab.campaign.trial import TrialEnv
+from qoslab.errors import ConfigError
+
+
+def _folder(tmp_path: Path, **changes) -> Path:
+    """A campaign folder of a 2 x 2 playbook on copies of the topology and profiles (no testbed)."""
+    topo = tmp_path / "topo.yaml"
+    topo.write_text(ECENET.read_text())
+    prof = tmp_path / "fifo.yaml"
+    prof.write_text((REPO / "qos-profiles" / "fifo.yaml").read_text())
+    data = {"name": "t", "topology": str(topo), "workload": {"hosts": ["jp-1", "jp-2"], "size": "A"},
+            "conditions": [{"name": "a", "congestion": False, "profile": str(prof)},
+                           {"name": "b", "congestion": False, "profile": "thesis"}],
+            "trials": 2, "seed": 3, "retries": 2, **changes}
+    pfile = tmp_path / "pb.yaml"
+    pfile.write_text(yaml.safe_dump(data))
+    create(load_playbook(pfile), pfile, tmp_path / "c").close()
+    return tmp_path / "c"
+
+
+def _env(r: Runner) -> TrialEnv:
+    return TrialEnv(pb=r.pb, topo=r.topo, out=r.out, testbed=None, executor_of=None, switch=None,  # type: ignore
+                    flood=None, profiles=r.profiles)  # type: ignore[arg-type]
+
+
+def _rows(folder: Path) -> dict[int, dict]:
+    st = Store(folder / "trials.sqlite")
+    cur = st.db.execute("SELECT * FROM trials ORDER BY idx")
+    names = [d[0] for d in cur.description]
+    out = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+    st.close()
+    return out
+
+
+ROW = {"elapsed_s": 1.0, "total_s": 1.2, "checksum": 1, "busy_max_s": None, "valid": 1, "flood_json": None,
+       "capture_summary": None, "config_hash": "x", "phases_json": "{}"}
+
+
+def test_any_error_in_a_trial_is_a_failed_trial_and_the_campaign_goes_on(tmp_path, monkeypatch):
+    folder = _folder(tmp_path)
+    calls: dict[int, int] = {}
+
+    def fake(env, cond, tdir, due):
+        idx = int(tdir.name)
+        calls[idx] = calls.get(idx, 0) + 1
+        if idx == 0:
+            raise DuplicateChildError("Found a duplicate section: ('class-map match-all class112',)")
+        if idx == 1 and calls[idx] == 1:
+            raise ReadTimeout("Pattern not detected: 'Switch\\(config.*' in output")
+        if idx == 2:
+            raise KeyError("jp-9")
+        return ROW
+
+    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    r = Runner(folder)
+    r._loop(_env(r))
+    rows = _rows(folder)
+    assert calls == {0: 3, 1: 2, 2: 3, 3: 1}  # retries: 2 more attempts in this run, then failed
+    assert rows[0]["status"] == "failed" and rows[0]["failures"] == 3 and rows[0]["attempts"] == 3
+    assert rows[0]["error"].startswith("DuplicateChildError: Found a duplicate section")
+    assert rows[1]["status"] == "done" and rows[1]["failures"] == 1 and rows[1]["error"] is None
+    assert rows[2]["status"] == "failed" and rows[2]["error"] == "KeyError: 'jp-9'"
+    assert rows[3]["status"] == "done"
+    # a resume runs the failed trials again (a new budget), never the done ones
+    calls.clear()
+    monkeypatch.setattr(runner_mod, "run_trial", lambda env, cond, tdir, due: calls.setdefault(int(tdir.name), 1)
+                        and ROW)
+    r2 = Runner(folder)
+    r2._loop(_env(r2))
+    assert sorted(calls) == [0, 2]
+    rows = _rows(folder)
+    assert all(v["status"] == "done" for v in rows.values())
+    assert rows[0]["failures"] == 3 and rows[0]["attempts"] == 4
+
+
+def test_a_trial_that_overruns_its_timeout_is_ended_and_failed(tmp_path, monkeypatch):
+    folder = _folder(tmp_path, trial_timeout_s=0.3, retries=0)
+    stopped = []
+
+    def slow(env, cond, tdir, due):
+        try:
+            time.sleep(30)
+        finally:
+            stopped.append(tdir.name)  # the trial's own clean-up still runs
+        return ROW
+
+    monkeypatch.setattr(runner_mod, "run_trial", slow)
+    r = Runner(folder)
+    t0 = time.monotonic()
+    r._loop(_env(r))
+    assert time.monotonic() - t0 < 4 * 0.3 + 2
+    rows = _rows(folder)
+    assert all(v["status"] == "failed" for v in rows.values()) and len(stopped) == 4
+    assert rows[0]["error"] == "trial timed out: still running after trial_timeout_s = 0.3 s (ended)"
+
+
+def test_a_killed_attempt_is_not_a_failure_and_runs_again(tmp_path, monkeypatch):
+    folder = _folder(tmp_path, retries=0)
+    st = Store(folder / "trials.sqlite")
+    st.record(0, status="running", attempts=1)  # what a SIGKILL in the middle of trial 0 leaves
+    st.close()
+    (folder / "trials" / "0000").mkdir(parents=True)
+    (folder / "trials" / "0000" / "old.txt").write_text("killed attempt")
+    seen = []
+
+    def fake(env, cond, tdir, due):
+        seen.append(sorted(p.name for p in tdir.iterdir()) if tdir.exists() else [])
+        return ROW
+
+    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    r = Runner(folder)
+    r._segment()
+    r._loop(_env(r))
+    rows = _rows(folder)
+    assert rows[0]["status"] == "done" and rows[0]["failures"] == 0 and rows[0]["attempts"] == 2
+    assert seen[0] == []  # a fresh folder; the killed attempt's is kept beside it
+    assert (folder / "trials" / "0000.attempt-1" / "old.txt").read_text() == "killed attempt"
+    seg = json.loads((folder / "provenance.json").read_text())["segments"]
+    assert len(seg) == 1 and seg[0]["interrupted"] == [0] and seg[0]["pending"] == 4
+    assert {"qoslab_commit", "kernel", "host", "time", "pid", "java"} <= set(seg[0])
+
+
+def test_capture_first_is_due_until_a_condition_has_a_capture(tmp_path, monkeypatch):
+    folder = _folder(tmp_path, capture="first", conditions=[
+        {"name": "a", "congestion": False, "profile": "thesis"}, {"name": "b", "congestion": False,
+                                                                  "profile": "rmi-ports"}])
+    due_of: list[tuple[str, bool]] = []
+    fails = {"n": 0}
+
+    def fake(env, cond, tdir, due):
+        due_of.append((cond.name, due))
+        if due and cond.name == "a" and fails["n"] == 0:
+            fails["n"] += 1
+            raise RuntimeError("capture did not start")
+        return {**ROW, "capture_summary": "s.json" if due else None}
+
+    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    r = Runner(folder)
+    r._loop(_env(r))
+    first = {}
+    for name, due in due_of:
+        first.setdefault(name, []).append(due)
+    assert first["a"] == [True, True, False] and first["b"] == [True, False]
+
+
+def test_the_runner_reads_the_snapshot_not_the_working_tree(tmp_path):
+    folder = _folder(tmp_path)
+    (tmp_path / "fifo.yaml").write_text((REPO / "qos-profiles" / "thesis.yaml").read_text())
+    (tmp_path / "topo.yaml").write_text(ECENET.read_text().replace("name: ecenet", "name: edited"))
+    r = Runner(folder)
+    assert r.topo.name == "ecenet" and r.profiles[str(tmp_path / "fifo.yaml")].name == "fifo"
+    manifest = json.loads((folder / "inputs" / "manifest.json").read_text())
+    assert set(manifest) == {"topology", "profiles"} and len(manifest["profiles"]) == 2
+    prov = json.loads((folder / "provenance.json").read_text())
+    assert prov["inputs"]["topology"]["sha256"] == manifest["topology"]["sha256"]
+    (folder / manifest["topology"]["file"]).write_text("name: tampered\n")
+    with pytest.raises(ConfigError, match="snapshot of .*topo.yaml is missing or was changed since"):
+        Runner(folder)
+
+
+def test_a_killed_create_leaves_no_campaign(tmp_path, monkeypatch):
+    """trials.sqlite appears complete or not at all."""
+    import qoslab.campaign.folder as folder_mod
+
+    pb = load_playbook(REPO / "playbooks" / "quick.yaml")
+
+    def boom(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(folder_mod.Store, "init", boom)
+    with pytest.raises(KeyboardInterrupt):
+        create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c")
+    assert not (tmp_path / "c" / "trials.sqlite").exists()
+    monkeypatch.undo()
+    create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c").close()
+    assert len(Store(tmp_path / "c" / "trials.sqlite").pending()) == 4 * 6 + 4
+
+
+def test_no_statistics_over_unequal_trial_counts(tmp_path):
+    from qoslab.campaign import campaign_stats
+    from qoslab.errors import QoslabError
+
+    folder = _folder(tmp_path)
+    st = Store(folder / "trials.sqlite")
+    for idx in range(4):
+        st.record(idx, status="done", elapsed_s=1.0 + idx / 10, valid=1)
+    st.record(2, status="failed", error="x")
+    r = Runner(folder)
+    with pytest.raises(QoslabError, match=r"campaign incomplete \(1 failed\): no statistics over unequal trial counts"):
+        campaign_stats(r.pb, st, folder)
+    assert not (folder / "trials.csv").exists()

@@ -11,7 +11,7 @@ PACKAGES=(
   d-itg tshark iperf3                      # traffic generation and reference peers
   iproute2 ethtool iputils-ping procps     # the embedded testbed
   nftables                                 # the virtual Catalyst: DSCP rewrite, policers, counters
-  openssh-server                           # ssh executor / real-cluster parity
+  openssh-server netcat-openbsd            # ssh executor / real-cluster parity (nc: Ansible's way into the testbed)
   python3 python3-venv                     # the orchestrator
   chromium                                 # report check: the HTML must render in a real browser
 )
@@ -45,7 +45,7 @@ if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ]; then
   log "creating Python environment .venv ($($PY --version))"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e '.[test]'
+  .venv/bin/pip install -q -e '.[test,cluster]'
   touch .venv/.installed
 else
   log "Python environment: up to date"

@@ -99,6 +99,7 @@ class Registry(Generic[F]):
 executors: Registry[Callable[..., object]] = Registry("executor")
 executors.register("netns", "qoslab.executors.local:NetnsExecutor")
 executors.register("local", "qoslab.executors.local:LocalExecutor")
+executors.register("ssh", "qoslab.executors.ssh:SshExecutor")
 
 #: Traffic generators: ``factory(defn, topology, executor_of, out_dir, **options) -> TrafficGenerator``.
 generators: Registry[Callable[..., object]] = Registry("generator")

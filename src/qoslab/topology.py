@@ -19,7 +19,7 @@ from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
 #: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
-TESTBED_NETWORK = ipaddress.ip_network("198.18.0.0/15")
+TESTBED_NETWORK = ipaddress.IPv4Network("198.18.0.0/15")
 
 _PORT = re.compile(
     r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
@@ -205,18 +205,76 @@ class Buffers(StrictModel):
         return size
 
 
+class SshSettings(StrictModel):
+    """How the ``ssh`` executor reaches the hosts (a real cluster; on the embedded testbed only
+    ``lease_s`` and ``work_dir`` apply): login ``user`` and ``port``; ``identity_file`` (a private
+    key; none = the SSH agent of ``SSH_AUTH_SOCK``, never a password); ``known_hosts`` (the
+    hosts' pinned keys: an unknown key refuses the connection); ``addresses`` (host -> name or
+    address to log in to, default its experiment address); ``qoslab_dir`` (where provisioning
+    put the jars); ``work_dir`` (base of the run's ``qoslab-<run>`` folder on each node);
+    ``lease_s`` (seconds after which a node ends the run's processes when the runner stopped
+    renewing its lease); ``connect_timeout_s``."""
+
+    user: str = "root"
+    port: int = Field(22, ge=1, le=65535)
+    identity_file: str | None = None
+    known_hosts: str | None = None
+    addresses: dict[str, str] = Field(default_factory=dict)
+    qoslab_dir: str = "/opt/qoslab"
+    work_dir: str = "/tmp"
+    lease_s: float = Field(30.0, ge=3, le=3600)
+    connect_timeout_s: float = Field(10.0, gt=0, le=300)
+
+    @field_validator("work_dir", "qoslab_dir")
+    @classmethod
+    def _absolute(cls, v: str) -> str:
+        if not v.startswith("/") or ".." in v.split("/") or any(c.isspace() for c in v):
+            raise ValueError(f"{v!r} must be an absolute path without '..' or spaces")
+        return v.rstrip("/") or "/"
+
+
+class CaptureWiring(StrictModel):
+    """Where a real cluster captures: ``host`` has a NIC on each SPAN destination port
+    (``interfaces``: port -> interface name on that host, e.g. ``Gi1/0/21: eth1``)."""
+
+    host: str
+    interfaces: dict[str, str]
+
+    @field_validator("interfaces")
+    @classmethod
+    def _ports(cls, v: dict[str, str]) -> dict[str, str]:
+        return {canonical_port(k): i for k, i in v.items()}
+
+
 class Topology(StrictModel):
     """A whole cluster. ``environment: embedded`` topologies are built as namespaces and must
-    keep every address inside 198.18.0.0/15 (RFC 2544) and the management endpoint on loopback."""
+    keep every address inside 198.18.0.0/15 (RFC 2544) and the management endpoint on loopback.
+    ``environment: cluster`` topologies must declare their ``experiment_network`` (every host
+    address inside it; floods go to nothing else) and a ``flood_rate_cap`` (bits/s on the wire,
+    all flows of a flood together)."""
 
     name: str
     description: str = ""
     environment: Literal["embedded", "cluster"] = "embedded"
+    experiment_network: ipaddress.IPv4Network | None = None
+    flood_rate_cap: int | None = Field(None, description="bits/s on the wire, all flows of a flood together")
     link: Link = Link()
     buffers: Buffers = Buffers()
     switch: Switch = Switch()
     hosts: list[Host]
+    ssh: SshSettings | None = None
+    capture: CaptureWiring | None = None
     source: str | None = Field(None, exclude=True, description="file this topology was read from")
+
+    @field_validator("flood_rate_cap", mode="before")
+    @classmethod
+    def _cap(cls, v: object) -> int | None:
+        return None if v is None else parse_rate(v)  # type: ignore[arg-type]
+
+    @property
+    def network(self) -> ipaddress.IPv4Network:
+        """The experiment network: ``experiment_network``, or 198.18.0.0/15 on the embedded testbed."""
+        return self.experiment_network or TESTBED_NETWORK
 
     @field_validator("name")
     @classmethod
@@ -230,13 +288,14 @@ class Topology(StrictModel):
         if not self.hosts:
             raise FieldProblem(("hosts",), "a topology needs at least one host")
         embedded = self.environment == "embedded"
+        self._cluster_safety()
         if embedded and not _is_loopback(self.switch.management.host):
             raise FieldProblem(("switch", "management", "host"),
                                f"{self.switch.management.host} must be a loopback address (an IP such as 127.0.0.1) "
                                "on the embedded testbed (a name like localhost is not resolved)")
         seen: dict[str, str] = {}
         for i, h in enumerate(self.hosts):
-            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):  # type: ignore[arg-type]
+            if embedded and (h.address.ip not in TESTBED_NETWORK or not h.address.network.subnet_of(TESTBED_NETWORK)):
                 raise FieldProblem(("hosts", i, "address"),
                                    f"{h.address} is outside {TESTBED_NETWORK}, the only range the embedded "
                                    "testbed may use (RFC 2544 benchmarking range)")
@@ -257,7 +316,34 @@ class Topology(StrictModel):
             if h.address.ip in (h.address.network.network_address, h.address.network.broadcast_address):
                 raise FieldProblem(("hosts", i, "address"),
                                    f"{h.ip} is the network or broadcast address of {h.address.network}")
+            if h.address.ip not in self.network:
+                raise FieldProblem(("hosts", i, "address"), f"{h.ip} is outside the experiment network {self.network}")
+        self._capture_wiring()
         return self
+
+    def _cluster_safety(self) -> None:
+        if self.environment != "cluster":
+            if self.experiment_network is not None and not self.experiment_network.subnet_of(TESTBED_NETWORK):
+                raise FieldProblem(("experiment_network",),
+                                   f"must lie inside {TESTBED_NETWORK} on the embedded testbed")
+            return
+        for name, what in (("experiment_network", "its experiment network (CIDR, e.g. 5.1.1.0/24): floods go "
+                                                  "nowhere else"),
+                           ("flood_rate_cap", "a flood rate cap (bits/s on the wire of a whole flood, e.g. 5Gbit)")):
+            if getattr(self, name) is None:
+                raise FieldProblem((name,), f"a cluster topology must declare {what}")
+        for bad in ("is_multicast", "is_loopback", "is_unspecified", "is_link_local"):
+            if getattr(self.experiment_network, bad):
+                raise FieldProblem(("experiment_network",), f"{self.experiment_network} is not a unicast network")
+
+    def _capture_wiring(self) -> None:
+        if self.capture is None:
+            return
+        if self.capture.host not in self.host_names:
+            raise FieldProblem(("capture", "host"), f"no host {self.capture.host!r} ({', '.join(self.host_names)})")
+        for port in self.capture.interfaces:
+            if port not in self.switch.span_destinations:
+                raise FieldProblem(("capture", "interfaces"), f"{port} is not a SPAN destination of the switch")
 
     def host(self, name: str) -> Host:
         """The host called ``name``; raises KeyError naming the known hosts."""

@@ -19,6 +19,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from .errors import QoslabError
 from .executors import BackgroundProcess, Executor
+from .executors.nodes import parallel_map
 from .topology import repo_root
 from .yamlio import StrictModel, SubFieldProblem
 
@@ -106,18 +107,37 @@ class WorkloadRun:
         return self.result.get("valid") is True
 
 
-def java_command(*args: str, hostname: str | None = None) -> list[str]:
-    """``java`` argv for the workload jar with the project's JVM flags."""
-    if not JAR.exists():
-        raise QoslabError(f"{JAR} is missing: build the Java modules with `make setup`")
+def java_command(*args: str, hostname: str | None = None, root: str | Path | None = None) -> list[str]:
+    """``java`` argv for the workload jar with the project's JVM flags; ``root`` is where the node
+    has qoslab's jars (:attr:`Executor.qoslab_root`; default this checkout, whose jar must exist)."""
+    if root is None or Path(root) == repo_root():
+        if not JAR.exists():
+            raise QoslabError(f"{JAR} is missing: build the Java modules with `make setup`")
+        jar = str(JAR)
+    else:
+        jar = f"{str(root).rstrip('/')}/{JAR.relative_to(repo_root()).as_posix()}"
     extra = [f"-Djava.rmi.server.hostname={hostname}"] if hostname else []
-    return ["java", *JVM_FLAGS, *extra, "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
+    return ["java", *JVM_FLAGS, *extra, "-cp", f"{jar}:{jar.rsplit('/', 1)[0]}/lib/*", MAIN, *args]
+
+
+def node_log(ex: Executor, log: Path) -> str:
+    """Where on the node of ``ex`` the log that belongs at local ``log`` is written."""
+    return f"{ex.node_dir(log.parent)}/{log.name}"
+
+
+def fetch_log(ex: Executor, log: Path) -> None:
+    """Bring a log from the node to ``log`` (nothing when the node wrote none)."""
+    try:
+        ex.fetch(node_log(ex, log), log)
+    except QoslabError:
+        pass
 
 
 def _wait_for_port(ex: Executor, proc: BackgroundProcess, ip: str, port: int, timeout_s: float, log: Path) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if ex.poll(proc) is not None:
+            fetch_log(ex, log)
             tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
             raise QoslabError(f"worker on {ex.node} exited during start-up (code {proc.returncode}): "
                               f"{' / '.join(tail) or 'no output'} (log: {log})")
@@ -169,25 +189,29 @@ class WorkerPool:
             self.key = self.key_of(settings)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         logs = {h: self.log_dir / f"workload-{h}.log" for h in settings.hosts}
-        started = []
-        for host in settings.hosts:
+
+        def ensure_one(host: str) -> bool:  # on every host at once: one round trip, not one per node
             if self._usable(host):
-                continue
+                return False
+            ex = self.executor_of(host)
             if host in self.workers:
-                self.executor_of(host).stop(self.workers.pop(host), grace_s=2.0)
-            self.workers[host] = _start_worker(settings, self.executor_of(host), self.address_of(host), logs[host],
-                                               self.lifetime_s)
-            self.starts += 1
-            started.append(host)
-        for host in started:
-            _wait_for_port(self.executor_of(host), self.workers[host], self.address_of(host),
-                           settings.registry_port, settings.startup_timeout_s, logs[host])
+                ex.stop(self.workers.pop(host), grace_s=2.0)
+            self.workers[host] = _start_worker(settings, ex, self.address_of(host), logs[host], self.lifetime_s)
+            _wait_for_port(ex, self.workers[host], self.address_of(host), settings.registry_port,
+                           settings.startup_timeout_s, logs[host])
+            return True
+
+        self.starts += sum(parallel_map(ensure_one, settings.hosts))
         return logs
 
     def close(self) -> None:
-        """Stop every worker (SIGTERM to its process group, then SIGKILL)."""
-        for host, proc in self.workers.items():
-            self.executor_of(host).stop(proc, grace_s=2.0)
+        """Stop every worker (SIGTERM to its process group, then SIGKILL) and bring their logs here."""
+        def stop(item: tuple[str, BackgroundProcess]) -> None:
+            ex = self.executor_of(item[0])
+            ex.stop(item[1], grace_s=2.0)
+            fetch_log(ex, self.log_dir / f"workload-{item[0]}.log")
+
+        parallel_map(stop, list(self.workers.items()))
         self.workers.clear()
         self.key = None
 
@@ -202,8 +226,35 @@ def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path,
                   lifetime_s: float | None = None) -> BackgroundProcess:
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
-                        "--export-port", str(settings.export_port), *marking, hostname=ip)
-    return ex.start(argv, stdout=log, stderr=log, lifetime_s=lifetime_s)
+                        "--export-port", str(settings.export_port), *marking, hostname=ip, root=ex.qoslab_root)
+    out = node_log(ex, log)
+    return ex.start(argv, stdout=out, stderr=out, lifetime_s=lifetime_s)
+
+
+def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Executor],
+                 address_of: Callable[[str], str], out_dir: Path, logs: dict[str, Path]) -> dict:
+    """Run the manager on the head node; returns its JSON result (also written to
+    ``out_dir/workload-result.json``; its log to ``logs["manager"]``). Raises QoslabError when it
+    prints no result."""
+    marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
+    head = settings.hosts[0]
+    spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
+    argv = java_command("manager", "--workers", spec, "--size", str(settings.size),
+                        "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
+                        "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
+                        "--timeout", f"{settings.timeout_s:g}", *marking, hostname=address_of(head),
+                        root=executor_of(head).qoslab_root)
+    # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
+    res = executor_of(head).run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
+    logs["manager"] = out_dir / "workload-manager.log"
+    logs["manager"].write_text(res.stderr)
+    line = next((l for l in reversed(res.stdout.strip().splitlines()) if l.startswith("{")), None)
+    if line is None:
+        raise QoslabError(f"workload manager on {head} printed no result (exit {res.returncode}): "
+                          f"{res.stderr.strip()[-300:]}")
+    result = json.loads(line)
+    (out_dir / "workload-result.json").write_text(json.dumps(result, indent=1))
+    return result
 
 
 def run_workload(
@@ -226,7 +277,6 @@ def run_workload(
     set). Raises QoslabError when a worker cannot start or the manager prints no result.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     workers: dict[str, BackgroundProcess] = {}
     logs: dict[str, Path] = {}
     try:
@@ -235,33 +285,23 @@ def run_workload(
             started = pool.workers
         else:
             for host in settings.hosts:
-                log = out_dir / f"workload-{host}.log"
-                log.unlink(missing_ok=True)
-                logs[host] = log
-                workers[host] = _start_worker(settings, executor_of(host), address_of(host), log, lifetime_s)
-            for host, proc in workers.items():
-                _wait_for_port(executor_of(host), proc, address_of(host), settings.registry_port,
+                logs[host] = out_dir / f"workload-{host}.log"
+                logs[host].unlink(missing_ok=True)
+
+            def start(host: str) -> None:
+                workers[host] = _start_worker(settings, executor_of(host), address_of(host), logs[host], lifetime_s)
+                _wait_for_port(executor_of(host), workers[host], address_of(host), settings.registry_port,
                                settings.startup_timeout_s, logs[host])
+
+            parallel_map(start, settings.hosts)
             started = workers
         if on_started:
             on_started(started)
-        head = settings.hosts[0]
-        spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
-        argv = java_command("manager", "--workers", spec, "--size", str(settings.size),
-                            "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
-                            "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
-                            "--timeout", f"{settings.timeout_s:g}", *marking, hostname=address_of(head))
-        # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
-        res = executor_of(head).run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
-        logs["manager"] = out_dir / "workload-manager.log"
-        logs["manager"].write_text(res.stderr)
-        line = next((l for l in reversed(res.stdout.strip().splitlines()) if l.startswith("{")), None)
-        if line is None:
-            raise QoslabError(f"workload manager on {head} printed no result (exit {res.returncode}): "
-                              f"{res.stderr.strip()[-300:]}")
-        result = json.loads(line)
-        (out_dir / "workload-result.json").write_text(json.dumps(result, indent=1))
+        result = _run_manager(settings, executor_of, address_of, out_dir, logs)
         return WorkloadRun(result, logs)
     finally:
-        for host, proc in workers.items():
-            executor_of(host).stop(proc, grace_s=2.0)
+        def stop(host: str) -> None:
+            executor_of(host).stop(workers[host], grace_s=2.0)
+            fetch_log(executor_of(host), logs[host])
+
+        parallel_map(stop, list(workers))

@@ -114,3 +114,23 @@ def no_testbed_left_behind():
     for name in left:
         Testbed(load_topology(ECENET, name=name)).down()
     assert not left, f"tests left testbeds behind: {left}"
+
+
+def catalyst_device_file(topo, folder, known_hosts_text: str | None = None, mode: int = 0o600):
+    """A `device: catalyst` file for the testbed's virtual Catalyst, as for a real switch: its host
+    and port, a credentials file (a copy of the virtual switch's, ``mode``) and a known_hosts
+    file pinning its host key (or ``known_hosts_text``). Returns the device file's path."""
+    from qoslab.device import known_hosts_line
+    from qoslab.netplan import vswitch_dir
+
+    d = vswitch_dir(topo.name)
+    mg = topo.switch.management
+    creds = folder / "switch-credentials.json"
+    creds.write_bytes((d / "credentials").read_bytes())
+    creds.chmod(mode)
+    kh = folder / "switch-known_hosts"
+    kh.write_text(known_hosts_text or known_hosts_line(d / "ssh_host_key.pub", mg.host, mg.port))
+    dev = folder / "catalyst.yaml"
+    dev.write_text(yaml.safe_dump({"device": "catalyst", "host": mg.host, "port": mg.port, "platform": "cisco_ios",
+                                   "credentials_file": str(creds), "known_hosts": str(kh)}))
+    return dev

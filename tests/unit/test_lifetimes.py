@@ -21,6 +21,7 @@ from qoslab.executors import BackgroundProcess, LocalExecutor
 from qoslab.procs import pid_alive
 from qoslab.statedir import campaign_lock, campaign_running, private_dir
 from qoslab.switch import _write_backup, deferred_interrupts
+from qoslab.topology import repo_root
 from qoslab.vswitch import ensure_identity
 from qoslab.workload import WorkerPool, WorkloadSettings
 
@@ -116,6 +117,10 @@ class _FakeEx:
 
     def __init__(self) -> None:
         self.node, self.started, self.stopped = "jp-1", 0, 0
+        self.qoslab_root = repo_root()
+
+    def node_dir(self, local_dir):
+        return str(local_dir)
 
     def start(self, argv, *, stdout=None, stderr=None, lifetime_s=None, **kw) -> BackgroundProcess:
         self.started += 1

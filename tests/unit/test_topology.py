@@ -73,8 +73,9 @@ def test_out_of_range_address_is_allowed_for_a_real_cluster(write_yaml, ecenet_d
     ecenet_data["switch"]["management"]["host"] = "5.1.1.254"
     for i, h in enumerate(ecenet_data["hosts"], 1):
         h["address"] = f"5.1.1.{i}/24"
+    ecenet_data.update(experiment_network="5.1.1.0/24", flood_rate_cap="250Mbit")
     t = load_topology(write_yaml(ecenet_data))
-    assert t.hosts[0].ip == "5.1.1.1"
+    assert t.hosts[0].ip == "5.1.1.1" and t.network.prefixlen == 24 and t.flood_rate_cap == 250_000_000
 
 
 def test_missing_field_names_host_and_line(write_yaml, ecenet_data):

@@ -33,6 +33,9 @@ def check_references(pb: Playbook, path: Path) -> None:
         raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
+    if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
+        raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
+                                  "(the nodes' pinned host keys)")
     try:
         device_kind(pb.device)
     except QoslabError as e:
@@ -65,7 +68,7 @@ def _check_flood(pb: Playbook, topo: Topology, fail: Any) -> None:
         raise fail(("flood",), f"no flood file {pb.flood}")
     try:
         defn: FloodDefinition = load_flood(resolve_path(pb.flood))
-        flows = resolve(defn, topo)
+        flows = resolve(defn, topo, require_confirmation=False)
     except ConfigError as e:
         raise fail(("flood",), str(e)) from None
     except QoslabError as e:

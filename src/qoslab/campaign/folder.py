@@ -183,3 +183,18 @@ def record_segment(folder: Path, note: dict[str, Any]) -> dict[str, Any]:
     prov.setdefault("segments", []).append(seg)
     _write_json(path, prov)
     return seg
+
+
+def record_preflight(folder: Path, report: dict[str, Any]) -> None:
+    """Put a pre-flight report (checks and per-node facts) into the last run segment of the
+    folder's provenance.json (a folder without segments gets one)."""
+    path = folder / "provenance.json"
+    try:
+        prov = json.loads(path.read_text())
+    except (OSError, ValueError):
+        prov = {}
+    segments = prov.setdefault("segments", [])
+    if not segments:
+        segments.append({"pid": os.getpid()})
+    segments[-1]["preflight"] = report
+    _write_json(path, prov)

@@ -25,14 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
+from ..executors.nodes import Nodes
+from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
 from ..statedir import campaign_lock
 from ..switchdev import open_switch
 from ..testbed import Testbed
 from ..topology import Topology, load_topology
-from ..trafficgen import Calibration, FloodDefinition, calibrate, load_flood
+from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
+from ..trafficgen.definitions import check_cluster_flood
 from ..workload import WorkerPool
-from .folder import inputs, load_campaign_playbook, record_segment
+from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
 from .playbook import resolve_path
 from .store import Store
 from .trial import TrialEnv, run_trial, trial_lifetime
@@ -80,26 +83,38 @@ class Runner:
 
     def run(self) -> Store:
         """Run every trial that is not done; returns the store. Raises QoslabError when the
-        campaign cannot start (testbed, switch, lock); trial failures are recorded, not raised."""
+        campaign cannot start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised."""
         self._lock = campaign_lock(self.topo.name)
-        tb = Testbed(self.topo)
+        if self.topo.environment == "cluster" and self.flood is not None:  # refused before anything starts
+            confirm_cluster_flood(self.topo, self.store.meta("confirm_flood"))
+            check_cluster_flood(self.topo)
+        tb = Testbed(self.topo) if self.topo.environment == "embedded" else None
         if self.store.meta("testbed_built") is None:  # first run: remember whether the campaign builds it
             with self.store.tx():
-                self.store.db.execute("INSERT INTO meta VALUES ('testbed_built', ?)", (json.dumps(not tb.is_up()),))
+                self.store.db.execute("INSERT INTO meta VALUES ('testbed_built', ?)",
+                                      (json.dumps(tb is not None and not tb.is_up()),))
         self._segment()
-        tb.up(end_survivors=False)
+        if tb is not None:
+            tb.up(end_survivors=False)
+            if self.pb.executor == "ssh":
+                tb.sshd_up()
         built = bool(self.store.meta("testbed_built"))
-        self._end_leftovers(tb)
+        nodes = Nodes(self.pb.executor, self.topo, testbed=tb, local_root=self.out,
+                      run_id=run_id_for(self.pb.name, self.out))
         env = None
         try:
-            env = self._env(tb)
+            self._end_leftovers(tb, nodes)
+            if self.pb.executor == "ssh" or tb is None:
+                self._preflight(nodes)
+            env = self._env(tb, nodes)
             self._loop(env)
         finally:
             if env is not None and env.pool is not None:
                 env.pool.close()
             if env is not None and hasattr(env.switch, "close"):
                 env.switch.close()  # the kept show session of the switch evidence
-            if built:
+            nodes.close()
+            if built and tb is not None:
                 tb.down()
         return self.store
 
@@ -117,24 +132,41 @@ class Runner:
         if killed:
             self.log(f"{len(killed)} trial(s) interrupted by a killed run will run again (not counted as failures)")
 
-    def _end_leftovers(self, tb: Testbed) -> None:
+    def _end_leftovers(self, tb: Testbed | None, nodes: Nodes) -> None:
         """A killed run may have left trial processes (JVMs, D-ITG, iperf3, the capture) in the hosts
         and the SPAN namespace: this campaign holds the testbed's lock, so they are its own; end
-        them by PID."""
-        left = tb.end_survivors()
-        if left:
-            self.log(f"ended {len(left)} processes left in the hosts by an interrupted run")
+        them by PID (the testbed's sshd stays). Over SSH also the processes marked with this
+        campaign's run id and its old work roots on every node."""
+        if tb is not None:
+            left = tb.end_survivors()
+            if left:
+                self.log(f"ended {len(left)} processes left in the hosts by an interrupted run")
+        if callable(getattr(nodes.factory, "end_leftovers", None)):
+            ended = nodes.parallel(lambda ex: ex.end_leftovers(), self.topo.host_names)  # type: ignore[attr-defined]
+            n = sum(len(v) for v in ended.values())
+            if n:
+                self.log(f"ended {n} processes an interrupted run left on the nodes")
 
-    def _env(self, tb: Testbed) -> TrialEnv:
+    def _preflight(self, nodes: Nodes) -> None:
+        """The pre-flight checks (the first step of every SSH or cluster campaign) on the
+        campaign's snapshot of its inputs; their facts go into this run's provenance segment.
+        Raises QoslabError listing every failed check."""
+        from ..preflight import preflight
+
+        report = preflight(self.pb, nodes, flood=self.flood, device=self.device, log=self.log)
+        record_preflight(self.out, report.to_json())
+        report.raise_for_failures()
+
+    def _env(self, tb: Testbed | None, nodes: Nodes) -> TrialEnv:
         pb = self.pb
         life = trial_lifetime(pb)
-        pool = WorkerPool(tb.executor, lambda h: self.topo.host(h).ip, self.out / "workers",
+        pool = WorkerPool(nodes.executor_of, lambda h: self.topo.host(h).ip, self.out / "workers",
                           lifetime_s=POOL_LIFETIME_TRIALS * life, renew_below_s=life) \
             if pb.workers == "per-campaign" else None
-        env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=tb.executor,
+        env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=nodes.executor_of,
                        switch=open_switch(self.device, self.topo), flood=self.flood,  # type: ignore[arg-type]
                        pool=pool, log=self.log, captured=self.store.captured_conditions(), profiles=self.profiles)
-        if self.flood is not None and (pb.generator or self.flood.generator) == "ditg":
+        if self.flood is not None and (pb.generator or self.flood.generator) == "ditg" and tb is not None:
             env.calibration = self._calibration(tb)
         return env
 

@@ -71,13 +71,21 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
 def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign playbook, e.g. playbooks/quick.yaml."),
                  trials: int | None = typer.Option(None, help="Trials per condition (overrides the playbook)."),
                  out: Path | None = typer.Option(None, help="Campaign folder (default results/campaigns/NAME-TIME)."),
-                 resume: Path | None = typer.Option(None, help="Finish the campaign in this folder.")) -> None:
+                 resume: Path | None = typer.Option(None, help="Finish the campaign in this folder."),
+                 confirm_flood: str | None = typer.Option(None, "--confirm-flood", metavar="TOPOLOGY",
+                                                          help="Allow floods on a real cluster (environment: "
+                                                               "cluster): its topology's name.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html."""
-    from ..campaign import Runner, campaign_stats
+    from ..campaign import Runner, Store, campaign_stats
     from ..report import campaign_report
 
     folder, means = _campaign_folder(playbook, trials, out, resume)
+    if confirm_flood is not None:  # checked against the topology's name when the campaign starts
+        st = Store(folder / "trials.sqlite")
+        with st.tx():
+            st.db.execute("INSERT OR REPLACE INTO meta VALUES ('confirm_flood', ?)", (json.dumps(confirm_flood),))
+        st.close()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("ETA"), TimeRemainingColumn(), console=console) as prog:
         bar = _TrialProgress(prog, means)

@@ -22,23 +22,36 @@ def flood_run(definition: Path = typer.Argument(..., help="Flood definition, e.g
                                        "flood-result.json."),
               generator: str | None = typer.Option(None, help="Traffic generator: ditg | iperf3 (default: the "
                                                    "flood file's `generator:`, else ditg)."),
+              executor: str | None = typer.Option(None, help="How to reach the hosts: netns (testbed default) | "
+                                                  "ssh (a cluster's default)."),
+              confirm_flood: str | None = typer.Option(None, "--confirm-flood", metavar="TOPOLOGY",
+                                                       help="Allow a flood on a real cluster: its topology's name."),
               topology: Path | None = TopologyOpt) -> None:
-    """Run a flood on the testbed for --duration seconds and print per-flow results as the
-    generator measured them (ITGDec for D-ITG, the servers' reports for iperf3)."""
-    from ..trafficgen import load_flood, open_flood
+    """Run a flood on the testbed (or a cluster) for --duration seconds and print per-flow results
+    as the generator measured them (ITGDec for D-ITG, the servers' reports for iperf3)."""
+    from ..executors.nodes import Nodes
+    from ..topology import load_topology
+    from ..trafficgen import confirm_cluster_flood, load_flood, open_flood
 
     defn = load_flood(definition)
     if duration <= 0:
         raise QoslabError(f"--duration must be > 0 s, got {duration:g}")
-    tb = running_testbed(topology)
-    fr = open_flood(defn, tb.topo, tb.executor, out, generator=generator, duration_s=duration)
+    topo = load_topology(topology)
+    tb = running_testbed(topology) if topo.environment == "embedded" else None
+    confirm_cluster_flood(topo, confirm_flood)
+    nodes = Nodes(executor or ("netns" if tb else "ssh"), topo, testbed=tb, local_root=out.resolve(),
+                  run_id=f"flood-{topo.name}")
     try:
-        fr.start()
-        with console.status(f"flooding for {duration:g} s with {fr.name} ..."):
-            fr.wait()
+        fr = open_flood(defn, topo, nodes.executor_of, out, generator=generator, duration_s=duration)
+        try:
+            fr.start()
+            with console.status(f"flooding for {duration:g} s with {fr.name} ..."):
+                fr.wait()
+        finally:
+            r = fr.stop()
     finally:
-        r = fr.stop()
-    tab = Table(title=f"flood {r.name} ({fr.name}): {duration:g} s, link {format_rate(tb.topo.link.rate)}")
+        nodes.close()
+    tab = Table(title=f"flood {r.name} ({fr.name}): {duration:g} s, link {format_rate(topo.link.rate)}")
     for c in ("flow", "-C", "asked pkt/s", "sent pkt/s", "recv Mbit/s", "of link", "loss %", "delay ms",
               "jitter ms"):
         tab.add_column(c, justify="left" if c in ("flow", "pacing") else "right", no_wrap=c == "flow")
@@ -49,7 +62,7 @@ def flood_run(definition: Path = typer.Argument(..., help="Flood definition, e.g
             continue
         tab.add_row(f"{f.src}>{f.dst}", pacing, f"{f.requested_pps:.0f}",
                     f"{f.sent_pps:.0f}" + ("[yellow]![/]" if f.shortfall else ""),
-                    f"{f.received_wire_bps / 1e6:.1f}", f"{f.received_wire_bps / tb.topo.link.rate:.0%}",
+                    f"{f.received_wire_bps / 1e6:.1f}", f"{f.received_wire_bps / topo.link.rate:.0%}",
                     f"{f.loss_pct:.1f}", f"{f.delay_avg_s * 1000:.2f}" if f.generator == "ditg" else "-",
                     f"{f.jitter_s * 1000:.3f}")
     console.print(tab)

@@ -18,7 +18,9 @@ app = typer.Typer(help="The embedded testbed: hosts as network namespaces, a bri
 
 
 @app.command("up")
-def testbed_up(topology: Path | None = TopologyOpt) -> None:
+def testbed_up(topology: Path | None = TopologyOpt,
+               sshd: bool = typer.Option(False, "--sshd", help="Also start an sshd in every host (key-only, on "
+                                                              "the host's address), for `executor: ssh`.")) -> None:
     """Build the testbed (idempotent; removes leftovers of a crashed run first)."""
     tb = testbed_for(topology)
     rep = tb.up()
@@ -33,6 +35,10 @@ def testbed_up(topology: Path | None = TopologyOpt) -> None:
     if rep.survivors:
         console.print(f"ended {len(rep.survivors)} processes left in its hosts by an interrupted run "
                       f"(PIDs {', '.join(map(str, rep.survivors[:10]))})")
+    if sshd:
+        started = tb.sshd_up()
+        console.print(f"sshd listening on port 22 of {len(tb.topo.hosts)} hosts ({len(started)} started); "
+                      f"client key and known_hosts in /run/qoslab/sshd-{tb.topo.name}/")
 
 
 @app.command("down")
@@ -177,7 +183,7 @@ def testbed_selftest(topology: Path | None = TopologyOpt,
     link rate), and take it down again (unless --keep)."""
     tb = testbed_for(topology)
     try:
-        testbed_up(topology)
+        testbed_up(topology, sshd=False)
         testbed_status(topology, as_json=False)
         ok = _ping_report(tb)
         hosts = tb.topo.host_names

@@ -14,7 +14,14 @@ The contract (every backend keeps it exactly):
 - :meth:`Executor.poll` / :meth:`Executor.wait` report its exit code;
 - :meth:`Executor.stop` ends it **by PID**: SIGTERM to its process group, SIGKILL after a grace
   period. Nothing is ever killed by name;
-- :meth:`Executor.fetch` copies a file from the node to this machine.
+- :meth:`Executor.fetch` copies a file from the node to this machine;
+- :meth:`Executor.node_dir` names (and creates) the directory on the node that stands for a local
+  folder: the node's file system need not be this machine's (``ssh``), so a command writes its
+  artifacts there and the caller fetches them. On a shared file system (``local``, ``netns``) it is
+  the local folder itself and ``fetch`` of a file onto itself does nothing;
+- ``qoslab_root`` is where the node has qoslab's built jars (the checkout layout:
+  ``java-workload/target/qoslab-workload-0.1.0.jar``): this checkout for ``local``/``netns``, the
+  provisioned directory (``/opt/qoslab``) on a cluster.
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ class BackgroundProcess:
     group) on the node; ``stdout_path``/``stderr_path`` are where its output goes (None =
     discarded); ``handle`` is the backend's own object for it (a Popen, an SSH channel ...);
     ``deadline`` is the monotonic time after which the process ends by itself (its bounded
-    lifetime, None = unbounded)."""
+    lifetime, None = unbounded); ``notes`` says what the backend could not do as asked (e.g. a
+    timer slack the node does not permit)."""
 
     node: str
     argv: list[str]
@@ -55,6 +63,7 @@ class BackgroundProcess:
     returncode: int | None = None
     handle: Any = field(default=None, repr=False)
     deadline: float | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @runtime_checkable
@@ -62,6 +71,7 @@ class Executor(Protocol):
     """Runs commands on one node (``node`` is its host name). See the module doc for the contract."""
 
     node: str
+    qoslab_root: str | Path
 
     def run(
         self,
@@ -118,4 +128,10 @@ class Executor(Protocol):
     def fetch(self, remote_path: str | Path, local_path: str | Path) -> Path:
         """Copy a file from the node to this machine; returns the local path.
         Raises QoslabError naming the node and path when it does not exist."""
+        ...
+
+    def node_dir(self, local_dir: str | Path) -> str:
+        """The directory on the node standing for ``local_dir`` (created there if missing):
+        commands write their artifacts there, :meth:`fetch` brings them to ``local_dir``.
+        Raises QoslabError when it cannot be created."""
         ...

@@ -18,8 +18,10 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import CommandFailed, CommandTimeout, QoslabError
+from ..topology import repo_root
 from .base import BackgroundProcess, CommandResult
 
 #: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
@@ -35,6 +37,7 @@ class SubprocessExecutor:
     def __init__(self, node: str, prefix: Sequence[str] = ()) -> None:
         self.node = node
         self._prefix = list(prefix)
+        self.qoslab_root: str | Path = repo_root()
 
     def _argv(self, argv: Sequence[str]) -> list[str]:
         if isinstance(argv, str):
@@ -177,6 +180,12 @@ class SubprocessExecutor:
             shutil.copyfile(src, dst)
         return dst
 
+    def node_dir(self, local_dir: str | Path) -> str:
+        """See :meth:`qoslab.executors.base.Executor.node_dir`: the shared file system's own
+        folder (created)."""
+        Path(local_dir).mkdir(parents=True, exist_ok=True)
+        return str(local_dir)
+
 
 def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
     """A ``preexec_fn``: the child gets SIGTERM when the thread that started it dies
@@ -216,9 +225,22 @@ class NetnsExecutor(SubprocessExecutor):
         super().__init__(node, ["ip", "netns", "exec", namespace])
         self.namespace = namespace
 
+    @classmethod
+    def for_topology(cls, node: str, topology: Any, *, testbed: Any = None, **_: Any) -> NetnsExecutor:
+        """The executor of ``node`` on the embedded testbed ``testbed`` (its host namespace).
+        Raises QoslabError without a testbed."""
+        if testbed is None:
+            raise QoslabError(f"executor netns needs the embedded testbed; topology {topology.name} has none")
+        return cls(node, testbed.namespace(node))
+
 
 class LocalExecutor(SubprocessExecutor):
     """This machine's own network namespace (loopback runs, benchmarks, ITGDec)."""
 
     def __init__(self, node: str = "localhost") -> None:
         super().__init__(node)
+
+    @classmethod
+    def for_topology(cls, node: str, topology: Any, **_: Any) -> LocalExecutor:
+        """This machine standing for ``node`` (loopback runs)."""
+        return cls(node)

@@ -92,6 +92,26 @@ class Testbed:
         """Executor running commands inside ``host``'s namespace."""
         return NetnsExecutor(host, self.namespace(host))
 
+    def sshd_up(self) -> list[str]:
+        """Start an sshd in every host namespace that has none (:mod:`.sshd`); returns the hosts
+        started (idempotent)."""
+        from . import sshd
+
+        return sshd.start(self.topo)
+
+    def sshd_pids(self) -> list[int]:
+        """PIDs of the testbed's sshd servers and of the sessions they serve (none: [])."""
+        from . import sshd
+
+        return sshd.server_and_session_pids(self.topo)
+
+    def ssh_targets(self) -> dict[str, Any]:
+        """Host -> :class:`~qoslab.executors.ssh.SshTarget` through the testbed's sshd (see
+        :func:`.sshd.targets`). Raises QoslabError when the servers were never started."""
+        from . import sshd
+
+        return sshd.targets(self.topo)
+
     def span_executor(self) -> NetnsExecutor:
         """Executor of the SPAN namespace (where captures listen on the SPAN destination ports)."""
         return NetnsExecutor("span", self.span_ns)
@@ -153,8 +173,12 @@ class Testbed:
     def end_survivors(self) -> list[int]:
         """End (SIGTERM, then SIGKILL; by PID) every process in the hosts' namespaces and the SPAN
         namespace: on a testbed no campaign runs on, they are what a killed run left (D-ITG,
-        iperf3, workload and capture JVMs). Returns the PIDs signalled."""
-        pids = [p for ps in namespace_pids([*self.host_namespaces(), self.span_ns]).values() for p in ps]
+        iperf3, workload and capture JVMs). The testbed's own sshd servers and the sessions they
+        serve stay (their PIDs from the sshd state folder, see :meth:`sshd_pids`): a campaign
+        driving the hosts over SSH keeps its connections. Returns the PIDs signalled."""
+        keep = set(self.sshd_pids())
+        pids = [p for ps in namespace_pids([*self.host_namespaces(), self.span_ns]).values() for p in ps
+                if p not in keep]
         return kill_pids(pids) if pids else []
 
     def down(self) -> DownReport:
@@ -167,6 +191,7 @@ class Testbed:
         killed = self._remove(existing)
         self.state_file.unlink(missing_ok=True)
         shutil.rmtree(vswitch_dir(self.topo.name), ignore_errors=True)
+        shutil.rmtree(STATE_DIR / f"sshd-{self.topo.name}", ignore_errors=True)
         left = self.existing()
         if left:
             raise QoslabError(f"namespaces survived `down`: {', '.join(left)}")

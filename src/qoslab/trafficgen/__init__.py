@@ -17,9 +17,11 @@ from .definitions import (
            Flow,
            ResolvedFlow,
            check_target,
+           confirm_cluster_flood,
            load_flood,
            resolve,
 )
 
 __all__ = ["L2_OVERHEAD", "Calibration", "FloodDefinition", "FloodResult", "Flow", "FlowResult", "ResolvedFlow",
-           "TrafficGenerator", "calibrate", "check_target", "load_flood", "open_flood", "resolve"]
+           "TrafficGenerator", "calibrate", "check_target", "confirm_cluster_flood", "load_flood", "open_flood",
+           "resolve"]

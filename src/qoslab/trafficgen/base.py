@@ -30,7 +30,9 @@ class FlowResult:
     received, achieved rates (packets/s; bits/s of payload and on the wire), loss (%), one-way
     delay avg/max and jitter (seconds; D-ITG only: iperf3 reports jitter, not delay), per-interval
     series (``time_s, bitrate_kbps, delay_s, jitter_s, loss_pkts``), any error. ``itg_rate`` and
-    ``poll`` are D-ITG's pacing (``-C``, ``-poll``); None for other generators."""
+    ``poll`` are D-ITG's pacing (``-C``, ``-poll``); None for other generators. ``sender_sched``
+    says how the sender ran: real-time class and timer slack, or the fallback where the node did
+    not permit them (D-ITG only)."""
 
     src: str
     dst: str
@@ -51,6 +53,7 @@ class FlowResult:
     shortfall: bool = False
     series: list[dict] = field(default_factory=list)
     error: str | None = None
+    sender_sched: str | None = None
 
 
 @dataclass

@@ -154,9 +154,32 @@ class ResolvedFlow:
         return self.pps * self.frame_bytes * 8
 
 
+#: Cluster topologies whose floods were confirmed in this process (:func:`confirm_cluster_flood`).
+_confirmed_clusters: set[str] = set()
+
+
+def confirm_cluster_flood(topology: Topology, name: str | None) -> None:
+    """Record the operator's confirmation that floods may run on the real cluster ``topology``:
+    ``name`` must be the topology's own name (the CLI's ``--confirm-flood NAME``). Without it
+    (None) nothing is recorded; a wrong name raises UnsafeTarget. Embedded topologies need none."""
+    if name is None or topology.environment != "cluster":
+        return
+    if name != topology.name:
+        raise UnsafeTarget(f"--confirm-flood {name} does not name this cluster's topology ({topology.name})")
+    _confirmed_clusters.add(topology.name)
+
+
+def check_cluster_flood(topology: Topology) -> None:
+    """Refuse (UnsafeTarget) a flood on a real cluster that was not confirmed in this process."""
+    if topology.environment == "cluster" and topology.name not in _confirmed_clusters:
+        raise UnsafeTarget(f"topology {topology.name} is a real cluster: the first flood on it needs an explicit "
+                           f"confirmation, --confirm-flood {topology.name}")
+
+
 def check_target(topology: Topology, ip: str) -> None:
     """Safety interlock: refuse any destination that is not a host of ``topology`` or that is
-    multicast, broadcast, loopback, unspecified, or (embedded testbed) outside 198.18.0.0/15.
+    multicast, broadcast, loopback, unspecified, or outside the topology's experiment network
+    (embedded testbed: 198.18.0.0/15; a cluster: its ``experiment_network``).
     Raises UnsafeTarget before any packet is sent."""
     try:
         addr = ipaddress.ip_address(ip)
@@ -171,13 +194,30 @@ def check_target(topology: Topology, ip: str) -> None:
         raise UnsafeTarget(f"refusing flood target {ip}: broadcast/network address of {host.address.network}")
     if topology.environment == "embedded" and addr not in TESTBED_NETWORK:
         raise UnsafeTarget(f"refusing flood target {ip}: outside {TESTBED_NETWORK} on the embedded testbed")
+    if addr not in topology.network:
+        raise UnsafeTarget(f"refusing flood target {ip}: outside the experiment network {topology.network} of "
+                           f"{topology.name}")
 
 
-def resolve(defn: FloodDefinition, topology: Topology) -> list[ResolvedFlow]:
+def check_rate_cap(topology: Topology, flows: list[ResolvedFlow], name: str) -> None:
+    """Refuse (UnsafeTarget) a flood whose flows ask more on the wire together than the
+    topology's ``flood_rate_cap`` (bits/s; no cap = no limit)."""
+    cap = topology.flood_rate_cap
+    total = sum(f.wire_bps for f in flows)
+    if cap is not None and total > cap:
+        raise UnsafeTarget(f"refusing flood {name}: its flows ask {total / 1e6:.1f} Mbit/s on the wire together, "
+                           f"over the flood rate cap of {topology.name} ({cap / 1e6:.1f} Mbit/s)")
+
+
+def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: bool = True) -> list[ResolvedFlow]:
     """Flows of ``defn`` on ``topology`` with addresses, packets/s and ports (generator-neutral).
 
-    Raises QoslabError for an unknown host and UnsafeTarget for a destination the interlock refuses.
+    Raises QoslabError for an unknown host and UnsafeTarget for a destination the interlock
+    refuses, a flood over the topology's rate cap, or an unconfirmed flood on a real cluster
+    (``require_confirmation=False``: checking a playbook, nothing is sent).
     """
+    if require_confirmation:
+        check_cluster_flood(topology)
     out = []
     for i, f in enumerate(defn.flows):
         for field in ("src", "dst"):
@@ -201,4 +241,5 @@ def resolve(defn: FloodDefinition, topology: Topology) -> list[ResolvedFlow]:
             ds_byte=f.ds_byte if f.ds_byte is not None else defn.ds_byte,
             start_delay_s=f.start_delay_s if f.start_delay_s is not None else defn.start_delay_s,
             port=DATA_PORT_BASE + i))
+    check_rate_cap(topology, out, defn.name)
     return out

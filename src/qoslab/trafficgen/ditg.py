@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
+from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import FloodResult, FlowResult
 from .calibration import Calibration
@@ -58,6 +59,15 @@ def sender_prefix() -> tuple[str, ...]:
     except (OSError, subprocess.TimeoutExpired):
         ok = False
     return tuple(SENDER_PREFIX) if ok else ()
+
+
+def sender_prefix_on(ex: Executor) -> tuple[str, ...]:
+    """SENDER_PREFIX when the node of ``ex`` permits the real-time class: asked of the executor
+    when it can tell (``permits("realtime")``, a remote node), else this machine's answer."""
+    permits = getattr(ex, "permits", None)
+    if permits is None:
+        return sender_prefix()
+    return tuple(SENDER_PREFIX) if permits("realtime") else ()
 
 
 def sender_id() -> str:
@@ -118,6 +128,9 @@ class DitgGenerator:
         self.tolerance = shortfall_tolerance
         self.interval_ms = interval_ms
         self.receivers: dict[str, BackgroundProcess] = {}
+        self._ndirs: dict[str, str] = {}
+        #: flow index -> how its sender was scheduled ("chrt -f 1, timer slack 1 ns" or the fallback)
+        self.sched: dict[int, str] = {}
         self.senders: dict[int, BackgroundProcess] = {}
         self.errors: list[str] = []
         self.result: FloodResult | None = None
@@ -135,6 +148,20 @@ class DitgGenerator:
         d.mkdir(parents=True, exist_ok=True)
         return d
 
+    def _ndir(self, host: str) -> str:
+        """The node's folder for ``host``'s logs (the local one on a shared file system)."""
+        if host not in self._ndirs:
+            self._ndirs[host] = self.executor_of(host).node_dir(self._dir(host))
+        return self._ndirs[host]
+
+    def _tail(self, host: str, name: str) -> str:
+        """The last lines of ``host``'s log ``name``, fetched from the node first."""
+        try:
+            self.executor_of(host).fetch(f"{self._ndir(host)}/{name}", self._dir(host) / name)
+        except QoslabError:
+            return "no output"
+        return tail(self._dir(host) / name)
+
     def _proc_lifetime(self) -> float | None:
         if self.lifetime_s is not None:
             return self.lifetime_s
@@ -148,22 +175,24 @@ class DitgGenerator:
         if self._t0:
             raise QoslabError("flood already started")
         self._t0 = time.monotonic()
-        for host in sorted({f.dst for f in self.flows}):
-            d = self._dir(host)
-            self.receivers[host] = self.executor_of(host).start(
-                [*RECEIVER_PREFIX, "ITGRecv"], stdout=d / "ITGRecv.out", stderr=d / "ITGRecv.out", cwd=d,
-                lifetime_s=self._proc_lifetime())
-        failed_dst = {host for host, proc in self.receivers.items()
-                      if not self._receiver_listening(host, proc, establish_timeout_s)}
-        for f in self.flows:
-            if f.dst not in failed_dst:
-                self._start_sender(f)
+        dsts = sorted({f.dst for f in self.flows})  # receivers, then senders: each group on all nodes at once
+        parallel_map(self._start_receiver, dsts)
+        ok = parallel_map(lambda h: self._receiver_listening(h, self.receivers[h], establish_timeout_s), dsts)
+        failed_dst = {h for h, good in zip(dsts, ok, strict=True) if not good}
+        parallel_map(self._start_sender, [f for f in self.flows if f.dst not in failed_dst])
         time.sleep(0.3)
-        for f in self.flows:
-            p = self.senders.get(f.index)
-            if p is not None and self.executor_of(f.src).poll(p) not in (None, 0):
-                self.errors.append(f"ITGSend {f.src} -> {f.dst} failed to start (code {p.returncode}): "
-                                   f"{tail(self._dir(f.src) / f'ITGSend-{f.index}.out')}")
+        polled = parallel_map(lambda f: (f, self.executor_of(f.src).poll(self.senders[f.index])),
+                              [f for f in self.flows if f.index in self.senders])
+        for f, rc in polled:
+            if rc not in (None, 0):
+                self.errors.append(f"ITGSend {f.src} -> {f.dst} failed to start (code {rc}): "
+                                   f"{self._tail(f.src, f'ITGSend-{f.index}.out')}")
+
+    def _start_receiver(self, host: str) -> None:
+        d = self._ndir(host)
+        self.receivers[host] = self.executor_of(host).start(
+            [*RECEIVER_PREFIX, "ITGRecv"], stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out", cwd=d,
+            lifetime_s=self._proc_lifetime())
 
     def _receiver_listening(self, host: str, proc: BackgroundProcess, timeout_s: float) -> bool:
         ex = self.executor_of(host)
@@ -171,7 +200,7 @@ class DitgGenerator:
         while True:
             if ex.poll(proc) is not None:
                 self.errors.append(f"ITGRecv on {host} exited at start (code {proc.returncode}): "
-                                   f"{tail(self._dir(host) / 'ITGRecv.out')}")
+                                   f"{self._tail(host, 'ITGRecv.out')}")
                 return False
             ss = ex.run(["ss", "-Htlnp", f"sport = :{SIGNAL_PORT}"], check=False, timeout=5).stdout
             if any(f"pid={pid}," in ss for pid in own_pids(ex, proc)):
@@ -183,7 +212,8 @@ class DitgGenerator:
             time.sleep(0.05)
 
     def _start_sender(self, f: ResolvedFlow) -> None:
-        d = self._dir(f.src)
+        d = self._ndir(f.src)
+        ex = self.executor_of(f.src)
         itg_rate, poll = self.pacing[f.index]
         life = self._proc_lifetime()
         if self.duration_s is not None:
@@ -192,16 +222,20 @@ class DitgGenerator:
             duration_ms = int(life * 1000)
         else:
             duration_ms = UNBOUNDED_DURATION_MS
-        argv = [*(() if poll else sender_prefix()), "ITGSend", "-a", f.dst_ip, "-T", f.protocol,
+        prefix = () if poll else sender_prefix_on(ex)
+        argv = [*prefix, "ITGSend", "-a", f.dst_ip, "-T", f.protocol,
                 "-C", str(itg_rate), "-c", str(f.payload_bytes), "-t", str(duration_ms), "-rp", str(f.port),
                 "-b", str(f.ds_byte), "-d", str(int(f.start_delay_s * 1000)),
-                "-l", str(d / f"send-{f.index}.log"), "-x", f"recv-{f.index}.log"]
+                "-l", f"{d}/send-{f.index}.log", "-x", f"recv-{f.index}.log"]
         if poll:
             argv.append("-poll")
-        out = d / f"ITGSend-{f.index}.out"
-        self.senders[f.index] = self.executor_of(f.src).start(argv, stdout=out, stderr=out,
-                                                              timer_slack_ns=SENDER_TIMER_SLACK_NS,
-                                                              lifetime_s=life)
+        out = f"{d}/ITGSend-{f.index}.out"
+        p = ex.start(argv, stdout=out, stderr=out, timer_slack_ns=SENDER_TIMER_SLACK_NS, lifetime_s=life)
+        self.senders[f.index] = p
+        sched = ("-poll, normal priority" if poll else " ".join(prefix) if prefix
+                 else f"normal priority (real-time class not permitted on {f.src})")
+        slack = next((n for n in p.notes if "timer slack" in n), f"timer slack {SENDER_TIMER_SLACK_NS} ns")
+        self.sched[f.index] = f"{sched}, {slack}"
 
     def wait(self) -> None:
         """Wait until every sender has finished its duration (only for a fixed duration)."""
@@ -222,13 +256,7 @@ class DitgGenerator:
             return self.result
         self._stop_senders()
         time.sleep(0.2)  # let the last packets reach the receivers
-        for host, p in self.receivers.items():
-            ex = self.executor_of(host)
-            if ex.poll(p) is not None and p.returncode not in (0, None) and self.senders:
-                # ITGRecv may end by itself after its flows (field notes); a crash is an error
-                if p.returncode < 0 or p.returncode > 1:
-                    self.errors.append(f"ITGRecv on {host} exited early (code {p.returncode})")
-            ex.stop(p, grace_s=2.0)
+        parallel_map(self._stop_receiver, list(self.receivers))
         # ITGDec runs once per log and series; the flows' decodes are independent, so they run side
         # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows)
         with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), os.cpu_count() or 1))) as pool:
@@ -239,29 +267,44 @@ class DitgGenerator:
         (self.out_dir / "flood-result.json").write_text(json.dumps(self.result.to_json(), indent=1))
         return self.result
 
+    def _stop_receiver(self, host: str) -> None:
+        p, ex = self.receivers[host], self.executor_of(host)
+        if ex.poll(p) is not None and p.returncode not in (0, None) and self.senders:
+            # ITGRecv may end by itself after its flows (field notes); a crash is an error
+            if p.returncode < 0 or p.returncode > 1:
+                self.errors.append(f"ITGRecv on {host} exited early (code {p.returncode})")
+        ex.stop(p, grace_s=2.0)
+
     def _stop_senders(self) -> None:
-        for f in self.flows:
-            p = self.senders.get(f.index)
-            if p is None:
-                continue
-            ex = self.executor_of(f.src)
-            rc = ex.poll(p)
-            if rc is None:
-                ex.stop(p, grace_s=2.0)
-            elif rc != 0 and not any(f"ITGSend {f.src} -> {f.dst}" in e for e in self.errors):
+        flows = [f for f in self.flows if f.index in self.senders]
+        codes = parallel_map(lambda f: self._stop_sender(f), flows)
+        for f, rc in zip(flows, codes, strict=True):
+            if rc is not None and rc != 0 and not any(f"ITGSend {f.src} -> {f.dst}" in e for e in self.errors):
                 self.errors.append(f"ITGSend {f.src} -> {f.dst} exited with code {rc}: "
-                                   f"{tail(self._dir(f.src) / f'ITGSend-{f.index}.out')}")
+                                   f"{self._tail(f.src, f'ITGSend-{f.index}.out')}")
+
+    def _stop_sender(self, f: ResolvedFlow) -> int | None:
+        """Stop the sender of ``f`` if it runs; returns its own exit code when it had ended by itself."""
+        p, ex = self.senders[f.index], self.executor_of(f.src)
+        rc = ex.poll(p)
+        if rc is None:
+            ex.stop(p, grace_s=2.0)
+        return rc
 
     def _decode(self, f: ResolvedFlow) -> FlowResult:
         itg_rate, poll = self.pacing[f.index]
-        r = FlowResult(f.src, f.dst, requested_pps=f.pps, generator=self.name, itg_rate=itg_rate, poll=poll)
-        send_log = self._dir(f.src) / f"send-{f.index}.log"
-        recv_log = self._dir(f.dst) / f"recv-{f.index}.log"
+        r = FlowResult(f.src, f.dst, requested_pps=f.pps, generator=self.name, itg_rate=itg_rate, poll=poll,
+                       sender_sched=self.sched.get(f.index))
+        sx, dx = self.executor_of(f.src), self.executor_of(f.dst)
+        sd, dd = self._ndir(f.src), self._ndir(f.dst)
+        send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
         try:
-            s = parse_itgdec_summary(run_itgdec(send_log, [], self._dir(f.src) / f"send-{f.index}.txt"))
+            s = parse_itgdec_summary(run_itgdec(send_log, [], f"{sd}/send-{f.index}.txt", executor=sx,
+                                                local_out=self._dir(f.src) / f"send-{f.index}.txt"))
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
-            rv = parse_itgdec_summary(run_itgdec(recv_log, [], self._dir(f.dst) / f"recv-{f.index}.txt"))
+            rv = parse_itgdec_summary(run_itgdec(recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
+                                                 local_out=self._dir(f.dst) / f"recv-{f.index}.txt"))
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]
             if r.duration_s > 0:
@@ -273,16 +316,28 @@ class DitgGenerator:
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
             r.shortfall = r.sent_pps < f.pps * (1 - self.tolerance)
-            series_file = self._dir(f.dst) / f"recv-{f.index}-series.txt"
-            r.series = parse_itgdec_series(run_itgdec(recv_log, ["-c", str(self.interval_ms), str(series_file)],
-                                                      series_file))
+            series_file = f"{dd}/recv-{f.index}-series.txt"
+            r.series = parse_itgdec_series(run_itgdec(recv_log, ["-c", str(self.interval_ms), series_file],
+                                                      series_file, executor=dx,
+                                                      local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt"))
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
-        else:
-            if not self.keep_logs:
-                send_log.unlink(missing_ok=True)
-                recv_log.unlink(missing_ok=True)
+        keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs
+        for ex, log, local in ((sx, send_log, self._dir(f.src)), (dx, recv_log, self._dir(f.dst))):
+            self._keep_or_drop(ex, log, local / log.rsplit("/", 1)[1], keep)
         return r
+
+    @staticmethod
+    def _keep_or_drop(ex: Executor, log: str, local: Path, keep: bool) -> None:
+        """A decoded binary log: fetched here when kept, else removed (on the node and here)."""
+        if keep:
+            try:
+                ex.fetch(log, local)
+            except QoslabError:
+                pass
+            return
+        ex.run(["rm", "-f", log], check=False, timeout=10)
+        local.unlink(missing_ok=True)
 
 
 def own_pids(ex: Executor, proc: BackgroundProcess) -> set[int]:

@@ -76,6 +76,19 @@ class Iperf3Generator:
         d.mkdir(parents=True, exist_ok=True)
         return d
 
+    def _node(self, host: str, name: str) -> str:
+        """Where on ``host``'s node the file ``name`` of its folder is written."""
+        return f"{self.executor_of(host).node_dir(self._dir(host))}/{name}"
+
+    def _fetched(self, host: str, name: str) -> Path:
+        """``host``'s file ``name`` brought here (left missing when the node has none)."""
+        local = self._dir(host) / name
+        try:
+            self.executor_of(host).fetch(self._node(host, name), local)
+        except QoslabError:
+            pass
+        return local
+
     def _life(self) -> float | None:
         if self.lifetime_s is not None:
             return self.lifetime_s
@@ -98,23 +111,22 @@ class Iperf3Generator:
             raise QoslabError("flood already started")
         self._t0 = time.monotonic()
         for f in self.flows:
-            d = self._dir(f.dst)
             self.servers[f.index] = self.executor_of(f.dst).start(
                 ["iperf3", "-s", "-1", "-B", f.dst_ip, "-p", str(f.port), "-J"],
-                stdout=d / f"server-{f.index}.json", stderr=d / f"server-{f.index}.err", lifetime_s=self._life())
+                stdout=self._node(f.dst, f"server-{f.index}.json"), stderr=self._node(f.dst, f"server-{f.index}.err"),
+                lifetime_s=self._life())
         for f in self.flows:
             if not self._listening(f, establish_timeout_s):
                 continue
-            d = self._dir(f.src)
             self.clients[f.index] = self.executor_of(f.src).start(
-                self._client_argv(f), stdout=d / f"client-{f.index}.json", stderr=d / f"client-{f.index}.err",
-                lifetime_s=self._life())
+                self._client_argv(f), stdout=self._node(f.src, f"client-{f.index}.json"),
+                stderr=self._node(f.src, f"client-{f.index}.err"), lifetime_s=self._life())
         time.sleep(0.3)
         for f in self.flows:
             p = self.clients.get(f.index)
             if p is not None and self.executor_of(f.src).poll(p) not in (None, 0):
                 self.errors.append(f"iperf3 client {f.src} -> {f.dst} failed to start (code {p.returncode}): "
-                                   f"{_error_of(self._dir(f.src) / f'client-{f.index}.json')}")
+                                   f"{_error_of(self._fetched(f.src, f'client-{f.index}.json'))}")
 
     def _listening(self, f: ResolvedFlow, timeout_s: float) -> bool:
         ex, proc = self.executor_of(f.dst), self.servers[f.index]
@@ -122,7 +134,7 @@ class Iperf3Generator:
         while True:
             if ex.poll(proc) is not None:
                 self.errors.append(f"iperf3 server on {f.dst} exited at start (code {proc.returncode}): "
-                                   f"{_error_of(self._dir(f.dst) / f'server-{f.index}.json')}")
+                                   f"{_error_of(self._fetched(f.dst, f'server-{f.index}.json'))}")
                 return False
             if ex.run(["ss", "-Htln", f"src {f.dst_ip}:{f.port}"], check=False, timeout=5).stdout.strip():
                 return True
@@ -174,8 +186,8 @@ class Iperf3Generator:
             r.error = f"flow {f.src} -> {f.dst}: not started"
             return r
         try:
-            client = _read_json(self._dir(f.src) / f"client-{f.index}.json")
-            server = _read_json(self._dir(f.dst) / f"server-{f.index}.json")
+            client = _read_json(self._fetched(f.src, f"client-{f.index}.json"))
+            server = _read_json(self._fetched(f.dst, f"server-{f.index}.json"))
             apply_iperf3_json(r, client, server, f)
             # iperf3's UDP socket is back-pressured by the sender's own shaped link (a full qdisc
             # makes sendto wait): above the link rate it sends at the link rate, the excess is

@@ -5,11 +5,12 @@ per-interval series. Every number a D-ITG flood reports comes from here, never f
 from __future__ import annotations
 
 import re
-import time
+import shlex
+import signal
 from pathlib import Path
 
-from ..errors import QoslabError
-from ..executors import LocalExecutor
+from ..errors import CommandTimeout, QoslabError
+from ..executors import Executor, LocalExecutor
 
 #: Largest ITGDec output accepted (bytes): beyond it the output "runs amok" and is rejected.
 ITGDEC_MAX_OUTPUT = 4 * 1024 * 1024
@@ -62,27 +63,37 @@ def parse_itgdec_series(text: str) -> list[dict[str, float]]:
     return rows
 
 
-def run_itgdec(log: Path, args: list[str], out_file: Path, timeout_s: float = 60.0) -> str:
-    """Run ITGDec on ``log`` (output to ``out_file``, spinner on stderr discarded) and return its
-    text. Raises QoslabError for a missing log, a timeout, or output over ITGDEC_MAX_OUTPUT bytes."""
-    if not log.is_file():
+def run_itgdec(log: Path | str, args: list[str], out_file: Path | str, timeout_s: float = 60.0,
+               executor: Executor | None = None, local_out: Path | None = None) -> str:
+    """Run ITGDec on ``log`` on the node of ``executor`` (default: this machine), where the log
+    is, in the log's folder (``-c`` writes per-flow scratch files ``1-SRC-DST.dat*`` into the
+    working directory and removes them when done). Its output (``out_file``, or with ``-c
+    INTERVAL FILE`` that FILE) is fetched to ``local_out`` (default: the same path, a shared file
+    system). Every file it writes is capped (``ulimit -f``) at four times the log plus
+    ITGDEC_MAX_OUTPUT bytes, and output over ITGDEC_MAX_OUTPUT counts as "ran amok". Returns the
+    text. Raises QoslabError for a missing log, a timeout, or output over the cap."""
+    ex = executor if executor is not None else LocalExecutor()
+    series = bool(args) and args[0] == "-c"
+    written = str(args[2]) if series else str(out_file)
+    q = shlex.quote
+    stdout = "/dev/null" if series else q(str(out_file))
+    logdir = str(log).rsplit("/", 1)[0] if "/" in str(log) else "."
+    script = (f"[ -f {q(str(log))} ] || exit 3; cd {q(logdir)} || exit 3; rm -f {q(written)}; "
+              f"ulimit -f $(( ($(stat -c %s {q(str(log))}) * 4 + {ITGDEC_MAX_OUTPUT}) / 512 + 1 )); "
+              f"exec ITGDec {' '.join(q(str(a)) for a in [log, *args])} > {stdout} 2>/dev/null")
+    try:
+        r = ex.run(["sh", "-c", script], timeout=timeout_s, check=False)
+    except CommandTimeout:
+        raise QoslabError(f"ITGDec on {log} did not finish within {timeout_s:g} s") from None
+    if r.returncode == 3:
         raise QoslabError(f"missing D-ITG log {log}")
-    ex = LocalExecutor()
-    out_file.unlink(missing_ok=True)
-    p = ex.start(["ITGDec", str(log), *args], stdout=out_file if not args or args[0] != "-c" else None,
-                 lifetime_s=timeout_s + 10)
-    deadline = time.monotonic() + timeout_s
-    path = out_file if not args or args[0] != "-c" else Path(args[2])
-    while ex.poll(p) is None:
-        if path.exists() and path.stat().st_size > ITGDEC_MAX_OUTPUT:
-            ex.stop(p)
-            raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
-        if time.monotonic() > deadline:
-            ex.stop(p)
-            raise QoslabError(f"ITGDec on {log} did not finish within {timeout_s:g} s")
-        time.sleep(0.02)
-    if not path.exists():
-        raise QoslabError(f"ITGDec on {log} wrote nothing (exit {p.returncode})")
-    if path.stat().st_size > ITGDEC_MAX_OUTPUT:
+    if r.returncode in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
         raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
-    return path.read_text(errors="replace")
+    local = Path(local_out) if local_out is not None else Path(written)
+    try:
+        ex.fetch(written, local)
+    except QoslabError:
+        raise QoslabError(f"ITGDec on {log} wrote nothing (exit {r.returncode})") from None
+    if local.stat().st_size > ITGDEC_MAX_OUTPUT:
+        raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
+    return local.read_text(errors="replace")

@@ -25,6 +25,7 @@ def _cluster(write_yaml, ecenet_data, **changes):
     ecenet_data["environment"] = "cluster"
     ecenet_data["name"] = "real"
     ecenet_data["switch"]["management"]["host"] = "5.1.1.254"
+    ecenet_data["link"] = {**ecenet_data["link"], "rate": "50Mbit"}  # the numbers below are for 50 Mbit/s links
     for i, h in enumerate(ecenet_data["hosts"], 1):
         h["address"] = f"5.1.1.{i}/24"
     ecenet_data.update({"experiment_network": "5.1.1.0/24", "flood_rate_cap": "250Mbit", **changes})
@@ -117,7 +118,8 @@ def test_preflight_parsing_of_ports_and_links(write_yaml, ecenet_data):
     listening = "tcp/0.0.0.0:22 tcp/198.18.0.2:1099 udp/*:10001 tcp/[::]:9000 tcp/198.18.0.3:1100"
     assert _taken(listening, "198.18.0.2") == {"tcp/22", "tcp/1099", "udp/10001", "tcp/9000"}
     emb = load_topology()
-    assert _link({"iface": "eth0", "duplex": "Full", "shaping": "50Mbit"}, emb)[1] is True
+    rate = f"{emb.link.rate // 1_000_000}Mbit"
+    assert _link({"iface": "eth0", "duplex": "Full", "shaping": rate}, emb)[1] is True
     assert _link({"iface": "eth0", "duplex": "Full", "shaping": "100Mbit"}, emb)[1] is False
     real = _cluster(write_yaml, ecenet_data)
     assert _link({"iface": "eno1", "duplex": "Full", "speed": "50Mb/s"}, real)[1] is True

@@ -137,5 +137,6 @@ def test_catalyst_device_file_takes_the_same_push_path(setup, tmp_path, monkeypa
     for k, v in (("QOSLAB_SWITCH_USERNAME", "qoslab"), ("QOSLAB_SWITCH_PASSWORD", "wrong"),
                  ("QOSLAB_SWITCH_SECRET", "wrong")):
         monkeypatch.setenv(k, v)  # the environment's credentials win over the file's
+    sw.close()  # the kept show session was logged in with the file's; the next login reads them anew
     with pytest.raises(QoslabError, match="authentication failed"):
         sw.show(["show version"])

@@ -10,6 +10,8 @@ from napalm import get_network_driver
 from napalm.base.exceptions import MergeConfigException
 from netmiko.exceptions import NetmikoAuthenticationException
 
+from qoslab.topology import load_topology
+
 
 def _driver(sw, password=None):
     return get_network_driver("ios")(sw.host, sw.username, password or sw.password, timeout=20,
@@ -32,7 +34,7 @@ def test_facts_interfaces_config(dev):
     assert f["interface_list"] == [f"GigabitEthernet1/0/{i}" for i in range(1, 25)]
     ifs = dev.get_interfaces()
     assert ifs["GigabitEthernet1/0/1"]["is_up"] and not ifs["GigabitEthernet1/0/9"]["is_up"]
-    assert ifs["GigabitEthernet1/0/1"]["speed"] == 50.0
+    assert ifs["GigabitEthernet1/0/1"]["speed"] == load_topology().link.rate / 1e6  # Mbit/s, the testbed's link
     cfg = dev.get_config()
     assert "hostname Switch" in cfg["running"] and cfg["candidate"] == ""
 

@@ -100,7 +100,8 @@ def test_quick_campaign_over_ssh_leaves_nothing_on_the_nodes(tmp_path, ecenet_da
         flood = json.loads(next(folder.glob("trials/*/flood/flood-result.json")).read_text())
         assert all(f["sender_sched"] for f in flood["flows"])
         prov = json.loads((folder / "provenance.json").read_text())
-        assert prov["preflight"][0]["passed"] and prov["preflight"][0]["facts"]["jp-2"]["jar"]
+        pre = prov["segments"][-1]["preflight"]  # the pre-flight of the run segment that ran the trials
+        assert pre["passed"] and pre["facts"]["jp-2"]["jar"]
         # nothing left on the nodes: no process besides sshd, no work root
         assert _left_on_nodes(tb) == {}
         assert not Path(f"/tmp/qoslab-{run_id_for('quick-ssh', folder)}").exists()

@@ -181,6 +181,6 @@ def test_cli_exec_status_and_errors(testbed, topo_file, tmp_path):
 
 
 def test_a_cluster_topology_is_never_built(write_yaml, ecenet_data):
-    ecenet_data["environment"] = "cluster"
+    ecenet_data.update(environment="cluster", experiment_network="198.18.0.0/24", flood_rate_cap="40Mbit")
     with pytest.raises(QoslabError, match="real cluster"):
         Testbed(load_topology(write_yaml(ecenet_data)))

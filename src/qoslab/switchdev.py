@@ -119,7 +119,8 @@ class VirtualSwitch(NetmikoSwitch):
 
 
 class CatalystFile(StrictModel):
-    """A device file for a real Catalyst (see the module doc)."""
+    """A device file for a real Catalyst (see the module doc; ``~`` in paths is the user's home).
+    Example: playbooks/devices/catalyst-ecenet.yaml."""
 
     device: Literal["catalyst"]
     host: str
@@ -137,7 +138,8 @@ class CatalystSwitch(NetmikoSwitch):
         if spec is None:
             raise QoslabError("a catalyst switch needs a device file (host, port, known_hosts, credentials)")
         f = load_model(spec, CatalystFile)
-        ep = Device(host=f.host, port=f.port, credentials_file=f.credentials_file, known_hosts=f.known_hosts,
+        creds = f.credentials_file.expanduser() if f.credentials_file is not None else None
+        ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
                     timeout_s=f.timeout_s)
         super().__init__(f"{f.host}:{f.port}", ep)
 

@@ -234,3 +234,15 @@ def test_only_qos_lines_pass_and_verification_sees_the_whole_config():
     evil = base.replace("hostname Switch\n", "hostname Switch\nusername evil privilege 15 secret x\n")
     assert normalized_config(base) != normalized_config(evil)
     assert normalized_config(base) == normalized_config(base.replace("!\n", "! a comment\n"))
+
+
+def test_the_example_catalyst_device_file_loads_with_home_paths(monkeypatch, tmp_path):
+    """playbooks/devices/catalyst-ecenet.yaml is a valid `device: catalyst` file; its `~` paths
+    are the user's home, so the pinned known_hosts is looked up there (nothing is connected)."""
+    from qoslab.switchdev import CatalystSwitch
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert device_kind("playbooks/devices/catalyst-ecenet.yaml") == "catalyst"
+    sw = CatalystSwitch(load_topology("playbooks/topologies/ecenet-real.yaml"), "playbooks/devices/catalyst-ecenet.yaml")
+    assert sw.endpoint.host == "5.1.1.254" and sw.endpoint.credentials_file is None
+    assert sw.endpoint.known_hosts == tmp_path / ".config" / "qoslab" / "switch-known_hosts"

@@ -26,6 +26,14 @@ from ..yamlio import FieldProblem, StrictModel, error_loc, load_model
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
+def folder_name(kind: str, v: str) -> str:
+    """``v`` when it can name a folder (1-64 letters, digits, '.', '_', '-'; no '..'), else
+    ValueError naming ``kind`` (e.g. "campaign name")."""
+    if not _NAME.match(v) or ".." in v:
+        raise ValueError(f"{kind} {v!r}: 1-64 letters, digits, '.', '_', '-' (it names a folder)")
+    return v
+
+
 class Condition(StrictModel):
     """One cell of the matrix: congestion on/off and a QoS profile (plus workload overrides, any
     field of the playbook's ``workload``)."""
@@ -85,9 +93,7 @@ class Playbook(StrictModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not _NAME.match(v) or ".." in v:
-            raise ValueError(f"campaign name {v!r}: 1-64 letters, digits, '.', '_', '-' (it names a folder)")
-        return v
+        return folder_name("campaign name", v)
 
     @field_validator("capture", mode="before")
     @classmethod

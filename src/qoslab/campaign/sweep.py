@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -38,9 +37,7 @@ from ..errors import ConfigError, QoslabError
 from ..units import parse_rate
 from ..yamlio import StrictModel, dump_yaml, load_model, read_yaml
 from .folder import create
-from .playbook import Playbook, load_playbook, resolve_path
-
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+from .playbook import Playbook, folder_name, load_playbook, resolve_path
 
 
 class Sweep(StrictModel):
@@ -56,9 +53,7 @@ class Sweep(StrictModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not NAME.match(v) or ".." in v:
-            raise ValueError(f"sweep name {v!r}: 1-64 letters, digits, '.', '_', '-' (it names a folder)")
-        return v
+        return folder_name("sweep name", v)
 
     @field_validator("rates", mode="before")
     @classmethod

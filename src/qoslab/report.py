@@ -60,14 +60,16 @@ def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
 
 def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Path:
     """report.html of a campaign folder; returns its path. The statistics are (re)computed when
-    stats.json is missing or of an older schema (no ``settings``); the thesis's statistics are
-    written beside them (stats-thesis.json) for Table 5 side by side. ``include_dropped_captures``
-    keeps captures that lost packets in the class figures. Raises QoslabError when the campaign
-    has no valid trials or the notebook fails."""
+    stats.json is missing or of an older schema (no ``settings``), or censoring.json is missing
+    (a campaign from before the censoring sensitivity, see qoslab.campaign.censoring); the
+    thesis's statistics are written beside them (stats-thesis.json) for Table 5 side by side.
+    ``include_dropped_captures`` keeps captures that lost packets in the class figures. Raises
+    QoslabError when the campaign has no valid trials or the notebook fails."""
     from .campaign import Store, campaign_stats, load_campaign_playbook
 
     stats = folder / "stats.json"
-    if not stats.exists() or "settings" not in json.loads(stats.read_text()):
+    stale = not stats.exists() or "settings" not in json.loads(stats.read_text())
+    if stale or not (folder / "censoring.json").exists():
         pb = load_campaign_playbook(folder)
         store = Store(folder / "trials.sqlite")
         try:

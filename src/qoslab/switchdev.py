@@ -49,6 +49,10 @@ class SwitchDevice(Protocol):
         """Output of each show command (one session). Raises QoslabError when unreachable."""
         ...
 
+    def close(self) -> None:
+        """End any session the device keeps between calls (idempotent; never raises)."""
+        ...
+
 
 class NetmikoSwitch:
     """A switch reached with Netmiko ``cisco_ios`` (the virtual Catalyst and real ones alike).
@@ -71,21 +75,31 @@ class NetmikoSwitch:
     def show(self, commands: list[str]) -> dict[str, str]:
         """See :meth:`SwitchDevice.show`. Retries once on a fresh session when the kept one has
         gone (e.g. the switch restarted); raises QoslabError when that fails too."""
+        try:
+            return self._show_once(commands)
+        except QoslabError:
+            raise  # could not log in: a second try would not either
+        except Exception:  # noqa: BLE001 - a broken kept session: log in again once
+            pass
+        try:
+            return self._show_once(commands)
+        except QoslabError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the message names the switch and the error
+            raise QoslabError(f"switch {self.name}: show failed: {type(e).__name__}: {e}") from None
+
+    def _show_once(self, commands: list[str]) -> dict[str, str]:
+        """The commands on the kept session (logging in when there is none); any failure or
+        interruption drops the session (its output is unknown) and propagates."""
         from .switch import connect
 
-        for attempt in (1, 2):
-            if self._conn is None:
-                self._conn = connect(self.endpoint)
-            try:
-                return {c: self._conn.send_command(c) for c in commands}
-            except Exception as e:  # noqa: BLE001 - a broken session: log in again once
-                self.close()
-                if attempt == 2:
-                    raise QoslabError(f"switch {self.name}: show failed: {type(e).__name__}: {e}") from None
-            except BaseException:
-                self.close()  # interrupted mid-command: the session's output is unknown
-                raise
-        raise AssertionError("unreachable")
+        if self._conn is None:
+            self._conn = connect(self.endpoint)
+        try:
+            return {c: self._conn.send_command(c) for c in commands}
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         """End the kept show session (idempotent)."""

@@ -242,7 +242,8 @@ def test_the_example_catalyst_device_file_loads_with_home_paths(monkeypatch, tmp
     from qoslab.switchdev import CatalystSwitch
 
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert device_kind("playbooks/devices/catalyst-ecenet.yaml") == "catalyst"
-    sw = CatalystSwitch(load_topology("playbooks/topologies/ecenet-real.yaml"), "playbooks/devices/catalyst-ecenet.yaml")
+    device = str(REPO / "playbooks" / "devices" / "catalyst-ecenet.yaml")
+    assert device_kind(device) == "catalyst"
+    sw = CatalystSwitch(load_topology(REPO / "playbooks" / "topologies" / "ecenet-real.yaml"), device)
     assert sw.endpoint.host == "5.1.1.254" and sw.endpoint.credentials_file is None
     assert sw.endpoint.known_hosts == tmp_path / ".config" / "qoslab" / "switch-known_hosts"

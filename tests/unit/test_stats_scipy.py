@@ -227,6 +227,35 @@ def test_committed_campaign_stats_agree_with_scipy_and_a_fresh_run(fresh_campaig
     check_section(net, campaign_data(CAMPAIGN / "trials-network.csv"), bootstrap=False)
 
 
+COMMITTED = sorted(p.parent for p in (repo_root() / "docs" / "results").glob("*/stats.json")
+                   if (p.parent / "trials.csv").exists())
+STATS_FILES = [("stats.json", "trials.csv"), ("stats-network.json", "trials-network.csv"),
+               ("stats-censored.json", "trials-censored.csv")]
+
+
+@pytest.mark.parametrize("files", STATS_FILES, ids=lambda f: f[0])
+@pytest.mark.parametrize("folder", COMMITTED, ids=lambda p: p.name)
+def test_every_committed_campaigns_stats_agree_with_scipy(folder, files):
+    """Each committed campaign's statistics (render time, network wait, and with censored attempts
+    at their bounds) against scipy on the CSV they were computed from."""
+    stats, csv = (folder / f for f in files)
+    if not stats.exists():
+        pytest.skip(f"{folder.name} has no {files[0]}")
+    check_section(json.loads(stats.read_text()), campaign_data(csv), bootstrap=False)
+
+
+def test_censored_stats_of_the_10_mbit_campaign_agree_with_scipy_and_a_fresh_run(tmp_path):
+    """The sensitivity with censored attempts: its bootstrap intervals too, and it is reproducible."""
+    folder = repo_root() / "docs" / "results" / "thesis-table5-20261123"
+    if not (folder / "stats-censored.json").exists():
+        pytest.skip("no stats-censored.json committed")
+    pb = Playbook.model_validate(yaml.safe_load((folder / "playbook.yaml").read_text()))
+    fresh = run_stats(pb, folder / "trials-censored.csv", tmp_path / "stats-censored.json")
+    committed = json.loads((folder / "stats-censored.json").read_text())
+    assert {k: v for k, v in committed.items() if k != "source"} == {k: v for k, v in fresh.items() if k != "source"}
+    check_section(fresh, campaign_data(folder / "trials-censored.csv"))
+
+
 def test_thesis_stats_agree_with_scipy(tmp_path):
     out = tmp_path / "thesis.json"
     java("thesis", "--data", str(THESIS_DATA), "--out", str(out))

@@ -4,7 +4,8 @@
 - :mod:`.folder`: making a campaign folder (resolved playbook, provenance, schedule);
 - :mod:`.store`: the SQLite results store;
 - :mod:`.trial`: one trial, phase by phase; :mod:`.runner`: all pending trials, retries, resume;
-- :mod:`.stats`: trials.csv and the Java statistics;
+- :mod:`.stats`: trials.csv and the Java statistics; :mod:`.censoring`: failed attempts with a
+  right-censored render time (call timeouts) and the censoring sensitivity;
 - :mod:`.cpu`: per-trial CPU time of flood, forwarding, workers and other load (``cpu_*`` columns);
   :mod:`.drops`: a captured trial's packet accounting (``capture_*`` columns);
 - :mod:`.sweep`: one playbook at several link rates (topology variants) and the sweep table.
@@ -23,6 +24,7 @@ from .stats import (
            ANALYSIS_JAR,
            METRICS,
            campaign_stats,
+           censoring_stats,
            export_csv,
            plan_comparisons,
            run_stats,
@@ -30,5 +32,6 @@ from .stats import (
 from .store import SCHEMA, Store
 
 __all__ = ["ANALYSIS_JAR", "METRICS", "SCHEMA", "Condition", "Playbook", "Runner", "ScheduledTrial", "Store",
-           "campaign_stats", "create", "export_csv", "load_campaign_playbook", "load_playbook", "plan_comparisons",
+           "campaign_stats", "censoring_stats", "create", "export_csv", "load_campaign_playbook", "load_playbook",
+           "plan_comparisons",
            "provenance", "run_stats", "schedule"]

@@ -111,7 +111,7 @@ class Runner:
         finally:
             if env is not None and env.pool is not None:
                 env.pool.close()
-            if env is not None and hasattr(env.switch, "close"):
+            if env is not None:
                 env.switch.close()  # the kept show session of the switch evidence
             nodes.close()
             if built and tb is not None:

@@ -1,6 +1,7 @@
 """Statistics of a campaign: trials.csv (and the network-wait variant) from the store, and the
 Java statistics tool (Apache Commons Math, ``analysis/``) run over it with the comparisons the
-playbook's matrix and baseline call for."""
+playbook's matrix and baseline call for; with censored attempts (:mod:`.censoring`) also the
+censoring sensitivity (stats-censored.json)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from ..errors import QoslabError
 from ..topology import repo_root
+from .censoring import censored_attempts, censoring_summary, write_censored_csv
 from .playbook import Playbook
 from .store import Store
 
@@ -103,4 +105,22 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     total = store.db.execute("SELECT COUNT(*) FROM trials WHERE status='done' AND warmup=0 AND valid=1").fetchone()[0]
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
+    censoring_stats(pb, store, folder)
     return stats
+
+
+def censoring_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
+    """``censoring.json`` (see :mod:`.censoring`) and, when any attempt was censored,
+    ``trials-censored.csv`` and ``stats-censored.json`` (the statistics with every censored attempt
+    at its lower bound); a stale stats-censored.json is removed when none is. Needs trials.csv.
+    Returns censoring.json as a dict. Raises QoslabError when the statistics fail."""
+    censored = censored_attempts(pb, store, folder)
+    counts = {c: len(v) for c, v in store.done_times().items()}
+    summary = censoring_summary(pb, censored, counts)
+    (folder / "censoring.json").write_text(json.dumps(summary, indent=1) + "\n")
+    for stale in ("trials-censored.csv", "stats-censored.json"):
+        (folder / stale).unlink(missing_ok=True)
+    if censored:
+        write_censored_csv(folder / "trials.csv", censored, folder / "trials-censored.csv")
+        run_stats(pb, folder / "trials-censored.csv", folder / "stats-censored.json")
+    return summary

@@ -98,7 +98,7 @@ public final class Main implements Runnable {
             } catch (IllegalArgumentException | IllegalStateException e) {
                 return fail(e.getMessage());
             } catch (WorkloadException e) {
-                return fail(e.getMessage());
+                return fail(e.getMessage(), e);
             }
             System.out.println(Json.write(result));
             System.out.flush();
@@ -110,11 +110,21 @@ public final class Main implements Runnable {
         }
 
         private int fail(String msg) {
+            return fail(msg, null);
+        }
+
+        /** Print the failure line; a render-phase failure adds elapsed_render_s (to the failure) and call_timeout. */
+        private int fail(String msg, WorkloadException e) {
             log("error: " + msg);
             Map<String, Object> out = new java.util.LinkedHashMap<>();
             out.put("mode", "rmi");
             out.put("valid", false);
             out.put("error", msg);
+            if (e != null && !Double.isNaN(e.renderElapsedS())) {
+                out.put("elapsed_render_s", e.renderElapsedS());
+                out.put("call_timeout", e.callTimeout());
+                out.put("call_timeout_s", timeout);
+            }
             System.out.println(Json.write(out));
             System.out.flush();
             return 1;

@@ -166,7 +166,12 @@ public final class Manager {
             // every worker's whole job may take its calls times the call timeout at most
             for (int w = 0; w < n; w++) {
                 long calls = (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size();
-                await(jobs.get(w), c.workers.get(w), "render", c.callTimeoutS * Math.max(1, calls));
+                try {
+                    await(jobs.get(w), c.workers.get(w), "render", c.callTimeoutS * Math.max(1, calls));
+                } catch (WorkloadException e) {
+                    throw new WorkloadException(e.getMessage(), e.getCause(), (System.nanoTime() - tRender) / 1e9,
+                            isCallTimeout(e));
+                }
             }
             long tEnd = System.nanoTime();
 
@@ -227,6 +232,18 @@ public final class Manager {
         } catch (ExecutionException e) {
             throw new WorkloadException("worker " + who + ": " + what + " failed: " + rootMessage(e.getCause()), e.getCause());
         }
+    }
+
+    /**
+     * True when a render failure is a call timeout: a reply not read within the RMI response timeout
+     * ({@code sun.rmi.transport.tcp.responseTimeout}, set to the call timeout: SocketTimeoutException
+     * "Read timed out") or a worker's whole job overrunning its calls times the call timeout.
+     */
+    static boolean isCallTimeout(WorkloadException e) {
+        if (e.getCause() == null) return e.getMessage() != null && e.getMessage().contains("did not finish within");
+        for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause())
+            if (t instanceof java.net.SocketTimeoutException && "Read timed out".equals(t.getMessage())) return true;
+        return false;
     }
 
     /** The innermost cause's class and message, e.g. "ConnectException: Connection refused". */

@@ -153,6 +153,55 @@ class RayTracerTest {
         assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
     }
 
+    /** A worker whose render never answers in time: it sleeps {@code sleepMs} first. */
+    static final class SlowService implements RenderService {
+        final long sleepMs;
+        SlowService(long sleepMs) { this.sleepMs = sleepMs; }
+        @Override public void prepare(Scene scene, int width) { }
+        @Override public RowBlock render(int[] rows, String codec) throws java.rmi.RemoteException {
+            try { Thread.sleep(sleepMs); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+            throw new java.rmi.RemoteException("slow worker gave up");
+        }
+        @Override public String describe() { return "slow"; }
+    }
+
+    @Test
+    void renderOverrunningTheCallTimeoutIsACensoredCallTimeoutWithItsElapsedTime() throws Exception {
+        SlowService slow = new SlowService(3000);
+        int reg = freePort();
+        Registry r = java.rmi.registry.LocateRegistry.createRegistry(reg);
+        try {
+            r.rebind(RenderService.NAME, UnicastRemoteObject.exportObject(slow, 0));
+            Manager.Config c = config(0, 150, 0, "serializable");
+            c.workers.add(new Manager.Endpoint("jp-3", "127.0.0.1", reg));
+            c.callTimeoutS = 0.5;
+            WorkloadException e = assertThrows(WorkloadException.class, () -> Manager.run(c));
+            assertTrue(e.getMessage().contains("worker jp-3") && e.getMessage().contains("did not finish within 0.5 s"),
+                    e.getMessage());
+            assertTrue(e.callTimeout());
+            assertTrue(e.renderElapsedS() >= 0.5 && e.renderElapsedS() < 2.5, "render elapsed " + e.renderElapsedS());
+        } finally {
+            UnicastRemoteObject.unexportObject(slow, true);
+            UnicastRemoteObject.unexportObject(r, true);
+        }
+    }
+
+    @Test
+    void callTimeoutIsReadTimedOutOrAnOverrunNotAnyOtherFailure() {
+        Exception readTimeout = new java.rmi.UnmarshalException("error unmarshalling return",
+                new java.net.SocketTimeoutException("Read timed out"));
+        assertTrue(Manager.isCallTimeout(new WorkloadException("worker jp-3: render failed", readTimeout)));
+        assertFalse(Manager.isCallTimeout(new WorkloadException("worker jp-3: render failed",
+                new java.net.SocketTimeoutException("connect timed out"))));
+        assertFalse(Manager.isCallTimeout(new WorkloadException("worker jp-3: render failed",
+                new java.net.ConnectException("Connection refused"))));
+        assertTrue(Manager.isCallTimeout(new WorkloadException("worker jp-3: render did not finish within 120 s")));
+        assertFalse(Manager.isCallTimeout(new WorkloadException("pixel checksum 1 != reported 2")));
+        WorkloadException before = new WorkloadException("no workers given");
+        assertTrue(Double.isNaN(before.renderElapsedS()));
+        assertFalse(before.callTimeout());
+    }
+
     @Test
     void endpointParsingAndSizes() {
         Manager.Endpoint e = Manager.Endpoint.parse("jp-3=198.18.0.3:2099");

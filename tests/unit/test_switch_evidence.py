@@ -111,3 +111,56 @@ def test_trial_evidence_reads_through_show_and_survives_an_unreachable_switch():
     odd = TrialEvidence(FakeSwitch(["% Invalid input detected at '^' marker."]), ["Gi1/0/1"])
     odd.start()
     assert "rejected" in odd.error
+
+
+def test_show_strips_a_stray_prompt_and_logs_in_again_once_after_a_broken_session(monkeypatch):
+    """The kept show session of NetmikoSwitch: a stray prompt before the output is dropped (it made
+    TextFSM reject one trial's statistics); a session that breaks is replaced once; a login that
+    fails is the QoslabError of connect, not retried."""
+    import qoslab.switch as switch_mod
+    from qoslab.errors import QoslabError
+    from qoslab.switchdev import NetmikoSwitch, strip_prompt_echo
+
+    assert strip_prompt_echo("Switch#GigabitEthernet1/0/1 (All statistics are in packets)", "Switch") == \
+        "GigabitEthernet1/0/1 (All statistics are in packets)"
+    assert strip_prompt_echo("Switch>x", "Switch") == "x"
+    assert strip_prompt_echo("GigabitEthernet1/0/1", "Switch") == "GigabitEthernet1/0/1"
+    assert strip_prompt_echo("Switch#x", "") == "Switch#x"
+
+    class Conn:
+        base_prompt = "Switch"
+
+        def __init__(self, fail: bool) -> None:
+            self.fail, self.closed = fail, False
+
+        def send_command(self, c: str) -> str:
+            if self.fail:
+                raise OSError("Socket is closed")
+            return f"Switch#out of {c}"
+
+        def disconnect(self) -> None:
+            self.closed = True
+
+    made: list[Conn] = []
+    logins = iter(["broken", "good", "broken", "refused"])
+
+    def connect(dev):
+        what = next(logins)
+        if what == "refused":
+            raise QoslabError("switch sw: authentication failed")
+        made.append(Conn(fail=what == "broken"))
+        return made[-1]
+
+    monkeypatch.setattr(switch_mod, "connect", connect)
+    sw = NetmikoSwitch("sw", None)  # type: ignore[arg-type]
+    assert sw.show(["show a"]) == {"show a": "out of show a"}  # first session broke: one new login
+    assert len(made) == 2 and made[0].closed and not made[1].closed
+    assert sw.show(["show b"]) == {"show b": "out of show b"}  # the kept session, no new login
+    assert len(made) == 2
+    made[1].fail = True  # the kept session breaks, and so does the one after it: the error names the switch
+    with pytest.raises(QoslabError, match=r"switch sw: show failed: OSError: Socket is closed"):
+        sw.show(["show c"])
+    assert len(made) == 3 and all(c.closed for c in made)
+    with pytest.raises(QoslabError, match="authentication failed"):  # a refused login is not retried
+        sw.show(["show d"])
+    sw.close()

@@ -65,7 +65,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Pat
     thesis's statistics are written beside them (stats-thesis.json) for Table 5 side by side.
     ``include_dropped_captures`` keeps captures that lost packets in the class figures. Raises
     QoslabError when the campaign has no valid trials or the notebook fails."""
-    from .campaign import Store, campaign_stats, load_campaign_playbook
+    from .campaign import Store, campaign_stats, censoring_stats, load_campaign_playbook
 
     stats = folder / "stats.json"
     stale = not stats.exists() or "settings" not in json.loads(stats.read_text())
@@ -73,7 +73,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Pat
         pb = load_campaign_playbook(folder)
         store = Store(folder / "trials.sqlite")
         try:
-            campaign_stats(pb, store, folder)
+            (campaign_stats if stale else censoring_stats)(pb, store, folder)
         finally:
             store.close()
     thesis = _thesis_stats(folder / "stats-thesis.json")

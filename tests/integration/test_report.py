@@ -79,8 +79,10 @@ def test_campaign_report_flags_lossy_captures_and_shows_new_columns(tmp_path):
     from qoslab.campaign.cpu import COLUMNS as CPU_COLUMNS
     from qoslab.campaign.drops import COLUMNS as DROP_COLUMNS
 
+    have = {r[1] for r in con.execute("PRAGMA table_info(trials)")}  # the report's store may have added them
     for col, typ in {**CPU_COLUMNS, **DROP_COLUMNS, "switch_json": "TEXT"}.items():
-        con.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+        if col not in have:
+            con.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
     ev = {"ports": {"Gi1/0/1": {"enqueued": [10, 900, 0, 0], "dropped": [0, 120, 0, 0], "policer_in": 0,
                                 "policer_out": 0, "dscp_in": {"0": 50}, "dscp_out": {"0": 910}}}, "reset": []}
     con.execute("UPDATE trials SET cpu_window_s = 2.0, cpu_flood_s = 0.5, cpu_workers_s = 1.0, cpu_busiest_worker_s = 0.3, "

@@ -103,12 +103,18 @@ def test_deadline_interrupts_sleeps_and_waits_and_is_not_an_exception():
 
 
 def test_interrupts_are_held_back_during_a_rollback():
+    # Python's own Ctrl-C handler, whatever this process inherited: started in the background by a
+    # non-interactive shell (`cmd &`), SIGINT arrives ignored and Python then installs no handler
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     order = []
-    with pytest.raises(KeyboardInterrupt):
-        with deferred_interrupts():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.1)
-            order.append("rollback finished")
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with deferred_interrupts():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.1)
+                order.append("rollback finished")
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert order == ["rollback finished"]
 
 

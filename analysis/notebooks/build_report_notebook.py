@@ -83,6 +83,12 @@ def plain_log(ax, axis="y"):
     a.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
 
+def ticks(ax, names):
+    """Condition names under their positions, wrapped to short lines."""
+    import textwrap
+    ax.set_xticks(range(len(names)), ["\\n".join(textwrap.wrap(n, 16)) for n in names], fontsize=8)
+
+
 def legend(ax, names=None, **kw):
     from matplotlib.patches import Patch
     names = names or ORDER
@@ -224,7 +230,7 @@ for i, n in enumerate(names):
     ax.errorbar([i], [d["mean"]], yerr=[[d["mean"] - d["ci95"][0]], [d["ci95"][1] - d["mean"]]], fmt="o", ms=8,
                 capsize=6, color=COLOR[n])
     ax.annotate(f"{d['mean']:.2f} s", (i, d["ci95"][1]), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
-plain_log(ax); ax.set_xticks(range(len(names)), [""] * len(names)); ax.set_xlim(-0.5, len(names) - 0.5)
+plain_log(ax); ticks(ax, names); ax.set_xlim(-0.5, len(names) - 0.5)
 lo, hi = ax.get_ylim(); ax.set_ylim(lo, hi * 1.6)
 ax.set_ylabel("elapsed s (log), mean and 95% CI"); legend(ax, loc="upper left")
 ax.set_title("Figure 22 style: time lost to congestion and won back by QoS")
@@ -239,7 +245,7 @@ for i, n in enumerate(names):
     a1.plot(i + rng.uniform(-0.18, 0.18, len(v)), v, "o", ms=3, alpha=0.6, color=COLOR[n])
     x = np.sort(v)
     a2.step(x, np.arange(1, len(x) + 1) / len(x), where="post", color=COLOR[n], lw=1.8)
-plain_log(a1); a1.set_xticks(range(len(names)), [""] * len(names)); a1.set_ylabel("elapsed s (log)")
+plain_log(a1); ticks(a1, names); a1.set_ylabel("elapsed s (log)")
 a1.set_title("Box plots (whiskers 1.5 IQR) with every trial")
 plain_log(a2, "x"); a2.set_xlabel("elapsed s (log)"); a2.set_ylabel("fraction of trials <= x"); a2.grid(alpha=0.3)
 a2.set_title("CDF of trial times"); legend(a2, loc="lower right")

@@ -40,23 +40,50 @@ def lock_path(testbed: str) -> Path:
 
 
 def campaign_lock(testbed: str) -> IO[str]:
-    """Take the exclusive campaign lock of ``testbed`` (held until the returned file is closed or
-    the process ends; the kernel releases it even after SIGKILL). Raises QoslabError naming the
-    holder when another campaign has it."""
+    """Take the exclusive campaign lock of ``testbed`` (held until :func:`release_campaign_lock`,
+    until the returned file is closed or until the process ends; the kernel releases it even after
+    SIGKILL). Raises QoslabError naming the holder when another campaign has it.
+
+    The lock file is removed on release, so the lock is the file's inode: after taking the lock
+    the path is checked to still name the locked inode (a releaser may have unlinked it between
+    our open and flock), else it is opened again."""
     state_dir()
-    lock = open(lock_path(testbed), "a+")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.seek(0)
-        holder = lock.read().strip()
-        lock.close()
-        raise QoslabError(f"testbed {testbed} is in use by another campaign ({holder}); "
-                          "run one campaign per testbed at a time") from None
+    path = lock_path(testbed)
+    while True:
+        lock = open(path, "a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip()
+            lock.close()
+            raise QoslabError(f"testbed {testbed} is in use by another campaign ({holder or 'a campaign'}); "
+                              "run one campaign per testbed at a time") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(lock.fileno()).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        lock.close()  # released and unlinked under us: lock the new file
     lock.truncate(0)
     lock.write(f"pid {os.getpid()}")
     lock.flush()
     return lock
+
+
+def release_campaign_lock(lock: IO[str], testbed: str) -> None:
+    """Release a lock from :func:`campaign_lock` and remove its file (unlinked while still held,
+    so no other process can hold a lock on a file that is gone: see campaign_lock). Idempotent."""
+    if lock.closed:
+        return
+    try:
+        if os.fstat(lock.fileno()).st_ino == os.stat(lock_path(testbed)).st_ino:
+            os.unlink(lock_path(testbed))
+    except FileNotFoundError:
+        pass
+    finally:
+        lock.close()
 
 
 def campaign_running(testbed: str) -> str | None:

@@ -38,7 +38,7 @@ def tc_classes(testbed, port="Gi1-0-1") -> str:
                           capture_output=True, text=True, check=True).stdout
 
 
-def test_netmiko_round_trip_and_ios_errors(testbed):
+def test_netmiko_round_trip_and_ios_errors(testbed, tmp_path):
     conn = netmiko(testbed)
     try:
         conn.enable()
@@ -69,7 +69,7 @@ def test_netmiko_round_trip_and_ios_errors(testbed):
     finally:
         conn.disconnect()
     # back to factory QoS for the next tests
-    push([], virtual_endpoint(testbed.topo), testbed.state_file.parent / "t-backups", "fifo")
+    push([], virtual_endpoint(testbed.topo), tmp_path, "fifo")
 
 
 def test_push_thesis_fifo_thesis_changes_tc_and_repush_is_a_noop(testbed, tmp_path):

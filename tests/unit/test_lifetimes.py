@@ -19,7 +19,7 @@ from qoslab import netplan
 from qoslab.campaign.watchdog import TrialTimeout, deadline
 from qoslab.executors import BackgroundProcess, LocalExecutor
 from qoslab.procs import pid_alive
-from qoslab.statedir import campaign_lock, campaign_running, private_dir
+from qoslab.statedir import campaign_lock, campaign_running, lock_path, private_dir, release_campaign_lock
 from qoslab.switch import _write_backup, deferred_interrupts
 from qoslab.topology import repo_root
 from qoslab.vswitch import ensure_identity
@@ -205,3 +205,55 @@ def test_campaign_lock_is_seen_by_testbed_up(tmp_path, monkeypatch):
     finally:
         lock.close()
     assert campaign_running("tb") is None
+
+
+def test_campaign_lock_file_is_removed_on_release(tmp_path, monkeypatch):
+    """The lock file goes with the lock (before, /run/qoslab kept one file per testbed name
+    ever used), and a second campaign is refused while it is held."""
+    monkeypatch.setattr(netplan, "STATE_DIR", tmp_path / "state")
+    lock = campaign_lock("tb")
+    assert lock_path("tb").exists()
+    probe = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        from pathlib import Path
+        from qoslab import netplan
+        netplan.STATE_DIR = Path({str(tmp_path / "state")!r})
+        from qoslab.statedir import campaign_lock
+        from qoslab.errors import QoslabError
+        try:
+            campaign_lock("tb")
+        except QoslabError as e:
+            print("refused:", e)
+        """)], capture_output=True, text=True, timeout=30)
+    assert f"refused: testbed tb is in use by another campaign (pid {os.getpid()})" in probe.stdout, probe.stderr
+    release_campaign_lock(lock, "tb")
+    release_campaign_lock(lock, "tb")  # idempotent
+    assert not lock_path("tb").exists() and campaign_running("tb") is None
+    again = campaign_lock("tb")
+    assert campaign_running("tb") == f"pid {os.getpid()}"
+    release_campaign_lock(again, "tb")
+    assert list((tmp_path / "state").iterdir()) == []
+
+
+def test_campaign_lock_taken_on_an_unlinked_file_is_taken_again(tmp_path, monkeypatch):
+    """A process that opened the lock file just before the holder released (unlinked) it must not
+    believe it holds the lock on the orphaned inode while a third process locks the new file."""
+    monkeypatch.setattr(netplan, "STATE_DIR", tmp_path / "state")
+    first = campaign_lock("tb")
+    real_open = open
+    released = []
+
+    def open_then_release(path, *a, **kw):  # the holder releases between our open and flock
+        f = real_open(path, *a, **kw)
+        if Path(path) == lock_path("tb") and not released:
+            released.append(True)
+            release_campaign_lock(first, "tb")
+        return f
+
+    monkeypatch.setattr("builtins.open", open_then_release)
+    second = campaign_lock("tb")
+    monkeypatch.setattr("builtins.open", real_open)
+    try:
+        assert released and os.fstat(second.fileno()).st_ino == os.stat(lock_path("tb")).st_ino
+        assert campaign_running("tb") == f"pid {os.getpid()}"
+    finally:
+        release_campaign_lock(second, "tb")

@@ -28,7 +28,7 @@ from ..errors import QoslabError
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
-from ..statedir import campaign_lock
+from ..statedir import campaign_lock, release_campaign_lock
 from ..switchdev import open_switch
 from ..testbed import Testbed
 from ..topology import Topology, load_topology
@@ -83,8 +83,16 @@ class Runner:
 
     def run(self) -> Store:
         """Run every trial that is not done; returns the store. Raises QoslabError when the
-        campaign cannot start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised."""
+        campaign cannot start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised.
+        The testbed's campaign lock is held for the whole run and its file removed at the end."""
         self._lock = campaign_lock(self.topo.name)
+        try:
+            return self._run_locked()
+        finally:
+            release_campaign_lock(self._lock, self.topo.name)
+
+    def _run_locked(self) -> Store:
+        """:meth:`run` with the campaign lock held."""
         if self.topo.environment == "cluster" and self.flood is not None:  # refused before anything starts
             confirm_cluster_flood(self.topo, self.store.meta("confirm_flood"))
             check_cluster_flood(self.topo)

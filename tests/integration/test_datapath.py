@@ -156,3 +156,50 @@ def test_police_holds_a_udp_flow_to_the_police_rate(testbed, tmp_path):
     pin, pout = after.policer_in - before.policer_in, after.policer_out - before.policer_out
     bound = rate / 8 * (SECONDS + 1) + burst
     assert pout > 0 and 0.9 * bound <= pin * (frame - 14) <= 1.05 * bound, (pin, pout, bound)
+
+
+def _queue_backlog(testbed, dev, handle):
+    """(backlog bytes, drops, limit) of the bfifo with ``handle`` on switch port ``dev``."""
+    out = subprocess.run(["tc", "-n", testbed.switch_ns, "-s", "-j", "qdisc", "show", "dev", dev],
+                         capture_output=True, text=True, check=True).stdout
+    q = next(x for x in json.loads(out) if x.get("handle") == handle)
+    return int(q.get("backlog", 0)), int(q.get("drops", 0)), int(q["options"]["limit"])
+
+
+WTD_BASE = ["mls qos", "mls qos queue-set output 1 threshold 2 40 100 100 400"]
+WTD_T2 = WTD_BASE + [f"mls qos srr-queue output dscp-map queue 2 threshold 2 {' '.join(map(str, range(i, i + 8)))}"
+                     for i in (0, 8)]
+
+
+@pytest.mark.parametrize("lines,threshold,pct", [(WTD_BASE, 1, 40), (WTD_T2, 2, 100)], ids=["threshold1", "threshold2"])
+def test_wtd_threshold_is_the_depth_of_the_egress_queue(testbed, tmp_path, lines, threshold, pct):
+    """Untrusted UDP (label 0 -> queue 2) from two hosts into jp-1's port at 1.6x its rate: the
+    queue fills to the WTD threshold its DSCPs map to (% of queue-set 1's 25 % buffer) and drops
+    beyond it, and the switch counts the drops under that threshold."""
+    push(lines, virtual_endpoint(testbed.topo), tmp_path / "push", "wtd")
+    try:
+        limit = testbed.topo.buffers.switch_port_bytes * 25 * pct // 10000
+        assert _queue_backlog(testbed, "Gi1-0-1", "12:")[2] == limit
+        sw = VirtualSwitch(testbed.topo)
+        before = read_statistics(sw, ["Gi1/0/1"])["GigabitEthernet1/0/1"]
+        peaks = []
+        udp = threading.Thread(target=_udp, args=(testbed, tmp_path / "udp", [("jp-3", "jp-1"), ("jp-4", "jp-1")],
+                                                  "0.8x", 4))
+        udp.start()
+        time.sleep(1.5)
+        for _ in range(20):
+            peaks.append(_queue_backlog(testbed, "Gi1-0-1", "12:")[0])
+            time.sleep(0.05)
+        udp.join()
+        after = read_statistics(sw, ["Gi1/0/1"])["GigabitEthernet1/0/1"]
+    finally:
+        _push(testbed, tmp_path, "fifo")
+    frame = 1400 + L2_OVERHEAD["UDP"]
+    # a bfifo never holds more than its limit; overloaded, it reaches it (within a frame) and
+    # stays within one HTB burst (what the class sends at once) plus a frame of it
+    burst = testbed.topo.link.burst_bytes
+    assert limit - 2 * frame <= max(peaks) <= limit, (peaks, limit)
+    assert sorted(peaks)[len(peaks) // 2] >= limit - burst - frame, (peaks, limit, burst)
+    t = threshold - 1
+    dropped = [after.dropped[1][i] - before.dropped[1][i] for i in range(3)]
+    assert dropped[t] > 100 and sum(dropped) == dropped[t], dropped

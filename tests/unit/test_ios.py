@@ -81,7 +81,7 @@ def test_appendix_b_loads_with_exactly_the_invalid_lines_rejected():
         assert i.service_policy_in == "police-jp" and i.priority_queue_out and i.queue_set == 2
         assert i.share == [97, 1, 1, 1]
     assert q.interfaces["Gi1/0/5"].service_policy_in is None
-    assert q.queue_set_buffers[2] == [50, 40, 5, 5]
+    assert q.queue_sets[2].buffers == [50, 40, 5, 5]
     assert q.monitor == {1: {"sources": [("Gi1/0/1", "both")], "destinations": ["Gi1/0/21"]},
                          2: {"sources": [("Gi1/0/2", "both")], "destinations": ["Gi1/0/22"]}}
     # what a tc compiler cannot do is listed, not dropped silently
@@ -95,7 +95,7 @@ def test_defaults_of_a_factory_switch():
     assert [DEFAULT_DSCP_OUTPUT_QUEUE[d] for d in (0, 15, 16, 31, 32, 39, 40, 47, 48, 63)] == [2, 2, 3, 3, 4, 4, 1, 1, 4, 4]
     i = q.interfaces["Gi1/0/7"]
     assert i.trust is None and i.share == [25, 25, 25, 25] and i.shape == [25, 0, 0, 0] and i.queue_set == 1
-    assert q.queue_set_buffers[1] == [25, 25, 25, 25]
+    assert q.queue_sets[1].buffers == [25, 25, 25, 25]
 
 
 def test_running_config_round_trips():

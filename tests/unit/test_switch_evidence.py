@@ -46,6 +46,9 @@ def test_nft_and_tc_counters_become_port_counters():
     c = combine("Gi1/0/1", nft, parse_tc(TC), {d: d // 8 for d in range(64)})
     assert c.cos_in == [120, 0, 0, 0, 0, 0, 0, 0] and c.cos_out[5] == 77  # DSCP 40 -> CoS 5
     assert c.enqueued[1] == [203, 0, 0] and c.dropped[1] == [41, 0, 0] and (c.policer_in, c.policer_out) == (0, 0)
+    # queues count under the WTD threshold their tc limit emulates (tccompile.wtd_limits)
+    c2 = combine("Gi1/0/1", nft, parse_tc(TC), {d: d // 8 for d in range(64)}, [1, 2, 3, 1])
+    assert c2.enqueued[1] == [0, 203, 0] and c2.dropped[1] == [0, 41, 0] and c2.enqueued[0] == [97, 0, 0]
     with pytest.raises(QoslabError, match="not an nftables JSON"):
         parse_nft({"error": "x"})
 

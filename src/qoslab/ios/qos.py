@@ -3,7 +3,8 @@ needs, with the Catalyst 3750 defaults filled in for anything not configured.
 
 Defaults (Catalyst 3750 QoS configuration guide, 12.2(25)SE): ``mls qos`` off; ports untrusted
 when QoS is on; egress DSCP map 0-15 -> q2, 16-31 -> q3, 32-39 and 48-63 -> q4, 40-47 -> q1;
-queue-set 1 and 2 buffers 25 25 25 25; ``srr-queue bandwidth shape 25 0 0 0`` and ``share 25 25 25
+queue-set 1 and 2 buffers 25 25 25 25, WTD thresholds 100 100 (queue 2: 200 200), reserved 50,
+maximum 400, every DSCP at threshold 1; ``srr-queue bandwidth shape 25 0 0 0`` and ``share 25 25 25
 25``; ingress: DSCP 40-47 -> queue 2 (priority, 10 %), others -> queue 1; ``mls qos rewrite ip
 dscp`` on; CoS-to-DSCP map 0 8 16 24 32 40 48 56; DSCP-to-CoS map DSCP // 8.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from ..topology import canonical_port
 from .acl import Ace
 from .config import RunningConfig
+from .show_qos import QueueSet, dscp_output_q_from_config, queue_sets_from_config
 
 #: Catalyst 3750 default DSCP output map (QoS configuration guide 12.2(25)SE, "Configuring
 #: Egress Queue Characteristics"): 0-15 -> queue 2, 16-31 -> 3, 32-39 and 48-63 -> 4, 40-47 -> 1.
@@ -80,11 +82,14 @@ class QosConfig:
     class_maps: dict[str, ClassMap]
     policy_maps: dict[str, list[PolicyClass]]
     dscp_output_queue: dict[int, int]
-    queue_set_buffers: dict[int, list[int]]
     interfaces: dict[str, InterfaceQos]
     monitor: dict[int, dict[str, list[Any]]]  # session -> {"sources": [(port, dir)], "destinations": [port]}
-    unsupported: list[str]     # configured but not emulated (WTD thresholds, ingress queues ...)
+    unsupported: list[str]     # configured but not emulated (ingress queues, port rate limit ...)
     rewrite_dscp: bool = True  # ``mls qos rewrite ip dscp``: the DS field leaves with the QoS label
+    #: egress queue-sets 1 and 2 (buffers, WTD thresholds, reserved, maximum; 3750 defaults)
+    queue_sets: dict[int, QueueSet] = field(default_factory=lambda: {1: QueueSet(), 2: QueueSet()})
+    #: DSCP -> WTD threshold 1-3 in its egress queue (``dscp-map queue Q threshold T``; default 1)
+    dscp_output_threshold: dict[int, int] = field(default_factory=lambda: dict.fromkeys(range(64), 1))
     cos_dscp: list[int] = field(default_factory=lambda: list(DEFAULT_COS_DSCP))
     dscp_cos: dict[int, int] = field(default_factory=lambda: dict(DEFAULT_DSCP_COS))
 
@@ -95,8 +100,8 @@ def _globals(rc: RunningConfig, q: QosConfig) -> None:
         if w[:5] == ["mls", "qos", "srr-queue", "output", "dscp-map"]:
             for d in w[9:]:
                 q.dscp_output_queue[int(d)] = int(w[6])
-        elif w[:4] == ["mls", "qos", "queue-set", "output"] and w[5] == "buffers":
-            q.queue_set_buffers[int(w[4])] = [int(x) for x in w[6:10]]
+        elif w[:4] == ["mls", "qos", "queue-set", "output"] and w[5] in ("buffers", "threshold"):
+            pass  # buffers and WTD thresholds: queue_sets below (emulated by tccompile.wtd_limits)
         elif line == "no mls qos rewrite ip dscp":
             q.rewrite_dscp = False
         elif w[:4] == ["mls", "qos", "map", "cos-dscp"]:
@@ -177,9 +182,11 @@ def _monitor_sessions(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
 def qos_model(rc: RunningConfig) -> QosConfig:
     """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure)."""
     q = QosConfig("mls qos" in rc.globals_, dict(rc.acls), _class_maps(rc), _policy_maps(rc),
-                  dict(DEFAULT_DSCP_OUTPUT_QUEUE), {k: list(v) for k, v in DEFAULT_QUEUE_SET_BUFFERS.items()}, {},
+                  dict(DEFAULT_DSCP_OUTPUT_QUEUE), {},
                   _monitor_sessions(rc), [])
     _globals(rc, q)
+    q.queue_sets = queue_sets_from_config(rc.globals_)
+    q.dscp_output_threshold = {d: t for d, (_, t) in dscp_output_q_from_config(rc.globals_).items()}
     q.interfaces = {port: _interface_qos(port, s.children, q.unsupported)
                     for port, s in rc.interfaces.items() if not port.startswith("Vlan")}
     return q

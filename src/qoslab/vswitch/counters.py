@@ -108,9 +108,12 @@ def _run_json(argv: list[str]) -> Any:
     return json.loads(p.stdout or "[]")
 
 
-def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_cos: dict[int, int]) -> PortCounters:
+def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_cos: dict[int, int],
+            thresholds: list[int] | None = None) -> PortCounters:
     """One port's :class:`PortCounters` from parsed nft and tc counters (pure; CoS derived, see
-    the module doc)."""
+    the module doc). ``thresholds``: the WTD threshold 1-3 each egress queue 1-4 emulates
+    (:func:`qoslab.tccompile.wtd_limits`), under which its enqueued and dropped packets are
+    counted; default threshold 1 for every queue."""
     dev = linux_ifname(port)
     c = PortCounters()
     c.dscp_in = list(nft.dscp_in.get(dev, c.dscp_in))
@@ -120,7 +123,8 @@ def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_c
         c.cos_out[dscp_cos.get(d, d // 8)] += n
     enq, drop = tc
     for q in range(4):
-        c.enqueued[q][0], c.dropped[q][0] = enq[q], drop[q]
+        t = (thresholds or [1, 1, 1, 1])[q] - 1
+        c.enqueued[q][t], c.dropped[q][t] = enq[q], drop[q]
     c.policer_in, c.policer_out = nft.policer.get(port, [0, 0])
     return c
 
@@ -130,9 +134,10 @@ def read_nft(ns: str) -> NftCounters:
     return parse_nft(_run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
 
 
-def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int]) -> dict[str, PortCounters]:
+def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int],
+                  thresholds: dict[str, list[int]] | None = None) -> dict[str, PortCounters]:
     """Counters of ``ports`` (short names, e.g. ``Gi1/0/1``) in switch namespace ``ns``.
     Raises QoslabError when nft or tc fails (e.g. the namespace is gone)."""
     nft = read_nft(ns)
     tc = {p: parse_tc(_run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show", "dev", linux_ifname(p)])) for p in ports}
-    return {p: combine(p, nft, tc[p], dscp_cos) for p in ports}
+    return {p: combine(p, nft, tc[p], dscp_cos, (thresholds or {}).get(p)) for p in ports}

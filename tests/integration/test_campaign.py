@@ -143,8 +143,10 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
             s.wait(5)
         switch_pid = json.loads(tb.state_file.read_text())["switch_pid"]  # the campaign built the testbed:
         # its last run takes it down again
-        # the final, undisturbed resume finishes the campaign
-        r = subprocess.run([sys.executable, "-m", "qoslab", *args], capture_output=True, text=True, timeout=600)
+        # the final, undisturbed resume finishes the campaign, given as a folder relative to the
+        # working directory as `make run` gives it (results/campaigns/...)
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", folder.name],
+                           capture_output=True, text=True, timeout=600, cwd=folder.parent)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         rows = _rows(db)
         assert len(rows) == 2 * N and all(row[3] == "done" and row[7] == 1 for row in rows), rows

@@ -8,6 +8,8 @@ import os
 import sys
 import time
 
+from pathlib import Path
+
 import pytest
 
 from conftest import REPO
@@ -118,6 +120,22 @@ def test_itgdec_on_garbage_and_runaway_output(testbed, calibrated, tmp_path, mon
     monkeypatch.setattr(itgdec, "ITGDEC_MAX_OUTPUT", 200)
     with pytest.raises(QoslabError, match="ran amok"):
         run_itgdec(tmp_path / "f" / "ditg-jp-1" / "recv-0.log", [], tmp_path / "amok.txt")
+    assert ditg_in(testbed) == []
+
+
+def test_itgdec_with_relative_paths(testbed, calibrated, tmp_path, monkeypatch):
+    """A campaign folder given relative to the working directory (``make run``'s
+    results/campaigns/...): ITGDec runs in the log's folder, so every path it gets must still
+    name the same file (before the fix: "wrote nothing (exit 2)" for every flow)."""
+    monkeypatch.chdir(tmp_path)
+    with FloodRun(load_flood(THESIS), testbed.topo, testbed.executor, Path("rel") / "f", duration_s=1) as fr:
+        fr.start()
+        fr.wait()
+    r = fr.result
+    assert r.ok, r.errors
+    assert all(f.error is None and f.packets_received > 0 and f.series for f in r.flows), [f.error for f in r.flows]
+    s = parse_itgdec_summary(run_itgdec("rel/f/ditg-jp-1/recv-0.log", [], "rel/again.txt"))
+    assert s["total_packets"] == r.flows[0].packets_received and (tmp_path / "rel" / "again.txt").exists()
     assert ditg_in(testbed) == []
 
 

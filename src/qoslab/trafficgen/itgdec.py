@@ -71,16 +71,24 @@ def run_itgdec(log: Path | str, args: list[str], out_file: Path | str, timeout_s
     INTERVAL FILE`` that FILE) is fetched to ``local_out`` (default: the same path, a shared file
     system). Every file it writes is capped (``ulimit -f``) at four times the log plus
     ITGDEC_MAX_OUTPUT bytes, and output over ITGDEC_MAX_OUTPUT counts as "ran amok". Returns the
-    text. Raises QoslabError for a missing log, a timeout, or output over the cap."""
+    text. Paths may be relative to the executor's working directory. Raises QoslabError for a
+    missing log, a timeout, or output over the cap."""
     ex = executor if executor is not None else LocalExecutor()
     series = bool(args) and args[0] == "-c"
     written = str(args[2]) if series else str(out_file)
-    q = shlex.quote
-    stdout = "/dev/null" if series else q(str(out_file))
+
+    def q(path: object) -> str:
+        """A path for the script: relative ones anchored at the directory it started in (``$here``),
+        since the script changes into the log's folder before ITGDec runs."""
+        p = str(path)
+        return shlex.quote(p) if p.startswith("/") else '"$here"/' + shlex.quote(p)
+
+    stdout = "/dev/null" if series else q(out_file)
     logdir = str(log).rsplit("/", 1)[0] if "/" in str(log) else "."
-    script = (f"[ -f {q(str(log))} ] || exit 3; cd {q(logdir)} || exit 3; rm -f {q(written)}; "
-              f"ulimit -f $(( ($(stat -c %s {q(str(log))}) * 4 + {ITGDEC_MAX_OUTPUT}) / 512 + 1 )); "
-              f"exec ITGDec {' '.join(q(str(a)) for a in [log, *args])} > {stdout} 2>/dev/null")
+    argv = [q(log)] + [q(a) if series and i == 2 else shlex.quote(str(a)) for i, a in enumerate(args)]
+    script = (f"here=$(pwd) || exit 3; [ -f {q(log)} ] || exit 3; cd {q(logdir)} || exit 3; rm -f {q(written)}; "
+              f"ulimit -f $(( ($(stat -c %s {q(log)}) * 4 + {ITGDEC_MAX_OUTPUT}) / 512 + 1 )); "
+              f"exec ITGDec {' '.join(argv)} > {stdout} 2>/dev/null")
     try:
         r = ex.run(["sh", "-c", script], timeout=timeout_s, check=False)
     except CommandTimeout:

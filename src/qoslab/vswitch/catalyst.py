@@ -84,7 +84,8 @@ class VirtualCatalyst:
         thresholds = None
         if qos.enabled:
             iq = qos.interfaces.get(port) or InterfaceQos()
-            thresholds = {port: [x.threshold for x in wtd_limits(qos, iq.queue_set, self.topo.buffers.switch_port_bytes)]}
+            limits = wtd_limits(qos, iq.queue_set, self.topo.buffers.switch_port_bytes)
+            thresholds = {port: [x.threshold for x in limits]}
         return read_counters(switch_namespace(self.topo.name), [port], qos.dscp_cos, thresholds)[port]
 
     def class_counters(self) -> dict[tuple[str, str], ClassCounters]:

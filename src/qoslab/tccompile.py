@@ -120,11 +120,17 @@ def wtd_limits(qos: QosConfig, queue_set: int, port_bytes: int) -> list[QueueLim
     return out
 
 
-def _queue_lines(qos: QosConfig, topo: Topology, dev: str, iq: InterfaceQos) -> list[str]:
+def port_queue_limits(qos: QosConfig, topo: Topology, port: str) -> list[QueueLimit]:
+    """:func:`wtd_limits` of switch ``port`` (short name, e.g. ``Gi1/0/1``): its queue-set, the
+    topology's port buffer. Pure."""
+    iq = qos.interfaces.get(port) or InterfaceQos()
+    return wtd_limits(qos, iq.queue_set, topo.buffers.switch_port_bytes)
+
+
+def _queue_lines(qos: QosConfig, topo: Topology, dev: str, iq: InterfaceQos, limits: list[QueueLimit]) -> list[str]:
     """HTB root, class 1:1 at the link rate and the four egress queues 1:11..1:14 of one port."""
     rate, burst = topo.link.rate, topo.link.burst_bytes
     rates = queue_rates(rate, iq.share, iq.shape, iq.priority_queue_out)
-    limits = wtd_limits(qos, iq.queue_set, topo.buffers.switch_port_bytes)
     quantum = htb_quantum(rate)
     lines = [f"qdisc replace dev {dev} root handle 1: htb default 1{qos.dscp_output_queue[0]}",
              f"class replace dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
@@ -163,21 +169,21 @@ def compile_tc(qos: QosConfig, topo: Topology) -> TcPlan:
     """QoS configuration -> tc plan for every host port of the switch (pure; see the module doc)."""
     plan = TcPlan({})
     plan.notes = [f"not emulated: {u}" for u in qos.unsupported]
-    if qos.enabled:
-        used_sets = sorted({(qos.interfaces.get(h.port) or InterfaceQos()).queue_set for h in topo.hosts})
-        for qs in used_sets:
-            for q, lim in enumerate(wtd_limits(qos, qs, topo.buffers.switch_port_bytes), start=1):
-                if lim.mixed:
-                    plan.notes.append(
-                        f"approximated: queue-set {qs} queue {q} has DSCPs at WTD thresholds "
-                        f"{', '.join(map(str, lim.mixed))}; one tail drop at threshold {lim.threshold} "
-                        f"({lim.percent} % of the queue's buffer) for all of them")
+    approximated: dict[tuple[int, int], str] = {}  # (queue-set, queue) -> note
     for h in topo.hosts:
         dev = linux_ifname(h.port)
         if not qos.enabled:
             plan.ports[dev] = switch_port_lines(topo, h.port)
             continue
         iq = qos.interfaces.get(h.port) or InterfaceQos()
-        plan.ports[dev] = _queue_lines(qos, topo, dev, iq)
+        limits = port_queue_limits(qos, topo, h.port)
+        plan.ports[dev] = _queue_lines(qos, topo, dev, iq, limits)
+        for q, lim in enumerate(limits, start=1):
+            if lim.mixed:
+                approximated[(iq.queue_set, q)] = (
+                    f"approximated: queue-set {iq.queue_set} queue {q} has DSCPs at WTD thresholds "
+                    f"{', '.join(map(str, lim.mixed))}; one tail drop at threshold {lim.threshold} "
+                    f"({lim.percent} % of the queue's buffer) for all of them")
+    plan.notes += [approximated[k] for k in sorted(approximated)]
     _span_lines(qos, plan)
     return plan

@@ -14,12 +14,16 @@ from qoslab.topology import load_topology
 TOPO = load_topology(ECENET)
 
 
-def plan_of(*lines):
+def qos_of(*lines):
     rc = RunningConfig.factory("Switch", TOPO.switch.ports)
     mode = Mode()
     for l in lines:
         mode = interpret(rc, mode, l)
-    return compile_tc(qos_model(rc), TOPO)
+    return qos_model(rc)
+
+
+def plan_of(*lines):
+    return compile_tc(qos_of(*lines), TOPO)
 
 
 def classes(lines):
@@ -73,14 +77,6 @@ def test_share_shape_priority_rates():
     assert [x[0] for x in r] == [10_000_000, 20_000_000, 30_000_000, 40_000_000]
     r = queue_rates(100_000_000, [25, 25, 25, 25], [0, 10, 0, 0], False)
     assert r[1] == (10_000_000, 10_000_000, 1) and r[0][0] == 30_000_000
-
-
-def qos_of(*lines):
-    rc = RunningConfig.factory("Switch", TOPO.switch.ports)
-    mode = Mode()
-    for l in lines:
-        mode = interpret(rc, mode, l)
-    return qos_model(rc)
 
 
 KIB128 = 131072

@@ -17,7 +17,6 @@ from .grammar import GLOBAL, MODES, IosError
 from .interpret import interpret, load_config
 from .qos import (
                   DEFAULT_DSCP_OUTPUT_QUEUE,
-                  DEFAULT_QUEUE_SET_BUFFERS,
                   ClassMap,
                   InterfaceQos,
                   Police,
@@ -26,6 +25,6 @@ from .qos import (
                   qos_model,
 )
 
-__all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "DEFAULT_QUEUE_SET_BUFFERS", "GLOBAL", "MODES", "Ace", "ClassMap",
+__all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "GLOBAL", "MODES", "Ace", "ClassMap",
            "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section",
            "ace_text", "interpret", "load_config", "parse_ace", "qos_model"]

@@ -17,14 +17,12 @@ from typing import Any
 from ..topology import canonical_port
 from .acl import Ace
 from .config import RunningConfig
-from .show_qos import QueueSet, dscp_output_q_from_config, queue_sets_from_config
+from .show_qos import QueueSet, default_dscp_output_q, dscp_output_q_from_config, queue_sets_from_config
 
 #: Catalyst 3750 default DSCP output map (QoS configuration guide 12.2(25)SE, "Configuring
-#: Egress Queue Characteristics"): 0-15 -> queue 2, 16-31 -> 3, 32-39 and 48-63 -> 4, 40-47 -> 1.
-DEFAULT_DSCP_OUTPUT_QUEUE = {d: (2 if d <= 15 else 3 if d <= 31 else 4 if d <= 39 else 1 if d <= 47 else 4)
-                             for d in range(64)}
-#: Catalyst 3750 default queue-set buffer allocation (percent per egress queue 1-4).
-DEFAULT_QUEUE_SET_BUFFERS = {1: [25, 25, 25, 25], 2: [25, 25, 25, 25]}
+#: Egress Queue Characteristics"): 0-15 -> queue 2, 16-31 -> 3, 32-39 and 48-63 -> 4, 40-47 -> 1
+#: (the queues of :func:`.show_qos.default_dscp_output_q`).
+DEFAULT_DSCP_OUTPUT_QUEUE = {d: q for d, (q, _) in default_dscp_output_q().items()}
 #: Catalyst 3750 default CoS-to-DSCP map (QoS configuration guide, "Configuring the CoS-to-DSCP Map").
 DEFAULT_COS_DSCP = [0, 8, 16, 24, 32, 40, 48, 56]
 #: Catalyst 3750 default DSCP-to-CoS map (same guide, "Configuring the DSCP-to-CoS Map"): DSCP // 8.
@@ -97,11 +95,9 @@ class QosConfig:
 def _globals(rc: RunningConfig, q: QosConfig) -> None:
     for line in rc.globals_:
         w = line.split()
-        if w[:5] == ["mls", "qos", "srr-queue", "output", "dscp-map"]:
-            for d in w[9:]:
-                q.dscp_output_queue[int(d)] = int(w[6])
-        elif w[:4] == ["mls", "qos", "queue-set", "output"] and w[5] in ("buffers", "threshold"):
-            pass  # buffers and WTD thresholds: queue_sets below (emulated by tccompile.wtd_limits)
+        if (w[:5] == ["mls", "qos", "srr-queue", "output", "dscp-map"]
+                or w[:4] == ["mls", "qos", "queue-set", "output"] and w[5] in ("buffers", "threshold")):
+            pass  # the output map, queue-set buffers and WTD thresholds: qos_model (tccompile.wtd_limits)
         elif line == "no mls qos rewrite ip dscp":
             q.rewrite_dscp = False
         elif w[:4] == ["mls", "qos", "map", "cos-dscp"]:
@@ -181,12 +177,12 @@ def _monitor_sessions(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
 
 def qos_model(rc: RunningConfig) -> QosConfig:
     """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure)."""
+    out_q = dscp_output_q_from_config(rc.globals_)
     q = QosConfig("mls qos" in rc.globals_, dict(rc.acls), _class_maps(rc), _policy_maps(rc),
-                  dict(DEFAULT_DSCP_OUTPUT_QUEUE), {},
-                  _monitor_sessions(rc), [])
+                  {d: qt[0] for d, qt in out_q.items()}, {}, _monitor_sessions(rc), [],
+                  queue_sets=queue_sets_from_config(rc.globals_),
+                  dscp_output_threshold={d: qt[1] for d, qt in out_q.items()})
     _globals(rc, q)
-    q.queue_sets = queue_sets_from_config(rc.globals_)
-    q.dscp_output_threshold = {d: t for d, (_, t) in dscp_output_q_from_config(rc.globals_).items()}
     q.interfaces = {port: _interface_qos(port, s.children, q.unsupported)
                     for port, s in rc.interfaces.items() if not port.startswith("Vlan")}
     return q

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ..ios import InterfaceQos, RunningConfig, load_config, qos_model
+from ..ios import RunningConfig, load_config, qos_model
 from ..ios.show_mqc import ClassCounters
 from ..ios.show_qos import PortCounters
 from ..netplan import switch_namespace, vswitch_dir
 from ..nftcompile import NftPlan, compile_nft
 from ..statedir import private_dir
-from ..tccompile import TcPlan, compile_tc, wtd_limits
+from ..tccompile import TcPlan, compile_tc, port_queue_limits
 from ..topology import Topology, canonical_port, linux_ifname
 from .counters import read_counters, read_nft
 from .tcapply import apply_nft, apply_plan
@@ -81,11 +81,7 @@ class VirtualCatalyst:
             return PortCounters()
         port = canonical_port(port_long)
         qos = qos_model(self.running)
-        thresholds = None
-        if qos.enabled:
-            iq = qos.interfaces.get(port) or InterfaceQos()
-            limits = wtd_limits(qos, iq.queue_set, self.topo.buffers.switch_port_bytes)
-            thresholds = {port: [x.threshold for x in limits]}
+        thresholds = {port: [x.threshold for x in port_queue_limits(qos, self.topo, port)]} if qos.enabled else None
         return read_counters(switch_namespace(self.topo.name), [port], qos.dscp_cos, thresholds)[port]
 
     def class_counters(self) -> dict[tuple[str, str], ClassCounters]:

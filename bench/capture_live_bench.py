@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from qoslab.capture import LiveCapture  # noqa: E402
-from qoslab.switch import push  # noqa: E402
-from qoslab.switchdev import virtual_endpoint  # noqa: E402
+from qoslab.switch.backends import virtual_endpoint  # noqa: E402
+from qoslab.switch.push import push  # noqa: E402
 from qoslab.testbed import Testbed  # noqa: E402
 from qoslab.topology import linux_ifname, load_variant  # noqa: E402
 

@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from qoslab.procs import tree_cpu_ticks
 from qoslab.testbed import Testbed
+from qoslab.testbed.procs import tree_cpu_ticks
 from qoslab.topology import load_topology
 from qoslab.trafficgen import calibrate, load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun

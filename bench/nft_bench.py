@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 
 from qoslab.ios import load_config
-from qoslab.nftcompile import TABLE
 from qoslab.profiles import load_profile, render
-from qoslab.switch import push
-from qoslab.switchdev import virtual_endpoint
+from qoslab.switch.backends import virtual_endpoint
+from qoslab.switch.push import push
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
 from qoslab.trafficgen import FloodDefinition, open_flood
-from qoslab.vswitch import VirtualCatalyst
+from qoslab.vcatalyst import VirtualCatalyst
+from qoslab.vcatalyst.nftcompile import TABLE
 
 WINDOW_S = 4.0
 PORTS = ["Gi1-0-1", "Gi1-0-2", "Gi1-0-3", "Gi1-0-4"]

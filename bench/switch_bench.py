@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 
 from qoslab.profiles import load_profile, render
-from qoslab.switch import push
-from qoslab.switchdev import virtual_endpoint
+from qoslab.switch.backends import virtual_endpoint
+from qoslab.switch.push import push
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
 

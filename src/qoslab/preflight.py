@@ -203,7 +203,7 @@ def _clocks(report: PreflightReport, clocks: dict[str, tuple[float, float]], max
 
 
 def _switch(report: PreflightReport, device: str, topo: Topology) -> None:
-    from .switchdev import open_switch
+    from .switch.backends import open_switch
 
     try:
         out = open_switch(device, topo).show(["show version"])["show version"]
@@ -294,7 +294,7 @@ def _leftovers(ex: Executor, nodes: Nodes) -> list[int]:
     if callable(scan):
         return list(scan(any_run=True))
     if nodes.testbed is not None:
-        from .procs import namespace_pids
+        from .testbed.procs import namespace_pids
 
         ns = nodes.testbed.namespace(ex.node)
         keep = set(nodes.testbed.sshd_pids())

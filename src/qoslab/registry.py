@@ -6,7 +6,7 @@ qoslab has three kinds of backend, each a :class:`typing.Protocol` in its own mo
   ``local`` (and ``ssh`` for real clusters);
 - ``generator`` (:class:`qoslab.trafficgen.base.TrafficGenerator`): makes congestion:
   ``ditg`` (D-ITG, the default), ``iperf3``;
-- ``switch`` (:class:`qoslab.switchdev.SwitchDevice`): the switch a profile is pushed to:
+- ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch).
 
 Playbooks, topologies and flood files name backends by these names; :meth:`Registry.get` turns a
@@ -108,5 +108,5 @@ generators.register("iperf3", "qoslab.trafficgen.iperf3:Iperf3Generator")
 
 #: Switch devices: ``factory(topology, spec) -> SwitchDevice``.
 switches: Registry[Callable[..., object]] = Registry("switch")
-switches.register("virtual", "qoslab.switchdev:VirtualSwitch")
-switches.register("catalyst", "qoslab.switchdev:CatalystSwitch")
+switches.register("virtual", "qoslab.switch.backends:VirtualSwitch")
+switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")

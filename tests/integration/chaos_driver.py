@@ -44,7 +44,7 @@ class _Occurrence:
 def _push(due: _Occurrence, rng: random.Random) -> None:
     """Kill after a random part of the push's lines went out; when the switch already had the
     profile (nothing to send), at the end of the push."""
-    import qoslab.switch as switch
+    import qoslab.switch.push as switch
 
     real_push, real_send = switch.push, switch._send
     armed = {"on": False}

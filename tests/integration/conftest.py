@@ -120,8 +120,8 @@ def catalyst_device_file(topo, folder, known_hosts_text: str | None = None, mode
     """A `device: catalyst` file for the testbed's virtual Catalyst, as for a real switch: its host
     and port, a credentials file (a copy of the virtual switch's, ``mode``) and a known_hosts
     file pinning its host key (or ``known_hosts_text``). Returns the device file's path."""
-    from qoslab.device import known_hosts_line
-    from qoslab.netplan import vswitch_dir
+    from qoslab.switch.device import known_hosts_line
+    from qoslab.testbed.plan import vswitch_dir
 
     d = vswitch_dir(topo.name)
     mg = topo.switch.management

@@ -22,9 +22,9 @@ import yaml
 
 from qoslab.campaign import ANALYSIS_JAR
 from qoslab.campaign.trial import LIFETIME_MARGIN_S
-from qoslab.netplan import span_namespace, vswitch_dir
-from qoslab.procs import cmdline, namespace_pids, pid_alive
 from qoslab.testbed import Testbed, list_namespaces
+from qoslab.testbed.plan import span_namespace, vswitch_dir
+from qoslab.testbed.procs import cmdline, namespace_pids, pid_alive
 from qoslab.topology import load_topology
 
 from .conftest import free_port, netns_snapshot, unique_name

@@ -12,8 +12,8 @@ import pytest
 from qoslab.capture import JAR, LiveCapture, classify_file
 from qoslab.executors import NetnsExecutor
 from qoslab.profiles import load_profile, render
-from qoslab.switch import push
-from qoslab.switchdev import virtual_endpoint
+from qoslab.switch.backends import virtual_endpoint
+from qoslab.switch.push import push
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 from qoslab.workload import WorkloadSettings, run_workload

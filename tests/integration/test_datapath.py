@@ -17,9 +17,9 @@ import pytest
 from conftest import ECENET
 from qoslab.capture import LiveCapture
 from qoslab.profiles import load_profile, render
-from qoslab.switch import push
-from qoslab.switchdev import VirtualSwitch, virtual_endpoint
-from qoslab.switchstats import read_statistics
+from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
+from qoslab.switch.counters import read_statistics
+from qoslab.switch.push import push
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
 from qoslab.trafficgen import FloodDefinition, open_flood

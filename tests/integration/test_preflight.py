@@ -106,8 +106,8 @@ def test_catalyst_device_file_takes_the_same_push_path(setup, tmp_path, monkeypa
     render -> push -> verify -> save, with rollback on a rejected line, exactly as `virtual`."""
     from qoslab.errors import QoslabError
     from qoslab.profiles import load_profile, render
-    from qoslab.switch import PushError
-    from qoslab.switchdev import CatalystSwitch, open_switch
+    from qoslab.switch.backends import CatalystSwitch, open_switch
+    from qoslab.switch.push import PushError
 
     from .conftest import catalyst_device_file
 

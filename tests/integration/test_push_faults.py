@@ -18,17 +18,17 @@ import pytest
 from hier_config.exceptions import DuplicateChildError
 from netmiko.exceptions import ReadTimeout
 
-import qoslab.switch as sw
+import qoslab.switch.push as sw
 from conftest import ECENET
 from qoslab.campaign.watchdog import TrialTimeout
 from qoslab.errors import QoslabError
-from qoslab.netplan import vswitch_dir
 from qoslab.profiles import load_profile, render
-from qoslab.switch import PushError, push
-from qoslab.switchconfig import normalized_config
-from qoslab.switchdev import virtual_endpoint
+from qoslab.switch.backends import virtual_endpoint
+from qoslab.switch.configdiff import normalized_config
+from qoslab.switch.push import PushError, push
+from qoslab.testbed.plan import vswitch_dir
 from qoslab.topology import load_variant
-from qoslab.vswitch import serve
+from qoslab.vcatalyst import serve
 
 from .conftest import free_port, unique_name
 

@@ -13,9 +13,9 @@ import pytest
 from qoslab.errors import CommandFailed, CommandTimeout, QoslabError
 from qoslab.executors.nodes import Nodes
 from qoslab.executors.ssh import SshExecutor, SshTarget
-from qoslab.netplan import host_namespace
-from qoslab.procs import kill_pids
 from qoslab.testbed import sshd
+from qoslab.testbed.plan import host_namespace
+from qoslab.testbed.procs import kill_pids
 from qoslab.trafficgen.ditg import SENDER_PREFIX, sender_prefix_on
 
 

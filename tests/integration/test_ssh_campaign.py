@@ -19,8 +19,8 @@ import yaml
 from conftest import ECENET
 from qoslab.campaign import ANALYSIS_JAR
 from qoslab.executors.ssh import run_id_for
-from qoslab.procs import namespace_pids
 from qoslab.testbed import Testbed
+from qoslab.testbed.procs import namespace_pids
 from qoslab.topology import load_topology
 
 from .conftest import catalyst_device_file, free_port, unique_name

@@ -11,13 +11,13 @@ import pytest
 from netmiko import ConnectHandler
 from netmiko.exceptions import ConfigInvalidException
 
-import qoslab.switch as sw
+import qoslab.switch.push as sw
 from qoslab.errors import QoslabError
-from qoslab.netplan import vswitch_dir as state_dir
 from qoslab.profiles import load_profile, render
-from qoslab.switch import PushError, push
-from qoslab.switchconfig import normalized_qos
-from qoslab.switchdev import virtual_endpoint
+from qoslab.switch.backends import virtual_endpoint
+from qoslab.switch.configdiff import normalized_qos
+from qoslab.switch.push import PushError, push
+from qoslab.testbed.plan import vswitch_dir as state_dir
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 

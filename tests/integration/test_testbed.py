@@ -13,8 +13,8 @@ import time
 import pytest
 
 from qoslab.errors import QoslabError
-from qoslab.netplan import switch_namespace
 from qoslab.testbed import Testbed, list_namespaces, namespace_pids
+from qoslab.testbed.plan import switch_namespace
 from qoslab.topology import load_topology
 
 from .conftest import netns_snapshot, qoslab, test_topology

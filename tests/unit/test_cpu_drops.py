@@ -202,7 +202,7 @@ def test_store_adds_the_columns_to_an_older_store(tmp_path):
 
 def test_tree_cpu_ticks_counts_the_child_under_timeout():
     """What `qoslab flood calibrate` reads: a sender under GNU timeout spends its CPU in the child."""
-    from qoslab.procs import cpu_ticks, tree_cpu_ticks
+    from qoslab.testbed.procs import cpu_ticks, tree_cpu_ticks
 
     p = subprocess.Popen(["timeout", "30", *_spin(2.0)])
     try:

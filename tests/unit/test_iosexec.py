@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qoslab.ios import IosError
-from qoslab.ios.execparse import apply_modifier, parse_exec, parse_port
+from qoslab.vcatalyst.execparse import apply_modifier, parse_exec, parse_port
 
 
 @pytest.mark.parametrize("line,name,args", [

@@ -7,7 +7,6 @@ import re
 
 from ntc_templates.parse import parse_output
 
-from qoslab.ios.show_mqc import ClassMapView, PolicyView, render_access_lists, render_class_map, render_policy_map
 from qoslab.ios.show_qos import (
     InputQueues,
     PortQos,
@@ -18,7 +17,8 @@ from qoslab.ios.show_qos import (
     render_port_qos,
     render_queueing,
 )
-from qoslab.ios.show_sys import (
+from qoslab.vcatalyst.show_mqc import ClassMapView, PolicyView, render_access_lists, render_class_map, render_policy_map
+from qoslab.vcatalyst.show_sys import (
     DeviceFacts,
     FileEntry,
     PortView,

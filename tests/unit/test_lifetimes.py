@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-import qoslab.device as device_mod
-from qoslab import netplan
+import qoslab.switch.device as device_mod
 from qoslab.campaign.watchdog import TrialTimeout, deadline
 from qoslab.executors import BackgroundProcess, LocalExecutor
-from qoslab.procs import pid_alive
-from qoslab.statedir import campaign_lock, campaign_running, lock_path, private_dir, release_campaign_lock
-from qoslab.switch import _write_backup, deferred_interrupts
+from qoslab.switch.push import _write_backup, deferred_interrupts
+from qoslab.testbed import plan as netplan
+from qoslab.testbed.procs import pid_alive
+from qoslab.testbed.statedir import campaign_lock, campaign_running, lock_path, private_dir, release_campaign_lock
 from qoslab.topology import repo_root
-from qoslab.vswitch import ensure_identity
+from qoslab.vcatalyst import ensure_identity
 from qoslab.workload import WorkerPool, WorkloadSettings
 
 
@@ -215,9 +215,9 @@ def test_campaign_lock_file_is_removed_on_release(tmp_path, monkeypatch):
     assert lock_path("tb").exists()
     probe = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         from pathlib import Path
-        from qoslab import netplan
+        from qoslab.testbed import plan as netplan
         netplan.STATE_DIR = Path({str(tmp_path / "state")!r})
-        from qoslab.statedir import campaign_lock
+        from qoslab.testbed.statedir import campaign_lock
         from qoslab.errors import QoslabError
         try:
             campaign_lock("tb")

@@ -15,8 +15,8 @@ from qoslab.campaign import create, load_campaign_playbook, load_playbook
 from qoslab.campaign.folder import with_trials
 from qoslab.errors import ConfigError, QoslabError
 from qoslab.profiles import load_profile, render
-from qoslab.switchconfig import non_qos_lines, normalized_config
-from qoslab.switchdev import device_kind
+from qoslab.switch.backends import device_kind
+from qoslab.switch.configdiff import non_qos_lines, normalized_config
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.yamlio import dump_yaml, read_yaml
@@ -239,7 +239,7 @@ def test_only_qos_lines_pass_and_verification_sees_the_whole_config():
 def test_the_example_catalyst_device_file_loads_with_home_paths(monkeypatch, tmp_path):
     """playbooks/devices/catalyst-ecenet.yaml is a valid `device: catalyst` file; its `~` paths
     are the user's home, so the pinned known_hosts is looked up there (nothing is connected)."""
-    from qoslab.switchdev import CatalystSwitch
+    from qoslab.switch.backends import CatalystSwitch
 
     monkeypatch.setenv("HOME", str(tmp_path))
     device = str(REPO / "playbooks" / "devices" / "catalyst-ecenet.yaml")

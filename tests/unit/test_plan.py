@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from conftest import ECENET
-from qoslab.netplan import build_plan, host_namespace, owns_namespace, shaping_lines, span_namespace, switch_namespace
+from qoslab.testbed.plan import (
+    build_plan,
+    host_namespace,
+    owns_namespace,
+    shaping_lines,
+    span_namespace,
+    switch_namespace,
+)
 from qoslab.topology import load_topology
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from qoslab.campaign.evidence import TrialEvidence, deltas, evidence_columns
 from qoslab.errors import QoslabError
-from qoslab.ios.show_mqc import ClassCounters
 from qoslab.ios.show_qos import PortCounters, render_statistics
-from qoslab.switchstats import parse_statistics
-from qoslab.vswitch.counters import combine, parse_nft, parse_tc
+from qoslab.switch.counters import parse_statistics
+from qoslab.vcatalyst.counters import combine, parse_nft, parse_tc
+from qoslab.vcatalyst.show_mqc import ClassCounters
 
 # `nft -j -n list table bridge qoslab` and `tc -s -j qdisc show` as this machine printed them
 # (nftables 1.0.6, iproute2 6.1), trimmed to the parts the parsers read.
@@ -120,9 +120,9 @@ def test_show_strips_a_stray_prompt_and_logs_in_again_once_after_a_broken_sessio
     """The kept show session of NetmikoSwitch: a stray prompt before the output is dropped (it made
     TextFSM reject one trial's statistics); a session that breaks is replaced once; a login that
     fails is the QoslabError of connect, not retried."""
-    import qoslab.switch as switch_mod
+    import qoslab.switch.push as switch_mod
     from qoslab.errors import QoslabError
-    from qoslab.switchdev import NetmikoSwitch, strip_prompt_echo
+    from qoslab.switch.backends import NetmikoSwitch, strip_prompt_echo
 
     assert strip_prompt_echo("Switch#GigabitEthernet1/0/1 (All statistics are in packets)", "Switch") == \
         "GigabitEthernet1/0/1 (All statistics are in packets)"

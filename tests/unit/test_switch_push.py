@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import ECENET
 from qoslab.ios import RunningConfig, load_config
 from qoslab.profiles import load_profile, render
-from qoslab.switchconfig import intended_config, normalized_qos, order_for_ios, remediation, split_qos
+from qoslab.switch.configdiff import intended_config, normalized_qos, order_for_ios, remediation, split_qos
 from qoslab.topology import load_topology
 
 TOPO = load_topology(ECENET)

@@ -1,5 +1,5 @@
 """TextFSM templates (switch-configs/textfsm/) on the virtual switch's renderers and on real
-3560/3750 samples (tests/data/ios-samples/, sources in its README), through qoslab.switchstats."""
+3560/3750 samples (tests/data/ios-samples/, sources in its README), through qoslab.switch.counters."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 
 from conftest import REPO
 from qoslab.errors import QoslabError
-from qoslab.ios.show_mqc import ClassCounters, ClassMapView, PolicyView, render_policy_map_interface
 from qoslab.ios.show_qos import (
     PortCounters,
     QueueSet,
@@ -18,7 +17,7 @@ from qoslab.ios.show_qos import (
     render_queue_set,
     render_statistics,
 )
-from qoslab.switchstats import (
+from qoslab.switch.counters import (
     parse_dscp_output_q,
     parse_policy_map_interface,
     parse_queue_set,
@@ -27,6 +26,7 @@ from qoslab.switchstats import (
     queue_deltas,
     read_statistics,
 )
+from qoslab.vcatalyst.show_mqc import ClassCounters, ClassMapView, PolicyView, render_policy_map_interface
 
 SAMPLES = REPO / "tests" / "data" / "ios-samples"
 

@@ -9,11 +9,11 @@ import pytest
 
 from conftest import ECENET
 from qoslab.ios import RunningConfig
-from qoslab.ios.archive import config_differences, incremental_diffs
 from qoslab.ios.show_qos import PortCounters
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
-from qoslab.vswitch.session import IosSession, canon_url, device_facts
+from qoslab.vcatalyst.archive import config_differences, incremental_diffs
+from qoslab.vcatalyst.session import IosSession, canon_url, device_facts
 
 
 class FakeSwitch:
@@ -80,7 +80,7 @@ def test_show_commands_render_from_state(s):
         assert "%" not in s.line(line).text, line
     s.line("end")
     assert "Policer: Inprofile:" in s.line("sh mls qos int g1/0/1 stat").text
-    from qoslab.switchstats import parse_statistics
+    from qoslab.switch.counters import parse_statistics
     assert parse_statistics(s.line("sh mls qos int g1/0/1 stat").text)["GigabitEthernet1/0/1"].dropped[1] == [42, 0, 0]
     assert "Attached policy-map for Ingress" in s.line("show mls qos interface gi1/0/1").text or \
         "trust state" in s.line("show mls qos interface gi1/0/1").text

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import ConfigError, QoslabError
 from ..profiles import load_profile, render
-from ..switchdev import device_kind
+from ..switch.backends import device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT

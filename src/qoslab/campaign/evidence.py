@@ -2,9 +2,9 @@
 own show command before and after the trial, stored as deltas with the trial.
 
 ``show mls qos interface X statistics`` is what a real Catalyst 3750 answers as well, and it is
-parsed with the TextFSM template of :mod:`qoslab.switchstats`, so the same code reads a real
+parsed with the TextFSM template of :mod:`qoslab.switch.counters`, so the same code reads a real
 switch (device file) and the virtual one. The reader is an argument of :class:`TrialEvidence`
-(default :func:`qoslab.switchstats.read_statistics`).
+(default :func:`qoslab.switch.counters.read_statistics`).
 
 Stored (column ``switch_json`` of the trial row, see :func:`evidence_columns`)::
 
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..ios.show_qos import PortCounters
-from ..switchstats import read_statistics
+from ..switch.counters import read_statistics
 from ..topology import Topology, canonical_port, long_port
 
 Reader = Callable[[Any, list[str]], dict[str, PortCounters]]

@@ -28,9 +28,9 @@ from ..errors import QoslabError
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
-from ..statedir import campaign_lock, release_campaign_lock
-from ..switchdev import open_switch
+from ..switch.backends import open_switch
 from ..testbed import Testbed
+from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
 from ..trafficgen.definitions import check_cluster_flood

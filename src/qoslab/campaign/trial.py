@@ -24,7 +24,7 @@ from ..capture import LiveCapture
 from ..errors import QoslabError
 from ..executors import Executor
 from ..profiles import Profile, load_profile, render
-from ..switchdev import SwitchDevice
+from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood

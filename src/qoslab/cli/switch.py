@@ -47,7 +47,7 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
     """Push a QoS profile with Netmiko: backup, diff (hier-config), send, verify, write memory;
     roll back on any error."""
     from ..profiles import load_profile, render
-    from ..switchdev import open_switch
+    from ..switch.backends import open_switch
 
     topo = load_topology(topology)
     prof = load_profile(profile)
@@ -67,7 +67,7 @@ def switch_show(device: str = DeviceOpt,
                 port: str | None = typer.Option(None, help="Also show queueing and statistics of this port."),
                 topology: Path | None = TopologyOpt) -> None:
     """Print the switch's QoS state (show mls qos, queue-sets, ACLs, class-maps, policy-maps)."""
-    from ..switchdev import open_switch
+    from ..switch.backends import open_switch
 
     cmds = ["show mls qos", "show mls qos queue-set", "show access-lists", "show class-map", "show policy-map"]
     if port:
@@ -83,7 +83,7 @@ def switch_serve(topology: Path | None = TopologyOpt,
     """Run the virtual Catalyst 3750 of the testbed on its management endpoint (foreground)."""
     import asyncio
 
-    from ..vswitch import serve
+    from ..vcatalyst import serve
 
     topo = load_topology(topology)
     mg = topo.switch.management

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import QoslabError
-from ..netplan import NETNS_DIR
+from ..testbed.plan import NETNS_DIR
 
 T = TypeVar("T")
 

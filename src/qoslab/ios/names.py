@@ -1,5 +1,5 @@
 """IOS interface names as people type them, without any other qoslab dependency (both the config
-interpreter :mod:`qoslab.ios` and the EXEC parser :mod:`qoslab.ios.execparse` use it)."""
+interpreter :mod:`qoslab.ios` and the EXEC parser :mod:`qoslab.vcatalyst.execparse` use it)."""
 
 from __future__ import annotations
 

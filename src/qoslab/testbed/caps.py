@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
-from ..netplan import STATE_DIR
-from ..statedir import state_dir
+from .plan import STATE_DIR
+from .statedir import state_dir
 
 REQUIRED_TOOLS = ("ip", "tc", "ethtool", "ping", "sysctl")
 #: tc kinds the testbed and the virtual Catalyst's tc compiler depend on.

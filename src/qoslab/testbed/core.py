@@ -1,6 +1,6 @@
 """Building and tearing down the embedded testbed of one topology.
 
-:class:`Testbed` applies the pure :func:`qoslab.netplan.build_plan` with ``ip -batch``/``tc -batch``
+:class:`Testbed` applies the pure :func:`qoslab.testbed.plan.build_plan` with ``ip -batch``/``tc -batch``
 (host ends of every link, bridge, SPAN ports), then starts the virtual Catalyst (``qoslab switch
 serve``), which owns the switch ports' egress queues from then on: it applies the tc plan of its
 running-config (a factory-default switch: one FIFO per port) before it accepts connections.
@@ -19,7 +19,11 @@ from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import NetnsExecutor
-from ..netplan import (
+from ..topology import Topology
+from ..yamlio import dump_yaml
+from . import probes
+from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
+from .plan import (
     STATE_DIR,
     build_plan,
     host_namespace,
@@ -28,12 +32,8 @@ from ..netplan import (
     switch_namespace,
     vswitch_dir,
 )
-from ..procs import cmdline, kill_pids, list_namespaces, namespace_pids
-from ..statedir import campaign_running, private_dir, state_dir
-from ..topology import Topology
-from ..yamlio import dump_yaml
-from . import probes
-from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
+from .procs import cmdline, kill_pids, list_namespaces, namespace_pids
+from .statedir import campaign_running, private_dir, state_dir
 
 #: Seconds the virtual Catalyst may take to listen on its management endpoint.
 SWITCH_START_TIMEOUT_S = 15.0

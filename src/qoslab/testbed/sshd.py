@@ -21,12 +21,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..device import write_private
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors.ssh import SshTarget
-from ..netplan import STATE_DIR, host_namespace
-from ..procs import cmdline, kill_pids, pid_alive
+from ..switch.device import write_private
 from ..topology import TESTBED_NETWORK, Topology, repo_root
+from .plan import STATE_DIR, host_namespace
+from .procs import cmdline, kill_pids, pid_alive
 
 #: The OpenSSH server binary (Debian ``openssh-server``).
 SSHD = Path("/usr/sbin/sshd")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import QoslabError
 from ..executors import Executor
-from ..procs import tree_cpu_ticks
+from ..testbed.procs import tree_cpu_ticks
 from ..topology import Topology, repo_root
 from .definitions import L2_OVERHEAD, FloodDefinition, Flow
 

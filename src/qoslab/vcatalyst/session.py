@@ -1,8 +1,8 @@
 """One CLI session of the virtual Catalyst 3750 as automation clients see it: user and privileged
 EXEC, ``enable`` (three tries, ``% Bad secrets``), configuration mode (:func:`qoslab.ios.interpret`),
-every show command through :mod:`qoslab.ios.execparse` (abbreviations, interface names, output
+every show command through :mod:`qoslab.vcatalyst.execparse` (abbreviations, interface names, output
 modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`.flash`),
-``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.ios.archive`).
+``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.vcatalyst.archive`).
 
 :class:`IosSession` is transport-free: :meth:`IosSession.line` takes one typed line and returns a
 :class:`Reply` (text, whether to close, whether the next line is a secret or an answer to a
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 from ..errors import QoslabError
 from ..ios import IosError, Mode, interpret
-from ..ios.archive import config_differences, copied, incremental_diffs, merge, replace
-from ..ios.execparse import USER_EXEC, ExecCommand, apply_modifier, parse_exec
-from ..ios.show_sys import DeviceFacts, render_privilege
+from .archive import config_differences, copied, incremental_diffs, merge, replace
+from .execparse import USER_EXEC, ExecCommand, apply_modifier, parse_exec
 from .flash import Flash
 from .show import show_output
+from .show_sys import DeviceFacts, render_privilege
 
 
 @dataclass

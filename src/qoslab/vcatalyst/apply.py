@@ -6,8 +6,8 @@ import re
 import subprocess
 
 from ..errors import QoslabError
-from ..nftcompile import NftPlan
-from ..tccompile import TcPlan
+from .nftcompile import NftPlan
+from .tccompile import TcPlan
 
 
 def apply_plan(plan: TcPlan, ns: str, devs: list[str]) -> None:

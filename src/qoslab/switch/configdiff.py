@@ -1,6 +1,6 @@
 """The QoS part of a Catalyst running-config, as pure text functions: split it from the rest,
 build the intended config for a profile, compute the remediation (hier-config, IOS rules) and
-order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch`)."""
+order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch.push`)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ..ios.show_sys import FileEntry, render_dir
+from .show_sys import FileEntry, render_dir
 
 #: ``dir flash:`` of a WS-C3750G-24T (32 MB flash): "32514048 bytes total"
 FLASH_BYTES = 32514048

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import QoslabError
+from .configdiff import intended_config, non_qos_lines, normalized_config, remediation
 from .device import Device
-from .errors import QoslabError
-from .switchconfig import intended_config, non_qos_lines, normalized_config, remediation
 
 #: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set).
 ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"

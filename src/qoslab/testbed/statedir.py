@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import IO
 
-from . import netplan
-from .errors import QoslabError
+from ..errors import QoslabError
+from . import plan as netplan
 
 
 def private_dir(path: Path) -> Path:

@@ -1,12 +1,12 @@
 """Per-port QoS counters of the virtual Catalyst, read from the kernel (nftables and tc) into the
 plain data the show renderers take (:class:`qoslab.ios.show_qos.PortCounters`,
-:class:`qoslab.ios.show_mqc.ClassCounters`).
+:class:`qoslab.vcatalyst.show_mqc.ClassCounters`).
 
 Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read):
 
 - DSCP incoming: the ``dscp_in`` set of table ``bridge qoslab`` (IPv4 packets per ingress port and
   DSCP as received, before any rewrite); DSCP outgoing: ``dscp_out`` (per egress port, after the
-  rewrite, as offered to the egress queue). :mod:`qoslab.nftcompile` builds both.
+  rewrite, as offered to the egress queue). :mod:`qoslab.vcatalyst.nftcompile` builds both.
 - CoS incoming/outgoing: derived, not counted: every frame on the testbed is untagged, so a 3750
   gives it the port's default CoS 0 on the way in; on the way out the DSCP-to-CoS map of the
   DSCP sent (IPv4 packets only, like the DSCP tables).
@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import QoslabError
-from ..ios.show_mqc import ClassCounters
 from ..ios.show_qos import PortCounters
-from ..nftcompile import TABLE
 from ..topology import linux_ifname, long_port
+from .nftcompile import TABLE
+from .show_mqc import ClassCounters
 
 
 def _zeros(n: int) -> list[int]:
@@ -112,7 +112,7 @@ def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_c
             thresholds: list[int] | None = None) -> PortCounters:
     """One port's :class:`PortCounters` from parsed nft and tc counters (pure; CoS derived, see
     the module doc). ``thresholds``: the WTD threshold 1-3 each egress queue 1-4 emulates
-    (:func:`qoslab.tccompile.wtd_limits`), under which its enqueued and dropped packets are
+    (:func:`qoslab.vcatalyst.tccompile.wtd_limits`), under which its enqueued and dropped packets are
     counted; default threshold 1 for every queue."""
     dev = linux_ifname(port)
     c = PortCounters()

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .grammar import IosError
-from .names import merge_port_tokens, parse_port
+from ..ios.grammar import IosError
+from ..ios.names import merge_port_tokens, parse_port
 
 #: EXEC commands: name -> token specs. Literals may be abbreviated; ``{port}`` an interface
 #: (one token or two, ``gi 1/0/1``), ``{word}`` a name, ``{n:A-B}`` a number, ``{url}`` a file

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import Mode, RunningConfig
-from .grammar import IosError
-from .interpret import interpret, load_config
+from ..ios.config import Mode, RunningConfig
+from ..ios.grammar import IosError
+from ..ios.interpret import interpret, load_config
 
 
 def copied(nbytes: int, seconds: float = 0.05) -> str:

@@ -11,7 +11,7 @@ import signal
 import time
 from pathlib import Path
 
-from .netplan import NETNS_DIR
+from .plan import NETNS_DIR
 
 
 def list_namespaces() -> list[str]:

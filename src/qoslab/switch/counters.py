@@ -19,13 +19,13 @@ Malformed output raises :class:`~qoslab.errors.QoslabError` naming the template 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from .errors import QoslabError
-from .ios.names import parse_port
-from .ios.show_qos import N_QUEUES, PortCounters, QueueSet
+from ..errors import QoslabError
+from ..ios.names import parse_port
+from ..ios.show_qos import N_QUEUES, PortCounters, QueueSet
+from ..topology import repo_root
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "switch-configs" / "textfsm"
+TEMPLATES = repo_root() / "switch-configs" / "textfsm"
 STATISTICS = "cisco_ios_show_mls_qos_interface_statistics.textfsm"
 QUEUE_SET = "cisco_ios_show_mls_qos_queue-set.textfsm"
 DSCP_OUTPUT_Q = "cisco_ios_show_mls_qos_maps_dscp-output-q.textfsm"
@@ -136,7 +136,7 @@ def parse_policy_map_interface(text: str) -> dict[tuple[str, str], PolicyClassSt
 
 def read_statistics(dev, ports: list[str]) -> dict[str, PortCounters]:
     """Read ``show mls qos interface PORT statistics`` of ``ports`` (any IOS spelling) from
-    ``dev``: a :class:`~qoslab.switchdev.SwitchDevice` (``show(commands) -> {command: text}``, one
+    ``dev``: a :class:`~qoslab.switch.backends.SwitchDevice` (``show(commands) -> {command: text}``, one
     session for all ports) or a netmiko-style connection (``send_command``). Works the same on the
     virtual and on a real switch. Raises QoslabError when the switch rejects a command or a port's
     statistics are missing."""

@@ -13,7 +13,7 @@ A :class:`SwitchDevice` is registered by name in :data:`qoslab.registry.switches
       credentials_file: /root/.config/qoslab/ecenet-switch.json   # 0600; or QOSLAB_SWITCH_* env
       known_hosts: /root/.config/qoslab/known_hosts                # the switch's pinned host key
 
-Both go through the same Netmiko path (:mod:`qoslab.switch`): render -> push -> verify -> save,
+Both go through the same Netmiko path (:mod:`qoslab.switch.push`): render -> push -> verify -> save,
 rollback on error. Playbooks name the device as ``device: virtual`` or ``device: FILE``.
 """
 
@@ -24,12 +24,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
+from ..errors import QoslabError
+from ..registry import switches
+from ..testbed.plan import vswitch_dir
+from ..topology import Topology, repo_root
+from ..yamlio import StrictModel, config_error, load_model, read_yaml
 from .device import Device, known_hosts_line
-from .errors import QoslabError
-from .netplan import vswitch_dir
-from .registry import switches
-from .topology import Topology, repo_root
-from .yamlio import StrictModel, config_error, load_model, read_yaml
 
 
 @runtime_checkable
@@ -42,7 +42,7 @@ class SwitchDevice(Protocol):
 
     def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
         """Make the switch's QoS config equal ``profile_lines`` (rendered IOS); returns a
-        :class:`qoslab.switch.PushReport`. Raises PushError (rolled back or not) or QoslabError."""
+        :class:`qoslab.switch.push.PushReport`. Raises PushError (rolled back or not) or QoslabError."""
         ...
 
     def show(self, commands: list[str]) -> dict[str, str]:
@@ -68,7 +68,7 @@ class NetmikoSwitch:
 
     def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
         """See :meth:`SwitchDevice.push`."""
-        from .switch import push
+        from .push import push
 
         return push(profile_lines, self.endpoint, out_dir, profile_name)
 
@@ -91,7 +91,7 @@ class NetmikoSwitch:
     def _show_once(self, commands: list[str]) -> dict[str, str]:
         """The commands on the kept session (logging in when there is none); any failure or
         interruption drops the session (its output is unknown) and propagates."""
-        from .switch import connect
+        from .push import connect
 
         if self._conn is None:
             self._conn = connect(self.endpoint)

@@ -2,7 +2,7 @@
 
 This is qoslab's pure bottom layer: nothing here reads or changes the machine. The testbed
 (:mod:`qoslab.testbed`) applies the plan; the tc compiler of the virtual Catalyst
-(:mod:`qoslab.tccompile`) reuses :func:`shaping_lines` and :func:`htb_quantum`, so the
+(:mod:`qoslab.vcatalyst.tccompile`) reuses :func:`shaping_lines` and :func:`htb_quantum`, so the
 switch-port queues have one definition. Their owner at run time is the virtual Catalyst: the
 testbed builds the host ends of every link and the SPAN ports, the virtual Catalyst builds the
 switch ports' egress from its running-config (a factory-default switch = one FIFO per port,
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .topology import Topology, linux_ifname, long_port
+from ..topology import Topology, linux_ifname, long_port
 
 #: Where ``ip netns`` keeps named namespaces.
 NETNS_DIR = Path("/run/netns")

@@ -1,6 +1,6 @@
 """The virtual switch's show dispatch: from its state (running-config, topology, counters) to the
-data the pure renderers take (:mod:`qoslab.ios.show_qos`, :mod:`qoslab.ios.show_mqc`,
-:mod:`qoslab.ios.show_sys`), one function per command family.
+data the pure renderers take (:mod:`qoslab.ios.show_qos`, :mod:`qoslab.vcatalyst.show_mqc`,
+:mod:`qoslab.vcatalyst.show_sys`), one function per command family.
 
 ``sw`` provides ``running`` (RunningConfig), ``topo`` (Topology), ``dir`` (state folder) and
 ``counters(long_port) -> PortCounters``; optional ``link_counters(long_port) -> dict`` (packets
@@ -12,14 +12,6 @@ from __future__ import annotations
 import time
 
 from ..ios import IosError, ace_text, qos_model
-from ..ios.execparse import ExecCommand
-from ..ios.show_mqc import (
-    render_access_lists,
-    render_class_map,
-    render_policy_map,
-    render_policy_map_interface,
-    views_from_config,
-)
 from ..ios.show_qos import (
     PortQos,
     dscp_output_q_from_config,
@@ -33,7 +25,17 @@ from ..ios.show_qos import (
     render_queueing,
     render_statistics,
 )
-from ..ios.show_sys import (
+from ..topology import canonical_port, long_port
+from .execparse import ExecCommand
+from .flash import Flash
+from .show_mqc import (
+    render_access_lists,
+    render_class_map,
+    render_policy_map,
+    render_policy_map_interface,
+    views_from_config,
+)
+from .show_sys import (
     DeviceFacts,
     PortView,
     render_cpu,
@@ -47,8 +49,6 @@ from ..ios.show_sys import (
     render_version,
     render_vlan_brief,
 )
-from ..topology import canonical_port, long_port
-from .flash import Flash
 
 
 def _ports(sw) -> list[str]:

@@ -16,7 +16,7 @@ Egress model per host port (what the Catalyst does on the way out to that host):
     prio 0, queues 2-4 share the remaining 1 % and borrow only when queue 1 is idle (HTB prio only
     orders borrowing, so an expedite queue needs almost all the rate as its own; DESIGN.md).
 - Queue selection: the egress queue of a packet is its QoS label's queue (DSCP-to-output-queue
-  map), chosen at ingress by the nftables ruleset (:mod:`qoslab.nftcompile`) as the skb priority
+  map), chosen at ingress by the nftables ruleset (:mod:`qoslab.vcatalyst.nftcompile`) as the skb priority
   ``1:1Q``, which HTB takes as the class; anything without one (non-IP from a port the table does
   not know) falls to the HTB default class = the queue of DSCP 0.
 - ``monitor session`` -> clsact + u32 ``mirred egress mirror`` to the SPAN destination: ``rx`` on
@@ -40,10 +40,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ios import InterfaceQos, QosConfig
-from .ios.show_qos import QueueSet
-from .netplan import htb_quantum, switch_port_lines
-from .topology import Topology, linux_ifname
+from ..ios import InterfaceQos, QosConfig
+from ..ios.show_qos import QueueSet
+from ..testbed.plan import htb_quantum, switch_port_lines
+from ..topology import Topology, linux_ifname
 
 PRIORITY_RESIDUAL = 0.01  # share of the link left to queues 2-4 under priority-queue out
 

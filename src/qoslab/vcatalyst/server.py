@@ -3,7 +3,7 @@ interactive shell with ``terminal length`` paging (``--More--``), the exec chann
 show version`` answers and closes), and SCP into ``flash:`` (:mod:`.flash`).
 
 Netmiko, NAPALM ``ios``, scrapli and Ansible ``cisco.ios`` talk to it as to hardware (tests in
-tests/clients/). The running-config is compiled (:mod:`qoslab.tccompile`) and applied to the
+tests/clients/). The running-config is compiled (:mod:`qoslab.vcatalyst.tccompile`) and applied to the
 switch ports whenever a configuration session ends and the plan changed.
 
 Credentials and host key are generated per testbed into its state folder (mode 0600 from the
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import asyncssh
 
-from ..device import Credentials, generate_credentials, write_private
-from ..netplan import vswitch_dir
-from ..statedir import private_dir
+from ..switch.device import Credentials, generate_credentials, write_private
+from ..testbed.plan import vswitch_dir
+from ..testbed.statedir import private_dir
 from ..topology import Topology
-from .catalyst import VirtualCatalyst
+from .core import VirtualCatalyst
 from .flash import sftp_factory
 from .session import IosSession
 

@@ -8,15 +8,15 @@ import asyncio
 import time
 
 from ..ios import RunningConfig, load_config, qos_model
-from ..ios.show_mqc import ClassCounters
 from ..ios.show_qos import PortCounters
-from ..netplan import switch_namespace, vswitch_dir
-from ..nftcompile import NftPlan, compile_nft
-from ..statedir import private_dir
-from ..tccompile import TcPlan, compile_tc, port_queue_limits
+from ..testbed.plan import switch_namespace, vswitch_dir
+from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
+from .apply import apply_nft, apply_plan
 from .counters import read_counters, read_nft
-from .tcapply import apply_nft, apply_plan
+from .nftcompile import NftPlan, compile_nft
+from .show_mqc import ClassCounters
+from .tccompile import TcPlan, compile_tc, port_queue_limits
 
 
 class VirtualCatalyst:

@@ -18,22 +18,22 @@ out unless ``no mls qos rewrite ip dscp``), as one table ``bridge qoslab``:
   Non-IP frames get the label of CoS 0.
 - The label becomes the DS field (when rewrite is on) and ``meta priority 1:1Q``, Q = the
   DSCP-to-output-queue map of the label, which HTB on the egress port takes as the class of egress
-  queue Q (tc's classes 1:11..1:14, :mod:`qoslab.tccompile`).
+  queue Q (tc's classes 1:11..1:14, :mod:`qoslab.vcatalyst.tccompile`).
 - ``postrouting`` counts the DSCP as sent per egress port (set ``dscp_out``), after the rewrite.
 
 ``mls qos`` off: only the two DSCP counters (the 3750 passes the DS field through). SPAN taps with
-tc on the ports (:mod:`qoslab.tccompile`): rx copies at the port's ingress, before this table (the
+tc on the ports (:mod:`qoslab.vcatalyst.tccompile`): rx copies at the port's ingress, before this table (the
 original DSCP); tx copies at its egress, after it (the rewritten DSCP), as the field note says.
 Rule comments name port and class (``police-out|Gi1/0/1|class112``) so counters can be read back
-(:mod:`qoslab.vswitch.counters`).
+(:mod:`qoslab.vcatalyst.counters`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ios import Ace, InterfaceQos, PolicyClass, QosConfig
-from .topology import Topology, linux_ifname
+from ..ios import Ace, InterfaceQos, PolicyClass, QosConfig
+from ..topology import Topology, linux_ifname
 
 #: The table the virtual Catalyst owns in the switch namespace.
 TABLE = "qoslab"

@@ -76,8 +76,8 @@ def _campaign(tb: Testbed, topo_file: Path, executor: str, trials: int, out: Pat
     store = create(pb, topo_file, folder)
     store.close()
     store = Runner(folder).run()
-    rows = store.db.execute("SELECT condition, finished - started, elapsed_s FROM trials WHERE status='done' AND "
-                            "warmup=0").fetchall()
+    rows = [(r.condition, r.finished - r.started, r.elapsed_s) for r in store.trials(status="done", warmup=False)
+            if r.finished is not None and r.started is not None and r.elapsed_s is not None]
     store.close()
     over: dict[str, list[float]] = {}
     for cond, wall, render in rows:

@@ -1,18 +1,21 @@
 """Backends registered by name, as Nornir registers its plugins.
 
-qoslab has three kinds of backend, each a :class:`typing.Protocol` in its own module:
+qoslab has four kinds of backend, each a :class:`typing.Protocol` in its own module:
 
 - ``executor`` (:class:`qoslab.executors.Executor`): runs commands on a node: ``netns``,
   ``local`` (and ``ssh`` for real clusters);
 - ``generator`` (:class:`qoslab.trafficgen.base.TrafficGenerator`): makes congestion:
   ``ditg`` (D-ITG, the default), ``iperf3``;
 - ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
-  ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch).
+  ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
+- ``meter`` (:class:`qoslab.campaign.meters.Meter`): a per-trial measurement with its own store
+  columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops).
 
 Playbooks, topologies and flood files name backends by these names; :meth:`Registry.get` turns a
 name into the backend's factory (a class or function), or raises ConfigError listing the names it
 knows. A third party adds a backend without touching qoslab by declaring a Python entry point in
-the group ``qoslab.<kind>s`` (``qoslab.executors``, ``qoslab.generators``, ``qoslab.switches``)::
+the group ``qoslab.<kind>s`` (``qoslab.executors``, ``qoslab.generators``, ``qoslab.switches``,
+``qoslab.meters``)::
 
     [project.entry-points."qoslab.generators"]
     trex = "mypkg.trex:TrexGenerator"
@@ -75,6 +78,17 @@ class Registry(Generic[F]):
         self._read_entry_points()
         return sorted(set(self._refs) | set(self._loaded))
 
+    def names_in_order(self) -> list[str]:
+        """Every registered name in registration order (built-ins, then entry points, then names
+        registered with a factory object): the order meters run in."""
+        self._read_entry_points()
+        return list(dict.fromkeys([*self._refs, *self._loaded]))
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name`` (a test's own backend, registered for the test). Unknown names are ignored."""
+        self._refs.pop(name, None)
+        self._loaded.pop(name, None)
+
     def get(self, name: str) -> F:
         """The factory registered as ``name``. Raises ConfigError naming the known backends for an
         unknown name, or the module at fault when a registered one cannot be imported."""
@@ -110,3 +124,10 @@ generators.register("iperf3", "qoslab.trafficgen.iperf3:Iperf3Generator")
 switches: Registry[Callable[..., object]] = Registry("switch")
 switches.register("virtual", "qoslab.switch.backends:VirtualSwitch")
 switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
+
+#: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
+#: trial, in registration order, and its ``COLUMNS`` become store columns.
+meters: Registry[Callable[..., object]] = Registry("meter")
+meters.register("switch", "qoslab.campaign.meters:SwitchMeter")
+meters.register("cpu", "qoslab.campaign.meters:CpuMeter")
+meters.register("capture", "qoslab.campaign.meters:CaptureDropsMeter")

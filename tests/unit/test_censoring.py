@@ -55,7 +55,8 @@ def _campaign(tmp_path: Path) -> Path:
     create(load_playbook(pfile), pfile, tmp_path / "c").close()
     folder = tmp_path / "c"
     st = Store(folder / "trials.sqlite")
-    for idx, cond in st.db.execute("SELECT idx, condition FROM trials").fetchall():
+    for row in st.trials():
+        idx, cond = row.idx, row.condition
         st.record(idx, status="done", valid=1, elapsed_s=(50.0 + idx if cond == "slow" else 1.0 + idx / 10),
                   attempts=1)
     st.close()
@@ -71,8 +72,7 @@ def _attempt(folder: Path, name: str, result: dict | None) -> None:
 
 def _idx(folder: Path, condition: str, warmup: int = 0) -> list[int]:
     st = Store(folder / "trials.sqlite")
-    out = [r[0] for r in st.db.execute("SELECT idx FROM trials WHERE condition=? AND warmup=? ORDER BY idx",
-                                       (condition, warmup))]
+    out = [r.idx for r in st.trials(condition=condition, warmup=bool(warmup))]
     st.close()
     return out
 

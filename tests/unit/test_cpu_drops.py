@@ -26,7 +26,7 @@ from qoslab.campaign.cpu import (
     summarize,
 )
 from qoslab.campaign.drops import drop_columns
-from qoslab.campaign.store import ADDED_COLUMNS
+from qoslab.campaign.meters import meter_columns
 
 STAT = """cpu  134423 512 38931 144105 1323 0 8419 903 0 0
 cpu0 61589 222 18017 79444 278 0 4261 460 0 0
@@ -195,9 +195,9 @@ def test_store_adds_the_columns_to_an_older_store(tmp_path):
     con.commit()
     con.close()
     st = Store(db)
-    cols = {r[1] for r in st.db.execute("PRAGMA table_info(trials)")}
+    cols = set(st.columns())
     st.close()
-    assert set(ADDED_COLUMNS) <= cols and {"cpu_flood_s", "cpu_json", "capture_drops", "capture_drops_own"} <= cols
+    assert set(meter_columns()) | {"busy_max_s", "failures"} <= cols and {"cpu_flood_s", "cpu_json", "capture_drops", "capture_drops_own"} <= cols
 
 
 def test_tree_cpu_ticks_counts_the_child_under_timeout():

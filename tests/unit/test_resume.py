@@ -43,12 +43,8 @@ def _env(r: Runner) -> TrialEnv:
 
 
 def _rows(folder: Path) -> dict[int, dict]:
-    st = Store(folder / "trials.sqlite")
-    cur = st.db.execute("SELECT * FROM trials ORDER BY idx")
-    names = [d[0] for d in cur.description]
-    out = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
-    st.close()
-    return out
+    with Store(folder / "trials.sqlite") as st:
+        return {r["idx"]: r for r in st.rows()}
 
 
 ROW = {"elapsed_s": 1.0, "total_s": 1.2, "checksum": 1, "busy_max_s": None, "valid": 1, "flood_json": None,

@@ -4,6 +4,7 @@ the table from a campaign's statistics. Pure or on temporary files: no testbed."
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 import yaml
@@ -95,16 +96,18 @@ def _fake_rate(folder, bps):
     (folder / "stats.json").write_text(json.dumps(stats))
     net = {"recovery": [{**stats["recovery"][0], "ratio": 0.99, "ci95": [0.98, 1.0]}]}
     (folder / "stats-network.json").write_text(json.dumps(net))
-    st = Store(folder / "trials.sqlite")
+    Store(folder / "trials.sqlite").close()  # the store adds the meters' columns
+    con = sqlite3.connect(folder / "trials.sqlite")
     rows = []
     for i, (n, m) in enumerate((n, m) for n, m in conds.items() for _ in range(3)):
         flood = json.dumps([{"received_wire_bps": bps * 0.99}]) if "congestion " in n and "no" not in n else None
         rows.append((i, n, m, flood, json.dumps({"saturated": True}) if flood else "{}",
                      0.5 if flood else 0.0, 0.2 if flood else 0.01, m - 0.1, 0.3))
-    st.db.executemany("INSERT INTO trials (idx, condition, trial, warmup, status, valid, elapsed_s, flood_json, "
+    con.executemany("INSERT INTO trials (idx, condition, trial, warmup, status, valid, elapsed_s, flood_json, "
                       "phases_json, cpu_flood_s, cpu_softirq_s, busy_max_s, cpu_busiest_worker_s, cpu_window_s, "
-                      "started, finished) VALUES (?, ?, 1, 0, 'done', 1, ?, ?, ?, ?, ?, ?, ?, 2.0, 0, 2)", rows)
-    st.close()
+                    "started, finished) VALUES (?, ?, 1, 0, 'done', 1, ?, ?, ?, ?, ?, ?, ?, 2.0, 0, 2)", rows)
+    con.commit()
+    con.close()
 
 
 def test_rate_rows_and_table(tmp_path):

@@ -99,8 +99,7 @@ def censored_attempts(pb: Playbook, store: Store, folder: Path) -> list[Censored
     order. Attempts killed with their run, or failed before the manager printed a result, have no
     ``workload-result.json`` and are not censored. An unreadable result file counts as not
     censored (it is not evidence of a render time)."""
-    rows = {idx: (cond, trial, warm, status) for idx, cond, trial, warm, status in
-            store.db.execute("SELECT idx, condition, trial, warmup, status FROM trials")}
+    rows = {r.idx: (r.condition, r.trial, r.warmup, r.status) for r in store.trials()}
     done = {idx for idx, (_, _, _, status) in rows.items() if status == "done"}
     out = []
     for idx, attempt, d in _attempt_dirs(folder / "trials", done):

@@ -98,9 +98,7 @@ class Runner:
             check_cluster_flood(self.topo)
         tb = Testbed(self.topo) if self.topo.environment == "embedded" else None
         if self.store.meta("testbed_built") is None:  # first run: remember whether the campaign builds it
-            with self.store.tx():
-                self.store.db.execute("INSERT INTO meta VALUES ('testbed_built', ?)",
-                                      (json.dumps(tb is not None and not tb.is_up()),))
+            self.store.set_meta("testbed_built", tb is not None and not tb.is_up(), replace=False)
         self._segment()
         if tb is not None:
             tb.up(end_survivors=False)
@@ -230,9 +228,7 @@ class Runner:
     def _failed(self, env: TrialEnv, idx: int, cname: str, attempts: int, failures: int, msg: str) -> bool:
         """Record a failed attempt and end what it left running; True when no retry is left."""
         final = failures > self.pb.retries
-        with self.store.tx():
-            self.store.db.execute("UPDATE trials SET status=?, error=?, finished=?, failures=failures+1 WHERE idx=?",
-                                  ("failed" if final else "pending", msg[:2000], time.time(), idx))
+        self.store.record_failure(idx, msg, time.time(), final)
         self.log(f"trial {idx} ({cname}) attempt {attempts} failed: {msg}")
         env.current_config = None  # re-push next time: the switch state is unknown
         if env.pool is not None:

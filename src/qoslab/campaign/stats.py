@@ -14,14 +14,10 @@ from ..errors import QoslabError
 from ..topology import repo_root
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
 from .playbook import Playbook
-from .store import Store
+from .store import METRICS, Store
 
 ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
 
-#: What a trials CSV can hold per trial (seconds): the render phase's wall time, or its network
-#: wait = render time minus the busiest worker's render time (what the slowest worker spent not
-#: computing: waiting for requests, results and retransmissions; the part a switch can change).
-METRICS = {"elapsed_s": "elapsed_s", "network_s": "elapsed_s - busy_max_s"}
 
 
 def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
@@ -31,14 +27,13 @@ def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
     Raises QoslabError for an unknown metric."""
     if metric not in METRICS:
         raise QoslabError(f"unknown metric {metric!r}: one of {sorted(METRICS)}")
-    rows = store.db.execute(f"SELECT condition, trial, {METRICS[metric]} FROM trials WHERE status='done' "
-                            "AND warmup=0 AND valid=1 ORDER BY idx").fetchall()
     n = 0
     with open(path, "w") as f:
         f.write("condition,trial,elapsed_s\n")
-        for c, t, e in rows:
+        for row in store.trials(counted=True):
+            e = row.metric(metric)
             if e is not None:
-                f.write(f"{c},{t},{e!r}\n")
+                f.write(f"{row.condition},{row.trial},{e!r}\n")
                 n += 1
     return n
 
@@ -94,7 +89,7 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     trials-network.csv + stats-network.json (network wait, see METRICS). Returns stats.json.
     Raises QoslabError when a trial is not done (failed, pending or interrupted: no statistics over
     unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials exist."""
-    left = store.db.execute("SELECT status, COUNT(*) FROM trials WHERE status != 'done' GROUP BY status").fetchall()
+    left = sorted((s, n) for s, n in store.counts().items() if s != "done")
     if left:
         what = ", ".join(f"{n} {status}" for status, n in left)
         raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
@@ -102,7 +97,7 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     if export_csv(store, folder / "trials.csv") < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
     stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
-    total = store.db.execute("SELECT COUNT(*) FROM trials WHERE status='done' AND warmup=0 AND valid=1").fetchone()[0]
+    total = len(store.trials(counted=True))
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
     censoring_stats(pb, store, folder)

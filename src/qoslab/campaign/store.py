@@ -1,20 +1,34 @@
-"""The campaign's SQLite results store: the schedule and one row per trial, each committed as
-the trial ends (WAL journal, synchronous FULL), so a killed run loses at most the trial it was in.
+"""The campaign's SQLite results store, ``trials.sqlite``: the schedule and one row per trial,
+each committed as the trial ends (WAL journal, synchronous FULL), so a killed run loses at most
+the trial it was in. This module is the only code that speaks SQL (tests/unit/test_architecture.py
+checks it); statistics, censoring, sweeps, the CLI, the report notebook and the benchmarks read
+through it.
 
 A row's ``status`` is ``pending``, ``running`` (an attempt is under way, or was killed: the next
 run sets it back to pending), ``done`` or ``failed`` (its last run used up its retries; the next
 ``--resume`` runs it again). ``attempts`` counts attempts started, ``failures`` those that ended
-in an error (a killed attempt is neither a success nor a failure)."""
+in an error (a killed attempt is neither a success nor a failure).
+
+Schema: the base table (:data:`SCHEMA`), migrations numbered by SQLite's ``user_version``
+(:data:`MIGRATIONS`), then the columns every registered meter declares
+(:func:`qoslab.campaign.meters.meter_columns`), added when missing: a campaign folder made by an
+older qoslab opens, resumes and reports.
+
+Use as a context manager (``with Store(path) as st: ...``) or call :meth:`Store.close`.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
-from . import cpu, drops
-from .evidence import COLUMNS as EVIDENCE_COLUMNS
+from ..errors import QoslabError
 from .playbook import ScheduledTrial
 
 SCHEMA = """
@@ -23,91 +37,251 @@ CREATE TABLE IF NOT EXISTS trials (
   status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
   elapsed_s REAL, total_s REAL, checksum INTEGER, valid INTEGER,
   flood_json TEXT, capture_summary TEXT, config_hash TEXT, phases_json TEXT, error TEXT,
-  started REAL, finished REAL, busy_max_s REAL, failures INTEGER NOT NULL DEFAULT 0);
+  started REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
-#: Columns added to ``trials`` after the first schema (name -> SQL type).
-ADDED_COLUMNS = {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0", **EVIDENCE_COLUMNS,
-                 **cpu.COLUMNS, **drops.COLUMNS}
+#: Schema migrations: user_version N -> N+1 is MIGRATIONS[N] (columns name -> SQLite type added).
+#: 0 -> 1: the worker busy times and the failure count (the first campaigns had neither).
+MIGRATIONS: list[dict[str, str]] = [
+    {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0"},
+]
+#: The trial columns of the schema after the migrations, in table order (name -> Python type).
+BASE_COLUMNS: dict[str, type] = {
+    "idx": int, "condition": str, "trial": int, "warmup": int, "status": str, "attempts": int,
+    "elapsed_s": float, "total_s": float, "checksum": int, "valid": int, "flood_json": str,
+    "capture_summary": str, "config_hash": str, "phases_json": str, "error": str, "started": float,
+    "finished": float, "busy_max_s": float, "failures": int}
+#: Per-trial values a campaign's statistics can be made of (seconds): the render phase's wall
+#: time, or its network wait = render time minus the busiest worker's render time (what the
+#: slowest worker spent not computing: waiting for requests, results and retransmissions; the
+#: part a switch can change).
+METRICS = ("elapsed_s", "network_s")
+STATUSES = ("pending", "running", "done", "failed")
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    """One row of ``trials``. Times in seconds (``started``/``finished``: Unix time);
+    ``measurements``: the meters' columns (name -> value, see :mod:`.meters`)."""
+
+    idx: int
+    condition: str
+    trial: int
+    warmup: bool
+    status: str
+    attempts: int = 0
+    failures: int = 0
+    elapsed_s: float | None = None
+    total_s: float | None = None
+    checksum: int | None = None
+    valid: bool | None = None
+    flood_json: str | None = None
+    capture_summary: str | None = None
+    config_hash: str | None = None
+    phases_json: str | None = None
+    error: str | None = None
+    started: float | None = None
+    finished: float | None = None
+    busy_max_s: float | None = None
+    measurements: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def network_s(self) -> float | None:
+        """Network wait (seconds): render time minus the busiest worker's; None without both."""
+        if self.elapsed_s is None or self.busy_max_s is None:
+            return None
+        return self.elapsed_s - self.busy_max_s
+
+    @property
+    def counted(self) -> bool:
+        """A done, valid, non-warm-up trial: what the statistics count."""
+        return self.status == "done" and not self.warmup and self.valid is True
+
+    def metric(self, name: str) -> float | None:
+        """The value of metric ``name`` (one of METRICS). Raises QoslabError for another name."""
+        if name not in METRICS:
+            raise QoslabError(f"unknown metric {name!r}: one of {sorted(METRICS)}")
+        return self.elapsed_s if name == "elapsed_s" else self.network_s
+
+    def get(self, column: str) -> Any:
+        """Any column by name (base or meter column); None for a column the store lacks."""
+        if column in BASE_COLUMNS and column != "warmup" and column != "valid":
+            return getattr(self, column)
+        if column in ("warmup", "valid"):
+            v = getattr(self, column)
+            return None if v is None else int(v)
+        return self.measurements.get(column)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every column (base and meter columns) as in the table (0/1 for warmup and valid)."""
+        return {**{c: self.get(c) for c in BASE_COLUMNS}, **self.measurements}
+
+
+def _row(names: list[str], values: tuple[Any, ...]) -> TrialRow:
+    d = dict(zip(names, values, strict=True))
+    base = {k: d.pop(k) for k in list(d) if k in BASE_COLUMNS}
+    base["warmup"] = bool(base["warmup"])
+    base["valid"] = None if base.get("valid") is None else bool(base["valid"])
+    base["failures"] = base.get("failures") or 0
+    return TrialRow(**base, measurements=d)
 
 
 class Store:
-    """The campaign's SQLite results store (one row per scheduled trial)."""
+    """The campaign's SQLite results store (one row per scheduled trial). ``path``: the database
+    file (created when missing); ``columns``: the meter columns to make sure of (name -> SQLite
+    type; default: every registered meter's). Raises QoslabError for a file that is not a
+    campaign store (another SQLite file, or not SQLite)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, columns: Mapping[str, str] | None = None) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
-        cols = {r[1] for r in self.db.execute("PRAGMA table_info(trials)")}
-        for col, typ in ADDED_COLUMNS.items():  # a campaign folder from an older qoslab resumes too
-            if col not in cols:
-                self.db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+        self._db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+            self._migrate(columns)
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise QoslabError(f"{path}: not a qoslab campaign store ({e})") from None
+
+    def _migrate(self, columns: Mapping[str, str] | None) -> None:
+        if columns is None:
+            from .meters import meter_columns
+            columns = meter_columns()
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        have = self.columns()
+        for n in range(version, len(MIGRATIONS)):
+            with self.tx():
+                for col, typ in MIGRATIONS[n].items():
+                    if col not in have:  # a store made between migrations may have some
+                        self._db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+                self._db.execute(f"PRAGMA user_version = {n + 1}")
+        have = self.columns()
+        missing = {c: t for c, t in columns.items() if c not in have}
+        if missing:
+            with self.tx():
+                for col, typ in missing.items():  # column names come from code (meters), never input
+                    self._db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[None]:
+        """One IMMEDIATE transaction, rolled back on an exception."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the database connection (the store is unusable afterwards; idempotent)."""
+        self._db.close()
+
+    # -- schema and meta --------------------------------------------------------------------
+
+    def columns(self) -> list[str]:
+        """The ``trials`` table's column names, in table order."""
+        return [r[1] for r in self._db.execute("PRAGMA table_info(trials)")]
 
     def init(self, trials: list[ScheduledTrial], meta: dict[str, Any]) -> None:
         """Insert the schedule and the campaign's meta values (one transaction)."""
         with self.tx():
-            self.db.executemany("INSERT INTO trials (idx, condition, trial, warmup) VALUES (?,?,?,?)",
-                                [(t.idx, t.condition, t.trial, int(t.warmup)) for t in trials])
-            self.db.executemany("INSERT INTO meta VALUES (?,?)", [(k, json.dumps(v)) for k, v in meta.items()])
-
-    def tx(self) -> Any:
-        """A context manager: one IMMEDIATE transaction, rolled back on an exception."""
-        db = self.db
-
-        class _Tx:
-            def __enter__(self) -> None:
-                db.execute("BEGIN IMMEDIATE")
-
-            def __exit__(self, et: Any, e: Any, tb: Any) -> None:
-                db.execute("ROLLBACK" if et else "COMMIT")
-        return _Tx()
+            self._db.executemany("INSERT INTO trials (idx, condition, trial, warmup) VALUES (?,?,?,?)",
+                                 [(t.idx, t.condition, t.trial, int(t.warmup)) for t in trials])
+            self._db.executemany("INSERT INTO meta VALUES (?,?)", [(k, json.dumps(v)) for k, v in meta.items()])
 
     def meta(self, key: str) -> Any:
         """A meta value (JSON-decoded) or None."""
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    def set_meta(self, key: str, value: Any, replace: bool = True) -> None:
+        """Set a meta value (JSON-encoded); with ``replace`` false an existing value is kept."""
+        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+        with self.tx():
+            self._db.execute(f"{verb} INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    # -- the run ----------------------------------------------------------------------------
 
     def pending(self) -> list[tuple[int, str, int, bool, int]]:
         """(idx, condition, trial, warmup, attempts) of every trial not done (pending, interrupted
         or failed), in schedule order: what a run of the campaign runs."""
-        return [(r[0], r[1], r[2], bool(r[3]), r[4]) for r in self.db.execute(
+        return [(r[0], r[1], r[2], bool(r[3]), r[4]) for r in self._db.execute(
             "SELECT idx, condition, trial, warmup, attempts FROM trials WHERE status != 'done' ORDER BY idx")]
 
     def reset_interrupted(self) -> list[int]:
         """Set trials left ``running`` by a killed run back to ``pending`` (their attempt is not a
         failure); returns their indices."""
         with self.tx():
-            idx = [r[0] for r in self.db.execute("SELECT idx FROM trials WHERE status='running' ORDER BY idx")]
-            self.db.execute("UPDATE trials SET status='pending' WHERE status='running'")
+            idx = [r[0] for r in self._db.execute("SELECT idx FROM trials WHERE status='running' ORDER BY idx")]
+            self._db.execute("UPDATE trials SET status='pending' WHERE status='running'")
         return idx
 
     def record(self, idx: int, **cols: Any) -> None:
-        """Set columns of trial ``idx`` (one transaction). Column names come from code, never from input."""
+        """Set columns of trial ``idx`` (one transaction). Raises QoslabError for a column the
+        table lacks (names come from code and meters, never from input)."""
+        unknown = set(cols) - set(self.columns())
+        if unknown:
+            raise QoslabError(f"{self.path}: no column {', '.join(sorted(unknown))} in trials (a meter registered "
+                              "after the store was opened?)")
         keys = ", ".join(f"{k}=?" for k in cols)
         with self.tx():
-            self.db.execute(f"UPDATE trials SET {keys} WHERE idx=?", (*cols.values(), idx))
+            self._db.execute(f"UPDATE trials SET {keys} WHERE idx=?", (*cols.values(), idx))
+
+    def record_failure(self, idx: int, error: str, finished: float, final: bool) -> None:
+        """A failed attempt of trial ``idx``: ``failures`` + 1, its error (first 2000 characters)
+        and end time; status ``failed`` when no retry is left (``final``), else ``pending``."""
+        with self.tx():
+            self._db.execute("UPDATE trials SET status=?, error=?, finished=?, failures=failures+1 WHERE idx=?",
+                             ("failed" if final else "pending", error[:2000], finished, idx))
+
+    # -- reading ----------------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
         """Trials per status (pending, running, done, failed)."""
-        return dict(self.db.execute("SELECT status, COUNT(*) FROM trials GROUP BY status").fetchall())
+        return dict(self._db.execute("SELECT status, COUNT(*) FROM trials GROUP BY status").fetchall())
 
-    def close(self) -> None:
-        """Close the database connection (the store is unusable afterwards)."""
-        self.db.close()
+    def trials(self, *, status: str | None = None, condition: str | None = None, warmup: bool | None = None,
+               counted: bool = False) -> list[TrialRow]:
+        """Trial rows in schedule order, filtered: by ``status``, ``condition``, ``warmup``; with
+        ``counted`` only done, valid, non-warm-up trials (what the statistics count)."""
+        where: list[str] = []
+        args: list[Any] = []
+        if counted:
+            where.append("status='done' AND warmup=0 AND valid=1")
+        if status is not None:
+            where.append("status=?")
+            args.append(status)
+        if condition is not None:
+            where.append("condition=?")
+            args.append(condition)
+        if warmup is not None:
+            where.append("warmup=?")
+            args.append(int(warmup))
+        cur = self._db.execute("SELECT * FROM trials" + (" WHERE " + " AND ".join(where) if where else "")
+                               + " ORDER BY idx", args)
+        names = [d[0] for d in cur.description]
+        return [_row(names, r) for r in cur.fetchall()]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every trial as a plain dict of every column, in schedule order (the report's table)."""
+        return [r.as_dict() for r in self.trials()]
 
     def captured_conditions(self) -> set[str]:
         """Names of the conditions that already have a finished trial with a capture summary."""
-        return {c for (c,) in self.db.execute("SELECT DISTINCT condition FROM trials WHERE status='done' "
-                                              "AND capture_summary IS NOT NULL")}
+        return {r.condition for r in self.trials(status="done") if r.capture_summary is not None}
 
     def done_times(self) -> dict[str, list[float]]:
         """Render times (seconds) of the done, valid, non-warm-up trials per condition, in run order."""
         out: dict[str, list[float]] = {}
-        for c, e in self.db.execute("SELECT condition, elapsed_s FROM trials WHERE status='done' AND warmup=0 "
-                                    "AND valid=1 ORDER BY idx"):
-            out.setdefault(c, []).append(e)
+        for r in self.trials(counted=True):
+            if r.elapsed_s is not None:
+                out.setdefault(r.condition, []).append(r.elapsed_s)
         return out
-
-

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,7 @@ from ..units import parse_rate
 from ..yamlio import StrictModel, dump_yaml, load_model, read_yaml
 from .folder import create
 from .playbook import Playbook, folder_name, load_playbook, resolve_path
+from .store import Store, TrialRow
 
 
 class Sweep(StrictModel):
@@ -161,27 +161,28 @@ def _cell(stats: dict, name: str) -> dict | None:
 
 
 def _cpu_means(db: Path, cond: str) -> dict[str, float | None]:
-    con = sqlite3.connect(db)
-    try:
-        cols = {r[1] for r in con.execute("PRAGMA table_info(trials)")}
-        if "cpu_flood_s" not in cols:
-            return {}
-        outside = "cpu_outside_s / cpu_window_s" if "cpu_outside_s" in cols else "NULL"
-        rows = con.execute("SELECT cpu_flood_s / cpu_window_s, cpu_softirq_s / cpu_window_s, "
-                           "busy_max_s - cpu_busiest_worker_s, flood_json, phases_json, finished - started, "
-                           f"{outside} "
-                           "FROM trials WHERE status='done' AND warmup=0 AND condition=? AND cpu_window_s > 0",
-                           (cond,)).fetchall()
-    finally:
-        con.close()
+    with Store(db) as st:
+        rows = [r for r in st.trials(status="done", condition=cond, warmup=False)
+                if (r.get("cpu_window_s") or 0) > 0]
+    if not rows:
+        return {}
 
+    def share(r: TrialRow, col: str) -> float | None:
+        v = r.get(col)
+        return None if v is None else v / r.get("cpu_window_s")
+
+    busiest = [(r.busy_max_s - r.get("cpu_busiest_worker_s")) if r.busy_max_s is not None
+               and r.get("cpu_busiest_worker_s") is not None else None for r in rows]
     mean = mean_of
-    flows = [f["received_wire_bps"] for r in rows if r[3] for f in json.loads(r[3])]
-    sat = [json.loads(r[4]).get("saturated") for r in rows if r[4]]
-    return {"flood_cores": mean([r[0] for r in rows]), "softirq_cores": mean([r[1] for r in rows]),
-            "cpu_wait_s": mean([max(r[2], 0.0) if r[2] is not None else None for r in rows]),
+    flows = [f["received_wire_bps"] for r in rows if r.flood_json for f in json.loads(r.flood_json)]
+    sat = [json.loads(r.phases_json).get("saturated") for r in rows if r.phases_json]
+    return {"flood_cores": mean([share(r, "cpu_flood_s") for r in rows]),
+            "softirq_cores": mean([share(r, "cpu_softirq_s") for r in rows]),
+            "cpu_wait_s": mean([max(b, 0.0) if b is not None else None for b in busiest]),
             "flood_received_bps": mean(flows), "saturated": mean([float(s) for s in sat if s is not None]),
-            "trial_wall_s": sum(r[5] for r in rows if r[5] is not None), "outside_cores": mean([r[6] for r in rows])}
+            "trial_wall_s": sum(r.finished - r.started for r in rows
+                                if r.finished is not None and r.started is not None),
+            "outside_cores": mean([share(r, "cpu_outside_s") for r in rows])}
 
 
 def rate_rows(folder: Path, bps: int) -> list[dict[str, Any]]:

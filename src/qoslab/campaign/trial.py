@@ -29,9 +29,8 @@ from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
 from ..workload import WorkerPool, run_workload
-from .cpu import meter_for
-from .drops import drop_columns
-from .evidence import TrialEvidence, trial_ports
+from .evidence import trial_ports
+from .meters import MeterSet, TrialContext
 from .playbook import Condition, Playbook
 
 #: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
@@ -141,19 +140,55 @@ def _flood_json(fres: FloodResult | None) -> str | None:
 
 def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> dict[str, Any]:
     """Run one trial of ``cond`` with its artifacts in ``tdir``; returns its store row (columns ->
-    values). Raises QoslabError (or anything unexpected) when the trial failed."""
+    values; the registered meters' columns included, see :mod:`.meters`). Raises QoslabError (or
+    anything unexpected) when the trial failed."""
     t = {"start": time.monotonic()}
     tdir.mkdir(parents=True, exist_ok=True)
     _push(env, cond, tdir)
     flows = env.flood.flows if cond.congestion else []
     hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
-    ev = TrialEvidence(env.switch, trial_ports(env.topo, hosts))
-    ev.start()
-    t["switch"] = time.monotonic()
+    ctx = TrialContext(condition=cond.name, congestion=cond.congestion, trial_dir=tdir, local=env.testbed is not None,
+                       switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log)
+    meters = MeterSet(ctx)
+    try:
+        meters.begin()
+        t["switch"] = time.monotonic()
+        run, saturated, fres, summary = _traffic(env, cond, tdir, capture_due, ctx, meters, t)
+        meters.end()
+        t["stop"] = time.monotonic()
+        columns = meters.columns()
+    finally:
+        meters.close()
+    r = run.result
+    if r.get("valid") is not True:
+        raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
+    if fres is not None and not fres.ok:
+        raise QoslabError("flood failed: " + "; ".join(fres.errors))
+    keys = list(t)
+    phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
+    if saturated is not None:
+        phases["saturated"] = saturated
+    phases["switch_stats"] = round(meters.seconds.get("switch", 0.0), 3)
+    phases["meters"] = {k: round(v, 3) for k, v in meters.seconds.items()}
+    busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
+    return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
+            "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),
+            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
+            "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
+
+
+def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
+             t: dict[str, float]) -> tuple[Any, bool | None, FloodResult | None, dict | None]:
+    """Capture, flood and workload of one trial, stopped in every case: (workload run, saturated,
+    flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks."""
     cap = _start_capture(env, cond, tdir) if capture_due else None
     t["capture_start"] = time.monotonic()
     flood, saturated, fres, summary = None, None, None, None
-    meter = meter_for(env.testbed is not None)  # CPU time of flood, forwarding, workers (campaign/cpu.py)
+
+    def started(workers: Any) -> None:
+        ctx.workers, ctx.flood = workers, flood
+        meters.window_begin()
+
     try:
         if cond.congestion:
             flood = open_flood(env.flood, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
@@ -165,31 +200,14 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
             saturated = _settle(env, flood)
         t["flood_start"] = time.monotonic()
         run = run_workload(env.pb.workload_of(cond), env.executor_of, lambda h: env.topo.host(h).ip,
-                           tdir / "workload", pool=env.pool, lifetime_s=trial_lifetime(env.pb),
-                           on_started=lambda w: meter.begin(w, flood))
-        meter.end()
+                           tdir / "workload", pool=env.pool, lifetime_s=trial_lifetime(env.pb), on_started=started)
+        ctx.result = run.result
+        meters.window_end()
         t["workload"] = time.monotonic()
     finally:
-        meter.close()
-        fres = flood.stop() if flood is not None else None
-        summary = cap.stop() if cap is not None else None
-    ev.finish()
-    t["stop"] = time.monotonic()
-    r = run.result
-    if r.get("valid") is not True:
-        raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
-    if fres is not None and not fres.ok:
-        raise QoslabError("flood failed: " + "; ".join(fres.errors))
-    keys = list(t)
-    phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
-    if saturated is not None:
-        phases["saturated"] = saturated
-    phases["switch_stats"] = round(ev.seconds, 3)
-    if ev.error:
-        env.log(ev.error)
-    busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
-    return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
-            "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),
-            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
-            "config_hash": env.current_config, "phases_json": json.dumps(phases), **ev.columns(),
-            **meter.columns(r.get("per_worker", [])), **drop_columns(summary)}
+        try:
+            fres = flood.stop() if flood is not None else None
+        finally:
+            summary = cap.stop() if cap is not None else None
+    ctx.flood_result, ctx.capture_summary = fres, summary
+    return run, saturated, fres, summary

@@ -128,10 +128,8 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
     folder, means = _campaign_folder(playbook, trials, out, resume)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
-        st = Store(folder / "trials.sqlite")
-        with st.tx():
-            st.db.execute("INSERT OR REPLACE INTO meta VALUES ('confirm_flood', ?)", (json.dumps(confirm_flood),))
-        st.close()
+        with Store(folder / "trials.sqlite") as st:
+            st.set_meta("confirm_flood", confirm_flood)
     st = Store(folder / "trials.sqlite")
     pending = {idx: cname for idx, cname, *_ in st.pending()}
     st.close()

@@ -220,3 +220,18 @@ def test_module_and_function_sizes():
                 if n > 60 and "# long:" not in lines[node.lineno - 1]:
                     big_functions.append(f"{path.relative_to(SRC)}:{node.lineno}: {node.name} {n} lines")
     assert not big_modules and not big_functions, "\n".join(big_modules + big_functions)
+
+
+def test_every_pure_module_and_the_store_are_type_checked_strictly():
+    """pyproject.toml's strict mypy override names every PURE module (or its package) and the store."""
+    import tomllib
+
+    conf = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["tool"]["mypy"]["overrides"]
+    strict = {m for o in conf if o.get("disallow_untyped_defs") for m in o["module"]}
+
+    def covered(mod: str) -> bool:
+        full = f"qoslab.{mod}"
+        return full in strict or any(s.endswith(".*") and _under(full, s[:-2]) for s in strict)
+
+    missing = sorted(m for m in PURE | {SQL_OWNER} if not covered(m))
+    assert not missing, f"not under strict mypy: {missing}"

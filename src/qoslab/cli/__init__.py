@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from .. import __version__
 from ..errors import QoslabError
-from . import campaign, capture, cluster, flood, switch, testbed, topology, workload
+from . import campaign, capture, cluster, flood, report, switch, testbed, topology, workload
 from .common import console, err_console
 
 app = typer.Typer(
@@ -30,7 +30,7 @@ app = typer.Typer(
 for _name, _module in (("topology", topology), ("testbed", testbed), ("workload", workload), ("flood", flood),
                        ("switch", switch), ("capture", capture), ("campaign", campaign)):
     app.add_typer(_module.app, name=_name)
-app.command("report")(campaign.report_cmd)
+app.command("report")(report.report_cmd)
 app.command("inventory")(cluster.inventory_cmd)
 app.command("preflight")(cluster.preflight_cmd)
 

@@ -25,7 +25,7 @@ from qoslab.campaign.sweep import (
 from qoslab.errors import ConfigError, QoslabError
 from qoslab.topology import load_topology
 
-SWEEP = REPO / "playbooks" / "sweep-rate.yaml"
+SWEEP = REPO / "playbooks" / "sweeps" / "rate.yaml"
 
 
 def test_shipped_sweep_loads():

@@ -9,7 +9,7 @@ HTB burst in milliseconds at the link rate, buffers in bytes (a switch's buffer 
 128 KiB queue is 105 ms at 10 Mbit/s and 21 ms at 50 Mbit/s), a flood rate given as a multiple
 of the link rate (``1.1x``) scales with it.
 
-A sweep file (``playbooks/sweep-rate.yaml``)::
+A sweep file (``playbooks/sweeps/rate.yaml``)::
 
     name: sweep-rate
     playbook: playbooks/quick.yaml     # the campaign run at every rate

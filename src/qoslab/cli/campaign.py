@@ -209,7 +209,7 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
 
 
 @app.command("sweep")
-def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playbooks/sweep-rate.yaml."),
+def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playbooks/sweeps/rate.yaml."),
                    rate: list[str] = typer.Option(None, "--rate", help="Run only this rate (repeatable), e.g. 20Mbit."),
                    out: Path | None = typer.Option(None, help="Sweep folder (default results/sweeps/NAME); "
                                                               "give the same one to run further rates."),

@@ -29,8 +29,9 @@ venv-check:
 	@test -x $(PYTEST) || { echo "error: no .venv: run 'make setup' once (as root)" >&2; exit 2; }
 
 lint: venv-check
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench analysis/notebooks
 	$(VENV)/bin/mypy
+	MYPYPATH=src $(VENV)/bin/mypy analysis/notebooks/report.py
 
 test-java:
 	mvn -B -q test

@@ -1,6 +1,7 @@
-"""The report: the parameterised notebook ``analysis/notebooks/report.ipynb`` executed headless
-(papermill) and exported to ``report.html`` (nbconvert, code hidden, figures embedded and also
-written as PNG files next to it).
+"""The report: the parameterised notebook ``analysis/notebooks/report.py`` (jupytext percent
+format, its helpers in :mod:`qoslab.reportlib`) converted to a notebook at run time (jupytext),
+executed headless (papermill; the executed notebook is written as ``report.ipynb``) and exported to
+``report.html`` (nbconvert, code hidden, figures embedded and also written as PNG files next to it).
 
 - :func:`campaign_report`: for a campaign folder (statistics computed first if missing).
 - :func:`thesis_report`: the thesis's Appendix A data side by side with its published tables.
@@ -11,14 +12,26 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from .errors import QoslabError
 from .topology import repo_root
 
-NOTEBOOK = repo_root() / "analysis" / "notebooks" / "report.ipynb"
+NOTEBOOK = repo_root() / "analysis" / "notebooks" / "report.py"
 # The thesis's Appendix A trial times: ../shared/data next to the checkout, else the copy in analysis/data
 THESIS_DATA = next((d for d in (repo_root().parent / "shared" / "data", repo_root() / "analysis" / "data")
                     if (d / "thesis-table5-qos.csv").exists()), repo_root() / "analysis" / "data")
+
+
+def _notebook(source: Path = NOTEBOOK) -> Any:
+    """The report notebook (nbformat NotebookNode) from its jupytext percent-format source, with
+    cell ids numbered in order (reproducible HTML)."""
+    import jupytext
+
+    nb = jupytext.read(source)
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"
+    return nb
 
 
 def _execute(params: dict, out_dir: Path) -> Path:
@@ -30,7 +43,7 @@ def _execute(params: dict, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / "report.ipynb"
     try:
-        papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters={**params, "out_dir": str(out_dir)},
+        papermill.execute_notebook(_notebook(), str(executed), parameters={**params, "out_dir": str(out_dir)},
                                    progress_bar=False, cwd=str(out_dir), kernel_name="python3")
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "

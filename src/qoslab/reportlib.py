@@ -1,0 +1,399 @@
+"""The report notebook's pure helpers (``analysis/notebooks/report.py``): number formatting, the
+conditions' order and colours, and the frames of its tables. No I/O: every function works on what
+it is given (stats.json dicts as :mod:`json` loads them, trial frames as
+``pd.DataFrame(Store.rows())`` gives them, parsed JSON of the per-trial columns).
+
+Units: ``*_s`` and "s" columns are seconds, "cores" are CPU cores (CPU seconds / window seconds),
+"Mbit/s" megabits per second, "ms" milliseconds; p-values, ratios, d and g are dimensionless.
+
+A condition's *kind* is ``(congested, qos)``: whether it floods the network and whether it
+applies a QoS profile (anything but fifo). Every figure keeps one colour and one position per
+condition, baseline first: no congestion before congestion, fifo before a profile.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import to_rgb
+
+Kind = tuple[bool, bool]
+"""(congested, qos) of a condition."""
+
+#: One colour per kind (the first condition of a kind takes it), then EXTRA for the others.
+PALETTE: dict[Kind, str] = {(False, False): "#4c72b0", (False, True): "#55a868", (True, False): "#c44e52",
+                            (True, True): "#dd8452"}
+EXTRA = ["#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
+#: The parts of the machine's cores in the CPU figure, with their colours (figure order).
+CPU_PARTS = {"worker JVMs": "#1f78b4", "flood processes": "#d95f02",
+             "other busy (kernel, manager JVM, harness)": "#999999", "outside load (other users' processes)": "#b15928",
+             "idle": "#e8e8e8", "steal (hypervisor)": "#6a3d9a"}
+#: The per-trial CPU columns the core shares need (seconds over the workload window).
+CPU_NEEDED = ["cpu_window_s", "cpu_workers_s", "cpu_flood_s", "cpu_user_s", "cpu_system_s", "cpu_softirq_s",
+              "cpu_idle_s", "cpu_steal_s"]
+#: The traffic classes of a capture summary (capture/README.md), with their colours (figure order).
+CLASS_COLOR = {"rmi": "#1b9e77", "control/ack": "#7570b3", "data": "#e7298a", "udp": "#d95f02", "ssh": "#66a61e",
+               "short-frame": "#e6ab02", "other": "#666666"}
+
+
+# -- formatting ------------------------------------------------------------------------------
+
+def pfmt(p: float | None) -> str:
+    """A p-value: two significant digits down to 1e-4, then scientific ("n/a" for None)."""
+    return "n/a" if p is None else (f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}")
+
+
+def ci(v: Sequence[float] | None, f: str = "{:.3f}") -> str:
+    """An interval [lo, hi] as "lo - hi", each end formatted with ``f`` ("n/a" for None or [])."""
+    return "n/a" if not v else f"{f.format(v[0])} - {f.format(v[1])}"
+
+
+def recovery_value(r: Mapping[str, Any]) -> str:
+    """A recovery entry of stats.json (``ratio``, ``ci95``) as Markdown: bold percentage and its
+    BCa interval, "n/a" when congestion slowed nothing."""
+    ratio = r["ratio"]
+    return ((f"**{ratio:.1%}**" if ratio is not None else "n/a")
+            + (f" (95 % BCa {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else ""))
+
+
+def recovery_cell(r: Mapping[str, Any]) -> str:
+    """A recovery entry as a table cell: "ratio [lo - hi]" in percent, "n/a" without a ratio."""
+    return "n/a" if r["ratio"] is None else f"{r['ratio']:.1%} [{ci(r['ci95'], '{:.1%}')}]"
+
+
+def wrap_label(name: str, width: int = 16) -> str:
+    """A condition name wrapped to lines of at most ``width`` characters (tick labels)."""
+    return "\n".join(textwrap.wrap(name, width))
+
+
+def text_color_on(color: str) -> str:
+    """"white" or "black", whichever reads on a bar of ``color`` (any matplotlib colour)."""
+    r, g, b = to_rgb(color)
+    return "white" if 0.3 * r + 0.59 * g + 0.11 * b < 0.5 else "black"
+
+
+# -- conditions: kind, order, colour ---------------------------------------------------------
+
+def thesis_kind(name: str) -> Kind:
+    """The kind of a thesis condition named "[no ]congestion, [no ]QoS"."""
+    return not name.startswith("no congestion"), not name.endswith("no QoS")
+
+
+def thesis_kinds(names: Iterable[str]) -> dict[str, Kind]:
+    """Thesis condition name -> kind, in the given order."""
+    return {n: thesis_kind(n) for n in names}
+
+
+def playbook_kinds(playbook: Mapping[str, Any]) -> dict[str, Kind]:
+    """Campaign condition name -> kind from a parsed playbook (``conditions``: name, congestion,
+    profile), in playbook order."""
+    return {c["name"]: (bool(c["congestion"]), c["profile"] != "fifo") for c in playbook["conditions"]}
+
+
+def condition_order(kinds: Mapping[str, Kind]) -> list[str]:
+    """The conditions baseline first: uncongested before congested, fifo before a profile, ties in
+    the given order."""
+    names = list(kinds)
+    return sorted(kinds, key=lambda n: (kinds[n][0], kinds[n][1], names.index(n)))
+
+
+def condition_colors(order: Sequence[str], kinds: Mapping[str, Kind]) -> dict[str, str]:
+    """Condition -> colour: its kind's PALETTE colour, or an EXTRA one when that is taken."""
+    colors: dict[str, str] = {}
+    used: set[str] = set()
+    for n in order:
+        c = PALETTE[kinds[n]]
+        colors[n] = c if c not in used else EXTRA[len(used) % len(EXTRA)]
+        used.add(colors[n])
+    return colors
+
+
+def ordered(df: pd.DataFrame, order: Sequence[str], then: Sequence[str] = ()) -> pd.DataFrame:
+    """``df`` sorted by its ``condition`` column in ``order``, then by the columns ``then``."""
+    by: str | list[str] = ["o", *then] if then else "o"
+    return df.assign(o=df.condition.map(list(order).index)).sort_values(by).drop(columns="o")
+
+
+# -- statistics tables (stats.json) ----------------------------------------------------------
+
+def cond_table(s: Mapping[str, Any], names: Iterable[str]) -> pd.DataFrame:
+    """One row per condition of ``names`` from a stats.json section ``s``: n, mean, sd, median
+    (s, floats), CI, CV, Shapiro-Wilk, Tukey outliers (formatted), and the published values when
+    present (thesis)."""
+    rows = []
+    for name in names:
+        d = s["conditions"][name]
+        r = {"condition": name, "n": d["n"], "mean s": d["mean"], "sd s": d["sd"], "95% CI of mean": ci(d["ci95"]),
+             "median s": d["median"], "CV": f"{d['cv']:.1%}",
+             "Shapiro-Wilk W (p)": "n/a" if d.get("shapiro_w") is None
+             else f"{d['shapiro_w']:.3f} ({pfmt(d['shapiro_p'])})",
+             "Tukey outliers low / high": f"{d['outliers_low']} / {d['outliers_high']}"}
+        if "published_mean" in d:
+            r["published mean"] = d["published_mean"]
+            r["published sd"] = d["published_sd"]
+            r["sd as published?"] = "yes" if d["sd_matches_published"] else "NO (raw data differ)"
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def comparison_tables(s: Mapping[str, Any], kinds: Mapping[str, Kind]
+                      ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(tests, effects, tost) frames of a stats.json section's comparisons, one row per
+    comparison "b vs a" (all formatted strings); TOST only for pairs of uncongested conditions
+    ("does the profile cost anything without congestion")."""
+    tests, effects, tost = [], [], []
+    for c in s["comparisons"]:
+        same_uncongested = c["a"] in kinds and c["b"] in kinds and not kinds[c["a"]][0] and not kinds[c["b"]][0]
+        name = f"{c['b']} vs {c['a']}"
+        tests.append({"comparison": name, "difference s": f"{c['difference_s']:+.3f}",
+                      "Welch t (df)": f"{c['welch_t']:.2f} ({c['welch_df']:.1f})",
+                      "Welch p": pfmt(c["welch_t_p"]), "Welch p, Holm": pfmt(c["welch_t_p_holm"]),
+                      "Mann-Whitney p": pfmt(c["mann_whitney_p"]), "MW p, Holm": pfmt(c["mann_whitney_p_holm"]),
+                      "MW method": c["mann_whitney_method"]})
+        effects.append({"comparison": name,
+                        "difference s [95% BCa]": f"{c['difference_s']:+.3f} [{ci(c['difference_ci95_s'])}]",
+                        "ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
+                        "Cohen's d": f"{c['cohens_d']:+.2f}", "Hedges' g": f"{c['hedges_g']:+.2f}",
+                        "Hodges-Lehmann s [95%]": f"{c['hodges_lehmann_s']:+.3f} [{ci(c['hodges_lehmann_ci95_s'])}]",
+                        "P(b > a)": f"{c['prob_superiority']:.2f}",
+                        "MDE (80% power)": f"{c['mde_s']:.3f} s ({c['mde_rel']:.1%})"})
+        t = c["tost"]
+        if same_uncongested:  # a profile against fifo without congestion (stats.json has every pair)
+            tost.append({"comparison": name,
+                         "margin": f"+-{t['margin_s']:.3f} s ({t['margin_rel']:.0%} of {t['reference']})",
+                         "90% CI of difference s": ci(t["ci90_s"]), "TOST p": pfmt(t["p"]),
+                         "verdict": "equivalent" if t["equivalent"] else "not shown equivalent"})
+    return pd.DataFrame(tests), pd.DataFrame(effects), pd.DataFrame(tost)
+
+
+def thesis_side_tables(main: Mapping[str, Any], th: Mapping[str, Any], order: Sequence[str],
+                       kinds: Mapping[str, Kind]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 5 of a campaign (stats.json ``main``) beside the thesis's (``th``: stats-thesis.json's
+    table5), conditions matched by kind: (conditions with n, mean, sd, x baseline and the recovery
+    rows; comparisons with Cohen's d, ratio and the thesis's MDE). Strings; "" where the thesis
+    has no counterpart. ``order[0]`` is the campaign's baseline."""
+    tnames = {thesis_kind(n): n for n in th["conditions"]}
+    base_t, base_c = th["conditions"][tnames[(False, False)]]["mean"], main["conditions"][order[0]]["mean"]
+    rows = []
+    for n in order:
+        tn = tnames.get(kinds[n])
+        d = main["conditions"][n]
+        r = {"condition": n, "campaign n": str(d["n"]), "campaign mean s": f"{d['mean']:.3f}",
+             "campaign sd s": f"{d['sd']:.3f}", "campaign x baseline": f"{d['mean'] / base_c:.2f}"}
+        if tn:
+            t = th["conditions"][tn]
+            r.update({"thesis condition": tn, "thesis n": str(t["n"]), "thesis mean s": f"{t['mean']:.2f}",
+                      "thesis sd s": f"{t['sd']:.2f}", "thesis x baseline": f"{t['mean'] / base_t:.2f}"})
+        rows.append(r)
+    for rc in main.get("recovery", []):
+        rt = th["recovery"][0]
+        rows.append({"condition": f"recovery of {rc['treated']} [95% BCa]", "campaign mean s": recovery_cell(rc),
+                     "thesis condition": f"recovery of {rt['treated']}", "thesis mean s": recovery_cell(rt)})
+    drows = []
+    for c in main["comparisons"]:
+        tc = next((x for x in th["comparisons"]
+                   if tnames.get(kinds[c["a"]]) == x["a"] and tnames.get(kinds[c["b"]]) == x["b"]), None)
+        drows.append({"comparison": f"{c['b']} vs {c['a']}", "campaign Cohen's d": f"{c['cohens_d']:+.2f}",
+                      "campaign ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
+                      "thesis Cohen's d": f"{tc['cohens_d']:+.2f}" if tc else "",
+                      "thesis ratio [95% BCa]": f"{tc['ratio']:.3f} [{ci(tc['ratio_ci95'])}]" if tc else "",
+                      "thesis MDE": f"{tc['mde_s']:.2f} s ({tc['mde_rel']:.1%})" if tc else ""})
+    return pd.DataFrame(rows).astype(object).fillna(""), pd.DataFrame(drows)
+
+
+# -- trial times -----------------------------------------------------------------------------
+
+def thesis_raw(t3: pd.DataFrame, t5: pd.DataFrame, order: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """The thesis's Appendix A trials per condition (of ``order``): Table 3's 4 machines as
+    "no congestion, no QoS", Table 5's (congestion, qos) groups ("yes"/"no") as the others.
+    ``t3``/``t5``: the CSVs as read (``elapsed_s`` in s; rows without one are dropped)."""
+    t3 = t3.dropna(subset=["elapsed_s"])
+    t5 = t5.dropna(subset=["elapsed_s"])
+    raw = {"no congestion, no QoS": t3[t3.machines == 4]}
+    for (c, q), g in t5.groupby(["congestion", "qos"]):
+        raw[f"{'congestion' if c == 'yes' else 'no congestion'}, {'QoS' if q == 'yes' else 'no QoS'}"] = g
+    return {n: raw[n] for n in order}
+
+
+def campaign_raw(trials_csv: pd.DataFrame, order: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """A campaign's trials.csv rows per condition of ``order``."""
+    return {n: trials_csv[trials_csv.condition == n] for n in order}
+
+
+def counted(trials: pd.DataFrame) -> pd.DataFrame:
+    """The done, non-warm-up rows of the trials frame (one row per trial, columns of the store)."""
+    return trials[(trials.status == "done") & (trials.warmup == 0)]
+
+
+def resume_pauses(trials: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """(gap, pause) per trial row in run order: the gap (s) from the previous trial's end to this
+    one's start, and whether it exceeds max(60 s, 20 x the median gap) (an interrupted campaign
+    resumed)."""
+    gap = trials.started - trials.finished.shift(1)
+    return gap, gap > max(60.0, 20 * float(gap.median()))
+
+
+def issue_table(failed: pd.DataFrame, retried: pd.DataFrame) -> pd.DataFrame:
+    """The failed and retried trials (idx, condition, trial, status, attempts, elapsed_s, error),
+    blanks for missing values."""
+    cols = ["idx", "condition", "trial", "status", "attempts", "elapsed_s", "error"]
+    return pd.concat([failed, retried])[cols].astype(object).fillna("")
+
+
+# -- per-trial columns of the store ----------------------------------------------------------
+
+def compute_network_split(done: pd.DataFrame, order: Sequence[str]
+                          ) -> tuple[dict[str, dict[str, float]], pd.DataFrame | None]:
+    """Where a condition's render time goes (means over its counted trials, s): the busiest
+    worker's busy time (``busy_max_s``) and the network wait (``elapsed_s`` - ``busy_max_s``); with
+    CPU data (``cpu_busiest_worker_s``) the busy time splits into on CPU and waiting for a core.
+    Returns (condition -> {part: mean s} for the stacked figure, the CPU split table in ``order``
+    with the compute share, or None without CPU data). Conditions missing a busy time are left out."""
+    cpu_bw = pd.to_numeric(done.get("cpu_busiest_worker_s", pd.Series(np.nan, index=done.index)), errors="coerce")
+    split = done.assign(on_cpu=cpu_bw.clip(upper=done.busy_max_s), cpu_wait=(done.busy_max_s - cpu_bw).clip(lower=0),
+                        net=done.elapsed_s - done.busy_max_s)
+    parts: dict[str, dict[str, float]] = {}
+    rows = []
+    for n, g in split.groupby("condition"):
+        if not g.busy_max_s.notna().all():
+            continue
+        if g.on_cpu.notna().all():  # CPU data (the cpu meter): compute = on CPU + waiting for a core
+            parts[n] = {"busiest worker on CPU": g.on_cpu.mean(),
+                        "busiest worker waiting for a core": g.cpu_wait.mean(), "network wait": g.net.mean()}
+            rows.append({"condition": n, "render s": g.elapsed_s.mean(), "on CPU s": g.on_cpu.mean(),
+                         "waiting for a core s": g.cpu_wait.mean(), "network wait s": g.net.mean(),
+                         "compute share": (g.on_cpu.mean() + g.cpu_wait.mean()) / g.elapsed_s.mean()})
+        else:
+            parts[n] = {"busiest worker computing": g.busy_max_s.mean(), "network wait": g.net.mean()}
+    return parts, (ordered(pd.DataFrame(rows), order) if rows else None)
+
+
+def cpu_frame(trials: pd.DataFrame, done: pd.DataFrame) -> pd.DataFrame:
+    """The numeric ``cpu_*`` columns of the counted trials ``done`` (s; columns without any value
+    dropped; ``cpu_json`` left out) and their ``condition``."""
+    cpu_cols = [c for c in trials.columns if c.startswith("cpu_") and c != "cpu_json"]
+    return done[cpu_cols].apply(pd.to_numeric, errors="coerce").dropna(axis=1, how="all").assign(
+        condition=done.condition)
+
+
+def cpu_means(cpud: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Mean of every column of :func:`cpu_frame`'s frame per condition (rows in ``order``, s)."""
+    num = [c for c in cpud.columns if c != "condition"]
+    means = cpud.groupby("condition")[num].mean()
+    return means.reindex([n for n in order if n in means.index]).reset_index()
+
+
+def core_shares(cpud: pd.DataFrame) -> pd.DataFrame:
+    """Per counted trial, the machine's cores over the workload window split into CPU_PARTS
+    (cores = CPU seconds / ``cpu_window_s``); needs the CPU_NEEDED columns, ``cpu_outside_s`` is
+    optional. "other busy" is user + system + softirq less the JVMs, the flood and the outside
+    load (at least 0). Columns: condition and CPU_PARTS' names."""
+    w = cpud.cpu_window_s
+    busy = (cpud.cpu_user_s + cpud.cpu_system_s + cpud.cpu_softirq_s) / w
+    cores = pd.DataFrame({"condition": cpud.condition, "worker JVMs": cpud.cpu_workers_s / w,
+                          "flood processes": cpud.cpu_flood_s / w})
+    outside = cpud.cpu_outside_s / w if "cpu_outside_s" in cpud.columns else 0.0
+    cores["outside load (other users' processes)"] = outside
+    cores["other busy (kernel, manager JVM, harness)"] = (busy - cores["worker JVMs"] - cores["flood processes"]
+                                                          - outside).clip(lower=0)
+    cores["idle"] = cpud.cpu_idle_s / w
+    cores["steal (hypervisor)"] = cpud.cpu_steal_s / w
+    return cores
+
+
+def softirq_cores(cpud: pd.DataFrame, order: Sequence[str]) -> dict[str, float]:
+    """Mean cores spent in softirq (packet forwarding) per condition of ``order`` present."""
+    present = set(cpud.condition)
+    return {n: float((cpud[cpud.condition == n].cpu_softirq_s / cpud[cpud.condition == n].cpu_window_s).mean())
+            for n in order if n in present}
+
+
+def cpu_count(done: pd.DataFrame) -> int | None:
+    """The machine's CPUs from the first ``cpu_json`` (its ``cpus``), None without one."""
+    return len(json.loads(done.cpu_json.dropna().iloc[0])["cpus"]) if done.cpu_json.notna().any() else None
+
+
+def switch_queues(done: pd.DataFrame) -> pd.DataFrame:
+    """One row per counted trial, switch port and egress queue (1-4) from ``switch_json``
+    (per-trial counter deltas): condition, idx, port, queue, dropped, enqueued (packets) and
+    "policer out" (packets, on queue 1's row). Empty without switch evidence."""
+    rows = []
+    for _, t in done.iterrows():
+        if isinstance(t.switch_json, str):
+            for port, p in json.loads(t.switch_json)["ports"].items():
+                for q in range(4):
+                    rows.append({"condition": t.condition, "idx": t.idx, "port": port, "queue": q + 1,
+                                 "dropped": p["dropped"][q], "enqueued": p["enqueued"][q],
+                                 "policer out": p["policer_out"] if q == 0 else 0})
+    return pd.DataFrame(rows)
+
+
+def switch_queue_table(sq: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Mean enqueued and dropped packets per trial for each condition, port and queue that saw
+    any (rows of :func:`switch_queues`), in ``order``, port, queue."""
+    tab = sq.groupby(["condition", "port", "queue"])[["enqueued", "dropped"]].mean().reset_index()
+    tab = tab[(tab.enqueued > 0) | (tab.dropped > 0)]
+    return ordered(tab, order, ["port", "queue"])
+
+
+def flood_table(done: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame | None:
+    """The flood's achieved rates (``flood_json``, ITGDec per flow) as means per condition and
+    flow "src->dst": received Mbit/s, loss %, delay ms; in ``order``. None without flood data."""
+    rows = []
+    for _, t in done.iterrows():
+        if isinstance(t.flood_json, str):
+            for f in json.loads(t.flood_json):
+                rows.append({"condition": t.condition, "flow": f"{f['src']}->{f['dst']}",
+                             "received Mbit/s": f["received_wire_bps"] / 1e6, "loss %": f["loss_pct"],
+                             "delay ms": f["delay_avg_s"] * 1000})
+    if not rows:
+        return None
+    return ordered(pd.DataFrame(rows).groupby(["condition", "flow"]).mean().reset_index(), order, ["flow"])
+
+
+def capture_accounting(trials: pd.DataFrame, summaries: Mapping[Any, Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per trial with a capture summary (``summaries``: idx -> the parsed summary.json) or
+    capture-drop columns: idx, condition, summary (or None), received (pcap) and dropped (pcap)
+    packets, dropped (stored columns) (the ``capture_drops`` total when stored, else the sum of
+    its parts), lost (share, text) and flag ("LOST PACKETS" on any drop, else "ok")."""
+    caps = []
+    drop_cols = [c for c in trials.columns if c.startswith("capture_drops")]
+    for _, t in trials.iterrows():
+        s = summaries.get(t.idx)
+        # capture_drops is the total (campaign/drops.py) when stored; its parts are not added to it again
+        use_cols = ["capture_drops"] if "capture_drops" in drop_cols and pd.notna(t.capture_drops) else drop_cols
+        col_drops = sum(float(t[c]) for c in use_cols if pd.notna(t[c]) and pd.api.types.is_number(t[c]))
+        if s is None and not col_drops:
+            continue
+        d = (s or {}).get("drops") or {}
+        # the accounted capture's drops block (capture/README.md), or the older pcap4j one
+        dropped = int(d["dropped_total"]) if d.get("dropped_total") is not None else \
+            int(d.get("pcap_dropped") or 0) + int(d.get("pcap_dropped_by_interface") or 0)
+        recv = d.get("received", d.get("pcap_received"))
+        caps.append({"idx": t.idx, "condition": t.condition, "summary": s, "received (pcap)": recv,
+                     "dropped (pcap)": dropped, "dropped (stored columns)": col_drops,
+                     "lost": f"{dropped / recv:.1%}" if recv else "",
+                     "flag": "LOST PACKETS" if dropped or col_drops else "ok"})
+    return pd.DataFrame(caps)
+
+
+def captured_classes(summaries: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The classes of CLASS_COLOR (in its order) with packets in any of the capture summaries."""
+    summaries = list(summaries)
+    return [k for k in CLASS_COLOR if any(s["classes"].get(k, {}).get("packets") for s in summaries)]
+
+
+def class_mean(summaries: Iterable[Mapping[str, Any]], cls: str, key: str) -> float:
+    """Mean of a class's ``key`` ("packets" or "mean_frame_bytes") over capture summaries (0 where
+    a summary lacks the class)."""
+    return float(np.mean([s["classes"].get(cls, {}).get(key) or 0 for s in summaries]))
+
+
+def provenance_table(prov: Mapping[str, Any]) -> pd.DataFrame:
+    """provenance.json as (what, value) rows sorted by key."""
+    return pd.DataFrame(sorted(prov.items()), columns=["what", "value"])

@@ -233,7 +233,7 @@ if main["comparisons"]:
 
 # %%
 if camp:
-    with Store(camp / "trials.sqlite") as store:
+    with Store(camp / "trials.sqlite", readonly=True) as store:
         trials = pd.DataFrame(store.rows())
     done = rl.counted(trials)
     gap, pause = rl.resume_pauses(trials)

@@ -84,7 +84,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Pat
     stale = not stats.exists() or "settings" not in json.loads(stats.read_text())
     if stale or not (folder / "censoring.json").exists():
         pb = load_campaign_playbook(folder)
-        store = Store(folder / "trials.sqlite")
+        store = Store(folder / "trials.sqlite", readonly=True)
         try:
             (campaign_stats if stale else censoring_stats)(pb, store, folder)
         finally:

@@ -2,7 +2,7 @@
 
 One worker JVM per host (the head node included, as in the thesis), then the manager JVM on the
 head node (the first host); the manager prints one JSON line, returned here as a dict. Every JVM
-runs with ``-Djava.net.preferIPv4Stack=true`` (needed for DSCP marking, DESIGN.md field notes)
+runs with ``-Djava.net.preferIPv4Stack=true`` (needed for DSCP marking, docs/DESIGN.md field notes)
 and ``-Djava.rmi.server.hostname=<the node's address>`` (else stubs advertise 127.0.0.1).
 """
 

@@ -153,3 +153,28 @@ def test_conflicting_column_types_are_refused(registered):
 def test_capture_meter_is_all_null_without_a_capture(tmp_path):
     m = CaptureDropsMeter(_ctx(tmp_path, []))
     assert set(m.columns(_ctx(tmp_path, [])).values()) == {None}
+
+
+def test_a_readonly_store_neither_migrates_nor_writes(tmp_path):
+    import hashlib
+    import sqlite3
+
+    db = tmp_path / "trials.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE trials (idx INTEGER PRIMARY KEY, condition TEXT NOT NULL, trial INTEGER NOT NULL, "
+                "warmup INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', elapsed_s REAL, valid INTEGER)")
+    con.execute("INSERT INTO trials VALUES (0, 'c', 1, 0, 'done', 1.5, 1)")
+    con.commit()
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    with Store(db, readonly=True) as st:
+        [row] = st.trials(counted=True)
+        assert row.elapsed_s == 1.5 and row.busy_max_s is None and "cpu_flood_s" not in st.columns()
+        with pytest.raises(sqlite3.OperationalError):
+            st.set_meta("x", 1)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    with pytest.raises(Exception, match="no campaign store there"):
+        Store(tmp_path / "missing.sqlite", readonly=True)
+    (tmp_path / "junk.sqlite").write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(Exception, match="not a qoslab campaign store"):
+        Store(tmp_path / "junk.sqlite", readonly=True)

@@ -129,19 +129,30 @@ def _row(names: list[str], values: tuple[Any, ...]) -> TrialRow:
 class Store:
     """The campaign's SQLite results store (one row per scheduled trial). ``path``: the database
     file (created when missing); ``columns``: the meter columns to make sure of (name -> SQLite
-    type; default: every registered meter's). Raises QoslabError for a file that is not a
-    campaign store (another SQLite file, or not SQLite)."""
+    type; default: every registered meter's); ``readonly``: open an existing store without
+    migrating or writing it (the report, a plan's ETA: a committed campaign's file stays
+    byte-identical; the columns are what the file has). Raises QoslabError for a file that is not
+    a campaign store (another SQLite file, or not SQLite), or a missing one with ``readonly``."""
 
-    def __init__(self, path: Path, columns: Mapping[str, str] | None = None) -> None:
+    def __init__(self, path: Path, columns: Mapping[str, str] | None = None, readonly: bool = False) -> None:
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+        self.readonly = readonly
+        if readonly and not Path(path).is_file():
+            raise QoslabError(f"{path}: no campaign store there")
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(SCHEMA)
-            self._migrate(columns)
+            if readonly:  # a reader (report, plan) never migrates or writes a committed campaign's file
+                self._db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True,
+                                           isolation_level=None)
+                self._db.execute("SELECT 1 FROM trials LIMIT 1")
+            else:
+                self._db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(SCHEMA)
+                self._migrate(columns)
         except sqlite3.DatabaseError as e:
-            self._db.close()
+            if hasattr(self, "_db"):
+                self._db.close()
             raise QoslabError(f"{path}: not a qoslab campaign store ({e})") from None
 
     def _migrate(self, columns: Mapping[str, str] | None) -> None:

@@ -161,7 +161,7 @@ def _cell(stats: dict, name: str) -> dict | None:
 
 
 def _cpu_means(db: Path, cond: str) -> dict[str, float | None]:
-    with Store(db) as st:
+    with Store(db, readonly=True) as st:
         rows = [r for r in st.trials(status="done", condition=cond, warmup=False)
                 if (r.get("cpu_window_s") or 0) > 0]
     if not rows:

@@ -1,4 +1,4 @@
-"""One trial of a campaign, phase by phase (DESIGN.md, "One trial, as data flows"):
+"""One trial of a campaign, phase by phase (docs/DESIGN.md, "One trial, as data flows"):
 
 1. switch: push the condition's profile (only when it differs from what the switch has);
 2. capture: start a live capture on the SPAN destination port (by the capture policy);

@@ -3,7 +3,7 @@
 Every host of a topology is a network namespace with one interface ``eth0``; the switch is a Linux
 bridge in its own namespace with one veth port per host, named after the Catalyst interface it
 stands for; SPAN destination ports lead to a namespace where captures listen. Every link is
-shaped to the topology's link rate with HTB at both ends (DESIGN.md, "The embedded testbed").
+shaped to the topology's link rate with HTB at both ends (docs/DESIGN.md, "The embedded testbed").
 
 - :mod:`.plan`: pure: the testbed's names, ``build_plan``, shaping lines, HTB quantum;
 - :mod:`.procs`: PIDs from /proc (namespace_pids, kill_pids, cpu ticks);

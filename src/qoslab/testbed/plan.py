@@ -8,7 +8,7 @@ testbed builds the host ends of every link and the SPAN ports, the virtual Catal
 switch ports' egress from its running-config (a factory-default switch = one FIFO per port,
 exactly :func:`switch_port_lines`).
 
-Names (DESIGN.md, "The embedded testbed"):
+Names (docs/DESIGN.md, "The embedded testbed"):
 
 - host namespace ``qsl-<topology>-<host>`` with one interface ``eth0``;
 - switch namespace ``qsl-<topology>@switch``: bridge ``br0``, one veth per host named after its

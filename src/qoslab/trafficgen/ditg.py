@@ -3,7 +3,7 @@
 One fresh ITGRecv per destination (its logs in a per-trial folder), one ITGSend per flow, both
 stopped by PID; both logs are decoded with ITGDec (:mod:`.itgdec`). Pacing: ``-poll`` (accurate,
 one busy core per sender) or plain ``-C`` chosen from a measured calibration (:mod:`.calibration`)
-(DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly).
+(docs/DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly).
 """
 
 from __future__ import annotations

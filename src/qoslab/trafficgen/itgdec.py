@@ -1,6 +1,6 @@
 """ITGDec (D-ITG's decoder): run it on a binary log with bounds, and parse its summary and its
 per-interval series. Every number a D-ITG flood reports comes from here, never from the asked rate
-(DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly)."""
+(docs/DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly)."""
 
 from __future__ import annotations
 

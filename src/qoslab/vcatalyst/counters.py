@@ -11,8 +11,9 @@ Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read):
   gives it the port's default CoS 0 on the way in; on the way out the DSCP-to-CoS map of the
   DSCP sent (IPv4 packets only, like the DSCP tables).
 - Output queues: packets enqueued (sent + still queued) and dropped by each egress queue's bfifo
-  (handles 11:-14:; QoS off: the port's single FIFO ``10:`` counts as queue 1). WTD is not
-  emulated, so everything counts under threshold 1.
+  (handles 11:-14:; QoS off: the port's single FIFO ``10:`` counts as queue 1). A queue's bfifo
+  limit is the WTD threshold its DSCPs map to (:func:`qoslab.vcatalyst.tccompile.wtd_limits`), and
+  its packets count under that threshold.
 - Policer: in profile = packets of a policed class that conformed, out of profile = dropped by it
   (rule comments ``police-in|PORT|CLASS`` / ``police-out|PORT|CLASS``).
 - Per policy-map class (``show policy-map interface``): packets and bytes classified (in + out of

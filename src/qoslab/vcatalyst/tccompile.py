@@ -14,7 +14,7 @@ Egress model per host port (what the Catalyst does on the way out to that host):
     shared queues split what is left;
   - ``priority-queue out`` -> queue 1 gets the link rate minus 1 % as its assured rate and HTB
     prio 0, queues 2-4 share the remaining 1 % and borrow only when queue 1 is idle (HTB prio only
-    orders borrowing, so an expedite queue needs almost all the rate as its own; DESIGN.md).
+    orders borrowing, so an expedite queue needs almost all the rate as its own; docs/DESIGN.md).
 - Queue selection: the egress queue of a packet is its QoS label's queue (DSCP-to-output-queue
   map), chosen at ingress by the nftables ruleset (:mod:`qoslab.vcatalyst.nftcompile`) as the skb priority
   ``1:1Q``, which HTB takes as the class; anything without one (non-IP from a port the table does

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  * connect timeout, and counts bytes sent/received by this JVM.
  *
  * <p>DSCP marking only reaches IPv4 packets when the JVM runs with
- * {@code -Djava.net.preferIPv4Stack=true} (DESIGN.md field notes: with dual-stack sockets
+ * {@code -Djava.net.preferIPv4Stack=true} (docs/DESIGN.md field notes: with dual-stack sockets
  * setTrafficClass is silently ignored for IPv4); {@link #checkIpv4Stack} enforces it.
  */
 public final class MarkingSocketFactory implements RMIClientSocketFactory, RMIServerSocketFactory, Serializable {

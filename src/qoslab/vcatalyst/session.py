@@ -29,6 +29,12 @@ from .flash import Flash
 from .show import show_output
 from .show_sys import DeviceFacts, render_privilege
 
+#: The longest command line the session takes (characters). A longer line, typed or sent on the
+#: exec channel, is rejected whole (nothing of it runs) with IOS's ``% Invalid input`` and the
+#: caret at the first character past the buffer; the shell has echoed it in full, so the client
+#: stays in step and the next line runs in the mode it expects.
+LINE_MAX = 4096
+
 
 @dataclass
 class Reply:
@@ -79,6 +85,8 @@ class IosSession:
             return pending(text)
         if not text.strip():
             return Reply()
+        if len(text) > LINE_MAX:
+            return Reply(IosError(text, LINE_MAX).render(len(self.prompt)) + "\n")
         if self.mode is not None:
             return self._config(text)
         try:

@@ -89,6 +89,7 @@ EXEC_COMMANDS: dict[str, str] = {
     "delete force url": "delete /force {url}",
     "copy": "copy {url} {url2}",
     "enable": "enable",
+    "tclsh": "tclsh",
     "disable": "disable",
     "configure terminal": "configure terminal",
     "configure": "configure",

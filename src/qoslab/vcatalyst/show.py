@@ -73,9 +73,10 @@ def _port_arg(sw, cmd: ExecCommand) -> str | None:
 
 def port_views(sw, only: str | None = None) -> list[PortView]:
     """PortView of every front port: link up where a testbed host is attached, description and
-    shutdown from the running-config, link rate of the topology, counters when measured."""
+    shutdown from the running-config, counters when measured. The speed is the 3750's (1000 Mbit/s
+    negotiated on a 10/100/1000 port), not the testbed's scale-model link rate, which ``show
+    version`` states (:func:`qoslab.vcatalyst.session.device_facts`)."""
     hosts = {long_port(h.port): h for h in sw.topo.hosts}
-    mbps = max(1, int(sw.topo.link.rate / 1e6))
     link = getattr(sw, "link_counters", None)
     out = []
     for i, p in enumerate(_ports(sw), 1):
@@ -84,7 +85,7 @@ def port_views(sw, only: str | None = None) -> list[PortView]:
         sec = sw.running.interfaces.get(canonical_port(p))
         children = sec.children if sec else []
         desc = next((c.split(None, 1)[1] for c in children if c.startswith("description ")), "")
-        v = PortView(p, desc, admin_up="shutdown" not in children, link_up=p in hosts, speed_mbps=mbps,
+        v = PortView(p, desc, admin_up="shutdown" not in children, link_up=p in hosts, speed_mbps=1000,
                      mac=f"0200.5100.{i:04x}")
         if link is not None and v.link_up:
             for k, val in link(p).items():

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 @dataclass
 class DeviceFacts:
     """Who the switch is: hostname, model, IOS version and image, serial (virtual), base MAC,
-    uptime in seconds, configuration register, number of front ports."""
+    uptime in seconds, configuration register, number of front ports, the testbed's link rate."""
 
     hostname: str
     model: str = "WS-C3750G-24T"
@@ -30,6 +30,7 @@ class DeviceFacts:
     uptime_s: float = 0.0
     config_register: str = "0xF"
     n_ports: int = 24
+    link_bps: float | None = None  # the testbed's scale-model link rate (tc), stated in show version
 
 
 @dataclass
@@ -81,7 +82,7 @@ System returned to ROM by power-on
 System image file is "flash:{f.image}"
 
 qoslab virtual Catalyst: the QoS configuration is emulated with tc/nftables on the embedded
-testbed; serial numbers and MAC addresses are virtual.
+testbed; serial numbers and MAC addresses are virtual.{_rate_note(f)}
 
 cisco {f.model} (PowerPC405) processor (revision F0) with 131072K bytes of memory.
 Processor board ID {f.serial}
@@ -109,6 +110,16 @@ Switch Ports Model              SW Version            SW Image
 Configuration register is {f.config_register}
 
 """
+
+
+def _rate_note(f: DeviceFacts) -> str:
+    """The scale-model line of ``show version``: ports report 1000Mb/s as a 3750's do, the
+    testbed's links run at ``link_bps`` (empty when not known)."""
+    if not f.link_bps:
+        return ""
+    rate = f"{f.link_bps / 1e6:g} Mbit/s"
+    return (f"\nScale model: ports report 1000Mb/s as a 3750's do; the testbed's links and the egress\n"
+            f"queues' port rate run at {rate} (qoslab topology link.rate).")
 
 
 def _colon_mac(dotted: str) -> str:

@@ -66,7 +66,7 @@ class RunningConfig:
         for name in sorted(self.policy_maps):
             out += self.section_lines(self.policy_maps[name]) + ["!"]
         for port in sorted(self.interfaces, key=interface_order):
-            out += self.section_lines(self.interfaces[port]) + ["!"]
+            out += self.interface_lines(port) + ["!"]
         out += self.acl_lines()
         out.append("!")
         out += self.monitor
@@ -81,6 +81,14 @@ class RunningConfig:
             out.append(f" {sub.header}")
             out += [f"  {c}" for c in sub.children]
         return out
+
+    def interface_lines(self, port: str) -> list[str]:
+        """An interface section, its lines in IOS's order whatever the order of entry
+        (:data:`IF_LINE_ORDER`; lines it does not list after those it does, in entry order)."""
+        sec = self.interfaces[port]
+        ranked = sorted(sec.children, key=lambda c: next((i for i, k in enumerate(IF_LINE_ORDER)
+                                                          if c == k or c.startswith(k + " ")), len(IF_LINE_ORDER)))
+        return [sec.header] + [f" {c}" for c in ranked]
 
     def acl_lines(self) -> list[str]:
         """The access lists as ``show running-config`` prints them (named ones by name, then
@@ -97,17 +105,24 @@ class RunningConfig:
 
     def render_interface(self, port: str) -> str | None:
         """``show running-config interface PORT`` (``port``: short name); None if no such interface."""
-        sec = self.interfaces.get(port)
-        if sec is None:
+        if port not in self.interfaces:
             return None
         return _sized("\n".join(["Building configuration...", "", "Current configuration : {size} bytes", "!",
-                                 *self.section_lines(sec), "end"]) + "\n", body_from=4)
+                                 *self.interface_lines(port), "end"]) + "\n", body_from=4)
 
     def render_partition_acl(self) -> str:
         """``show running-config partition access-list``: the access lists only."""
         return _sized("\n".join(["Building configuration...", "", "Current configuration : {size} bytes", "!",
                                  "Configuration of Partition - access-list", "!", "!", *self.acl_lines(), "!",
                                  "end"]) + "\n", body_from=4)
+
+
+#: The order in which a 3750 lists an interface's lines (as in the AutoQoS-generated interface
+#: configurations of the Catalyst 3750 QoS configuration guide: queueing, then trust, then the
+#: input policy last).
+IF_LINE_ORDER = ("description", "no ip address", "shutdown", "srr-queue bandwidth share", "srr-queue bandwidth shape",
+                 "srr-queue bandwidth limit", "queue-set", "priority-queue out", "mls qos trust", "no mdix auto",
+                 "service-policy input")
 
 
 def _sized(text: str, body_from: int = 0) -> str:

@@ -2,7 +2,9 @@
 EXEC, ``enable`` (three tries, ``% Bad secrets``), configuration mode (:func:`qoslab.ios.interpret`),
 every show command through :mod:`qoslab.vcatalyst.execparse` (abbreviations, interface names, output
 modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`.flash`),
-``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.vcatalyst.archive`).
+``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.vcatalyst.archive`),
+``tclsh`` as far as NAPALM's and netmiko's inline transfer type it, and a line buffer of
+:data:`LINE_MAX` characters (a longer line is rejected whole).
 
 :class:`IosSession` is transport-free: :meth:`IosSession.line` takes one typed line and returns a
 :class:`Reply` (text, whether to close, whether the next line is a secret or an answer to a

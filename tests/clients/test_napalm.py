@@ -1,9 +1,15 @@
 """NAPALM ``ios`` against the virtual Catalyst, as its driver works on hardware: getters, merge
-and replace candidates through SCP into flash: (``ip scp server enable``), ``show archive config
-incremental-diffs|differences``, ``copy``/``configure replace``, discard, rollback; a merge with
-an invalid line is rolled back with IOS's caret; a wrong password is refused."""
+and replace candidates through SCP into flash: (``ip scp server enable``) or typed inline through
+``tclsh`` (``inline_transfer``), ``show archive config incremental-diffs|differences``,
+``copy``/``configure replace``, discard, rollback; a merge with an invalid line is rolled back
+with IOS's caret; the running-config in IOS's order whatever the order of entry (no spurious moves
+in a text diff, none in hier-config's remediation); a wrong password is refused."""
 
 from __future__ import annotations
+
+import difflib
+import re
+import time
 
 import pytest
 from napalm import get_network_driver
@@ -13,9 +19,9 @@ from netmiko.exceptions import NetmikoAuthenticationException
 from qoslab.topology import load_topology
 
 
-def _driver(sw, password=None):
+def _driver(sw, password=None, **extra):
     return get_network_driver("ios")(sw.host, sw.username, password or sw.password, timeout=20,
-                                     optional_args={"port": sw.port, "secret": sw.secret})
+                                     optional_args={"port": sw.port, "secret": sw.secret, **extra})
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +40,10 @@ def test_facts_interfaces_config(dev):
     assert f["interface_list"] == [f"GigabitEthernet1/0/{i}" for i in range(1, 25)]
     ifs = dev.get_interfaces()
     assert ifs["GigabitEthernet1/0/1"]["is_up"] and not ifs["GigabitEthernet1/0/9"]["is_up"]
-    assert ifs["GigabitEthernet1/0/1"]["speed"] == load_topology().link.rate / 1e6  # Mbit/s, the testbed's link
+    assert ifs["GigabitEthernet1/0/1"]["speed"] == 1000.0  # a 3750's port; the scale-model rate is in show version
+    rate = load_topology().link.rate / 1e6
+    assert f"run at {rate:g} Mbit/s" in dev.cli(["show version"])["show version"]
+    assert f["uptime"] >= 60  # counted from the virtual power-on, minutes as IOS prints them
     cfg = dev.get_config()
     assert "hostname Switch" in cfg["running"] and cfg["candidate"] == ""
 
@@ -72,6 +81,85 @@ def test_invalid_merge_line_is_rolled_back_with_the_caret(dev):
     with pytest.raises(MergeConfigException, match=r"(?s)\^.*% Invalid input detected at '\^' marker"):
         dev.commit_config()
     assert dev.get_config()["running"] == before
+
+
+def _filtered(cfg: str) -> list[str]:
+    """A config text as NAPALM's get_config returns it, without the byte count."""
+    return [l for l in cfg.splitlines() if not l.startswith(("Building configuration", "Current configuration"))]
+
+
+def test_running_config_in_ios_order_no_spurious_moves(dev):
+    """Two pushes in either order (``access-list 150`` and class-map ``zz-ssh`` first, or
+    ``access-list 120`` and ``aa-discard`` first): IOS lists 120 before 150, class-maps by name,
+    interfaces by port, so both running-configs are the same text: no spurious moves in a text
+    diff, none in hier-config's remediation, an empty NAPALM replace diff."""
+    from hier_config import Platform, WorkflowRemediation, get_hconfig
+
+    a = "access-list 150 permit tcp any any eq 22\nclass-map match-all zz-ssh\n match access-group 150\n"
+    b = "access-list 120 permit udp any any eq 9\nclass-map match-all aa-discard\n match access-group 120\n"
+    before = dev.get_config()["running"]
+    runs = []
+    for first, second in ((a, b), (b, a)):
+        for push in (first, second):
+            dev.load_merge_candidate(config=push)
+            dev.commit_config()
+        runs.append(dev.get_config()["running"])
+        dev.load_replace_candidate(config=before)
+        dev.commit_config()
+    one, two = runs
+    assert one.index("access-list 120 ") < one.index("access-list 150 ")
+    assert one.index("class-map match-all aa-discard") < one.index("class-map match-all zz-ssh")
+    ports = re.findall(r"^interface (\S+)$", one, re.M)
+    assert ports == sorted(ports, key=lambda p: int(p.rsplit("/", 1)[1]))
+    diff = list(difflib.unified_diff(_filtered(one), _filtered(two), lineterm="", n=0))
+    assert diff == [], "\n".join(diff)
+    rem = WorkflowRemediation(get_hconfig(Platform.CISCO_IOS, two), get_hconfig(Platform.CISCO_IOS, one))
+    assert not list(rem.remediation_config.all_children())
+    for push in (b, a):
+        dev.load_merge_candidate(config=push)
+        dev.commit_config()
+    dev.load_replace_candidate(config=one)
+    assert dev.compare_config() == ""
+    dev.discard_config()
+    dev.load_replace_candidate(config=before)
+    dev.commit_config()
+    assert dev.get_config()["running"] == before
+
+
+def test_inline_transfer_through_tclsh(vswitch):
+    """``inline_transfer=True``: netmiko's InLineTransfer types ``tclsh``, ``puts [open
+    "flash:candidate_config.txt" w+] {...}`` (lines split by CR inside the braces) and
+    ``tclquit``; the file's MD5 (``verify /md5``) matches, the merge and its rollback work."""
+    d = _driver(vswitch, inline_transfer=True)
+    d.open()
+    try:
+        before = d.get_config()["running"]
+        d.load_merge_candidate(config="interface GigabitEthernet1/0/7\n description via-tclsh\n")
+        assert d.compare_config().splitlines() == ["+interface GigabitEthernet1/0/7", "+ description via-tclsh"]
+        d.commit_config()
+        assert " description via-tclsh" in d.get_config()["running"]
+        d.rollback()
+        assert d.get_config()["running"] == before
+        out = d.device.send_command("tclsh", expect_string=r"\(tcl\)#")
+        assert "Invalid" not in out
+        assert d.device.send_command('puts "hello"', expect_string=r"\(tcl\)#").strip() == "hello"
+        assert "Switch" in d.device.send_command("show version | include uptime", expect_string=r"\(tcl\)#")
+        d.device.send_command("tclquit", expect_string=r"Switch#")
+        assert d.device.find_prompt() == "Switch#"
+    finally:
+        d.close()
+
+
+def test_uptime_advances(dev, vswitch):
+    """``show version``'s uptime counts from the switch's (virtual) power-on and advances."""
+    def up() -> int:
+        v = dev.cli(["show version"])["show version"]
+        return dev.parse_uptime(re.search(r" uptime is (.*)", v).group(1))
+
+    first = up()
+    assert first >= 60
+    time.sleep(1)
+    assert up() >= first
 
 
 def test_wrong_password_is_refused(vswitch):

@@ -4,6 +4,8 @@ save, re-push (no change), a rejected line, a wrong password."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from scrapli import AuthOptions, Cli, LookupKeyValue, TransportSsh2Options
 from scrapli.exceptions import OperationException
@@ -45,6 +47,17 @@ def test_push_read_back_save_and_repush_is_a_noop(cli, vswitch):
 def test_invalid_line_gives_the_caret(cli):
     r = cli.send_input("mls qos srr-queue input priority-queue input 2 bandwidth 40", requested_mode="configuration")
     assert r.failed and "% Invalid input detected at '^' marker." in r.result and "^" in r.result
+
+
+def test_long_line_answered_at_once_and_next_lines_in_the_right_mode(cli):
+    """scrapli waits for the echo of what it typed before it sends the return: a 65,536-character
+    line (echoed in full, rejected whole) is answered within 1 s, and configuration mode follows."""
+    t = time.monotonic()
+    r = cli.send_input("x" * 65536)
+    assert time.monotonic() - t < 1 and r.failed and "% Invalid input detected at '^' marker." in r.result
+    r = cli.send_inputs(["interface Gi1/0/2", "description after-a-long-line"], requested_mode="configuration")
+    assert not r.failed
+    assert "description after-a-long-line" in cli.send_input("show running-config interface Gi1/0/2").result
 
 
 def test_wrong_password_is_refused(vswitch):

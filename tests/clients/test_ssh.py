@@ -80,3 +80,36 @@ def test_scp_needs_ip_scp_server_enable(vswitch, tmp_path):
             SCPClient(c.get_transport()).put(str(src), "flash:/x.txt")
     finally:
         c.close()
+
+
+def test_long_line_is_rejected_at_once_and_the_session_stays_in_step(vswitch):
+    """A 65,536-character line: echoed in full, rejected whole within 1 s (the line buffer holds
+    LINE_MAX characters, the caret marks where it ends), the next commands run in the right mode.
+    (paramiko's ``Channel.send`` writes at most one SSH packet, 32,704 bytes here: ``sendall``.)"""
+    from qoslab.vcatalyst.session import LINE_MAX
+
+    c = _client(vswitch)
+    try:
+        ch = c.invoke_shell(width=80, height=24)
+        _read_until(ch, "Switch>")
+        ch.send("enable\n")
+        _read_until(ch, "Password: ")
+        ch.send(vswitch.secret + "\n")
+        _read_until(ch, "Switch#")
+        t = time.monotonic()
+        ch.sendall("show " + "x" * 65531 + "\n")
+        out = _read_until(ch, "Switch#", timeout=5)
+        took = time.monotonic() - t
+        assert took < 1, took
+        assert out.count("x") == 65531  # the echo is complete
+        caret = next(l for l in out.split("\r\n") if l.strip() == "^")
+        assert len(caret) == len("Switch#") + LINE_MAX + 1
+        assert "% Invalid input detected at '^' marker." in out
+        ch.send("configure terminal\n")
+        _read_until(ch, "Switch(config)#")
+        ch.send("interface Gi1/0/1\n")
+        assert "Invalid" not in _read_until(ch, "Switch(config-if)#")
+        ch.send("end\n")
+        _read_until(ch, "Switch#")
+    finally:
+        c.close()

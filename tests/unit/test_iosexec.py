@@ -30,6 +30,15 @@ from qoslab.vcatalyst.execparse import apply_modifier, parse_exec, parse_port
      {"url": "flash:/candidate_config.txt", "rest": "force revert trigger error"}),
     ("verify /md5 flash:/merge_config.txt", "verify md5", {"url": "flash:/merge_config.txt"}),
     ("wr mem", "write memory", {}),
+    ("sh run int Gi1/0/1", "show running-config interface port", {"port": "GigabitEthernet1/0/1"}),
+    ("show running-config interface GigabitEthernet1/0/1", "show running-config interface port",
+     {"port": "GigabitEthernet1/0/1"}),
+    ("sh ru p a", "show running-config partition access-list", {}),
+    ("sh mls qos maps dscp-c", "show mls qos maps dscp-cos", {}),
+    ("sh mls qos maps ip", "show mls qos maps ip-prec-dscp", {}),
+    ("sh mon", "show monitor", {}),
+    ("sh mon sess 3", "show monitor session n", {"n": 3}),
+    ("tclsh", "tclsh", {}),
 ])
 def test_abbreviations_case_and_ports(line, name, args):
     cmd = parse_exec(line)

@@ -133,3 +133,15 @@ def test_dir_listing_is_what_netmiko_and_napalm_read():
     assert line.split()[2] == "5592"  # netmiko remote_file_size takes the third field
     one = render_dir("flash:", [FileEntry("candidate_config.txt", 5592, 0)], 32514048, "candidate_config.txt", 9000)
     assert one.startswith("Directory of flash:/candidate_config.txt\n") and "(32505048 bytes free)" in one
+
+
+def test_qos_maps_and_monitor_render():
+    from qoslab.ios.show_qos import MAP_NAMES, QosMaps, render_qos_map, render_qos_maps
+    from qoslab.vcatalyst.show_sys import MonitorSession, port_list, render_monitor
+    all_maps = render_qos_maps(QosMaps())
+    assert all(render_qos_map(QosMaps(), n) in all_maps for n in MAP_NAMES)
+    assert "queue-threshold: 2-1 2-1 3-1 3-1 4-1 1-1 4-1 4-1" in render_qos_map(QosMaps(), "cos-output-q")
+    assert port_list(["Gi1/0/1", "Gi1/0/2", "Gi1/0/3", "Gi1/0/5", "Gi2/0/6"]) == "Gi1/0/1-3,Gi1/0/5,Gi2/0/6"
+    out = render_monitor([MonitorSession(2, tx=["Gi1/0/3"], destinations=["Gi1/0/9"], encapsulation="dot1q")])
+    assert "    TX Only            : Gi1/0/3" in out and "    Encapsulation      : DOT1Q" in out
+    assert render_monitor([]) == ""

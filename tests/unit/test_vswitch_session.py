@@ -140,3 +140,45 @@ def test_incremental_diffs_lists_only_changes():
 def test_canon_url():
     assert canon_url("system:/running-config") == canon_url("running-config") == "running-config"
     assert canon_url("nvram:startup-config") == "startup-config" and canon_url("flash:x") == "flash:x"
+
+
+def test_running_config_in_ios_order_whatever_the_entry_order(s):
+    s.privileged = True
+    run(s, "conf t", "access-list 112 permit ip any any", "class-map match-all zz", "class-map match-all aa",
+        "policy-map pz", "policy-map pa", "ip access-list extended zed", "permit ip any any",
+        "ip access-list extended abc", "permit ip any any", "access-list 100 permit ip any any",
+        "interface Gi1/0/2", "mls qos trust dscp", "priority-queue out", "srr-queue bandwidth share 1 30 35 5",
+        "description d", "end")
+    run_text = s.line("show running-config").text
+    order = [l for l in run_text.splitlines() if l.startswith(("access-list", "ip access-list", "class-map", "policy-map"))]
+    assert order == ["class-map match-all aa", "class-map match-all zz", "policy-map pa", "policy-map pz",
+                     "ip access-list extended abc", "ip access-list extended zed",
+                     "access-list 100 permit ip any any", "access-list 112 permit ip any any"]
+    assert s.line("show running-config interface gi1/0/2").text.splitlines()[4:] == [
+        "interface GigabitEthernet1/0/2", " description d", " srr-queue bandwidth share 1 30 35 5",
+        " priority-queue out", " mls qos trust dscp", "end"]
+
+
+def test_long_line_is_rejected_whole(s):
+    from qoslab.vcatalyst.session import LINE_MAX
+    s.privileged = True
+    r = s.line("conf" + " " * 10 + "x" * 70000)
+    assert r.text.splitlines()[0] == " " * (len("Switch#") + LINE_MAX) + "^" and s.mode is None
+    assert s.line("conf t").text.startswith("Enter configuration commands")
+
+
+def test_tclsh_inline_transfer_pattern(s):
+    """netmiko's InLineTransfer: ``puts [open "flash:F" w+] {`` + the lines (CR-separated, so one
+    line each) + ``}``; the file is the text plus the newline puts adds (netmiko's MD5)."""
+    import hashlib
+    s.privileged = True
+    assert s.line("tclsh").text == "" and s.prompt == "Switch(tcl)#"
+    config = "hostname x\ninterface GigabitEthernet1/0/1\n description y"
+    lines = ('puts [open "flash:candidate_config.txt" w+] {' + config.replace("\n", "\r") + "}").split("\r")
+    replies = [s.line(l) for l in lines]
+    assert [r.prompt for r in replies] == ["+>"] * (len(lines) - 1) + [None]
+    assert s.flash.read("flash:candidate_config.txt") == config + "\n"
+    md5 = hashlib.md5((config + "\n").encode()).hexdigest()
+    assert md5 in s.line("verify /md5 flash:candidate_config.txt").text  # an EXEC command inside tclsh
+    assert s.line('puts "hi"').text == "hi\n"
+    assert s.line("tclquit").text == "" and s.prompt == "Switch#"

@@ -4,6 +4,7 @@ in it (:class:`Mode`)."""
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 
 from ..topology import long_port
@@ -49,7 +50,10 @@ class RunningConfig:
         return copy.deepcopy(self)
 
     def render(self) -> str:
-        """``show running-config`` text."""
+        """``show running-config`` text, in IOS's order whatever the order of entry: global lines,
+        class-maps and policy-maps by name, interfaces in port order (:func:`interface_order`),
+        named ACLs by name then numbered ACLs by number (:func:`acl_order`), monitor sessions by
+        number. The entries inside a section (ACEs, a policy-map's classes) keep their order."""
         out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", "version 12.2",
                "no service pad", "!", f"hostname {self.hostname}", "!"]
         out += [l for l in self.kept if not l.startswith(("version", "no service pad"))]
@@ -57,31 +61,91 @@ class RunningConfig:
             out.append("!")
         out += self.globals_
         out.append("!")
-        for s in self.class_maps.values():
-            out.append(s.header)
-            out += [f" {c}" for c in s.children]
-            out.append("!")
-        for s in self.policy_maps.values():
-            out.append(s.header)
-            for sub in s.subsections:
-                out.append(f" {sub.header}")
-                out += [f"  {c}" for c in sub.children]
-            out.append("!")
-        for s in self.interfaces.values():
-            out.append(s.header)
-            out += [f" {c}" for c in s.children]
-            out.append("!")
-        for num, aces in self.acls.items():
+        for name in sorted(self.class_maps):
+            out += self.section_lines(self.class_maps[name]) + ["!"]
+        for name in sorted(self.policy_maps):
+            out += self.section_lines(self.policy_maps[name]) + ["!"]
+        for port in sorted(self.interfaces, key=interface_order):
+            out += self.interface_lines(port) + ["!"]
+        out += self.acl_lines()
+        out.append("!")
+        out += self.monitor
+        out.append("end")
+        return _sized("\n".join(out) + "\n")
+
+    @staticmethod
+    def section_lines(s: Section) -> list[str]:
+        """A section as ``show running-config`` prints it (header, indented children)."""
+        out = [s.header] + [f" {c}" for c in s.children]
+        for sub in s.subsections:
+            out.append(f" {sub.header}")
+            out += [f"  {c}" for c in sub.children]
+        return out
+
+    def interface_lines(self, port: str) -> list[str]:
+        """An interface section, its lines in IOS's order whatever the order of entry
+        (:data:`IF_LINE_ORDER`; lines it does not list after those it does, in entry order)."""
+        sec = self.interfaces[port]
+        ranked = sorted(sec.children, key=lambda c: next((i for i, k in enumerate(IF_LINE_ORDER)
+                                                          if c == k or c.startswith(k + " ")), len(IF_LINE_ORDER)))
+        return [sec.header] + [f" {c}" for c in ranked]
+
+    def acl_lines(self) -> list[str]:
+        """The access lists as ``show running-config`` prints them (named ones by name, then
+        numbered ones by number)."""
+        out = []
+        for num in sorted(self.acls, key=lambda n: acl_order(n, n in self.named_acls)):
+            aces = self.acls[num]
             if num in self.named_acls:
                 out.append(f"ip access-list extended {num}")
                 out += [f" {ace_text(a)}" for a in aces]
             else:
                 out += [f"access-list {num} {ace_text(a)}" for a in aces]
-        out.append("!")
-        out += self.monitor
-        out.append("end")
-        text = "\n".join(out) + "\n"
-        return text.replace("{size}", str(len(text)))
+        return out
+
+    def render_interface(self, port: str) -> str | None:
+        """``show running-config interface PORT`` (``port``: short name); None if no such interface."""
+        if port not in self.interfaces:
+            return None
+        return _sized("\n".join(["Building configuration...", "", "Current configuration : {size} bytes", "!",
+                                 *self.interface_lines(port), "end"]) + "\n", body_from=4)
+
+    def render_partition_acl(self) -> str:
+        """``show running-config partition access-list``: the access lists only."""
+        return _sized("\n".join(["Building configuration...", "", "Current configuration : {size} bytes", "!",
+                                 "Configuration of Partition - access-list", "!", "!", *self.acl_lines(), "!",
+                                 "end"]) + "\n", body_from=4)
+
+
+#: The order in which a 3750 lists an interface's lines (as in the AutoQoS-generated interface
+#: configurations of the Catalyst 3750 QoS configuration guide: queueing, then trust, then the
+#: input policy last).
+IF_LINE_ORDER = ("description", "no ip address", "shutdown", "srr-queue bandwidth share", "srr-queue bandwidth shape",
+                 "srr-queue bandwidth limit", "queue-set", "priority-queue out", "mls qos trust", "no mdix auto",
+                 "service-policy input")
+
+
+def _sized(text: str, body_from: int = 0) -> str:
+    """Fill in ``{size}``: the bytes of the configuration from line ``body_from`` on."""
+    body = "\n".join(text.split("\n")[body_from:]) if body_from else text
+    return text.replace("{size}", str(len(body.encode())))
+
+
+def interface_order(port: str) -> tuple[int, tuple[int, ...]]:
+    """Sort key of an interface as IOS lists them: Port-channels, then Ethernet ports by type
+    (Fa, Gi, Te) and stack/module/port number, then VLAN interfaces by number."""
+    kinds = ("Po", "Fa", "Gi", "Te", "Vlan")
+    kind = next((i for i, k in enumerate(kinds) if port.startswith(k) and port[len(k):][:1].isdigit()), len(kinds))
+    nums = tuple(int(x) for x in re.findall(r"\d+", port))
+    return kind, nums
+
+
+def acl_order(name: str, named: bool) -> tuple[int, int, str]:
+    """Sort key of an access list in ``show running-config``: named lists by name, then numbered
+    lists by number (``access-list 100`` before ``access-list 112``)."""
+    if named or not name.isdigit():
+        return 0, 0, name
+    return 1, int(name), ""
 
 
 @dataclass

@@ -176,15 +176,18 @@ def _interface(c: _Ctx) -> Mode:
 
 
 def _monitor(c: _Ctx) -> Mode:
-    mon, w = c.rc.monitor, c.words
+    mon, w = c.rc.monitor, list(c.words)
+    if len(w) > 5 and c.vals.get("port"):
+        w[5] = c.vals["port"]  # IOS keeps the short name: ``interface gi1/0/1`` -> ``Gi1/0/1``
     sess = w[2]
+    text = " ".join(w)
     if c.negate:
         if len(w) <= 3:
             mon[:] = [line for line in mon if line.split()[2] != sess]
         else:
-            _remove_prefix(mon, c.text)
-    elif c.text not in mon:
-        mon.append(c.text)
+            _remove_prefix(mon, text)
+    elif text not in mon:
+        mon.append(text)
         mon.sort(key=lambda line: (int(line.split()[2]), line.split()[3] != "source"))
     return Mode(GLOBAL)
 

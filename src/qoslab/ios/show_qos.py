@@ -176,13 +176,102 @@ def dscp_output_q_from_config(global_lines: list[str]) -> dict[int, tuple[int, i
 
 def render_dscp_output_q(m: dict[int, tuple[int, int]]) -> str:
     """``show mls qos maps dscp-output-q``: queue-threshold per DSCP, rows of ten."""
-    out = ["   Dscp-outputq-threshold map:",
-           "     d1 :d2    " + "".join(f"{d:<6d}" for d in range(10)),
-           "     " + "-" * 60]
+    return "\n".join(_queue_map("Dscp-outputq-threshold map:", m)) + "\n\n"
+
+
+def _two_digit_map(title: str, values: list[int]) -> list[str]:
+    """A DSCP -> value map (policed-dscp, dscp-cos, dscp mutation) as ``d1 : d2`` rows of ten."""
+    out = [f"   {title}", "     d1 :  d2 0  1  2  3  4  5  6  7  8  9 ", "     " + "-" * 39]
+    for d1 in range(7):
+        out.append(f"      {d1} :    " + " ".join(f"{v:02d}" for v in values[d1 * 10:d1 * 10 + 10]) + " ")
+    return out
+
+
+def _eight(title: str, head: str, values: list[str], row: str, width: int = 3) -> list[str]:
+    """A CoS / IP-precedence map: one header row 0-7 and one row of values."""
+    return [f"   {title}", f"{head}" + "".join(f"{c:>{width}}" for c in range(8)),
+            "     " + "-" * (8 * width + 8), f"{row}" + "".join(f"{v:>{width}}" for v in values)]
+
+
+def _queue_map(title: str, m: dict[int, tuple[int, int]]) -> list[str]:
+    out = [f"   {title}", "     d1 :d2    " + "".join(f"{d:<6d}" for d in range(10)), "     " + "-" * 60]
     for d1 in range(7):
         cells = [f"{m[d][0]:02d}-{m[d][1]:02d}" for d in range(d1 * 10, min(d1 * 10 + 10, 64))]
         out.append(f"      {d1} :    " + " ".join(cells) + " ")
-    return "\n".join(out) + "\n\n"
+    return out
+
+
+def _cos_queue_map(title: str, m: list[tuple[int, int]]) -> list[str]:
+    return [f"   {title}", "              cos:  " + "   ".join(str(c) for c in range(8)) + "  ",
+            "              " + "-" * 36, "  queue-threshold: " + " ".join(f"{q}-{t}" for q, t in m)]
+
+
+def default_dscp_input_q() -> dict[int, tuple[int, int]]:
+    """The 3750's default DSCP -> (ingress queue 1-2, threshold) map: 40-47 to queue 2 (the
+    ingress priority queue), everything else to queue 1, threshold 1."""
+    return {d: (2 if 40 <= d <= 47 else 1, 1) for d in range(64)}
+
+
+#: The 3750's default CoS -> (ingress queue, threshold) and CoS -> (egress queue, threshold) maps.
+DEFAULT_COS_INPUT_Q = [(1, 1)] * 5 + [(2, 1)] + [(1, 1)] * 2
+DEFAULT_COS_OUTPUT_Q = [(2, 1), (2, 1), (3, 1), (3, 1), (4, 1), (1, 1), (4, 1), (4, 1)]
+
+
+def dscp_input_q_from_config(global_lines: list[str]) -> dict[int, tuple[int, int]]:
+    """The DSCP -> (ingress queue, threshold) map after ``mls qos srr-queue input dscp-map``. Pure."""
+    m = default_dscp_input_q()
+    for line in global_lines:
+        w = line.split()
+        if w[:5] != ["mls", "qos", "srr-queue", "input", "dscp-map"] or len(w) < 8:
+            continue
+        q = int(w[6])
+        t, dscps = (int(w[8]), w[9:]) if w[7] == "threshold" else (1, w[7:])
+        for d in dscps:
+            m[int(d)] = (q, t)
+    return m
+
+
+@dataclass
+class QosMaps:
+    """Every QoS map of a 3750 as ``show mls qos maps`` prints them (defaults where not configured)."""
+
+    cos_dscp: list[int] = field(default_factory=lambda: [c * 8 for c in range(8)])
+    ip_prec_dscp: list[int] = field(default_factory=lambda: [p * 8 for p in range(8)])
+    dscp_cos: list[int] = field(default_factory=lambda: [d // 8 for d in range(64)])
+    policed_dscp: list[int] = field(default_factory=lambda: list(range(64)))
+    dscp_mutation: list[int] = field(default_factory=lambda: list(range(64)))
+    dscp_input_q: dict[int, tuple[int, int]] = field(default_factory=default_dscp_input_q)
+    dscp_output_q: dict[int, tuple[int, int]] = field(default_factory=default_dscp_output_q)
+    cos_input_q: list[tuple[int, int]] = field(default_factory=lambda: list(DEFAULT_COS_INPUT_Q))
+    cos_output_q: list[tuple[int, int]] = field(default_factory=lambda: list(DEFAULT_COS_OUTPUT_Q))
+
+
+#: ``show mls qos maps NAME`` -> renderer; the order is that of ``show mls qos maps``.
+MAP_NAMES = ("policed-dscp", "dscp-cos", "cos-dscp", "ip-prec-dscp", "dscp-output-q", "dscp-input-q",
+             "cos-output-q", "cos-input-q", "dscp-mutation")
+
+
+def render_qos_map(m: QosMaps, name: str) -> str:
+    """``show mls qos maps NAME`` (one of :data:`MAP_NAMES`), in the 3750's format."""
+    lines = {
+        "policed-dscp": lambda: _two_digit_map("Policed-dscp map:", m.policed_dscp),
+        "dscp-cos": lambda: _two_digit_map("Dscp-cos map:", m.dscp_cos),
+        "cos-dscp": lambda: _eight("Cos-dscp map:", "        cos: ", [str(v) for v in m.cos_dscp], "       dscp: "),
+        "ip-prec-dscp": lambda: _eight("IpPrecedence-dscp map:", "     ipprec: ", [str(v) for v in m.ip_prec_dscp],
+                                       "       dscp: "),
+        "dscp-output-q": lambda: _queue_map("Dscp-outputq-threshold map:", m.dscp_output_q),
+        "dscp-input-q": lambda: _queue_map("Dscp-inputq-threshold map:", m.dscp_input_q),
+        "cos-output-q": lambda: _cos_queue_map("Cos-outputq-threshold map:", m.cos_output_q),
+        "cos-input-q": lambda: _cos_queue_map("Cos-inputq-threshold map:", m.cos_input_q),
+        "dscp-mutation": lambda: ["   Dscp-dscp mutation map:", "      Default DSCP Mutation Map:"]
+        + _two_digit_map("", m.dscp_mutation)[1:],
+    }[name]()
+    return "\n".join(lines) + "\n\n"
+
+
+def render_qos_maps(m: QosMaps) -> str:
+    """``show mls qos maps``: all of them."""
+    return "".join(render_qos_map(m, n) for n in MAP_NAMES)
 
 
 # --------------------------------------------------------------------------------------- ingress

@@ -18,6 +18,12 @@ from .nftcompile import NftPlan, compile_nft
 from .show_mqc import ClassCounters
 from .tccompile import TcPlan, compile_tc, port_queue_limits
 
+#: Seconds between a WS-C3750G's power-on and its first CLI prompt (POST, image decompression,
+#: config load: about three minutes). The virtual switch's uptime counts from a virtual power-on
+#: this long before its SSH server listens, so ``show version`` reads as on hardware (a client
+#: that reads minutes, as NAPALM ``get_facts`` does, never sees 0).
+BOOT_SECONDS = 180
+
 
 class VirtualCatalyst:
     """The switch: running- and startup-config, and the tc applied to the testbed's switch ports."""
@@ -33,7 +39,7 @@ class VirtualCatalyst:
         self.applied: TcPlan | None = None
         self.applied_nft: NftPlan | None = None
         self.lock = asyncio.Lock()
-        self.booted = time.time()
+        self.booted = time.time() - BOOT_SECONDS
 
     # -- tc -------------------------------------------------------------------------------------
     def plan(self) -> TcPlan:

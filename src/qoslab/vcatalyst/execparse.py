@@ -17,6 +17,7 @@ from typing import Any
 
 from ..ios.grammar import IosError
 from ..ios.names import merge_port_tokens, parse_port
+from ..ios.show_qos import MAP_NAMES
 
 #: EXEC commands: name -> token specs. Literals may be abbreviated; ``{port}`` an interface
 #: (one token or two, ``gi 1/0/1``), ``{word}`` a name, ``{n:A-B}`` a number, ``{url}`` a file
@@ -25,6 +26,8 @@ EXEC_COMMANDS: dict[str, str] = {
     "show version": "show version",
     "show running-config": "show running-config",
     "show running-config all": "show running-config all",
+    "show running-config interface port": "show running-config interface {port}",
+    "show running-config partition access-list": "show running-config partition access-list",
     "show startup-config": "show startup-config",
     "show privilege": "show privilege",
     "show inventory": "show inventory",
@@ -60,13 +63,17 @@ EXEC_COMMANDS: dict[str, str] = {
     "show mls qos queue-set": "show mls qos queue-set",
     "show mls qos queue-set n": "show mls qos queue-set {n:1-2}",
     "show mls qos maps": "show mls qos maps",
-    "show mls qos maps dscp-output-q": "show mls qos maps dscp-output-q",
+    **{f"show mls qos maps {m}": f"show mls qos maps {m}" for m in MAP_NAMES},
     "show mls qos input-queue": "show mls qos input-queue",
     "show archive": "show archive",
     "show archive config differences": "show archive config differences {url} {url2}",
     "show archive config incremental-diffs": "show archive config incremental-diffs {url} ignorecase",
     "show archive config incremental-diffs plain": "show archive config incremental-diffs {url}",
     "show archive config rollback timer": "show archive config rollback timer",
+    "show monitor": "show monitor",
+    "show monitor session n": "show monitor session {n:1-66}",
+    "show monitor session all": "show monitor session all",
+    "show monitor session local": "show monitor session local",
     "show vlan": "show vlan",
     "show vlan brief": "show vlan brief",
     "show lldp": "show lldp",
@@ -82,6 +89,7 @@ EXEC_COMMANDS: dict[str, str] = {
     "delete force url": "delete /force {url}",
     "copy": "copy {url} {url2}",
     "enable": "enable",
+    "tclsh": "tclsh",
     "disable": "disable",
     "configure terminal": "configure terminal",
     "configure": "configure",

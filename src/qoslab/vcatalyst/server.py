@@ -42,6 +42,13 @@ def ensure_identity(d: Path) -> Credentials:
 
 MORE = " --More-- "
 
+#: How much of one typed line the SSH line editor keeps and echoes. asyncssh's default (1,024)
+#: cut the echo of longer lines short: clients that wait for the echo of what they typed before
+#: sending the newline (scrapli) or before reading the answer (netmiko) waited forever, and the
+#: characters of the following commands were dropped into the full buffer. The IOS line limit
+#: itself is :data:`.session.LINE_MAX` (a longer line is echoed in full and rejected whole).
+EDITOR_MAX_LINE = 1 << 20
+
 
 async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, text: str) -> bool:
     """Write ``text``; with ``terminal length N`` (N > 0) stop every N-1 lines at ``--More--``:
@@ -143,7 +150,8 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
     enabled = lambda: "ip scp server enable" in switch.running.kept  # noqa: E731
     return await asyncssh.create_server(
         Server, host, port, server_host_keys=[host_key], process_factory=process, line_editor=True,
-        line_history=0, encoding="utf-8", sftp_factory=sftp_factory(switch.dir / "flash", enabled), allow_scp=True)
+        line_history=0, max_line_length=EDITOR_MAX_LINE, encoding="utf-8",
+        sftp_factory=sftp_factory(switch.dir / "flash", enabled), allow_scp=True)
 
 
 async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | None = None) -> None:

@@ -2,7 +2,9 @@
 EXEC, ``enable`` (three tries, ``% Bad secrets``), configuration mode (:func:`qoslab.ios.interpret`),
 every show command through :mod:`qoslab.vcatalyst.execparse` (abbreviations, interface names, output
 modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`.flash`),
-``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.vcatalyst.archive`).
+``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.vcatalyst.archive`),
+``tclsh`` as far as NAPALM's and netmiko's inline transfer type it, and a line buffer of
+:data:`LINE_MAX` characters (a longer line is rejected whole).
 
 :class:`IosSession` is transport-free: :meth:`IosSession.line` takes one typed line and returns a
 :class:`Reply` (text, whether to close, whether the next line is a secret or an answer to a
@@ -15,6 +17,7 @@ switch object provides ``running`` (RunningConfig), ``topo``, ``dir``, ``booted`
 from __future__ import annotations
 
 import hashlib
+import re
 import resource
 import secrets
 import time
@@ -28,6 +31,12 @@ from .execparse import USER_EXEC, ExecCommand, apply_modifier, parse_exec
 from .flash import Flash
 from .show import show_output
 from .show_sys import DeviceFacts, render_privilege
+
+#: The longest command line the session takes (characters). A longer line, typed or sent on the
+#: exec channel, is rejected whole (nothing of it runs) with IOS's ``% Invalid input`` and the
+#: caret at the first character past the buffer; the shell has echoed it in full, so the client
+#: stays in step and the next line runs in the mode it expects.
+LINE_MAX = 4096
 
 
 @dataclass
@@ -47,7 +56,7 @@ def device_facts(sw) -> DeviceFacts:
     h = hashlib.sha256(sw.topo.name.encode()).hexdigest()
     return DeviceFacts(hostname=sw.running.hostname, model=sw.topo.switch.model, serial=f"QSL{h[:8].upper()}",
                        base_mac=f"02{h[8:10]}.{h[10:14]}.0000", uptime_s=time.time() - sw.booted,
-                       n_ports=len(sw.topo.switch.ports))
+                       n_ports=len(sw.topo.switch.ports), link_bps=sw.topo.link.rate)
 
 
 class IosSession:
@@ -63,12 +72,16 @@ class IosSession:
         self._pending: Callable[[str], Reply] | None = None
         self._enable_tries = 0
         self.flash = Flash(switch.dir / "flash")
+        self.tcl = False  # in tclsh (prompt ``Switch(tcl)#``)
+        self._tcl_lines: list[str] | None = None  # a Tcl command whose braces are still open
 
     @property
     def prompt(self) -> str:
         host = self.sw.running.hostname
         if self.mode is not None:
             return f"{host}{self.mode.prompt_suffix}#"
+        if self.tcl:
+            return f"{host}(tcl)#"
         return f"{host}{'#' if self.privileged else '>'}"
 
     # -- dispatch --------------------------------------------------------------------------------
@@ -77,8 +90,14 @@ class IosSession:
         if self._pending is not None:
             pending, self._pending = self._pending, None
             return pending(text)
+        if self._tcl_lines is not None:
+            return self._tcl(text)
         if not text.strip():
             return Reply()
+        if len(text) > LINE_MAX:
+            return Reply(IosError(text, LINE_MAX).render(len(self.prompt)) + "\n")
+        if self.tcl and self.mode is None:
+            return self._tcl(text)
         if self.mode is not None:
             return self._config(text)
         try:
@@ -109,6 +128,9 @@ class IosSession:
                 self.length = a["n"]
             elif n == "terminal width":
                 self.width = a["n"]
+            return Reply()
+        if n == "tclsh":
+            self.tcl = True
             return Reply()
         if n in ("configure terminal", "configure"):
             self.mode = Mode()
@@ -234,6 +256,41 @@ class IosSession:
             return f"%Error opening {cmd.args['url']} (No such file or directory)\n"
         return incremental_diffs(self.sw.running, text)
 
+    # -- tclsh -------------------------------------------------------------------------------------
+    def _tcl(self, text: str) -> Reply:
+        """One line in ``tclsh``: the Tcl that NAPALM's and netmiko's inline transfer type
+        (``puts [open "flash:NAME" w+] {...}`` over as many lines as the braces stay open, prompt
+        ``+>``; ``tclquit``), ``puts {TEXT}`` / ``puts "TEXT"``; any other line runs as an IOS
+        EXEC command, as IOS's tclsh passes commands it does not know to the CLI."""
+        if self._tcl_lines is not None:
+            self._tcl_lines.append(text)
+        else:
+            self._tcl_lines = [text]
+        whole = "\n".join(self._tcl_lines)
+        if _brace_depth(whole) > 0:
+            return Reply(prompt="+>")
+        self._tcl_lines = None
+        cmd = whole.strip()
+        if cmd in ("tclquit", "exit"):
+            self.tcl = False
+            return Reply()
+        m = _TCL_WRITE.match(cmd)
+        if m:
+            url = m.group(1)
+            if not self.flash.write(url, m.group(3) + "\n"):
+                return Reply(f'couldn\'t open "{url}": no such file or directory\n')
+            return Reply()
+        m = _TCL_PUTS.match(cmd)
+        if m:
+            return Reply((m.group(1) if m.group(1) is not None else m.group(2)) + "\n")
+        if _brace_depth(cmd) < 0:
+            return Reply('extra characters after close-brace\n')
+        self.tcl = False  # the line runs as an EXEC command
+        try:
+            return self.line(cmd)
+        finally:
+            self.tcl = True
+
     # -- configuration mode ----------------------------------------------------------------------
     def _config(self, text: str) -> Reply:
         w = text.split()
@@ -259,6 +316,24 @@ class IosSession:
         if self.mode is not None:
             self.mode = None
             self._applied()
+
+
+#: ``puts [open "flash:NAME" w+|w] {BODY}`` (netmiko's InLineTransfer, NAPALM ``inline_transfer``).
+_TCL_WRITE = re.compile(r'^puts\s+\[open\s+"?([^"\s\]]+)"?\s+(w\+?)\]\s+\{(.*)\}$', re.S)
+_TCL_PUTS = re.compile(r'^puts\s+(?:\{(.*)\}|"(.*)")$', re.S)
+
+
+def _brace_depth(text: str) -> int:
+    """Open ``{`` minus ``}`` (backslash-escaped ones not counted)."""
+    depth, i = 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += (ch == "{") - (ch == "}")
+        i += 1
+    return depth
 
 
 def canon_url(url: str) -> str:

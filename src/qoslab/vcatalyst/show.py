@@ -12,15 +12,19 @@ from __future__ import annotations
 import time
 
 from ..ios import IosError, ace_text, qos_model
+from ..ios.config import interface_order
 from ..ios.show_qos import (
     PortQos,
+    QosMaps,
+    dscp_input_q_from_config,
     dscp_output_q_from_config,
     input_queues_from_config,
     queue_sets_from_config,
     render_buffers,
-    render_dscp_output_q,
     render_input_queue,
     render_port_qos,
+    render_qos_map,
+    render_qos_maps,
     render_queue_set,
     render_queueing,
     render_statistics,
@@ -37,6 +41,7 @@ from .show_mqc import (
 )
 from .show_sys import (
     DeviceFacts,
+    MonitorSession,
     PortView,
     render_cpu,
     render_hosts,
@@ -46,6 +51,7 @@ from .show_sys import (
     render_ip_interface,
     render_ip_interface_brief,
     render_memory_statistics,
+    render_monitor,
     render_version,
     render_vlan_brief,
 )
@@ -67,9 +73,10 @@ def _port_arg(sw, cmd: ExecCommand) -> str | None:
 
 def port_views(sw, only: str | None = None) -> list[PortView]:
     """PortView of every front port: link up where a testbed host is attached, description and
-    shutdown from the running-config, link rate of the topology, counters when measured."""
+    shutdown from the running-config, counters when measured. The speed is the 3750's (1000 Mbit/s
+    negotiated on a 10/100/1000 port), not the testbed's scale-model link rate, which ``show
+    version`` states (:func:`qoslab.vcatalyst.session.device_facts`)."""
     hosts = {long_port(h.port): h for h in sw.topo.hosts}
-    mbps = max(1, int(sw.topo.link.rate / 1e6))
     link = getattr(sw, "link_counters", None)
     out = []
     for i, p in enumerate(_ports(sw), 1):
@@ -78,7 +85,7 @@ def port_views(sw, only: str | None = None) -> list[PortView]:
         sec = sw.running.interfaces.get(canonical_port(p))
         children = sec.children if sec else []
         desc = next((c.split(None, 1)[1] for c in children if c.startswith("description ")), "")
-        v = PortView(p, desc, admin_up="shutdown" not in children, link_up=p in hosts, speed_mbps=mbps,
+        v = PortView(p, desc, admin_up="shutdown" not in children, link_up=p in hosts, speed_mbps=1000,
                      mac=f"0200.5100.{i:04x}")
         if link is not None and v.link_up:
             for k, val in link(p).items():
@@ -93,6 +100,33 @@ def port_qos(sw, port: str) -> PortQos:
     return PortQos(port, q.trust, q.service_policy_in, q.share, q.shape, q.priority_queue_out, q.queue_set)
 
 
+def qos_maps(sw) -> QosMaps:
+    """The switch's QoS maps: configured ones from the running-config, 3750 defaults elsewhere."""
+    q = qos_model(sw.running)
+    g = sw.running.globals_
+    return QosMaps(cos_dscp=list(q.cos_dscp), dscp_cos=[q.dscp_cos[d] for d in range(64)],
+                   dscp_input_q=dscp_input_q_from_config(g), dscp_output_q=dscp_output_q_from_config(g))
+
+
+def monitor_sessions(sw) -> list[MonitorSession]:
+    """The local SPAN sessions of the running-config's ``monitor session`` lines, by number."""
+    out: dict[int, MonitorSession] = {}
+    for line in sw.running.monitor:
+        w = line.split()
+        s = out.setdefault(int(w[2]), MonitorSession(int(w[2])))
+        port = canonical_port(w[5])
+        if w[3] == "source":
+            {"both": s.both, "rx": s.rx, "tx": s.tx}[w[6] if len(w) > 6 else "both"].append(port)
+        else:
+            s.destinations.append(port)
+            if len(w) > 7 and w[6] == "encapsulation":
+                s.encapsulation = w[7]
+    for s in out.values():
+        for ports in (s.both, s.rx, s.tx, s.destinations):
+            ports.sort(key=interface_order)
+    return [out[n] for n in sorted(out)]
+
+
 def _mls(sw, cmd: ExecCommand) -> str | None:
     n = cmd.name
     g = sw.running.globals_
@@ -101,8 +135,10 @@ def _mls(sw, cmd: ExecCommand) -> str | None:
         return f"QoS is {on}\nQoS ip packet dscp rewrite is enabled\n\n"
     if n in ("show mls qos queue-set", "show mls qos queue-set n"):
         return render_queue_set(queue_sets_from_config(g), cmd.args.get("n"))
-    if n in ("show mls qos maps", "show mls qos maps dscp-output-q"):
-        return render_dscp_output_q(dscp_output_q_from_config(g))
+    if n == "show mls qos maps":
+        return render_qos_maps(qos_maps(sw))
+    if n.startswith("show mls qos maps "):
+        return render_qos_map(qos_maps(sw), n.rsplit(" ", 1)[1])
     if n == "show mls qos input-queue":
         return render_input_queue(input_queues_from_config(g))
     if not n.startswith("show mls qos interface"):
@@ -172,7 +208,20 @@ def _system(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict)
         return simple[n]()
     if n == "show startup-config":
         p = sw.dir / "startup-config"
-        return p.read_text() if p.exists() else "startup-config is not present\n"
+        return render_startup(p.read_text()) if p.exists() else "startup-config is not present\n"
+    if n == "show running-config partition access-list":
+        return sw.running.render_partition_acl()
+    if n.startswith("show monitor"):
+        sessions = monitor_sessions(sw)
+        if n == "show monitor session n":
+            sessions = [s for s in sessions if s.number == cmd.args["n"]]
+        return render_monitor(sessions)
+    if n == "show running-config interface port":
+        p = cmd.args["port"]
+        out = sw.running.render_interface(p if p.startswith(("Vlan", "Port-channel")) else canonical_port(p))
+        if out is None:
+            raise IosError("", cmd.columns.get("port", 0))
+        return out
     port = _port_arg(sw, cmd)
     if n == "show interfaces port":
         return render_interfaces(port_views(sw, port))
@@ -181,6 +230,21 @@ def _system(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict)
     if n == "show ip interface port":
         return render_ip_interface(port_views(sw, port))
     return None
+
+
+#: NVRAM of a WS-C3750G-24T (``show version``: 512K bytes of flash-simulated NVRAM).
+NVRAM_BYTES = 524288
+
+
+def render_startup(saved: str) -> str:
+    """``show startup-config``: ``Using N out of 524288 bytes`` and the saved configuration (as
+    NVRAM holds it: without ``show running-config``'s ``Building configuration...`` and ``Current
+    configuration`` lines)."""
+    lines = saved.split("\n")
+    while lines and (not lines[0].strip() or lines[0].startswith(("Building configuration", "Current configuration"))):
+        lines.pop(0)
+    body = "\n".join(lines)
+    return f"Using {len(body.encode())} out of {NVRAM_BYTES} bytes\n" + body
 
 
 def show_output(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 @dataclass
 class DeviceFacts:
     """Who the switch is: hostname, model, IOS version and image, serial (virtual), base MAC,
-    uptime in seconds, configuration register, number of front ports."""
+    uptime in seconds, configuration register, number of front ports, the testbed's link rate."""
 
     hostname: str
     model: str = "WS-C3750G-24T"
@@ -30,6 +30,7 @@ class DeviceFacts:
     uptime_s: float = 0.0
     config_register: str = "0xF"
     n_ports: int = 24
+    link_bps: float | None = None  # the testbed's scale-model link rate (tc), stated in show version
 
 
 @dataclass
@@ -81,7 +82,7 @@ System returned to ROM by power-on
 System image file is "flash:{f.image}"
 
 qoslab virtual Catalyst: the QoS configuration is emulated with tc/nftables on the embedded
-testbed; serial numbers and MAC addresses are virtual.
+testbed; serial numbers and MAC addresses are virtual.{_rate_note(f)}
 
 cisco {f.model} (PowerPC405) processor (revision F0) with 131072K bytes of memory.
 Processor board ID {f.serial}
@@ -109,6 +110,16 @@ Switch Ports Model              SW Version            SW Image
 Configuration register is {f.config_register}
 
 """
+
+
+def _rate_note(f: DeviceFacts) -> str:
+    """The scale-model line of ``show version``: ports report 1000Mb/s as a 3750's do, the
+    testbed's links run at ``link_bps`` (empty when not known)."""
+    if not f.link_bps:
+        return ""
+    rate = f"{f.link_bps / 1e6:g} Mbit/s"
+    return (f"\nScale model: ports report 1000Mb/s as a 3750's do; the testbed's links and the egress\n"
+            f"queues' port rate run at {rate} (qoslab topology link.rate).")
 
 
 def _colon_mac(dotted: str) -> str:
@@ -257,3 +268,55 @@ def render_dir(fs: str, files: list[FileEntry], total: int, path: str = "", used
     used = sum(e.size for e in files) if used is None else used
     out += ["", f"{total} bytes total ({total - used} bytes free)"]
     return "\n".join(out) + "\n"
+
+
+@dataclass
+class MonitorSession:
+    """One local SPAN session: source ports per direction (short names), destination ports and
+    their encapsulation (``replicate``, ``dot1q`` or None: native)."""
+
+    number: int
+    both: list[str] = field(default_factory=list)
+    rx: list[str] = field(default_factory=list)
+    tx: list[str] = field(default_factory=list)
+    destinations: list[str] = field(default_factory=list)
+    encapsulation: str | None = None
+
+
+def port_list(ports: list[str]) -> str:
+    """IOS port list: ``Gi1/0/1-3,Gi1/0/5`` (consecutive ports of a module as a range)."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            out.append(run[0] if len(run) == 1 else f"{run[0]}-{run[-1].rsplit('/', 1)[1]}")
+            run.clear()
+
+    for p in ports:
+        if run and p.rsplit("/", 1)[0] == run[-1].rsplit("/", 1)[0] \
+                and p.rsplit("/", 1)[1].isdigit() and int(p.rsplit("/", 1)[1]) == int(run[-1].rsplit("/", 1)[1]) + 1:
+            run.append(p)
+        else:
+            flush()
+            run.append(p)
+    flush()
+    return ",".join(out)
+
+
+def render_monitor(sessions: list[MonitorSession]) -> str:
+    """``show monitor [session N]`` of local SPAN sessions (the 3750's format: type, source ports
+    by direction, destination ports with their encapsulation and ingress setting)."""
+    blocks = []
+    for s in sessions:
+        out = [f"Session {s.number}", "---------", "Type                   : Local Session"]
+        srcs = [(label, ps) for label, ps in (("Both", s.both), ("RX Only", s.rx), ("TX Only", s.tx)) if ps]
+        if srcs:
+            out.append("Source Ports           :")
+            out += [f"    {label:<19}: {port_list(ps)}" for label, ps in srcs]
+        if s.destinations:
+            enc = {"replicate": "Replicate", "dot1q": "DOT1Q"}.get(s.encapsulation or "", "Native")
+            out += [f"Destination Ports      : {port_list(s.destinations)}", f"    Encapsulation      : {enc}",
+                    "          Ingress      : Disabled"]
+        blocks.append("\n".join(out) + "\n")
+    return "\n".join(blocks) + ("\n" if blocks else "")

@@ -135,5 +135,8 @@ def test_evidence_from_a_finished_campaign_read_from_a_copy(tmp_path):
                         "congestion thesis": 2.0}
     assert "quick-1" in ev.source
     assert (hashlib.sha256(db.read_bytes()).hexdigest(), _tree(root)) == before
-    other = pb.model_copy(update={"name": "other"})
-    assert evidence_means(other, [root]).source.startswith("default model")
+    other = pb.model_copy(update={"name": "other"})  # e.g. the sequential design of the same matrix
+    ev = evidence_means(other, [root])
+    assert ev.means["congestion fifo"] == 30.0 and "same conditions, workload, topology and flood" in ev.source
+    longer = other.model_copy(update={"workload": pb.workload.model_copy(update={"frames": 3})})
+    assert evidence_means(longer, [root]).source.startswith("default model")

@@ -8,9 +8,10 @@ estimate here is a sum over conditions of (that condition's mean trial time) x (
 Evidence for a plan, first found wins (:func:`evidence_means`):
 
 1. the most recent finished campaign of the same playbook name under ``results/campaigns/``
-   (the working directory's and the checkout's): per condition the mean wall time of its done
-   trials (``finished - started``, warm-ups included);
-2. the same from the campaigns kept in the checkout's ``docs/results/``;
+   (the working directory's and the checkout's), then in the checkout's ``docs/results/``: per
+   condition the mean wall time of its done trials (``finished - started``, warm-ups included);
+2. the same for a campaign of the same matrix (conditions, workloads, topology and flood: e.g.
+   the fixed-design campaign of a sequential playbook);
 3. the default model (:func:`default_trial_s`), for conditions no evidence covers.
 
 A campaign folder is never opened in place: its ``trials.sqlite`` (and WAL) is copied to a
@@ -22,7 +23,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,14 +94,15 @@ def eta_s(remaining: list[str], wall: dict[str, list[float]], render: dict[str, 
     return sum(plan_eta(left, means).values())
 
 
-def _finished_campaigns(name: str, roots: Iterable[Path]) -> list[tuple[str, Path]]:
-    """(time, folder) of the campaign folders under ``roots`` made from playbook ``name`` (by
-    their provenance time, else the store's modification time), newest first."""
+def _finished_campaigns(pb: Playbook, roots: Iterable[Path], same: Callable[[Playbook, Path], bool]
+                        ) -> list[tuple[str, Path]]:
+    """(time, folder) of the campaign folders under ``roots`` whose resolved playbook is ``same``
+    as ``pb`` (by their provenance time, else the store's modification time), newest first."""
     found: list[tuple[str, Path]] = []
     for root in roots:
         for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
             pbf, db = folder / "playbook.yaml", folder / "trials.sqlite"
-            if not (pbf.is_file() and db.is_file()) or not _named(pbf, name):
+            if not (pbf.is_file() and db.is_file()) or not same(pb, pbf):
                 continue
             try:
                 when = str(json.loads((folder / "provenance.json").read_text()).get("time") or "")
@@ -110,15 +112,33 @@ def _finished_campaigns(name: str, roots: Iterable[Path]) -> list[tuple[str, Pat
     return sorted(found, key=lambda t: t[0], reverse=True)
 
 
-def _named(playbook_yaml: Path, name: str) -> bool:
-    """Whether a campaign folder's resolved playbook has ``name`` (its top-level ``name:``)."""
+def same_name(pb: Playbook, playbook_yaml: Path) -> bool:
+    """Whether a campaign folder's resolved playbook has ``pb``'s name (its top-level ``name:``)."""
     try:
         for line in playbook_yaml.read_text().splitlines():
             if line.startswith("name:"):
-                return line.split(":", 1)[1].strip().strip("'\"") == name
+                return line.split(":", 1)[1].strip().strip("'\"") == pb.name
     except OSError:
         pass
     return False
+
+
+def same_matrix(pb: Playbook, playbook_yaml: Path) -> bool:
+    """Whether a campaign folder's resolved playbook runs ``pb``'s conditions (names, congestion,
+    profiles, workloads) on its topology with its flood (e.g. the fixed design of a sequential
+    playbook); False for one this qoslab cannot read."""
+    from ..errors import QoslabError
+    from ..yamlio import load_model
+
+    try:
+        other = load_model(playbook_yaml, Playbook)
+    except QoslabError:
+        return False
+
+    def matrix(p: Playbook) -> list[tuple[object, ...]]:
+        return [(c.name, c.congestion, c.profile, p.workload_of(c)) for c in p.conditions]
+
+    return (other.topology, other.flood, matrix(other)) == (pb.topology, pb.flood, matrix(pb))
 
 
 def campaign_wall_means(folder: Path) -> dict[str, float] | None:
@@ -154,19 +174,20 @@ def evidence_roots() -> list[Path]:
 def evidence_means(pb: Playbook, roots: Iterable[Path] | None = None) -> Evidence:
     """Mean wall seconds per trial of every condition of ``pb``: from the first finished campaign
     of the same playbook name under ``roots`` (default :func:`evidence_roots`, searched in order,
-    newest first within each), else (and for conditions it lacks) the default model."""
+    newest first within each), else of the same matrix (:func:`same_matrix`), else (and for
+    conditions it lacks) the default model."""
     means = {c.name: default_trial_s(pb, c) for c in pb.conditions}
-    for root in list(roots) if roots is not None else evidence_roots():
-        for when, folder in _finished_campaigns(pb.name, [root]):
-            got = campaign_wall_means(folder)
-            if not got:
-                continue
-            known = {c: v for c, v in got.items() if c in means}
-            if not known:
-                continue
-            means.update(known)
-            missing = len(means) - len(known)
-            extra = f"; default model for {missing} condition(s)" if missing else ""
-            return Evidence(means, f"{folder} ({when}){extra}")
+    search = list(roots) if roots is not None else evidence_roots()
+    for same in (same_name, same_matrix):
+        for root in search:
+            for when, folder in _finished_campaigns(pb, [root], same):
+                known = {c: v for c, v in (campaign_wall_means(folder) or {}).items() if c in means}
+                if not known:
+                    continue
+                means.update(known)
+                missing = len(means) - len(known)
+                how = "same playbook" if same is same_name else "same conditions, workload, topology and flood"
+                extra = f"; default model for {missing} condition(s)" if missing else ""
+                return Evidence(means, f"{folder} ({how}, {when}){extra}")
     return Evidence(means, "default model (quick campaign's means here, scaled by frames; no finished campaign "
-                           f"of {pb.name} found)")
+                           f"of {pb.name} or its matrix found)")

@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workload import WorkloadSettings
-from ..yamlio import FieldProblem, StrictModel, error_loc, load_model
+from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -79,7 +79,7 @@ class SequentialTrials(StrictModel):
     @model_validator(mode="after")
     def _range(self) -> SequentialTrials:
         if self.min > self.max:
-            raise FieldProblem(("min",), f"min {self.min} is above max {self.max}")
+            raise SubFieldProblem(("min",), f"min {self.min} is above max {self.max}")
         return self
 
     def checkpoints(self) -> list[int]:
@@ -132,6 +132,19 @@ class Playbook(StrictModel):
     @classmethod
     def _name(cls, v: str) -> str:
         return folder_name("campaign name", v)
+
+    @field_validator("trials", mode="before")
+    @classmethod
+    def _trials(cls, v: object) -> object:
+        """A mapping is the sequential design: its errors name its own field (trials.min, ...)."""
+        if not isinstance(v, dict):
+            return v
+        try:
+            return SequentialTrials.model_validate(v)
+        except ValidationError as e:
+            err = e.errors()[0]
+            msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
+            raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
 
     @field_validator("capture", mode="before")
     @classmethod

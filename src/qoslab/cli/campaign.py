@@ -71,6 +71,14 @@ class _TrialProgress:
         overhead = sum(self.overheads) / len(self.overheads) if self.overheads else 0.0
         self.prog.update(self.task, eta=_hms(eta_s(list(self.pending.values()), self.wall, self.means, overhead)))
 
+    def skipped(self, idxs: list[int]) -> None:
+        """A sequential campaign stopped: its skipped trials leave the bar's total and the ETA."""
+        for i in idxs:
+            self.pending.pop(i, None)
+        task = next(t for t in self.prog.tasks if t.id == self.task)
+        if task.total is not None:
+            self.prog.update(self.task, total=task.total - len(idxs))
+
     def log(self, text: str) -> None:
         self.prog.console.print(f"  {escape(text)}")
 
@@ -132,7 +140,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[eta]}"), console=console) as prog:
         bar = _TrialProgress(prog, means, pending)
-        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log)
+        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log, on_skip=bar.skipped)
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
@@ -144,6 +152,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
     stats = campaign_stats(runner.pb, store, folder)
     _print_stats(stats)
+    _print_stopping(stats.get("stopping"))
     if (folder / "stats-network.json").exists():
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
@@ -204,6 +213,17 @@ def campaign_plan(playbook: Path = typer.Argument(..., help="Campaign playbook, 
     plan_command(playbook, trials, seed, show)
 
 
+def _print_stopping(stopping: dict[str, Any] | None) -> None:
+    """A sequential campaign's stop: which rule stopped each condition, after how many trials."""
+    if not stopping:
+        return
+    console.print(f"sequential stopping ({stopping['rule']} of the {stopping['metric']}, half-width <= "
+                  f"{stopping['half_width']:g}, {stopping['min']}-{stopping['max']} trials, checked every "
+                  f"{stopping['every']}):", soft_wrap=True)
+    for name, c in stopping["conditions"].items():
+        console.print(f"  {name}: {c['trials']} trials; stopped by {c['stopped_by']}", soft_wrap=True)
+
+
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
     """Trials done, pending, failed; running means per condition."""
@@ -215,6 +235,14 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
     console.print(f"{folder}: {st.counts()}")
     for c, v in st.done_times().items():
         console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")
+    seq = st.meta("sequential")
+    if seq:
+        stop = seq.get("stopped")
+        last = seq["checks"][-1] if seq.get("checks") else None
+        console.print("sequential: " + (f"stopped: {stop['reason']}" if stop else
+                                        f"{len(seq.get('checks', []))} check(s), the rule has not held"
+                                        + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
+                      soft_wrap=True)
 
 
 @app.command("sweep")

@@ -26,7 +26,7 @@ def print_plan(plan: CampaignPlan, show: int) -> None:
     trials in order."""
     pb = plan.playbook
     console.print(f"[bold]plan of {escape(str(plan.path))}[/]: campaign {escape(pb.name)}, every reference checked; "
-                  "nothing started, no folder made")
+                  "nothing started, no folder made", soft_wrap=True)
     for what, desc in plan.references:
         console.print(f"  {what:<9} {escape(desc)}", highlight=False, soft_wrap=True)
     if plan.seed_drawn:
@@ -42,13 +42,14 @@ def print_plan(plan: CampaignPlan, show: int) -> None:
                       f"{' x the mean' if seq.stop.metric == 'mean' else ''}), checked after "
                       f"{', '.join(map(str, seq.checkpoints()[:-1])) or 'none'} trials")
     console.print(_conditions_table(plan))
-    console.print(f"ETA evidence: {escape(plan.evidence)}", highlight=False)
+    console.print(f"ETA evidence: {escape(plan.evidence)}", highlight=False, soft_wrap=True)
     console.print(_order_table(plan, show))
 
 
 def _conditions_table(plan: CampaignPlan) -> Table:
     seq = plan.playbook.sequential is not None
-    tab = Table(title=f"{len(plan.trials)} trials in {plan.playbook.order} order", title_justify="left")
+    up_to = "up to " if seq else ""
+    tab = Table(title=f"{up_to}{len(plan.trials)} trials in {plan.playbook.order} order", title_justify="left")
     for col in ("condition", "congestion", "profile", "warm-up", "trials", "s/trial", "ETA"):
         tab.add_column(col, justify="left" if col in ("condition", "profile") else "right")
     for c in plan.conditions:

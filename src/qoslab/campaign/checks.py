@@ -45,6 +45,17 @@ def check_references(pb: Playbook, path: Path) -> None:
         _check_flood(pb, topo, fail)
     for i in range(len(pb.conditions)):
         _check_profile(pb, topo, i, fail)
+    _check_stopping(pb, fail)
+
+
+def _check_stopping(pb: Playbook, fail: Any) -> None:
+    """A sequential rule on the recovery needs a matrix with one (see stats.plan_comparisons)."""
+    from .stats import plan_comparisons
+
+    seq = pb.sequential
+    if seq is not None and seq.stop.metric == "recovery" and not plan_comparisons(pb)[1]:
+        raise fail(("trials", "stop", "metric"), "this matrix has no recovery (it needs a baseline, the congested "
+                                                 "baseline profile and a congested other profile): use `metric: mean`")
 
 
 def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:

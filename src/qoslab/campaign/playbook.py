@@ -14,14 +14,14 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workload import WorkloadSettings
-from ..yamlio import FieldProblem, StrictModel, error_loc, load_model
+from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -52,6 +52,43 @@ class Condition(StrictModel):
         return v
 
 
+class StopRule(StrictModel):
+    """When a sequential campaign stops: ``rule: precision`` = when the primary estimate's 95 %
+    interval is narrow enough. ``metric: recovery``: every recovery ratio of the matrix (see
+    :func:`.stats.plan_comparisons`), its percentile-bootstrap interval's half-width <=
+    ``half_width`` (ratio units: 0.05 = +-5 points); ``metric: mean``: every condition's mean, its
+    t interval's half-width <= ``half_width`` x the mean (0.05 = +-5 %). Precision, not a test's
+    verdict, decides, so a later test's type I error stays near nominal (:mod:`.seqsim`)."""
+
+    rule: Literal["precision"] = "precision"
+    metric: Literal["recovery", "mean"] = "recovery"
+    half_width: float = Field(..., gt=0, le=10)
+
+
+class SequentialTrials(StrictModel):
+    """``trials: {min, max, every, stop}``: at least ``min`` and at most ``max`` trials per
+    condition; after ``min`` and then every ``every`` more (all conditions advance together: the
+    schedule is shuffled stage by stage), the ``stop`` rule is checked on the done trials and, when
+    it holds, every condition stops at once (the remaining trials are ``skipped``)."""
+
+    min: int = Field(10, ge=2, le=100_000)
+    max: int = Field(50, ge=2, le=100_000)
+    every: int = Field(5, ge=1, le=100_000)
+    stop: StopRule
+
+    @model_validator(mode="after")
+    def _range(self) -> SequentialTrials:
+        if self.min > self.max:
+            raise SubFieldProblem(("min",), f"min {self.min} is above max {self.max}")
+        return self
+
+    def checkpoints(self) -> list[int]:
+        """The trial counts per condition after which the rule is checked: min, min + every, ...,
+        max (the last one is the end)."""
+        out = list(range(self.min, self.max, self.every))
+        return out + [self.max]
+
+
 class Playbook(StrictModel):
     """A campaign (see the module doc). Paths are relative to the repository."""
 
@@ -69,7 +106,8 @@ class Playbook(StrictModel):
                                                    "off, reference profile); default: the first without congestion")
     equivalence_margin: float = Field(0.02, gt=0, lt=1, description="TOST margin as a fraction of the baseline "
                                                                     "mean: smaller differences count as none")
-    trials: int = Field(50, ge=2, le=100_000)
+    trials: Annotated[int, Field(ge=2, le=100_000)] | SequentialTrials = Field(
+        50, description="trials per condition, or {min, max, every, stop} for sequential stopping")
     order: Literal["interleaved", "blocked"] = "interleaved"
     seed: int | None = Field(None, ge=0, lt=2**63)
     warmup: int = Field(0, ge=0, le=100)
@@ -94,6 +132,19 @@ class Playbook(StrictModel):
     @classmethod
     def _name(cls, v: str) -> str:
         return folder_name("campaign name", v)
+
+    @field_validator("trials", mode="before")
+    @classmethod
+    def _trials(cls, v: object) -> object:
+        """A mapping is the sequential design: its errors name its own field (trials.min, ...)."""
+        if not isinstance(v, dict):
+            return v
+        try:
+            return SequentialTrials.model_validate(v)
+        except ValidationError as e:
+            err = e.errors()[0]
+            msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
+            raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
 
     @field_validator("capture", mode="before")
     @classmethod
@@ -143,6 +194,21 @@ class Playbook(StrictModel):
             raise FieldProblem(loc, err["msg"].removeprefix("Value error, ")) from None
 
     # -- derived ------------------------------------------------------------------------------
+    @property
+    def sequential(self) -> SequentialTrials | None:
+        """The sequential design, or None for a fixed number of trials."""
+        return self.trials if isinstance(self.trials, SequentialTrials) else None
+
+    @property
+    def max_trials(self) -> int:
+        """Trials per condition scheduled (a sequential campaign's most)."""
+        return self.trials.max if isinstance(self.trials, SequentialTrials) else self.trials
+
+    @property
+    def min_trials(self) -> int:
+        """Trials per condition at least run (a fixed campaign's all)."""
+        return self.trials.min if isinstance(self.trials, SequentialTrials) else self.trials
+
     def condition(self, name: str) -> Condition:
         """The condition called ``name``; raises KeyError."""
         for c in self.conditions:
@@ -190,12 +256,19 @@ class ScheduledTrial:
 
 def schedule(pb: Playbook, seed: int) -> list[ScheduledTrial]:
     """The order of all trials (pure): warm-ups first (one round over the conditions each), then
-    ``trials`` per condition, interleaved = shuffled with ``seed``, blocked = condition by condition."""
+    ``trials`` per condition, interleaved = shuffled with ``seed``, blocked = condition by condition.
+    A sequential playbook's trials come in stages (trials 1..min, then ``every`` more per
+    condition up to max), each shuffled (or blocked) on its own, so all conditions have the same
+    number of trials at every check of the stopping rule."""
     out: list[tuple[str, int, bool]] = []
     for w in range(pb.warmup):
         out += [(c.name, -w, True) for c in pb.conditions]
-    main = [(c.name, t, False) for c in pb.conditions for t in range(1, pb.trials + 1)]
-    if pb.order == "interleaved":
-        random.Random(seed).shuffle(main)
-    out += main
+    seq = pb.sequential
+    bounds = [0, *seq.checkpoints()] if seq is not None else [0, pb.max_trials]
+    rng = random.Random(seed)
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        stage = [(c.name, t, False) for c in pb.conditions for t in range(lo + 1, hi + 1)]
+        if pb.order == "interleaved":
+            rng.shuffle(stage)
+        out += stage
     return [ScheduledTrial(i, c, t, w) for i, (c, t, w) in enumerate(out)]

@@ -50,14 +50,17 @@ class Runner:
     """Runs the trials of a campaign folder that are not done (see the module doc).
 
     ``on_start(done, total)`` is called once the testbed is ready; ``on_trial(row)`` after each
-    trial with its stored values (or ``error``); ``log(text)`` for remarks.
+    trial with its stored values (or ``error``); ``on_skip(idxs)`` when a sequential campaign
+    stops (:mod:`.stopping`) with the trials it will not run; ``log(text)`` for remarks.
     Raises ConfigError when the folder's playbook or input snapshot is missing or was changed.
     """
 
     def __init__(self, out: Path, on_trial: Callable[[dict[str, Any]], None] = lambda r: None,
                  on_start: Callable[[int, int], None] = lambda done, total: None,
-                 log: Callable[[str], None] = lambda s: None) -> None:
+                 log: Callable[[str], None] = lambda s: None,
+                 on_skip: Callable[[list[int]], None] = lambda idxs: None) -> None:
         self.out = out
+        self.on_skip = on_skip
         self.store = Store(out / "trials.sqlite")
         self.pb = load_campaign_playbook(out)
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
@@ -187,33 +190,57 @@ class Runner:
         return cal
 
     def _loop(self, env: TrialEnv) -> None:
+        self._stop_check()  # a resumed sequential campaign may be due a check already
         pending = self.store.pending()
-        total = sum(self.store.counts().values())
+        counts = self.store.counts()
+        total = sum(counts.values()) - counts.get("skipped", 0)
         self.on_start(total - len(pending), total)
+        skipped: set[int] = set()
         for idx, cname, trial, warmup, attempts in pending:
-            info = {"idx": idx, "condition": cname, "trial": trial, "warmup": warmup}
-            failures = 0  # failed attempts in this run (the retry budget is per run)
-            while True:
-                attempts += 1
-                due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in env.captured
-                                                     and not warmup)
-                tdir = self._fresh_dir(idx)
-                self.store.record(idx, status="running", attempts=attempts, started=time.time())
-                try:
-                    with deadline(self.pb.trial_timeout_s):
-                        row = run_trial(env, self.pb.condition(cname), tdir, due)
-                except (Exception, TrialTimeout) as e:  # noqa: BLE001 - any failure of a trial is recorded
-                    msg = str(e) if isinstance(e, (QoslabError, TrialTimeout)) else f"{type(e).__name__}: {e}"
-                    failures += 1
-                    if self._failed(env, idx, cname, attempts, failures, msg):
-                        self.on_trial({**info, "error": msg})
-                        break
-                    continue
-                self.store.record(idx, status="done", finished=time.time(), error=None, **row)
-                if due:
-                    env.captured.add(cname)
-                self.on_trial({**info, **row})
-                break
+            if idx in skipped:
+                continue
+            self._run_one(env, idx, cname, trial, warmup, attempts)
+            skipped.update(self._stop_check())
+
+    def _stop_check(self) -> list[int]:
+        """A sequential campaign's stopping check (:mod:`.stopping`); the trials it skipped."""
+        if self.pb.sequential is None:
+            return []
+        from .stats import plan_comparisons
+        from .stopping import check
+
+        skipped = check(self.pb, self.store, plan_comparisons(self.pb)[1])
+        if skipped:
+            self.log(f"sequential stop: {(self.store.meta('sequential') or {}).get('stopped', {}).get('reason')}; "
+                     f"{len(skipped)} trial(s) skipped")
+            self.on_skip(skipped)
+        return skipped
+
+    def _run_one(self, env: TrialEnv, idx: int, cname: str, trial: int, warmup: bool, attempts: int) -> None:
+        """Run one scheduled trial with its retries; store the outcome."""
+        info = {"idx": idx, "condition": cname, "trial": trial, "warmup": warmup}
+        failures = 0  # failed attempts in this run (the retry budget is per run)
+        while True:
+            attempts += 1
+            due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in env.captured
+                                                 and not warmup)
+            tdir = self._fresh_dir(idx)
+            self.store.record(idx, status="running", attempts=attempts, started=time.time())
+            try:
+                with deadline(self.pb.trial_timeout_s):
+                    row = run_trial(env, self.pb.condition(cname), tdir, due)
+            except (Exception, TrialTimeout) as e:  # noqa: BLE001 - any failure of a trial is recorded
+                msg = str(e) if isinstance(e, (QoslabError, TrialTimeout)) else f"{type(e).__name__}: {e}"
+                failures += 1
+                if self._failed(env, idx, cname, attempts, failures, msg):
+                    self.on_trial({**info, "error": msg})
+                    break
+                continue
+            self.store.record(idx, status="done", finished=time.time(), error=None, **row)
+            if due:
+                env.captured.add(cname)
+            self.on_trial({**info, **row})
+            break
 
     def _fresh_dir(self, idx: int) -> Path:
         """``trials/NNNN`` for a new attempt: an earlier attempt's folder is kept as ``NNNN.attempt-K``."""

@@ -14,6 +14,7 @@ from ..errors import QoslabError
 from ..topology import repo_root
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
 from .playbook import Playbook
+from .stopping import stopping_summary
 from .store import METRICS, Store
 
 ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
@@ -88,8 +89,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
     trials-network.csv + stats-network.json (network wait, see METRICS). Returns stats.json.
     Raises QoslabError when a trial is not done (failed, pending or interrupted: no statistics over
-    unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials exist."""
-    left = sorted((s, n) for s, n in store.counts().items() if s != "done")
+    unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials exist. Trials a
+    sequential campaign skipped are absent, not missing; what stopped it is stats.json's
+    ``stopping`` (:func:`.stopping.stopping_summary`)."""
+    left = sorted((s, n) for s, n in store.counts().items() if s not in ("done", "skipped"))
     if left:
         what = ", ".join(f"{n} {status}" for status, n in left)
         raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
@@ -97,6 +100,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     if export_csv(store, folder / "trials.csv") < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
     stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
+    stopping = stopping_summary(pb, store)
+    if stopping is not None:  # which rule stopped each condition, and after how many trials
+        stats["stopping"] = stopping
+        (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     total = len(store.trials(counted=True))
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")

@@ -5,9 +5,10 @@ checks it); statistics, censoring, sweeps, the CLI, the report notebook and the 
 through it.
 
 A row's ``status`` is ``pending``, ``running`` (an attempt is under way, or was killed: the next
-run sets it back to pending), ``done`` or ``failed`` (its last run used up its retries; the next
-``--resume`` runs it again). ``attempts`` counts attempts started, ``failures`` those that ended
-in an error (a killed attempt is neither a success nor a failure).
+run sets it back to pending), ``done``, ``failed`` (its last run used up its retries; the next
+``--resume`` runs it again) or ``skipped`` (a sequential campaign stopped before it: never run,
+absent from the statistics, not a sign of an incomplete campaign). ``attempts`` counts attempts
+started, ``failures`` those that ended in an error (a killed attempt is neither a success nor a failure).
 
 Schema: the base table (:data:`SCHEMA`), migrations numbered by SQLite's ``user_version``
 (:data:`MIGRATIONS`), then the columns every registered meter declares
@@ -56,7 +57,7 @@ BASE_COLUMNS: dict[str, type] = {
 #: slowest worker spent not computing: waiting for requests, results and retransmissions; the
 #: part a switch can change).
 METRICS = ("elapsed_s", "network_s")
-STATUSES = ("pending", "running", "done", "failed")
+STATUSES = ("pending", "running", "done", "failed", "skipped")
 
 
 @dataclass(frozen=True)
@@ -223,9 +224,19 @@ class Store:
 
     def pending(self) -> list[tuple[int, str, int, bool, int]]:
         """(idx, condition, trial, warmup, attempts) of every trial not done (pending, interrupted
-        or failed), in schedule order: what a run of the campaign runs."""
+        or failed; not skipped), in schedule order: what a run of the campaign runs."""
         return [(r[0], r[1], r[2], bool(r[3]), r[4]) for r in self._db.execute(
-            "SELECT idx, condition, trial, warmup, attempts FROM trials WHERE status != 'done' ORDER BY idx")]
+            "SELECT idx, condition, trial, warmup, attempts FROM trials WHERE status NOT IN ('done', 'skipped') "
+            "ORDER BY idx")]
+
+    def skip(self, idxs: list[int]) -> list[int]:
+        """Mark the trials ``idxs`` that are not done as ``skipped`` (a sequential campaign stopped
+        before them; one transaction); returns the indices marked."""
+        with self.tx():
+            marked = [i for i in idxs if (row := self._db.execute("SELECT status FROM trials WHERE idx=?",
+                                                                  (i,)).fetchone()) and row[0] != "done"]
+            self._db.executemany("UPDATE trials SET status='skipped' WHERE idx=?", [(i,) for i in marked])
+        return marked
 
     def reset_interrupted(self) -> list[int]:
         """Set trials left ``running`` by a killed run back to ``pending`` (their attempt is not a

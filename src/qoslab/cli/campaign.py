@@ -21,28 +21,10 @@ app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable
 
 def eta_s(remaining: list[str], wall: dict[str, list[float]], render: dict[str, list[float]],
           overhead_s: float = 0.0) -> float | None:
-    """Seconds the ``remaining`` trials (their condition names, one per trial) should take: per
-    condition the mean wall time of its trials measured in this run (``wall``: seconds from one
-    trial's end to the next, retries included); a condition not yet seen in this run counts its
-    mean render time from ``render`` (earlier trials, seconds) plus ``overhead_s`` (this run's mean
-    wall minus render time per trial: flood start, switch reads), or this run's mean wall time
-    when it has no render times either. None before the first trial of this run ends. Pure.
+    """The progress bar's ETA: :func:`qoslab.campaign.eta.eta_s` (imported when first needed)."""
+    from ..campaign.eta import eta_s as per_condition
 
-    Conditions differ by 100x (1.5 s vs 90 s trials at 10 Mbit/s), so one mean over all trials
-    (rich's default ETA) is off by as much as their mix."""
-    seen = [t for v in wall.values() for t in v]
-    if not seen:
-        return None
-    overall = sum(seen) / len(seen)
-    total = 0.0
-    for c in remaining:
-        if wall.get(c):
-            total += sum(wall[c]) / len(wall[c])
-        elif render.get(c):
-            total += sum(render[c]) / len(render[c]) + overhead_s
-        else:
-            total += overall
-    return total
+    return per_condition(remaining, wall, render, overhead_s)
 
 
 def _hms(seconds: float | None) -> str:
@@ -89,12 +71,20 @@ class _TrialProgress:
         overhead = sum(self.overheads) / len(self.overheads) if self.overheads else 0.0
         self.prog.update(self.task, eta=_hms(eta_s(list(self.pending.values()), self.wall, self.means, overhead)))
 
+    def skipped(self, idxs: list[int]) -> None:
+        """A sequential campaign stopped: its skipped trials leave the bar's total and the ETA."""
+        for i in idxs:
+            self.pending.pop(i, None)
+        task = next(t for t in self.prog.tasks if t.id == self.task)
+        if task.total is not None:
+            self.prog.update(self.task, total=task.total - len(idxs))
+
     def log(self, text: str) -> None:
         self.prog.console.print(f"  {escape(text)}")
 
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
-                     resume: Path | None) -> tuple[Path, dict[str, list[float]]]:
+                     resume: Path | None, seed: int | None = None) -> tuple[Path, dict[str, list[float]]]:
     """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
     from ..campaign import Store, create, load_playbook
 
@@ -108,6 +98,8 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
     if playbook is None:
         raise QoslabError("give a playbook, or --resume DIR")
     pb = load_playbook(playbook)
+    if seed is not None:
+        pb = pb.model_copy(update={"seed": seed})
     folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     create(pb, playbook, folder, trials)
     return folder, {}
@@ -120,13 +112,25 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                  resume: Path | None = typer.Option(None, help="Finish the campaign in this folder."),
                  confirm_flood: str | None = typer.Option(None, "--confirm-flood", metavar="TOPOLOGY",
                                                           help="Allow floods on a real cluster (environment: "
-                                                               "cluster): its topology's name.")) -> None:
+                                                               "cluster): its topology's name."),
+                 seed: int | None = typer.Option(None, min=0, help="Seed of the interleaved order (overrides the "
+                                                                   "playbook's; `campaign plan` shows its schedule)."),
+                 dry_run: bool = typer.Option(False, "--dry-run", help="Only check the playbook and print its "
+                                                                       "plan (as `campaign plan`); start nothing."),
+                 show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html."""
     from ..campaign import Runner, Store, campaign_stats
     from ..report import campaign_report
 
-    folder, means = _campaign_folder(playbook, trials, out, resume)
+    if dry_run:
+        if playbook is None or resume is not None:
+            raise QoslabError("--dry-run plans a playbook: give the playbook (not --resume)")
+        from .campaignplan import plan_command
+
+        plan_command(playbook, trials, seed, show)
+        return
+    folder, means = _campaign_folder(playbook, trials, out, resume, seed)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
         with Store(folder / "trials.sqlite") as st:
             st.set_meta("confirm_flood", confirm_flood)
@@ -136,7 +140,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[eta]}"), console=console) as prog:
         bar = _TrialProgress(prog, means, pending)
-        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log)
+        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log, on_skip=bar.skipped)
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
@@ -148,6 +152,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
     stats = campaign_stats(runner.pb, store, folder)
     _print_stats(stats)
+    _print_stopping(stats.get("stopping"))
     if (folder / "stats-network.json").exists():
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
@@ -195,6 +200,30 @@ def _comparison_line(c: dict[str, Any]) -> str:
     return line
 
 
+@app.command("plan")
+def campaign_plan(playbook: Path = typer.Argument(..., help="Campaign playbook, e.g. playbooks/thesis-table5.yaml."),
+                  trials: int | None = typer.Option(None, help="Trials per condition (overrides the playbook)."),
+                  seed: int | None = typer.Option(None, min=0, help="Seed of the order (default: the playbook's, "
+                                                                    "else one drawn for the plan)."),
+                  show: int = typer.Option(12, min=0, help="Trials of the order to print.")) -> None:
+    """Check every reference of a playbook and print its schedule and an ETA per condition,
+    without starting anything (no testbed, switch, node, process or campaign folder)."""
+    from .campaignplan import plan_command
+
+    plan_command(playbook, trials, seed, show)
+
+
+def _print_stopping(stopping: dict[str, Any] | None) -> None:
+    """A sequential campaign's stop: which rule stopped each condition, after how many trials."""
+    if not stopping:
+        return
+    console.print(f"sequential stopping ({stopping['rule']} of the {stopping['metric']}, half-width <= "
+                  f"{stopping['half_width']:g}, {stopping['min']}-{stopping['max']} trials, checked every "
+                  f"{stopping['every']}):", soft_wrap=True)
+    for name, c in stopping["conditions"].items():
+        console.print(f"  {name}: {c['trials']} trials; stopped by {c['stopped_by']}", soft_wrap=True)
+
+
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
     """Trials done, pending, failed; running means per condition."""
@@ -206,6 +235,14 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
     console.print(f"{folder}: {st.counts()}")
     for c, v in st.done_times().items():
         console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")
+    seq = st.meta("sequential")
+    if seq:
+        stop = seq.get("stopped")
+        last = seq["checks"][-1] if seq.get("checks") else None
+        console.print("sequential: " + (f"stopped: {stop['reason']}" if stop else
+                                        f"{len(seq.get('checks', []))} check(s), the rule has not held"
+                                        + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
+                      soft_wrap=True)
 
 
 @app.command("sweep")

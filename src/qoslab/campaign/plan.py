@@ -1,0 +1,118 @@
+"""A campaign's plan before it runs (``qoslab campaign plan``, ``campaign run --dry-run``).
+
+:func:`make_plan` loads the playbook with every reference checked (:func:`.playbook.load_playbook`:
+topology, the flood with the safety interlock, QoS profiles rendered for the workload hosts,
+workload settings, the device file; a broken one raises ConfigError naming file and line), makes
+the schedule the runner would make (:func:`.playbook.schedule`, the same seed gives the same
+order) and estimates each condition's time from this machine's evidence (:mod:`.eta`).
+
+It touches no testbed, switch, node, process or campaign folder: it only reads files.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..profiles import load_profile, render
+from ..topology import load_topology
+from ..trafficgen import load_flood, resolve
+from .eta import evidence_means
+from .folder import with_trials
+from .playbook import Playbook, ScheduledTrial, load_playbook, resolve_path, schedule
+
+
+@dataclass(frozen=True)
+class ConditionPlan:
+    """One condition's part of a plan: warm-up trials, scheduled trials (the most a sequential
+    playbook runs) and the fewest it may run (``min_trials``, None for a fixed number), the mean
+    seconds per trial the estimate uses and the estimates for all its trials and for the fewest."""
+
+    name: str
+    congestion: bool
+    profile: str
+    warmup: int
+    trials: int
+    min_trials: int | None
+    trial_s: float
+    eta_s: float
+    eta_min_s: float | None
+
+
+@dataclass(frozen=True)
+class CampaignPlan:
+    """What a campaign would do: the playbook, the seed (``seed_drawn``: the playbook has none, so
+    a run draws its own unless given this one with ``--seed``), the schedule, the conditions'
+    estimates, where the estimates come from and the references checked (what, description)."""
+
+    playbook: Playbook
+    path: Path
+    seed: int
+    seed_drawn: bool
+    trials: list[ScheduledTrial]
+    conditions: list[ConditionPlan]
+    evidence: str
+    references: list[tuple[str, str]]
+
+    @property
+    def eta_s(self) -> float:
+        """Seconds all scheduled trials should take."""
+        return sum(c.eta_s for c in self.conditions)
+
+    @property
+    def eta_min_s(self) -> float | None:
+        """Seconds the fewest trials a sequential playbook may stop after should take (None for
+        a fixed number of trials)."""
+        mins = [c.eta_min_s for c in self.conditions]
+        return None if any(m is None for m in mins) else sum(m for m in mins if m is not None)
+
+
+def make_plan(path: Path, *, seed: int | None = None, trials: int | None = None,
+              roots: list[Path] | None = None) -> CampaignPlan:
+    """The plan of the playbook at ``path`` (``trials`` overrides its trials per condition as
+    ``campaign run --trials`` does; ``seed`` its seed; ``roots``: where to look for evidence, see
+    :func:`.eta.evidence_means`). Raises ConfigError/QoslabError for a broken reference."""
+    pb = with_trials(load_playbook(path), trials)
+    if seed is None:
+        seed = pb.seed
+    drawn = seed is None
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)  # as folder.create draws one
+    sched = schedule(pb, seed)
+    ev = evidence_means(pb, roots)
+    lo = pb.min_trials if pb.sequential is not None else None
+    conds = []
+    for c in pb.conditions:
+        n = sum(1 for t in sched if t.condition == c.name and not t.warmup)
+        w = sum(1 for t in sched if t.condition == c.name and t.warmup)
+        mean = ev.means[c.name]
+        conds.append(ConditionPlan(c.name, c.congestion, c.profile, w, n, lo, mean, (w + n) * mean,
+                                   None if lo is None else (w + lo) * mean))
+    return CampaignPlan(pb, path, seed, drawn, sched, conds, ev.source, references(pb))
+
+
+def references(pb: Playbook) -> list[tuple[str, str]]:
+    """What was checked, one line per reference (the playbook loaded, so each holds)."""
+    topo = load_topology(resolve_path(pb.topology))
+    out = [("topology", f"{pb.topology}: {topo.name}, {topo.environment}, {len(topo.host_names)} hosts, "
+                        f"{topo.link.rate / 1e6:g} Mbit/s links")]
+    if any(c.congestion for c in pb.conditions):
+        defn = load_flood(resolve_path(pb.flood))
+        flows = resolve(defn, topo, require_confirmation=False)
+        dsts = sorted({f.dst for f in flows})
+        out.append(("flood", f"{pb.flood}: {len(flows)} flows ({pb.generator or defn.generator}), destinations "
+                             f"{', '.join(dsts)}: all hosts of {topo.name} (interlock passed)"))
+    rendered = []
+    for ref in dict.fromkeys(c.profile for c in pb.conditions):
+        cond = next(c for c in pb.conditions if c.profile == ref)
+        lines = render(load_profile(ref), topo, {"workload": pb.workload_of(cond).hosts})
+        rendered.append(f"{ref} ({len(lines)} IOS lines)")
+    out.append(("profiles", ", ".join(rendered) + " rendered for the workload hosts"))
+    wl = pb.workload
+    out.append(("workload", f"hosts {', '.join(wl.hosts)}, size {wl.size}, {wl.frames} frame(s), rows per call "
+                            f"{wl.rows_per_call}" + (f"; {sum(1 for c in pb.conditions if c.workload)} condition(s) "
+                                                     "with overrides" if any(c.workload for c in pb.conditions)
+                                                     else "")))
+    out.append(("device", pb.device + ("" if pb.device in ("virtual", "testbed") else " (device file checked)")))
+    return out

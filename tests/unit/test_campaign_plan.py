@@ -1,0 +1,142 @@
+"""``qoslab campaign plan`` / ``campaign run --dry-run``: every reference checked, the runner's
+schedule, an ETA per condition from evidence; nothing started, no folder made."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from conftest import REPO
+from qoslab.campaign import create, load_playbook, schedule
+from qoslab.campaign.eta import default_trial_s, evidence_means, plan_eta
+from qoslab.campaign.plan import make_plan
+
+TABLE5 = REPO / "playbooks" / "thesis-table5.yaml"
+
+
+def _netns() -> str | None:
+    if shutil.which("ip") is None:
+        return None
+    return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+
+
+def _tree(path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else None
+
+
+def _main(argv: list[str]) -> tuple[object, str, str]:
+    """Run the real CLI entry point in this process: (exit code, stdout, stderr)."""
+    from qoslab.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_argv, old_term = sys.argv, signal.getsignal(signal.SIGTERM)
+    sys.argv = ["qoslab", *argv]
+    code: object = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as e:
+        code = e.code
+    finally:
+        sys.argv = old_argv
+        signal.signal(signal.SIGTERM, old_term)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("argv", [["campaign", "plan", str(TABLE5)], ["campaign", "run", str(TABLE5), "--dry-run"]])
+def test_plan_of_table5_starts_nothing_and_makes_no_folder(argv, tmp_path, monkeypatch):
+    netns, repo_results = _netns(), _tree(REPO / "results")
+    monkeypatch.chdir(tmp_path)
+
+    def no_process(*a, **k):
+        raise AssertionError(f"a process was started: {a[:1]}")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", no_process)
+    monkeypatch.setattr(os, "fork", no_process)
+    monkeypatch.setattr(os, "posix_spawn", no_process)
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = _main(argv)
+    monkeypatch.undo()
+    assert code == 0, err
+    assert "every reference checked" in out and "interlock passed" in out
+    for cond in ("no congestion fifo", "congestion fifo", "no congestion thesis", "congestion thesis"):
+        assert cond in out
+    assert "204 trials in interleaved order" in out and "the first 12 of 204 trials in order" in out
+    assert "ETA evidence:" in out and "total" in out
+    assert list(tmp_path.iterdir()) == []                  # no campaign folder (results/campaigns/...)
+    assert _tree(REPO / "results") == repo_results
+    assert _netns() == netns                               # no namespace made
+
+
+def test_broken_profile_reference_exits_2_naming_file_and_line(tmp_path):
+    data = yaml.safe_load(TABLE5.read_text())
+    data["conditions"][2]["profile"] = "no-such-profile"
+    bad = tmp_path / "broken.yaml"
+    bad.write_text(yaml.safe_dump(data, sort_keys=False))
+    line = next(i for i, t in enumerate(bad.read_text().splitlines(), 1) if "no-such-profile" in t)
+    for argv in (["campaign", "plan", str(bad)], ["campaign", "run", str(bad), "--dry-run"]):
+        p = subprocess.run([sys.executable, "-m", "qoslab", *argv], capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": "300", "PYTHONPATH": str(REPO / "src")}, cwd=tmp_path,
+                           timeout=60)
+        assert p.returncode == 2, p.stderr
+        assert f"{bad}:{line}: conditions[2].profile" in p.stderr
+        assert "no-such-profile" in p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["broken.yaml"]
+
+
+def test_plan_schedule_is_the_runners(tmp_path):
+    plan = make_plan(TABLE5, seed=7, roots=[])
+    pb = load_playbook(TABLE5)
+    assert plan.trials == schedule(pb.model_copy(update={"seed": 7}), 7) and not plan.seed_drawn
+    store = create(pb.model_copy(update={"seed": 7}), TABLE5, tmp_path / "c")
+    assert [(t.idx, t.condition, t.trial, t.warmup) for t in plan.trials] == \
+        [(r.idx, r.condition, r.trial, r.warmup) for r in store.trials()]
+    store.close()
+    assert [c.trials for c in plan.conditions] == [50] * 4 and [c.warmup for c in plan.conditions] == [1] * 4
+    assert plan.evidence.startswith("default model")
+    assert make_plan(TABLE5, roots=[]).seed_drawn
+    assert len(make_plan(TABLE5, trials=3, seed=1, roots=[]).trials) == 4 + 12
+
+
+def test_default_model_and_plan_eta():
+    pb = load_playbook(TABLE5)  # 4 frames: render times twice the quick campaign's
+    t = {c.name: default_trial_s(pb, c) for c in pb.conditions}
+    assert t["no congestion fifo"] == pytest.approx(0.82 * 2 + 0.7)
+    assert t["congestion fifo"] == pytest.approx(4.0 * 2 + 3.0)
+    assert t["congestion thesis"] == pytest.approx(0.92 * 2 + 3.0)
+    assert plan_eta({"a": 3, "b": 10}, {"a": 60.0, "b": 2.0}) == {"a": 180.0, "b": 20.0}
+
+
+def test_evidence_from_a_finished_campaign_read_from_a_copy(tmp_path):
+    pb = load_playbook(REPO / "playbooks" / "quick.yaml")
+    root = tmp_path / "campaigns"
+    store = create(pb, REPO / "playbooks" / "quick.yaml", root / "quick-1", trials=2)
+    now = time.time()
+    unfinished = create(pb, REPO / "playbooks" / "quick.yaml", root / "quick-2", trials=2)
+    unfinished.close()
+    for r in store.trials():
+        wall = 30.0 if r.condition == "congestion fifo" else 2.0
+        store.record(r.idx, status="done", valid=1, elapsed_s=wall - 1, started=now, finished=now + wall)
+    store.close()
+    db = root / "quick-1" / "trials.sqlite"
+    before = (hashlib.sha256(db.read_bytes()).hexdigest(), _tree(root))
+    ev = evidence_means(pb, [root])
+    assert ev.means == {"no congestion fifo": 2.0, "congestion fifo": 30.0, "no congestion thesis": 2.0,
+                        "congestion thesis": 2.0}
+    assert "quick-1" in ev.source
+    assert (hashlib.sha256(db.read_bytes()).hexdigest(), _tree(root)) == before
+    other = pb.model_copy(update={"name": "other"})  # e.g. the sequential design of the same matrix
+    ev = evidence_means(other, [root])
+    assert ev.means["congestion fifo"] == 30.0 and "same conditions, workload, topology and flood" in ev.source
+    longer = other.model_copy(update={"workload": pb.workload.model_copy(update={"frames": 3})})
+    assert evidence_means(longer, [root]).source.startswith("default model")

@@ -36,7 +36,9 @@ public final class CallMatcher {
     /** One matched call (all times in ns since the epoch, at the capture point). */
     public static final class Call {
         public int ipVersion;
-        public String client, server;
+        int cAddr, sAddr, cPort, sPort;
+        long c6hi, c6lo, s6hi, s6lo;
+        private String client, server;
         /** 1-based index of the call on its connection. */
         public int index;
         public long startNs;
@@ -54,10 +56,21 @@ public final class CallMatcher {
 
         public long latencyNs() { return endNs < 0 ? -1 : endNs - startNs; }
 
+        /** Client endpoint, {@code 198.18.0.1:40000} or {@code [2001:db8::1]:40000} (formatted when first asked). */
+        public String client() {
+            if (client == null) client = endpoint(ipVersion, cAddr, c6hi, c6lo, cPort);
+            return client;
+        }
+
+        public String server() {
+            if (server == null) server = endpoint(ipVersion, sAddr, s6hi, s6lo, sPort);
+            return server;
+        }
+
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("client", client);
-            m.put("server", server);
+            m.put("client", client());
+            m.put("server", server());
             m.put("index", index);
             m.put("start_ns", startNs);
             m.put("end_ns", endNs < 0 ? null : (Object) endNs);
@@ -125,6 +138,9 @@ public final class CallMatcher {
     private final long idleNs, quietNs;
     private final LinkedHashMap<Key, Conn> conns;
     private final Key probe = new Key();
+    private Conn lastConn;
+    private int tracked;
+    private long lastA, lastB;
     private Consumer<Call> sink;
     private long evictTs;
     private boolean finished;
@@ -142,11 +158,12 @@ public final class CallMatcher {
         this.maxConns = maxConns;
         this.idleNs = idleNs;
         this.quietNs = quietNs;
-        this.conns = new LinkedHashMap<>(64, 0.75f, true) {
+        this.conns = new LinkedHashMap<>(64, 0.75f, false) { // insertion order; expireIdle re-queues live ones
             @Override
             protected boolean removeEldestEntry(Map.Entry<Key, Conn> e) {
                 if (size() > CallMatcher.this.maxConns) {
                     evicted++;
+                    if (e.getValue() == lastConn) lastConn = null;
                     closeCall(e.getValue(), CLOSE_END, evictTs, "connection evicted from the table (--max-flows)");
                     return true;
                 }
@@ -169,22 +186,37 @@ public final class CallMatcher {
      * @param frame 1-based frame number in the capture
      */
     public void packet(long ts, Classifier.Decoded d, ByteBuffer b, long frame) {
+        // kept tiny (inlined into the reader's loop); the rest only runs while JRMP connections exist
+        if (tracked == 0 && !(d.payloadCaptured >= 4 && b.getInt(d.payloadOff) == MAGIC)) return;
+        track(ts, d, b, frame);
+    }
+
+    private void track(long ts, Classifier.Decoded d, ByteBuffer b, long frame) {
         if (!d.tcp || d.fragment != 0 || d.problem != Classifier.Problem.NONE || d.ipVersion == 0) return;
         boolean magic = d.payloadCaptured >= 4 && b.getInt(d.payloadOff) == MAGIC;
-        if (!magic && conns.isEmpty()) return;
         long ea = ((d.src & 0xFFFFFFFFL) << 16) | d.sport, eb = ((d.dst & 0xFFFFFFFFL) << 16) | d.dport;
         if (ea < eb) { probe.a = ea; probe.b = eb; } else { probe.a = eb; probe.b = ea; }
-        Conn c = conns.get(probe);
+        Conn c;
+        if (lastConn != null && probe.a == lastA && probe.b == lastB) {
+            c = lastConn; // segments come in bursts: most packets are the previous one's connection
+        } else {
+            c = conns.get(probe);
+            lastConn = c;
+            lastA = probe.a;
+            lastB = probe.b;
+        }
         if (c == null || ts - c.lastTs > idleNs) {
             if (c != null) { // idle too long: that connection is over, this is a new one (or nothing)
-                conns.remove(probe);
+                remove();
                 closeCall(c, CLOSE_END, ts, "connection idle past --idle-timeout");
             }
             if (!magic || (d.tcpFlags & 0x07) != 0) return;
             c = open(d, ts);
             evictTs = ts;
             conns.put(new Key(probe.a, probe.b), c);
+            lastConn = c;
             expireIdle(ts);
+            tracked = conns.size();
         }
         segment(c, ts, d, b, frame);
     }
@@ -207,18 +239,28 @@ public final class CallMatcher {
         return c;
     }
 
+    /** A few of the oldest-inserted connections per new one: idle ones go, live ones move to the back (LRU enough). */
     private void expireIdle(long now) {
-        var it = conns.entrySet().iterator();
-        int checked = 0;
-        while (it.hasNext() && checked++ < 4) {
-            Conn c = it.next().getValue();
+        for (int checked = 0; checked < 4 && conns.size() > 1; checked++) {
+            var it = conns.entrySet().iterator();
+            Map.Entry<Key, Conn> e = it.next();
+            Conn c = e.getValue();
+            if (c == lastConn) break;
+            it.remove();
             if (now - c.lastTs > idleNs) {
-                it.remove();
+                if (c == lastConn) lastConn = null;
                 closeCall(c, CLOSE_END, now, "connection idle past --idle-timeout");
             } else {
-                break;
+                conns.put(e.getKey(), c);
+                if (now - c.lastTs < idleNs / 2) break;
             }
         }
+    }
+
+    private void remove() {
+        conns.remove(probe);
+        lastConn = null;
+        tracked = conns.size();
     }
 
     private int dirOf(Conn c, Classifier.Decoded d) {
@@ -240,7 +282,7 @@ public final class CallMatcher {
         if (dataSeg) data(c, dir, ts, d, b, frame, len, gap);
         else if (c.phase != PH_NONE) c.pendingGap = Math.max(c.pendingGap, gap);
         if ((d.tcpFlags & 0x05) != 0) { // FIN or RST: the connection is over
-            conns.remove(probe);
+            remove();
             closeCall(c, CLOSE_FIN, ts, (d.tcpFlags & 0x04) != 0 ? "connection reset" : "connection closed");
         }
     }
@@ -483,8 +525,11 @@ public final class CallMatcher {
 
     static final int CLOSE_NEXT = 0, CLOSE_FIN = 1, CLOSE_END = 2;
 
-    private String endpoint(int v, int a, long hi, long lo, int port) {
-        return v == 4 ? Summary.intToIp(a) + ":" + port : "[" + Summary.ip6ToString(hi, lo) + "]:" + port;
+    static String endpoint(int v, int a, long hi, long lo, int port) {
+        StringBuilder sb = new StringBuilder(48);
+        if (v == 4) sb.append(Summary.intToIp(a));
+        else sb.append('[').append(Summary.ip6ToString(hi, lo)).append(']');
+        return sb.append(':').append(port).toString();
     }
 
     /** Close the call in progress (if any) and emit it. */
@@ -492,8 +537,8 @@ public final class CallMatcher {
         if (c.phase == PH_NONE) return;
         Call r = new Call();
         r.ipVersion = c.ipVersion;
-        r.client = endpoint(c.ipVersion, c.cAddr, c.c6hi, c.c6lo, c.cPort);
-        r.server = endpoint(c.ipVersion, c.sAddr, c.s6hi, c.s6lo, c.sPort);
+        r.cAddr = c.cAddr; r.sAddr = c.sAddr; r.cPort = c.cPort; r.sPort = c.sPort;
+        r.c6hi = c.c6hi; r.c6lo = c.c6lo; r.s6hi = c.s6hi; r.s6lo = c.s6lo;
         r.index = c.calls;
         r.startNs = c.start;
         r.requestBytes = c.reqBytes;

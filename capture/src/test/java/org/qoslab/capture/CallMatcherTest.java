@@ -150,8 +150,8 @@ class CallMatcherTest {
         assertEquals(4, calls.size(), calls.toString());
 
         CallMatcher.Call c1 = calls.get(0);
-        assertEquals("198.18.0.1:40000", c1.client);
-        assertEquals("198.18.0.2:1100", c1.server);
+        assertEquals("198.18.0.1:40000", c1.client());
+        assertEquals("198.18.0.2:1100", c1.server());
         assertEquals(1, c1.index);
         assertEquals(ms(10), c1.startNs);
         assertEquals(ms(15.5), c1.endNs);

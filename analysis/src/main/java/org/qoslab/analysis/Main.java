@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * trials.csv); {@code thesis} for the thesis's Appendix A data, side by side with Tables 3 and 5.
  */
 @Command(name = "qoslab-analysis", mixinStandardHelpOptions = true, version = "qoslab-analysis 0.1.0",
-        subcommands = {Main.StatsCmd.class, Main.ThesisCmd.class},
+        subcommands = {Main.StatsCmd.class, Main.ThesisCmd.class, Main.CallsCmd.class},
         description = "Trial statistics (Commons Math, Commons Statistics): descriptives, normality, outliers, Welch t, "
                 + "Mann-Whitney U, effect sizes, bootstrap intervals, Holm, TOST, MDE, recovery.")
 public final class Main implements Runnable {
@@ -159,6 +159,55 @@ public final class Main implements Runnable {
                 for (String r3 : recovery) rec.add(split(r3, 3, "--recovery"));
                 Map<String, Object> r = analyse(data, cmp, rec, Map.of(), st);
                 r.put("source", csv.toString());
+                Files.writeString(out, Json.write(r) + "\n");
+                System.out.println(out);
+                return 0;
+            } catch (Exception e) {
+                System.err.println("[qoslab-analysis] error: " + e.getMessage());
+                return 2;
+            }
+        }
+    }
+
+    @Command(name = "calls", mixinStandardHelpOptions = true,
+            description = "Call-latency tail statistics (p50/p90/p99/p99.9/max per condition, trials resampled as clusters, "
+                    + "p50/p99 comparisons and recovery) from call records (JSON lines).")
+    static final class CallsCmd implements Callable<Integer> {
+        @Option(names = "--calls", required = true, description = "JSON-lines file(s) of call records (repeatable).")
+        List<Path> files;
+        @Option(names = "--by", defaultValue = "condition", split = ",", description = "Condition field(s).") List<String> by;
+        @Option(names = "--trial", defaultValue = "trial", description = "Field naming the trial (the resampled cluster).")
+        String trial;
+        @Option(names = "--value", defaultValue = "latency_ms", description = "Latency field; records where it is null are skipped.")
+        String value;
+        @Option(names = "--where", description = "FIELD=TEXT (repeatable): keep only records whose field equals TEXT.")
+        List<String> where = new ArrayList<>();
+        @Option(names = "--compare", description = "A|B (repeatable): B against A.") List<String> compare = new ArrayList<>();
+        @Option(names = "--recovery", description = "BASELINE|CONGESTED|TREATED (repeatable)") List<String> recovery = new ArrayList<>();
+        @Option(names = "--seed", defaultValue = "1", description = "Bootstrap seed (default ${DEFAULT-VALUE}).") long seed;
+        @Option(names = "--resamples", defaultValue = "10000", description = "Bootstrap resamples (default ${DEFAULT-VALUE}).")
+        int resamples;
+        @Option(names = "--out", required = true) Path out;
+
+        @Override
+        public Integer call() {
+            try {
+                Map<String, String> w = new LinkedHashMap<>();
+                for (String x : where) {
+                    int eq = x.indexOf('=');
+                    if (eq < 1) throw new IllegalArgumentException("--where wants FIELD=TEXT, got " + x);
+                    w.put(x.substring(0, eq), x.substring(eq + 1));
+                }
+                long[] skipped = new long[1];
+                Map<String, CallStats.Condition> data = CallStats.read(files, by, trial, value, w, skipped);
+                if (data.isEmpty()) throw new IllegalArgumentException("no call records with a " + value + " in " + files);
+                List<String[]> cmp = new ArrayList<>();
+                for (String c : compare) cmp.add(split(c, 2, "--compare"));
+                List<String[]> rec = new ArrayList<>();
+                for (String r3 : recovery) rec.add(split(r3, 3, "--recovery"));
+                Map<String, Object> r = CallStats.analyse(data, cmp, rec, resamples, seed, 0.95, value);
+                r.put("skipped_records", skipped[0]);
+                r.put("source", files.stream().map(Path::toString).collect(java.util.stream.Collectors.toList()));
                 Files.writeString(out, Json.write(r) + "\n");
                 System.out.println(out);
                 return 0;

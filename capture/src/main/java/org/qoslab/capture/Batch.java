@@ -100,8 +100,8 @@ final class Batch {
         row.put("summary", null);
         row.put("error", null);
         long t0 = System.nanoTime();
-        try (PrintWriter pp = c.perPacketWriter(dir)) {
-            Summary s = c.summary(pp);
+        try (PrintWriter pp = c.perPacketWriter(dir); PrintWriter cw = c.callsWriter(dir)) {
+            Summary s = c.summary(pp, cw);
             PcapFileReader.Result r = PcapFileReader.read(f, s);
             double secs = (System.nanoTime() - t0) / 1e9;
             Map<String, Object> extra = new LinkedHashMap<>();
@@ -113,6 +113,7 @@ final class Batch {
             extra.put("problem", r.problem);
             extra.put("drops", null);
             extra.put("classify_seconds", secs);
+            extra.put("calls_file", cw == null ? null : dir.resolve("calls.jsonl").toString());
             s.write(dir, extra, c.window);
             if (r.truncated) Main.log("warning: " + f + ": " + r.problem + " (read " + r.packets + " packets before it)");
             List<String> warnings = s.warnings();

@@ -99,6 +99,8 @@ public final class Classifier {
         /** IPv6 addresses as two big-endian longs each (0 for IPv4). */
         public long src6hi, src6lo, dst6hi, dst6lo;
         public int proto = -1, sport = -1, dport = -1, dscp = -1, payloadLen;
+        /** TCP sequence and acknowledgement numbers and flags (FIN 0x01, SYN 0x02, RST 0x04, ACK 0x10) when {@link #tcp}. */
+        public int tcpSeq, tcpAck, tcpFlags;
         /** Where the L4 payload starts in the buffer, and how many of its bytes are present. */
         public int payloadOff = -1, payloadCaptured;
         public boolean tcp, udp;
@@ -361,6 +363,9 @@ public final class Classifier {
             x.tcp = true;
             x.sport = u16(b, q);
             x.dport = u16(b, q + 2);
+            x.tcpSeq = b.getInt(q + 4);
+            x.tcpAck = b.getInt(q + 8);
+            x.tcpFlags = u8(b, q + 13);
             x.payloadLen = Math.max(0, l4len - doff);
             x.payloadOff = q + doff;
             x.payloadCaptured = Math.max(0, Math.min(x.payloadLen, end - x.payloadOff));

@@ -47,6 +47,13 @@ public final class Main implements Runnable {
         @Option(names = "--tunnel", defaultValue = "inner",
                 description = "inner | outer: classify tunnelled packets (IP-in-IP, GRE, ERSPAN) by the inner or the outer header (default ${DEFAULT-VALUE}).")
         String tunnel;
+        @Option(names = "--calls",
+                description = "Also write calls.jsonl beside summary.json: one JSON line per JRMP call (capture/README.md, JRMP calls).")
+        boolean calls;
+        @Option(names = "--call-quiet", defaultValue = "1.0",
+                description = "Seconds: a call whose reply is under way when the capture ends is complete only if the client "
+                        + "acknowledged all of it and nothing followed for this long (default ${DEFAULT-VALUE}).")
+        double callQuiet;
         @Option(names = "--max-gap", defaultValue = "3600",
                 description = "Seconds: packets further than this from the capture's main range are time outliers (left out of the series).")
         double maxGap;
@@ -61,6 +68,7 @@ public final class Main implements Runnable {
             if (maxFlows < 1) throw new IllegalArgumentException("--max-flows must be >= 1");
             if (!(bin > 0) || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
             if (!(maxGap > 0)) throw new IllegalArgumentException("--max-gap must be > 0");
+            if (!(callQuiet >= 0)) throw new IllegalArgumentException("--call-quiet must be >= 0");
             Classifier.Tunnel t;
             switch (tunnel) {
                 case "inner": t = Classifier.Tunnel.INNER; break;
@@ -71,7 +79,21 @@ public final class Main implements Runnable {
         }
 
         Summary summary(PrintWriter pp) {
-            return new Summary(classifier(), host, bin, maxGap, pp);
+            return summary(pp, null);
+        }
+
+        /** A summary whose JRMP call matcher writes one JSON line per call to {@code callsOut} (null: counts only). */
+        Summary summary(PrintWriter pp, PrintWriter callsOut) {
+            CallMatcher m = new CallMatcher(maxFlows, (long) (idle * 1e9), (long) (callQuiet * 1e9));
+            if (callsOut != null) m.sink(call -> callsOut.append(Json.write(call.toMap())).append('\n'));
+            return new Summary(classifier(), host, bin, maxGap, pp).calls(m);
+        }
+
+        /** calls.jsonl in {@code dir} when --calls is given, else null. */
+        PrintWriter callsWriter(Path dir) throws java.io.IOException {
+            if (!calls) return null;
+            Files.createDirectories(dir);
+            return new PrintWriter(Files.newBufferedWriter(dir.resolve("calls.jsonl")), false);
         }
 
         PrintWriter perPacketWriter() throws java.io.IOException {
@@ -135,7 +157,7 @@ public final class Main implements Runnable {
                 lc.stop();
                 try { written.await(60, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException ignored) { }
             }));
-            try (PrintWriter pp = c.perPacketWriter()) {
+            try (PrintWriter pp = c.perPacketWriter(); PrintWriter cw = c.callsWriter(c.out)) {
                 LiveCapture.Options o = new LiveCapture.Options();
                 o.ifname = ifname;
                 o.seconds = duration;
@@ -152,7 +174,7 @@ public final class Main implements Runnable {
                 if (bufferMb < 1 || snaplen < 1 || writerQueue < 0) {
                     throw new IllegalArgumentException("--buffer-mb and --snaplen must be >= 1, --writer-queue >= 0");
                 }
-                Summary s = c.summary(pp);
+                Summary s = c.summary(pp, cw);
                 Map<String, Object> st = lc.run(o, s, () -> log("capturing on " + c.host + " interface " + ifname
                         + " (" + engine + ", " + bufferMb + " MiB buffer)"));
                 Map<String, Object> extra = new LinkedHashMap<>();
@@ -161,6 +183,7 @@ public final class Main implements Runnable {
                 extra.put("mode", c.rmiMode);
                 extra.put("drops", st);
                 extra.put("written", write == null ? null : write.toString());
+                extra.put("calls_file", cw == null ? null : c.out.resolve("calls.jsonl").toString());
                 s.write(c.out, extra, c.window);
                 log("done: " + s.total() + " packets, dropped " + st.get("dropped_total") + " (kernel "
                         + st.get("dropped_kernel") + ", interface " + st.get("dropped_interface") + ", own " + st.get("dropped_own") + ")");

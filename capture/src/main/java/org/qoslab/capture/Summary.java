@@ -64,6 +64,7 @@ public final class Summary implements PacketSink {
     private final PrintWriter perPacket;
     private String[] encapLabels;
     private Range range; // computed once at the end
+    private CallMatcher calls = new CallMatcher(100_000, 300_000_000_000L, 1_000_000_000L);
 
     public Summary(Classifier classifier, String hostIp, double binSeconds, PrintWriter perPacket) {
         this(classifier, hostIp, binSeconds, 3600, perPacket);
@@ -94,6 +95,14 @@ public final class Summary implements PacketSink {
         java.util.Arrays.fill(first, Long.MAX_VALUE);
         java.util.Arrays.fill(last, Long.MIN_VALUE);
     }
+
+    /** Use this JRMP call matcher (its table limits, quiet time and record sink); before the first packet. */
+    public Summary calls(CallMatcher m) {
+        this.calls = m;
+        return this;
+    }
+
+    public CallMatcher calls() { return calls; }
 
     private static byte[] ipv6Bytes(String ip) {
         if (!ip.matches("[0-9a-fA-F:.]+")) throw new IllegalArgumentException("not an IP address: " + ip);
@@ -189,6 +198,7 @@ public final class Summary implements PacketSink {
         } else {
             seriesDropped++;
         }
+        if (d.tcp) calls.packet(ts, d, buf, total + 1);
         total++;
         if (perPacket != null) perPacketRow(ts, c, capLen, origLen, d);
     }
@@ -327,6 +337,8 @@ public final class Summary implements PacketSink {
         time.put("series_rows", r.rows);
         time.put("series_dropped_packets", seriesDropped);
         out.put("time", time);
+        calls.finish(r.keys.length == 0 ? 0 : r.lastTs); // calls still open end with the capture's own range
+        out.put("calls", calls.toMap());
         out.put("warnings", warnings());
         return out;
     }

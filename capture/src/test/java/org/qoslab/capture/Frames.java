@@ -24,6 +24,14 @@ final class Frames {
         return b.array();
     }
 
+    /** A TCP header with the given sequence and acknowledgement numbers and flags (0x10 ACK, 0x18 PSH+ACK, 0x02 SYN, 0x01 FIN). */
+    static byte[] tcp(int sport, int dport, int seq, int ack, int flags, byte[] payload) {
+        ByteBuffer b = ByteBuffer.allocate(20 + payload.length);
+        b.putShort((short) sport).putShort((short) dport).putInt(seq).putInt(ack).put((byte) 0x50).put((byte) flags)
+                .putShort((short) 65535).putShort((short) 0).putShort((short) 0).put(payload);
+        return b.array();
+    }
+
     static byte[] udp(int sport, int dport, byte[] payload) {
         ByteBuffer b = ByteBuffer.allocate(8 + payload.length);
         b.putShort((short) sport).putShort((short) dport).putShort((short) (8 + payload.length)).putShort((short) 0).put(payload);
@@ -55,6 +63,23 @@ final class Frames {
             r.putInt(1700000000 + i).putInt(i * 1000).putInt(cap).putInt(f.length);
             o.writeBytes(r.array());
             o.write(f, 0, cap);
+        }
+        return o.toByteArray();
+    }
+
+    /** A pcap file with nanosecond timestamps (magic 0xa1b23c4d, little-endian). */
+    static byte[] pcapNs(int link, List<byte[]> frames, List<Long> tsNanos) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteBuffer h = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        h.putInt(0xa1b23c4d).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(link);
+        o.writeBytes(h.array());
+        for (int i = 0; i < frames.size(); i++) {
+            byte[] f = frames.get(i);
+            long ts = tsNanos.get(i);
+            ByteBuffer r = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+            r.putInt((int) (ts / 1_000_000_000L)).putInt((int) (ts % 1_000_000_000L)).putInt(f.length).putInt(f.length);
+            o.writeBytes(r.array());
+            o.write(f, 0, f.length);
         }
         return o.toByteArray();
     }

@@ -72,6 +72,9 @@ public final class Main implements Runnable {
         int dscp;
         @Option(names = "--timeout", defaultValue = "120", description = "Seconds one RMI call may take (default ${DEFAULT-VALUE}).")
         double timeout;
+        @Option(names = "--calls-out", description = "Write every remote call's client-side start/end (JSON lines) to this file; "
+                + "the result line then has \"calls\": the number of records.")
+        java.nio.file.Path callsOut;
 
         @Override
         public Integer call() {
@@ -90,6 +93,7 @@ public final class Main implements Runnable {
                 c.registryPort = registryPort;
                 c.dscp = dscp;
                 c.callTimeoutS = timeout;
+                if (callsOut != null) c.callLog = new CallLog();
                 // a reply that does not come within the timeout fails the call (ms; JDK RMI property)
                 System.setProperty("sun.rmi.transport.tcp.responseTimeout", Long.toString((long) (timeout * 1000)));
                 result = Manager.run(c);
@@ -98,7 +102,13 @@ public final class Main implements Runnable {
             } catch (IllegalArgumentException | IllegalStateException e) {
                 return fail(e.getMessage());
             } catch (WorkloadException e) {
+                if (c.callLog != null) writeCalls(c.callLog); // a failed render keeps the calls it made
                 return fail(e.getMessage(), e);
+            }
+            if (c.callLog != null) {
+                String err = writeCalls(c.callLog);
+                if (err != null) return fail(err);
+                result.put("calls", c.callLog.size());
             }
             System.out.println(Json.write(result));
             System.out.flush();
@@ -111,6 +121,16 @@ public final class Main implements Runnable {
 
         private int fail(String msg) {
             return fail(msg, null);
+        }
+
+        /** Write --calls-out; an error message, or null when written. */
+        private String writeCalls(CallLog log) {
+            try {
+                log.write(callsOut);
+                return null;
+            } catch (java.io.IOException e) {
+                return "cannot write --calls-out " + callsOut + ": " + e.getMessage();
+            }
         }
 
         /** Print the failure line; a render-phase failure adds elapsed_render_s (to the failure) and call_timeout. */

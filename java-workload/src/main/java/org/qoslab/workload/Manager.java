@@ -71,6 +71,8 @@ public final class Manager {
         /** Seconds a single RMI call (lookup, prepare or render) may take before the run fails. */
         public double callTimeoutS = 120;
         public int connectTimeoutMs = 5000;
+        /** Where every remote call's client-side times go (null: not recorded). */
+        public CallLog callLog;
     }
 
     /** JGF reference checksum for a width, or null when the size is not a JGF size (150 or 500). */
@@ -123,8 +125,9 @@ public final class Manager {
             for (Endpoint e : c.workers) {
                 found.add(pool.submit(() -> {
                     Registry reg = LocateRegistry.getRegistry(e.address, e.port > 0 ? e.port : c.registryPort, csf);
-                    RenderService s = (RenderService) reg.lookup(RenderService.NAME);
-                    s.prepare(scene, c.width);
+                    RenderService s = timed(c.callLog, e, "lookup", -1, 0, -1,
+                            () -> (RenderService) reg.lookup(RenderService.NAME));
+                    timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width); return null; });
                     return s;
                 }));
             }
@@ -145,9 +148,11 @@ public final class Manager {
                 List<int[]> calls = chunks(rowsOf(w, n, c.width), c.rowsPerCall);
                 stats[w].rows = rowsOf(w, n, c.width).length;
                 jobs.add(pool.submit(() -> {
+                    int index = 2; // after lookup and prepare
                     for (int f = 0; f < c.frames; f++) {
                         for (int[] rows : calls) {
-                            RowBlock b = services.get(wi).render(rows, c.codec);
+                            RowBlock b = timed(c.callLog, c.workers.get(wi), "render", f, index++, rows.length,
+                                    () -> services.get(wi).render(rows, c.codec));
                             if (b.rows.length != rows.length || b.pixels.length != rows.length * c.width)
                                 throw new WorkloadException("answered " + b.rows.length + " rows for " + rows.length);
                             long sum = Renderer.checksum(b.pixels, 0, b.pixels.length);
@@ -217,6 +222,26 @@ public final class Manager {
             return out;
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** A remote call. */
+    interface RemoteCall<T> {
+        T call() throws Exception;
+    }
+
+    /** Make {@code call}, recording its client-side start and end in {@code log} (when not null), failed calls included. */
+    static <T> T timed(CallLog log, Endpoint who, String method, int frame, int index, int rows, RemoteCall<T> call)
+            throws Exception {
+        if (log == null) return call.call();
+        CallLog.Pending p = log.begin();
+        try {
+            T v = call.call();
+            log.end(p, who.name, who.address, method, frame, index, rows, null);
+            return v;
+        } catch (Exception e) {
+            log.end(p, who.name, who.address, method, frame, index, rows, rootMessage(e));
+            throw e;
         }
     }
 

@@ -107,6 +107,45 @@ class RayTracerTest {
     static Manager.Config copyFrames(Manager.Config c, int frames) { c.frames = frames; return c; }
 
     @Test
+    void callLogRecordsEveryRemoteCallWithWallClockTimesAndBytes() throws Exception {
+        Manager.Config c = config(2, 150, 25, "serializable");
+        c.callLog = new CallLog();
+        long before = System.currentTimeMillis() * 1_000_000L;
+        Map<String, Object> r = Manager.run(c);
+        long after = (System.currentTimeMillis() + 1) * 1_000_000L;
+        List<Map<String, Object>> calls = c.callLog.records();
+        assertEquals(((Number) r.get("rmi_calls")).longValue(), calls.size(), "lookup + prepare + render calls per worker");
+        assertFalse(r.containsKey("calls"), "Manager.run's result is unchanged; the CLI adds calls only with --calls-out");
+        assertTrue(c.callLog.anchorUncertaintyNs < 1_000_000L, "anchor bracket " + c.callLog.anchorUncertaintyNs + " ns");
+        long renders = 0, start = Long.MIN_VALUE;
+        for (Map<String, Object> m : calls) {
+            long s = (Long) m.get("start_ns_wall"), e = (Long) m.get("end_ns_wall");
+            assertTrue(s >= before - 2_000_000L && e <= after + 2_000_000L && s <= e, m.toString());
+            assertTrue(s >= start, "ordered by start");
+            start = s;
+            assertEquals(Boolean.TRUE, m.get("ok"));
+            assertEquals((e - s) / 1e6, (Double) m.get("latency_ms"), 1e-9);
+            if (m.get("method").equals("render")) {
+                renders++;
+                int rows = (Integer) m.get("rows");
+                assertTrue((Long) m.get("reply_bytes") >= rows * 150L * 4, "the pixels travel in the reply: " + m);
+                assertTrue((Long) m.get("request_bytes") > 0, m.toString());
+            }
+        }
+        assertEquals(2 * 3, renders, "75 rows per worker in calls of 25");
+        // per worker: lookup (index 0), prepare (1), then renders 2, 3, 4 in order
+        for (String w : List.of("w0", "w1")) {
+            List<Object> idx = new ArrayList<>();
+            for (Map<String, Object> m : calls) if (m.get("worker").equals(w)) idx.add(m.get("index"));
+            assertEquals(List.of(0, 1, 2, 3, 4), idx.stream().sorted().collect(java.util.stream.Collectors.toList()));
+        }
+        java.nio.file.Path f = java.nio.file.Files.createTempFile("calls", ".jsonl");
+        c.callLog.write(f);
+        assertEquals(calls.size(), java.nio.file.Files.readAllLines(f).size());
+        java.nio.file.Files.delete(f);
+    }
+
+    @Test
     void cyclicRowDistribution() {
         assertArrayEquals(new int[] {1, 4, 7}, Manager.rowsOf(1, 3, 9));
         assertArrayEquals(new int[] {2, 5}, Manager.rowsOf(2, 3, 8));

@@ -27,6 +27,13 @@ public final class MarkingSocketFactory implements RMIClientSocketFactory, RMISe
 
     /** Bytes written to / read from RMI sockets made by this factory in this JVM. */
     public static final LongAdder BYTES_SENT = new LongAdder(), BYTES_RECEIVED = new LongAdder();
+    /**
+     * The same counts for the current thread: {sent, received}. JRMP writes a call and reads its
+     * return on the calling thread, so the change across one remote call is that call's request and
+     * reply bytes on the wire (TCP payload, JRMP headers included; a new connection's handshake and a
+     * DGC dirty call made while unmarshalling a stub count too).
+     */
+    public static final ThreadLocal<long[]> THREAD_BYTES = ThreadLocal.withInitial(() -> new long[2]);
 
     private final int dscp;            // -1: leave the ToS byte alone
     private final int connectTimeoutMs;
@@ -104,10 +111,10 @@ public final class MarkingSocketFactory implements RMIClientSocketFactory, RMISe
         public synchronized InputStream getInputStream() throws IOException {
             if (in == null) in = new FilterInputStream(super.getInputStream()) {
                 @Override public int read() throws IOException {
-                    int b = super.read(); if (b >= 0) BYTES_RECEIVED.increment(); return b;
+                    int b = super.read(); if (b >= 0) { BYTES_RECEIVED.increment(); THREAD_BYTES.get()[1]++; } return b;
                 }
                 @Override public int read(byte[] buf, int off, int len) throws IOException {
-                    int n = super.read(buf, off, len); if (n > 0) BYTES_RECEIVED.add(n); return n;
+                    int n = super.read(buf, off, len); if (n > 0) { BYTES_RECEIVED.add(n); THREAD_BYTES.get()[1] += n; } return n;
                 }
             };
             return in;
@@ -116,9 +123,9 @@ public final class MarkingSocketFactory implements RMIClientSocketFactory, RMISe
         @Override
         public synchronized OutputStream getOutputStream() throws IOException {
             if (out == null) out = new FilterOutputStream(super.getOutputStream()) {
-                @Override public void write(int b) throws IOException { out.write(b); BYTES_SENT.increment(); }
+                @Override public void write(int b) throws IOException { out.write(b); BYTES_SENT.increment(); THREAD_BYTES.get()[0]++; }
                 @Override public void write(byte[] buf, int off, int len) throws IOException {
-                    out.write(buf, off, len); BYTES_SENT.add(len);
+                    out.write(buf, off, len); BYTES_SENT.add(len); THREAD_BYTES.get()[0] += len;
                 }
             };
             return out;

@@ -1,0 +1,387 @@
+package org.qoslab.analysis;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.rng.UniformRandomProvider;
+import org.apache.commons.rng.simple.RandomSource;
+import org.qoslab.common.Json;
+
+/**
+ * Call-latency tail statistics per condition: quantiles p50/p90/p99/p99.9 and the maximum of the
+ * calls of all trials pooled (Hyndman-Fan type 7, numpy's default, as {@link Bootstrap#quantile7}),
+ * with percentile bootstrap intervals in which <em>trials</em> are resampled as clusters: a resample
+ * draws n trials with replacement from the condition's n trials, pools their calls (a trial drawn
+ * twice counts twice) and takes the quantile. Calls of one trial share its network state (one flood,
+ * one queue), so resampling calls as if independent would make the intervals far too narrow.
+ *
+ * <p>Percentile rather than BCa intervals: BCa's acceleration comes from the jackknife, which is
+ * inconsistent for quantiles (non-smooth statistics; Efron and Tibshirani 1993, section 11.6). The
+ * maximum gets no interval (the bootstrap of a sample maximum is inconsistent). Each condition's
+ * resamples come from its own Commons RNG XO_RO_SHI_RO_128_PP generator seeded with
+ * {seed, hash of the condition's name}, so conditions are resampled independently and the results
+ * do not depend on the order of the input; comparisons and recoveries combine resample b of each
+ * condition.
+ */
+public final class CallStats {
+    private CallStats() { }
+
+    public static final double[] QUANTILES = {0.5, 0.9, 0.99, 0.999};
+    public static final String[] NAMES = {"p50", "p90", "p99", "p99_9"};
+    /** Statistics compared between conditions and turned into recovery ratios. */
+    public static final List<String> EFFECT_STATS = List.of("p50", "p99");
+    public static final String METHOD = "percentile; trials resampled as clusters, their calls pooled";
+
+    /** One condition's calls, per trial. */
+    public static final class Condition {
+        public final String name;
+        final List<String> trials = new ArrayList<>();
+        final List<double[]> calls = new ArrayList<>();
+        long rtoCalls, retransmitted;
+        boolean hasRto, hasRetransmitted;
+        final List<long[]> perTrialCounts = new ArrayList<>(); // {rto calls, retransmitted} per trial
+        // pooled calls sorted ascending, with the trial each came from
+        double[] v;
+        int[] owner;
+        double[] trialSum;
+        int[] trialN;
+
+        Condition(String name) { this.name = name; }
+
+        void pool() {
+            int n = 0;
+            for (double[] c : calls) n += c.length;
+            long[] idx = new long[n];
+            double[] all = new double[n];
+            int k = 0;
+            trialSum = new double[calls.size()];
+            trialN = new int[calls.size()];
+            for (int t = 0; t < calls.size(); t++) {
+                for (double x : calls.get(t)) {
+                    all[k] = x;
+                    idx[k] = t;
+                    k++;
+                    trialSum[t] += x;
+                }
+                trialN[t] = calls.get(t).length;
+            }
+            Integer[] order = new Integer[n];
+            for (int i = 0; i < n; i++) order[i] = i;
+            Arrays.sort(order, (a, b) -> Double.compare(all[a], all[b]));
+            v = new double[n];
+            owner = new int[n];
+            for (int i = 0; i < n; i++) { v[i] = all[order[i]]; owner[i] = (int) idx[order[i]]; }
+        }
+
+        public int trials() { return calls.size(); }
+
+        public int calls() { return v.length; }
+    }
+
+    /**
+     * Read call records (JSON lines; a file holding one JSON array also works): {@code value} is the
+     * latency field, {@code by} the condition fields, {@code trial} the field naming the trial (the
+     * cluster). Records whose value is null or missing (incomplete calls) are skipped and counted;
+     * {@code where} keeps only records whose fields equal the given text (e.g. method=render).
+     *
+     * @return conditions in the order first seen; {@code skipped[0]} gets the skipped count
+     */
+    public static Map<String, Condition> read(List<Path> files, List<String> by, String trial, String value,
+                                              Map<String, String> where, long[] skipped) throws IOException {
+        Map<String, Condition> out = new LinkedHashMap<>();
+        Map<String, Map<String, List<Double>>> acc = new LinkedHashMap<>();
+        Map<String, Map<String, long[]>> extra = new LinkedHashMap<>();
+        Map<String, boolean[]> has = new LinkedHashMap<>();
+        for (Path f : files) {
+            List<Object> recs = new ArrayList<>();
+            List<String> lines = Files.readAllLines(f);
+            String all = String.join("\n", lines).trim();
+            if (all.startsWith("[")) {
+                recs.addAll((List<?>) parse(all, f, 1));
+            } else {
+                for (int n = 0; n < lines.size(); n++) {
+                    String line = lines.get(n).trim();
+                    if (!line.isEmpty()) recs.add(parse(line, f, n + 1));
+                }
+            }
+            int n = 0;
+            for (Object o : recs) {
+                n++;
+                if (!(o instanceof Map)) throw new IOException(f + ": record " + n + " is not a JSON object");
+                @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) o;
+                boolean keep = true;
+                for (Map.Entry<String, String> e : where.entrySet()) keep &= e.getValue().equals(String.valueOf(r.get(e.getKey())));
+                if (!keep) continue;
+                Object val = r.get(value);
+                if (val == null) { skipped[0]++; continue; }
+                if (!(val instanceof Number)) throw new IOException(f + ": record " + n + ": " + value + " is not a number: " + val);
+                StringBuilder name = new StringBuilder();
+                for (int i = 0; i < by.size(); i++) {
+                    if (!r.containsKey(by.get(i))) throw new IOException(f + ": record " + n + " has no field '" + by.get(i) + "'");
+                    if (by.size() > 1) name.append(i > 0 ? "," : "").append(by.get(i)).append('=');
+                    name.append(r.get(by.get(i)));
+                }
+                if (!r.containsKey(trial)) throw new IOException(f + ": record " + n + " has no trial field '" + trial + "'");
+                String cond = name.toString(), tr = String.valueOf(r.get(trial));
+                acc.computeIfAbsent(cond, k -> new LinkedHashMap<>()).computeIfAbsent(tr, k -> new ArrayList<>())
+                        .add(((Number) val).doubleValue());
+                long[] e = extra.computeIfAbsent(cond, k -> new LinkedHashMap<>()).computeIfAbsent(tr, k -> new long[2]);
+                boolean[] h = has.computeIfAbsent(cond, k -> new boolean[2]);
+                if (r.get("rto") instanceof Boolean) { h[0] = true; if ((Boolean) r.get("rto")) e[0]++; }
+                if (r.get("retransmitted") instanceof Number) { h[1] = true; e[1] += ((Number) r.get("retransmitted")).longValue(); }
+            }
+        }
+        for (Map.Entry<String, Map<String, List<Double>>> e : acc.entrySet()) {
+            Condition c = new Condition(e.getKey());
+            for (Map.Entry<String, List<Double>> t : e.getValue().entrySet()) {
+                c.trials.add(t.getKey());
+                c.calls.add(t.getValue().stream().mapToDouble(Double::doubleValue).toArray());
+                long[] x = extra.get(e.getKey()).get(t.getKey());
+                c.perTrialCounts.add(x);
+                c.rtoCalls += x[0];
+                c.retransmitted += x[1];
+            }
+            c.hasRto = has.get(e.getKey())[0];
+            c.hasRetransmitted = has.get(e.getKey())[1];
+            c.pool();
+            out.put(c.name, c);
+        }
+        return out;
+    }
+
+    private static Object parse(String text, Path f, int line) throws IOException {
+        try {
+            return Json.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(f + ":" + line + ": " + e.getMessage());
+        }
+    }
+
+    /** A condition built from per-trial latency arrays (tests, and callers with data in memory). */
+    public static Condition of(String name, double[]... trials) {
+        Condition c = new Condition(name);
+        for (int t = 0; t < trials.length; t++) {
+            c.trials.add(Integer.toString(t + 1));
+            c.calls.add(trials[t].clone());
+            c.perTrialCounts.add(new long[2]);
+        }
+        c.pool();
+        return c;
+    }
+
+    /**
+     * Order statistic of rank {@code rank} (0-based) of the pooled calls when trial t counts
+     * {@code w[t]} times; {@code total} = sum of w[t] x calls of t. Scans from the nearer end.
+     */
+    static double orderStat(Condition c, int[] w, long rank, long total) {
+        double[] v = c.v;
+        int[] o = c.owner;
+        long cum = 0;
+        if (rank < total / 2) {
+            for (int i = 0; i < v.length; i++) {
+                cum += w[o[i]];
+                if (cum > rank) return v[i];
+            }
+        } else {
+            long top = total - 1 - rank;
+            for (int i = v.length - 1; i >= 0; i--) {
+                cum += w[o[i]];
+                if (cum > top) return v[i];
+            }
+        }
+        throw new IllegalStateException("rank " + rank + " of " + total);
+    }
+
+    /** Type-7 quantile of the pooled calls with trial weights {@code w}; NaN when no call is drawn. */
+    public static double quantile(Condition c, int[] w, double p) {
+        long total = 0;
+        for (int t = 0; t < w.length; t++) total += (long) w[t] * c.trialN[t];
+        if (total == 0) return Double.NaN;
+        double h = (total - 1) * p;
+        long lo = (long) Math.floor(h);
+        double a = orderStat(c, w, lo, total);
+        if (lo + 1 >= total || h == lo) return a;
+        double b = orderStat(c, w, lo + 1, total);
+        return a + (h - lo) * (b - a);
+    }
+
+    static double mean(Condition c, int[] w) {
+        double s = 0;
+        long n = 0;
+        for (int t = 0; t < w.length; t++) { s += w[t] * c.trialSum[t]; n += (long) w[t] * c.trialN[t]; }
+        return n == 0 ? Double.NaN : s / n;
+    }
+
+    /** Statistic names in a resample row: the quantiles, then the mean. */
+    static final int S_MEAN = NAMES.length, NSTAT = NAMES.length + 1;
+
+    static double[] stats(Condition c, int[] w) {
+        double[] out = new double[NSTAT];
+        for (int q = 0; q < QUANTILES.length; q++) out[q] = quantile(c, w, QUANTILES[q]);
+        out[S_MEAN] = mean(c, w);
+        return out;
+    }
+
+    /** {@code resamples} x {@link #NSTAT} statistics of cluster resamples of {@code c}. */
+    static double[][] resample(Condition c, int resamples, long seed) {
+        UniformRandomProvider rng = RandomSource.XO_RO_SHI_RO_128_PP.create(new long[] {seed, c.name.hashCode()});
+        int n = c.trials();
+        int[] w = new int[n];
+        double[][] out = new double[resamples][];
+        for (int b = 0; b < resamples; b++) {
+            Arrays.fill(w, 0);
+            for (int i = 0; i < n; i++) w[rng.nextInt(n)]++;
+            out[b] = stats(c, w);
+        }
+        return out;
+    }
+
+    static int statIndex(String name) {
+        if (name.equals("mean")) return S_MEAN;
+        int i = Arrays.asList(NAMES).indexOf(name);
+        if (i < 0) throw new IllegalArgumentException("unknown statistic " + name);
+        return i;
+    }
+
+    /** Percentile interval (type-7 ends) of finite values; null when any value is undefined. */
+    static List<Double> percentile(double[] dist, double level) {
+        for (double d : dist) if (Double.isNaN(d)) return null;
+        double[] s = dist.clone();
+        Arrays.sort(s);
+        return Arrays.asList(Bootstrap.quantile7(s, (1 - level) / 2), Bootstrap.quantile7(s, 1 - (1 - level) / 2));
+    }
+
+    static Object num(double v) { return Double.isNaN(v) ? null : (Object) v; }
+
+    static int undefined(double[] d) {
+        int n = 0;
+        for (double v : d) if (Double.isNaN(v)) n++;
+        return n;
+    }
+
+    /**
+     * The calls part of stats (schema in analysis/README.md, "Call latency").
+     *
+     * @param compare pairs {A, B}: statistics of B against A
+     * @param recovery triples {baseline, congested, treated}
+     */
+    public static Map<String, Object> analyse(Map<String, Condition> data, List<String[]> compare, List<String[]> recovery,
+                                              int resamples, long seed, double level, String unit) {
+        if (resamples < 100) throw new IllegalArgumentException("bootstrap needs at least 100 resamples, got " + resamples);
+        Map<String, double[][]> boot = new LinkedHashMap<>();
+        Map<String, double[]> observed = new LinkedHashMap<>();
+        Map<String, Object> conds = new LinkedHashMap<>();
+        for (Condition c : data.values()) {
+            int[] ones = new int[c.trials()];
+            Arrays.fill(ones, 1);
+            double[] obs = stats(c, ones);
+            observed.put(c.name, obs);
+            double[][] bs = resample(c, resamples, seed);
+            boot.put(c.name, bs);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("trials", c.trials());
+            m.put("calls", c.calls());
+            for (int q = 0; q < NAMES.length; q++) m.put(NAMES[q], obs[q]);
+            m.put("max", c.v[c.v.length - 1]);
+            m.put("mean", obs[S_MEAN]);
+            Map<String, Object> ci = new LinkedHashMap<>(), se = new LinkedHashMap<>();
+            for (int k = 0; k < NSTAT; k++) {
+                double[] d = column(bs, k);
+                String key = k == S_MEAN ? "mean" : NAMES[k];
+                ci.put(key, percentile(d, level));
+                se.put(key, undefined(d) > 0 ? null : (Object) Bootstrap.sd(d));
+            }
+            m.put("ci95", ci);
+            m.put("bootstrap_se", se);
+            m.put("calls_with_rto", c.hasRto ? (Object) c.rtoCalls : null);
+            m.put("retransmitted_segments", c.hasRetransmitted ? (Object) c.retransmitted : null);
+            List<Object> per = new ArrayList<>();
+            for (int t = 0; t < c.trials(); t++) {
+                double[] x = c.calls.get(t).clone();
+                Arrays.sort(x);
+                Map<String, Object> pt = new LinkedHashMap<>();
+                pt.put("trial", c.trials.get(t));
+                pt.put("calls", x.length);
+                pt.put("p50", Bootstrap.quantile7(x, 0.5));
+                pt.put("p99", Bootstrap.quantile7(x, 0.99));
+                pt.put("max", x[x.length - 1]);
+                pt.put("calls_with_rto", c.hasRto ? (Object) c.perTrialCounts.get(t)[0] : null);
+                pt.put("retransmitted_segments", c.hasRetransmitted ? (Object) c.perTrialCounts.get(t)[1] : null);
+                per.add(pt);
+            }
+            m.put("per_trial", per);
+            conds.put(c.name, m);
+        }
+        List<Object> comps = new ArrayList<>();
+        for (String[] ab : compare) {
+            for (String x : ab) if (!data.containsKey(x)) throw new IllegalArgumentException("--compare: no condition " + x + " (have " + data.keySet() + ")");
+            for (String st : EFFECT_STATS) {
+                int k = statIndex(st);
+                double a = observed.get(ab[0])[k], b = observed.get(ab[1])[k];
+                double[] da = column(boot.get(ab[0]), k), db = column(boot.get(ab[1]), k);
+                double[] diff = new double[resamples], ratio = new double[resamples];
+                for (int i = 0; i < resamples; i++) {
+                    diff[i] = db[i] - da[i];
+                    ratio[i] = da[i] > 0 ? db[i] / da[i] : Double.NaN;
+                }
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("a", ab[0]);
+                m.put("b", ab[1]);
+                m.put("statistic", st);
+                m.put("a_value", a);
+                m.put("b_value", b);
+                m.put("difference", b - a);
+                m.put("difference_ci95", percentile(diff, level));
+                m.put("ratio", a > 0 ? (Object) (b / a) : null);
+                m.put("ratio_ci95", percentile(ratio, level));
+                comps.add(m);
+            }
+        }
+        List<Object> recs = new ArrayList<>();
+        for (String[] r3 : recovery) {
+            for (String x : r3) if (!data.containsKey(x)) throw new IllegalArgumentException("--recovery: no condition " + x + " (have " + data.keySet() + ")");
+            for (String st : EFFECT_STATS) {
+                int k = statIndex(st);
+                double v = TrialStats.recovery(observed.get(r3[0])[k], observed.get(r3[1])[k], observed.get(r3[2])[k]);
+                double[] d0 = column(boot.get(r3[0]), k), d1 = column(boot.get(r3[1]), k), d2 = column(boot.get(r3[2]), k);
+                double[] dist = new double[resamples];
+                for (int i = 0; i < resamples; i++) dist[i] = TrialStats.recovery(d0[i], d1[i], d2[i]);
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("baseline", r3[0]);
+                m.put("congested", r3[1]);
+                m.put("treated", r3[2]);
+                m.put("statistic", st);
+                m.put("ratio", num(v));
+                m.put("ci95", percentile(dist, level));
+                m.put("bootstrap_se", undefined(dist) > 0 ? null : (Object) Bootstrap.sd(dist));
+                m.put("bootstrap_undefined", undefined(dist));
+                recs.add(m);
+            }
+        }
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("confidence_level", level);
+        settings.put("unit", unit);
+        settings.put("quantile_definition", "Hyndman-Fan type 7 (linear, numpy's default) over the pooled calls");
+        settings.put("bootstrap_method", METHOD);
+        settings.put("bootstrap_resamples", resamples);
+        settings.put("bootstrap_seed", seed);
+        settings.put("bootstrap_rng", Bootstrap.RNG + " seeded with {seed, condition name hashCode}");
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("settings", settings);
+        out.put("conditions", conds);
+        out.put("comparisons", comps);
+        out.put("recovery", recs);
+        return out;
+    }
+
+    static double[] column(double[][] rows, int k) {
+        double[] out = new double[rows.length];
+        for (int i = 0; i < rows.length; i++) out[i] = rows[i][k];
+        return out;
+    }
+}

@@ -42,6 +42,10 @@ import org.qoslab.workload.WorkloadException;
  * (registry lookup, TCP connect, a first datagram round trip to every worker) happens before and
  * is reported as {@code connect_s}, outside {@code total_s}; MCA's worker-to-worker connections
  * are opened during the run and count as communication.
+ *
+ * <p>{@code retransmits} (datagram only): datagram retransmissions by the manager plus those of
+ * the workers while their tasks ran (tiles' pushes); a worker's retransmissions of its reply come
+ * after the reply was built and are not in it.
  */
 public final class MatmulManager {
     private MatmulManager() { }
@@ -60,7 +64,8 @@ public final class MatmulManager {
         public int connectTimeoutMs = 5000;
     }
 
-    private static final class Task {
+    /** One call: SPA band or MCA tile, where its block goes, and its timing. */
+    static final class Task {
         int worker, r0, c0, h, w;
         TilePlan plan;   // MCA only
         MatrixNode request, reply;

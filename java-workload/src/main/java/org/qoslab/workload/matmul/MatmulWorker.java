@@ -110,6 +110,13 @@ public final class MatmulWorker implements Closeable {
     /** The worker's UDP endpoint (tests: its ToS, its counters). */
     public ReliableDatagram datagramEndpoint() { return udp; }
 
+    /** This worker's open TCP sockets of the socket mechanism: accepted and to neighbours (tests read their ToS). */
+    java.util.List<SocketChannel> tcpChannels() {
+        java.util.List<SocketChannel> out = new java.util.ArrayList<>(conns.keySet());
+        for (Peer p : peers.values()) out.add(p.ch);
+        return out;
+    }
+
     /** Strips waiting for a tile (0 after clean runs). */
     public int pendingStrips() { return engine.pending(); }
 

@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
  * ({@link MatmulCommands}). Logs go to stderr, the result to stdout.
  */
 @Command(name = "qoslab-workload", mixinStandardHelpOptions = true, version = "qoslab-workload 0.1.0",
-        description = "Distributed Java RMI RayTracer (Java Grande Forum section 3).",
+        description = {"Distributed Java RMI RayTracer (Java Grande Forum section 3);",
+                "matrix multiplication over four Java mechanisms (reference 000) and ping-pong (reference 003)."},
         subcommands = {Main.WorkerCmd.class, Main.ManagerCmd.class, Main.SequentialCmd.class,
                 MatmulCommands.WorkerCmd.class, MatmulCommands.ManagerCmd.class, MatmulCommands.PingPongCmd.class})
 public final class Main implements Runnable {

@@ -211,7 +211,7 @@ public final class MatmulWorker implements Closeable {
                         try {
                             MatrixNode r = m.type == Wire.SPA ? engine.spa(m.node) : engine.mca(m.plan, m.node, this::pushSocket);
                             reply = Wire.node(Wire.REPLY, r);
-                        } catch (Exception e) {
+                        } catch (Exception | LinkageError | OutOfMemoryError e) {
                             reply = Wire.error(m.job, m.tile, (m.plan != null ? m.plan + " failed: " : "SPA task failed: ") + e);
                         }
                         Frames.write(out, reply);
@@ -291,7 +291,7 @@ public final class MatmulWorker implements Closeable {
                 }
                 default: throw new IOException("unexpected message type " + m.type);
             }
-        } catch (Exception e) {
+        } catch (Exception | LinkageError | OutOfMemoryError e) {
             reply = Wire.error(m == null ? 0 : m.job, m == null ? -1 : m.tile,
                     (m != null && m.plan != null ? m.plan + " failed: " : "task failed: ") + e);
         }

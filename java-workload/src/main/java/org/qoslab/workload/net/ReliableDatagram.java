@@ -230,7 +230,9 @@ public final class ReliableDatagram implements Closeable {
             delivered.increment();
             try {
                 handler.onMessage((InetSocketAddress) from, msg);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError e) {
+                // whatever one message does, the endpoint keeps receiving (a dead receive thread
+                // would leave the worker deaf: no acks, no replies)
                 System.err.println("[qoslab-workload] datagram handler failed: " + e);
             }
         }

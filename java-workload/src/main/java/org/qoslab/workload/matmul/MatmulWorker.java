@@ -8,7 +8,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.channels.ServerSocketChannel;
+import java.net.ServerSocket;
 import java.nio.channels.SocketChannel;
 import java.rmi.RemoteException;
 import java.rmi.registry.LocateRegistry;
@@ -72,10 +72,10 @@ public final class MatmulWorker implements Closeable {
     });
     private final Map<String, MatmulService> stubs = new ConcurrentHashMap<>();
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
-    private final Map<SocketChannel, Boolean> conns = new ConcurrentHashMap<>();
+    private final Map<Socket, Boolean> conns = new ConcurrentHashMap<>();
     private ServiceImpl service;
     private Registry registry;
-    private ServerSocketChannel listener;
+    private ServerSocket listener;
     private ReliableDatagram udp;
     private volatile boolean closed;
 
@@ -91,7 +91,7 @@ public final class MatmulWorker implements Closeable {
         MatmulWorker w = new MatmulWorker(o);
         try {
             w.udp = new ReliableDatagram(o.advertise, o.datagramPort, o.dscp, w::onDatagram, "qoslab-matmul-udp");
-            w.listener = Marked.listen(o.advertise, o.socketPort);
+            w.listener = Marked.listen(o.advertise, o.socketPort, o.dscp);
             Thread acceptor = new Thread(w::acceptLoop, "qoslab-matmul-accept");
             acceptor.setDaemon(true);
             acceptor.start();
@@ -111,11 +111,14 @@ public final class MatmulWorker implements Closeable {
     public ReliableDatagram datagramEndpoint() { return udp; }
 
     /** This worker's open TCP sockets of the socket mechanism: accepted and to neighbours (tests read their ToS). */
-    java.util.List<SocketChannel> tcpChannels() {
-        java.util.List<SocketChannel> out = new java.util.ArrayList<>(conns.keySet());
-        for (Peer p : peers.values()) out.add(p.ch);
+    java.util.List<Socket> tcpSockets() {
+        java.util.List<Socket> out = new java.util.ArrayList<>(conns.keySet());
+        for (Peer p : peers.values()) out.add(p.ch.socket());
         return out;
     }
+
+    /** The socket mechanism's listener (tests read its ToS). */
+    ServerSocket listener() { return listener; }
 
     /** Strips waiting for a tile (0 after clean runs). */
     public int pendingStrips() { return engine.pending(); }
@@ -181,23 +184,21 @@ public final class MatmulWorker implements Closeable {
 
     private void acceptLoop() {
         while (!closed) {
-            SocketChannel ch;
+            Socket s;
             try {
-                ch = listener.accept();
-                Marked.accepted(ch, o.dscp);
+                s = Marked.accepted(listener.accept(), o.dscp);
             } catch (IOException e) {
                 if (!closed) System.err.println("[qoslab-workload] matmul accept failed: " + e);
-                if (closed || !listener.isOpen()) return;
+                if (closed || listener.isClosed()) return;
                 continue;
             }
-            conns.put(ch, Boolean.TRUE);
-            pool.submit(() -> serveConnection(ch));
+            conns.put(s, Boolean.TRUE);
+            pool.submit(() -> serveConnection(s));
         }
     }
 
-    private void serveConnection(SocketChannel ch) {
-        try (SocketChannel c = ch) {
-            Socket s = c.socket();
+    private void serveConnection(Socket sock) {
+        try (Socket s = sock) {
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1 << 16));
             byte[] frame;
@@ -223,7 +224,7 @@ public final class MatmulWorker implements Closeable {
         } catch (IOException e) {
             if (!closed) System.err.println("[qoslab-workload] matmul connection ended: " + e);
         } finally {
-            conns.remove(ch);
+            conns.remove(sock);
         }
     }
 
@@ -317,7 +318,7 @@ public final class MatmulWorker implements Closeable {
         try { if (service != null) UnicastRemoteObject.unexportObject(service, true); } catch (Exception ignored) { }
         try { if (listener != null) listener.close(); } catch (IOException ignored) { }
         try { if (udp != null) udp.close(); } catch (IOException ignored) { }
-        for (SocketChannel c : conns.keySet()) try { c.close(); } catch (IOException ignored) { }
+        for (Socket c : conns.keySet()) try { c.close(); } catch (IOException ignored) { }
         for (Peer p : peers.values()) try { p.ch.close(); } catch (IOException ignored) { }
         pool.shutdownNow();
     }

@@ -3,10 +3,11 @@ package org.qoslab.workload.net;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.channels.DatagramChannel;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -16,7 +17,8 @@ import java.nio.channels.SocketChannel;
  * the marking reaches IPv4 packets whether or not the JVM runs with
  * {@code -Djava.net.preferIPv4Stack=true} (DESIGN.md field notes: on the default dual-stack
  * sockets {@code setTrafficClass} silently does nothing for IPv4). Client sockets are marked
- * before {@code connect}, so the SYN carries the mark; accepted sockets right after accept.
+ * before {@code connect}, so the SYN carries the mark. The listener ({@link #listen}) is a classic
+ * marked {@code ServerSocket}: see there.
  */
 public final class Marked {
     private Marked() { }
@@ -41,11 +43,19 @@ public final class Marked {
         }
     }
 
-    /** A listening TCP socket on {@code bind}:{@code port} (null = all addresses). */
-    public static ServerSocketChannel listen(String bind, int port) throws IOException {
-        ServerSocketChannel ss = ServerSocketChannel.open(StandardProtocolFamily.INET);
+    /**
+     * A listening TCP socket on {@code bind}:{@code port} (null = all addresses), itself marked:
+     * Linux gives its ToS to the SYN-ACKs it sends ({@code tcp_reflect_tos} = 0) and to the
+     * connections it accepts, so even the ACKs the kernel sends before {@code accept} returns are
+     * marked. (A {@code ServerSocketChannel} has no IP_TOS option; a classic {@code ServerSocket}
+     * has, and it reaches IPv4 packets when the JVM runs with {@code -Djava.net.preferIPv4Stack=true},
+     * which the CLI requires for {@code --dscp}.)
+     */
+    public static ServerSocket listen(String bind, int port, int dscp) throws IOException {
+        ServerSocket ss = new ServerSocket();
         try {
-            ss.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ss.setReuseAddress(true);
+            if (dscp >= 0) ss.setOption(StandardSocketOptions.IP_TOS, checkDscp(dscp) << 2);
             ss.bind(new InetSocketAddress(bind == null ? null : InetAddress.getByName(bind), port), 64);
             return ss;
         } catch (IOException | RuntimeException e) {
@@ -54,11 +64,11 @@ public final class Marked {
         }
     }
 
-    /** Mark an accepted (or any) TCP socket and turn Nagle off. */
-    public static SocketChannel accepted(SocketChannel ch, int dscp) throws IOException {
-        mark(ch, dscp);
-        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        return ch;
+    /** Mark an accepted TCP socket (again: the listener's mark is inherited) and turn Nagle off. */
+    public static Socket accepted(Socket s, int dscp) throws IOException {
+        if (dscp >= 0) s.setTrafficClass(checkDscp(dscp) << 2);
+        s.setTcpNoDelay(true);
+        return s;
     }
 
     /** A bound, marked UDP socket (port 0 = any). */

@@ -39,8 +39,11 @@ class DscpTest {
             c.dscp = MANAGER_DSCP;
             assertEquals(Boolean.TRUE, MatmulManager.run(c).get("valid"));
             int seen = 0;
-            for (MatmulWorker w : ws.workers)
-                for (SocketChannel ch : w.tcpChannels()) { assertEquals(WORKER_DSCP << 2, ch.socket().getTrafficClass()); seen++; }
+            for (MatmulWorker w : ws.workers) {
+                // the listener is marked too: its SYN-ACKs and the accepted sockets inherit the ToS
+                assertEquals(WORKER_DSCP << 2, w.listener().getOption(java.net.StandardSocketOptions.IP_TOS));
+                for (Socket sk : w.tcpSockets()) { assertEquals(WORKER_DSCP << 2, sk.getTrafficClass()); seen++; }
+            }
             assertTrue(seen >= 2, "the workers' push connections to their neighbours stay open: " + seen);
 
             // datagram manager endpoint

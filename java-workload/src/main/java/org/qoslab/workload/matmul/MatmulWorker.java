@@ -34,8 +34,8 @@ import org.qoslab.workload.rmi.MarkingSocketFactory;
  *     the request's source.</li>
  * </ul>
  * MCA strips to neighbours go over the mechanism the tile's request came in by: RMI
- * {@code push} calls, a cached TCP connection per neighbour, or reliable datagrams from the
- * worker's own UDP port. The registry binds last: once its port accepts, everything listens.
+ * {@code push} calls, a TCP connection per neighbour for the tile's life, or reliable datagrams
+ * from the worker's own UDP port. The registry binds last: once its port accepts, everything listens.
  */
 public final class MatmulWorker implements Closeable {
     /** Where and how to listen. */
@@ -70,8 +70,7 @@ public final class MatmulWorker implements Closeable {
         t.setDaemon(true);
         return t;
     });
-    private final Map<String, MatmulService> stubs = new ConcurrentHashMap<>();
-    private final Map<String, Peer> peers = new ConcurrentHashMap<>();
+    private final Map<Peer, Boolean> peers = new ConcurrentHashMap<>();
     private final Map<Socket, Boolean> conns = new ConcurrentHashMap<>();
     private ServiceImpl service;
     private Registry registry;
@@ -110,10 +109,11 @@ public final class MatmulWorker implements Closeable {
     /** The worker's UDP endpoint (tests: its ToS, its counters). */
     public ReliableDatagram datagramEndpoint() { return udp; }
 
-    /** This worker's open TCP sockets of the socket mechanism: accepted and to neighbours (tests read their ToS). */
+    /** This worker's open TCP sockets of the socket mechanism: accepted ones and those of running
+     *  tiles to their neighbours (tests read their ToS). */
     java.util.List<Socket> tcpSockets() {
         java.util.List<Socket> out = new java.util.ArrayList<>(conns.keySet());
-        for (Peer p : peers.values()) out.add(p.ch.socket());
+        for (Peer p : peers.keySet()) out.add(p.ch.socket());
         return out;
     }
 
@@ -139,7 +139,9 @@ public final class MatmulWorker implements Closeable {
 
         @Override public MatrixNode mca(TilePlan plan, MatrixNode blocks) throws RemoteException {
             try {
-                return w.engine.mca(plan, blocks, w::pushRmi);
+                try (RmiLinks links = w.new RmiLinks()) {
+                    return w.engine.mca(plan, blocks, links);
+                }
             } catch (Exception e) {
                 throw new RemoteException(plan + " failed on " + w.o.advertise + ": " + e);
             }
@@ -152,33 +154,70 @@ public final class MatmulWorker implements Closeable {
         @Override public String describe() { return w.description; }
     }
 
-    private void pushRmi(TilePlan p, MatrixNode strip) throws Exception {
-        boolean left = strip.kind == MatrixNode.A_COLUMN;
-        String host = left ? p.leftHost : p.upHost, key = host + ":" + (left ? p.leftPort : p.upPort);
-        int port = left ? p.leftPort : p.upPort;
-        MatmulService s = stubs.get(key);
-        if (s == null) {
+    /*
+     * A tile's links to its two neighbours live as long as the tile: looked up / connected at its
+     * first push, closed when it ends. Nothing is cached across runs, so a neighbour restarted
+     * between runs (a worker pool renewing its JVMs) is found afresh: a cached stub would point at
+     * a dead object, and a cached TCP connection to a dead peer would swallow the first strip
+     * written into it.
+     */
+
+    /** RMI: the neighbours' stubs, looked up in their registries. */
+    private final class RmiLinks implements MatmulEngine.Pusher, AutoCloseable {
+        private MatmulService left, up;
+
+        @Override public void push(TilePlan p, MatrixNode strip) throws Exception {
+            if (strip.kind == MatrixNode.A_COLUMN) {
+                if (left == null) left = lookup(p.leftHost, p.leftPort);
+                left.push(strip);
+            } else {
+                if (up == null) up = lookup(p.upHost, p.upPort);
+                up.push(strip);
+            }
+        }
+
+        private MatmulService lookup(String host, int port) throws Exception {
             Registry r = LocateRegistry.getRegistry(host, port, rmiFactory);
-            s = (MatmulService) r.lookup(MatmulService.NAME);
-            stubs.put(key, s);
+            return (MatmulService) r.lookup(MatmulService.NAME);
         }
-        try {
-            s.push(strip);
-        } catch (RemoteException e) {
-            stubs.remove(key);
-            throw e;
-        }
+
+        @Override public void close() { }
     }
 
     // ---------------------------------------------------------------- socket
 
-    /** A cached outgoing TCP connection to a neighbour (pushes only; nothing comes back on it). */
+    /** An outgoing TCP connection to a neighbour (pushes only; nothing comes back on it). */
     private static final class Peer {
         final SocketChannel ch;
         final DataOutputStream out;
         Peer(SocketChannel ch) throws IOException {
             this.ch = ch;
             this.out = new DataOutputStream(new BufferedOutputStream(ch.socket().getOutputStream(), 1 << 16));
+        }
+    }
+
+    /** Socket: one connection to each neighbour for the tile's life (closed gracefully: queued strips still arrive). */
+    private final class SocketLinks implements MatmulEngine.Pusher, AutoCloseable {
+        private Peer left, up;
+
+        @Override public void push(TilePlan p, MatrixNode strip) throws IOException {
+            boolean toLeft = strip.kind == MatrixNode.A_COLUMN;
+            Peer peer = toLeft ? left : up;
+            if (peer == null) {
+                peer = new Peer(Marked.connect(new InetSocketAddress(toLeft ? p.leftHost : p.upHost, toLeft ? p.leftPort : p.upPort),
+                        o.dscp, o.connectTimeoutMs));
+                peers.put(peer, Boolean.TRUE);
+                if (toLeft) left = peer; else up = peer;
+            }
+            Frames.write(peer.out, Wire.node(Wire.PUSH, strip));
+        }
+
+        @Override public void close() {
+            for (Peer p : new Peer[] {left, up}) {
+                if (p == null) continue;
+                peers.remove(p);
+                try { p.ch.close(); } catch (IOException ignored) { }
+            }
         }
     }
 
@@ -210,7 +249,11 @@ public final class MatmulWorker implements Closeable {
                     case Wire.SPA: case Wire.MCA: {
                         byte[] reply;
                         try {
-                            MatrixNode r = m.type == Wire.SPA ? engine.spa(m.node) : engine.mca(m.plan, m.node, this::pushSocket);
+                            MatrixNode r;
+                            if (m.type == Wire.SPA) r = engine.spa(m.node);
+                            else try (SocketLinks links = new SocketLinks()) {
+                                r = engine.mca(m.plan, m.node, links);
+                            }
                             reply = Wire.node(Wire.REPLY, r);
                         } catch (Exception | LinkageError | OutOfMemoryError e) {
                             reply = Wire.error(m.job, m.tile, (m.plan != null ? m.plan + " failed: " : "SPA task failed: ") + e);
@@ -225,33 +268,6 @@ public final class MatmulWorker implements Closeable {
             if (!closed) System.err.println("[qoslab-workload] matmul connection ended: " + e);
         } finally {
             conns.remove(sock);
-        }
-    }
-
-    private void pushSocket(TilePlan p, MatrixNode strip) throws IOException {
-        boolean left = strip.kind == MatrixNode.A_COLUMN;
-        String host = left ? p.leftHost : p.upHost;
-        int port = left ? p.leftPort : p.upPort;
-        String key = host + ":" + port;
-        byte[] msg = Wire.node(Wire.PUSH, strip);
-        Peer peer = peers.get(key);
-        if (peer == null) {
-            synchronized (peers) {
-                peer = peers.get(key);
-                if (peer == null) {
-                    peer = new Peer(Marked.connect(new InetSocketAddress(host, port), o.dscp, o.connectTimeoutMs));
-                    peers.put(key, peer);
-                }
-            }
-        }
-        try {
-            synchronized (peer) {
-                Frames.write(peer.out, msg);
-            }
-        } catch (IOException e) {
-            peers.remove(key, peer);
-            peer.ch.close();
-            throw e;
         }
     }
 
@@ -319,7 +335,7 @@ public final class MatmulWorker implements Closeable {
         try { if (listener != null) listener.close(); } catch (IOException ignored) { }
         try { if (udp != null) udp.close(); } catch (IOException ignored) { }
         for (Socket c : conns.keySet()) try { c.close(); } catch (IOException ignored) { }
-        for (Peer p : peers.values()) try { p.ch.close(); } catch (IOException ignored) { }
+        for (Peer p : peers.keySet()) try { p.ch.close(); } catch (IOException ignored) { }
         pool.shutdownNow();
     }
 

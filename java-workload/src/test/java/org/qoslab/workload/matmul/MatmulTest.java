@@ -85,6 +85,25 @@ class MatmulTest {
         assertEquals(0, workers.pendingStrips(), "no strip left behind");
     }
 
+    /** A neighbour restarted between runs (a pool renewing its JVMs): the next MCA run must not
+     *  use a stale stub or a dead connection cached from the last one. */
+    @Test
+    void mcaRunsAfterANeighbourRestarted() throws Exception {
+        try (Workers ws = Workers.start(2, -1)) {
+            for (String mech : MechanismClient.MECHANISMS) {
+                MatmulManager.Config c = new MatmulManager.Config();
+                c.workers = ws.addrs;
+                c.mechanism = mech;
+                c.algorithm = "mca";
+                c.n = 30;
+                c.timeoutS = 10;
+                assertEquals(Boolean.TRUE, MatmulManager.run(c).get("valid"), mech);
+                ws.restart(1);
+                assertEquals(Boolean.TRUE, MatmulManager.run(c).get("valid"), mech + " after a restart");
+            }
+        }
+    }
+
     @Test
     void paperTable21CallCountForFourWorkers() {
         // reference 000, Table 2.1: k = 4, n = 500: SPA 8 calls, MCA 4000 calls

@@ -1,14 +1,11 @@
 package org.qoslab.workload;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.qoslab.common.Json;
 import org.qoslab.workload.matmul.MatmulManager;
 import org.qoslab.workload.matmul.MatmulWorker;
-import org.qoslab.workload.matmul.MechanismClient;
 import org.qoslab.workload.matmul.WorkerAddr;
 import org.qoslab.workload.pingpong.PingPong;
 import org.qoslab.workload.rmi.MarkingSocketFactory;
@@ -203,7 +200,4 @@ final class MatmulCommands {
             return 0;
         }
     }
-
-    /** Mechanisms, for help texts and the orchestrator. */
-    static List<String> mechanisms() { return new ArrayList<>(MechanismClient.MECHANISMS); }
 }

@@ -109,7 +109,8 @@ def _start_capture(env: TrialEnv, cond: Condition, tdir: Path) -> LiveCapture:
         raise QoslabError("live capture needs the embedded testbed's SPAN namespace (or a capture host)")
     ip = env.topo.host(capture_host(env, cond)).ip
     cap = LiveCapture(env.testbed.span_executor(), linux_ifname(env.pb.capture_port), tdir / "capture", ip,
-                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=trial_lifetime(env.pb))
+                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=trial_lifetime(env.pb),
+                      calls=True)
     cap.start()
     return cap
 

@@ -6,16 +6,17 @@ bounded by what lies between the manager's clock readings and the SPAN tap, meas
 - the capture's timestamp resolution (from the pcapng's interface block, 1 us by default), x2
   (both ends of a call are timestamps);
 - the manager's anchor uncertainty (its wall-clock anchor, ``anchor_uncertainty_ns``);
-- the hosts' stack delay for a call's sizes, the JVM's included: the median round trip of a
-  call-shaped exchange jp-1 -> jp-2 (:data:`PROBE_JAVA`: a fresh client JVM in jp-1 writes a
-  serialised request of the captured calls' median request bytes and reads a serialised int[][]
-  reply of their median reply bytes over TCP, as RMI marshals a render call; the server JVM in
-  jp-2 subtracts its own time), over the same shaped links, switch and profile, right after the
-  campaign. Between the manager's readings and the SPAN tap lie a subset of that path: the
-  manager's marshalling and jp-1's stack and link out for the Call byte, the switch port's queue,
-  jp-1's link and stack in and the manager's unmarshalling for the last return segment. (A plain
-  TCP probe without serialisation measured 0.29 ms against a 0.76 ms median difference: most of
-  the difference is the cold manager JVM's RMI layer, not the kernel.)
+- the hosts' stack delay for a call's sizes, the RMI stack included: the median round trip of a
+  call-shaped RMI call jp-1 -> jp-2 (:data:`PROBE_JAVA`: a fresh client JVM in jp-1, as the
+  manager, calls a remote method in jp-2 with the captured calls' median request bytes that
+  returns their median reply bytes as an int[][]; the method's own time is subtracted), over the
+  same shaped links, switch and profile, right after the campaign. Between the manager's readings
+  and the SPAN tap lie a subset of that path: the manager's RMI layer and jp-1's kernel and link
+  out for the Call byte, the switch port's queue, jp-1's link and kernel in and the RMI layer for
+  the last return segment. (Measured while building this: a plain TCP exchange of those sizes
+  took 0.29 ms and one with Java serialisation but no RMI 0.73-0.85 ms, against median
+  differences of 0.76-0.95 ms: most of the difference is the fresh manager JVM's RMI layer, not
+  the kernel.)
 
 Full-size pings are reported too (they fit the links' HTB burst: no serialisation delay, so
 they measure the stacks only). The congested trial is reported, not bounded: the SPAN taps a
@@ -82,83 +83,87 @@ def ping_rtt_ms(tb: Testbed, src: str, dst: str, size: int = 1472, count: int = 
 
 PROBE_JAVA = r"""
 import java.io.*;
-import java.net.*;
+import java.nio.file.*;
+import java.rmi.*;
+import java.rmi.server.*;
 import java.util.*;
 
-/** A call-shaped TCP exchange with Java serialisation on both ends (as RMI marshals a render call):
- *  the client writes an int[] of the request's size on a new object stream (RMI's transport makes
- *  one per call), the server reads it and replies with an int[][] of the reply's size on a new
- *  stream, then its own time (read done -> reply flushed). The client prints, per exchange, its
- *  time minus the server's (ms), as JSON. */
+/** A call-shaped RMI round trip, as the manager makes a render call: the client calls a remote
+ *  method with an int[] of the request's size, which returns an int[][] of the reply's size and
+ *  the method's own time. The server exports the object on a fixed port and writes its stub to a
+ *  file; the client (a fresh JVM, like the manager) prints, per call, its time minus the method's
+ *  (ms), as JSON. */
 public class CallProbe {
+    public interface Svc extends Remote { Reply call(int[] request) throws RemoteException; }
+
+    public static final class Reply implements Serializable {
+        public int[][] rows;
+        public long methodNs;
+    }
+
+    public static final class Impl implements Svc {
+        final int[][] rows;
+        Impl(int rep) { rows = new int[5][Math.max(1, rep / 20)]; }
+        public Reply call(int[] request) {
+            long t0 = System.nanoTime();
+            Reply r = new Reply();
+            r.rows = rows;
+            r.methodNs = System.nanoTime() - t0;
+            return r;
+        }
+    }
+
     public static void main(String[] a) throws Exception {
-        String mode = a[0], addr = a[1];
+        String mode = a[0];
+        Path stub = Paths.get(a[1]);
         int port = Integer.parseInt(a[2]), req = Integer.parseInt(a[3]), rep = Integer.parseInt(a[4]);
         int n = Integer.parseInt(a[5]);
         if (mode.equals("server")) {
-            try (ServerSocket ls = new ServerSocket(port, 1, InetAddress.getByName(addr))) {
-                System.out.println("listening");
-                System.out.flush();
-                try (Socket s = ls.accept()) {
-                    s.setTcpNoDelay(true);
-                    BufferedOutputStream bout = new BufferedOutputStream(s.getOutputStream());
-                    BufferedInputStream bin = new BufferedInputStream(s.getInputStream());
-                    int[][] reply = new int[5][Math.max(1, rep / 20)];
-                    for (int i = 0; i <= n; i++) {
-                        new ObjectInputStream(bin).readObject();  // a stream per call, as RMI's transport
-                        long t0 = System.nanoTime();
-                        ObjectOutputStream out = new ObjectOutputStream(bout);
-                        out.writeObject(reply);
-                        out.flush();
-                        new DataOutputStream(bout).writeLong(System.nanoTime() - t0);
-                        bout.flush();
-                    }
-                }
-            }
-            return;
+            Impl impl = new Impl(rep);
+            Remote r = UnicastRemoteObject.exportObject(impl, port);
+            try (ObjectOutputStream o = new ObjectOutputStream(Files.newOutputStream(stub))) { o.writeObject(r); }
+            System.out.println("listening");
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
         }
-        try (Socket s = new Socket(addr, port)) {
-            s.setTcpNoDelay(true);
-            BufferedOutputStream bout = new BufferedOutputStream(s.getOutputStream());
-            BufferedInputStream bin = new BufferedInputStream(s.getInputStream());
-            int[] request = new int[Math.max(1, req / 4 - 8)];
-            List<String> rtt = new ArrayList<>();
-            for (int i = 0; i <= n; i++) {
-                long t0 = System.nanoTime();
-                ObjectOutputStream out = new ObjectOutputStream(bout);
-                out.writeObject(request);
-                out.flush();
-                new ObjectInputStream(bin).readObject();
-                long t1 = System.nanoTime();
-                long server = new DataInputStream(bin).readLong();
-                if (i > 0) rtt.add(Double.toString((t1 - t0 - server) / 1e6));
-                Thread.sleep(20);
-            }
-            System.out.println("[" + String.join(",", rtt) + "]");
+        Svc svc;
+        try (ObjectInputStream i = new ObjectInputStream(Files.newInputStream(stub))) { svc = (Svc) i.readObject(); }
+        int[] request = new int[Math.max(1, req / 4 - 12)];
+        List<String> rtt = new ArrayList<>();
+        for (int k = 0; k <= n; k++) {
+            long t0 = System.nanoTime();
+            Reply r = svc.call(request);
+            long t1 = System.nanoTime();
+            if (k > 0) rtt.add(Double.toString((t1 - t0 - r.methodNs) / 1e6));
+            Thread.sleep(20);
         }
+        System.out.println("[" + String.join(",", rtt) + "]");
+        System.exit(0);
     }
 }
 """
 
 
-def java_round_trip_ms(tb: Testbed, src: str, dst: str, req: int, rep: int, folder: Path, n: int = 40) -> list[float]:
-    """Network and stack round trips (ms) of ``n`` call-shaped exchanges (:data:`PROBE_JAVA`, a fresh
-    client JVM like the manager's) of ``req`` / ``rep`` bytes from ``src`` to ``dst``: the client's
-    time minus the server's own per exchange."""
+def rmi_round_trip_ms(tb: Testbed, src: str, dst: str, req: int, rep: int, folder: Path, n: int = 40) -> list[float]:
+    """Round trips (ms) of ``n`` call-shaped RMI calls (:data:`PROBE_JAVA`; a fresh client JVM, as
+    the manager) of ``req`` / ``rep`` bytes from ``src`` to ``dst``: the client's time minus the
+    remote method's own time per call."""
     ip, port = tb.topo.host(dst).ip, 40123
     folder.mkdir(parents=True, exist_ok=True)
-    probe = folder / "CallProbe.java"
-    probe.write_text(PROBE_JAVA)
-    log = folder / "server.log"
-    args = [str(port), str(req), str(rep), str(n)]
-    server = tb.executor(dst).start(["java", "-XX:+UseSerialGC", str(probe), "server", ip, *args],
+    (folder / "CallProbe.java").write_text(PROBE_JAVA)
+    subprocess.run(["javac", "-d", str(folder), str(folder / "CallProbe.java")], check=True, timeout=120)
+    log, stub = folder / "server.log", folder / "stub.ser"
+    flags = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", "-cp", str(folder)]
+    args = [str(stub), str(port), str(req), str(rep), str(n)]
+    server = tb.executor(dst).start(["java", *flags, f"-Djava.rmi.server.hostname={ip}", "CallProbe", "server", *args],
                                     stdout=log, stderr=log, lifetime_s=120)
     try:
         for _ in range(200):
             if log.exists() and "listening" in log.read_text():
                 break
             time.sleep(0.05)
-        r = tb.executor(src).run(["java", "-XX:+UseSerialGC", str(probe), "client", ip, *args], timeout=120)
+        r = tb.executor(src).run(["java", *flags, f"-Djava.rmi.server.hostname={tb.topo.host(src).ip}", "CallProbe",
+                                  "client", *args], timeout=120)
         return list(json.loads(r.stdout.strip().splitlines()[-1]))
     finally:
         tb.executor(dst).stop(server)
@@ -194,7 +199,7 @@ def test_wire_call_latency_agrees_with_the_managers(tmp_path):
         sizes = [(w["request_bytes"], w["reply_bytes"]) for w in wire0 if w["complete"] and w["index"] > 1]
         req = int(statistics.median(s[0] for s in sizes))
         rep = int(statistics.median(s[1] for s in sizes))
-        probe = java_round_trip_ms(tb, "jp-1", "jp-2", req, rep, tmp_path / "probe")
+        probe = rmi_round_trip_ms(tb, "jp-1", "jp-2", req, rep, tmp_path / "probe")
     finally:
         tb.down()
     assert len(rows) == 4 and all(row.get("calls_n") == 60 for row in rows)  # 2 frames x 150 rows / 5

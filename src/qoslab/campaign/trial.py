@@ -59,12 +59,21 @@ class TrialEnv:
     executor_of: Callable[[str], Executor]
     switch: SwitchDevice
     flood: FloodDefinition
+    floods: dict[str, FloodDefinition] = field(default_factory=dict)
     calibration: Calibration | None = None
     pool: WorkerPool | None = None
     log: Callable[[str], None] = lambda s: None
     current_config: str | None = None
     captured: set[str] = field(default_factory=set)
     profiles: dict[str, Profile] = field(default_factory=dict)
+
+
+def flood_of(env: TrialEnv, cond: Condition) -> FloodDefinition | None:
+    """The flood of a condition (None: no congestion): the campaign's definition of its file."""
+    ref = env.pb.flood_of(cond)
+    if ref is None:
+        return None
+    return env.floods.get(ref, env.flood)
 
 
 def profile_of(env: TrialEnv, cond: Condition) -> Profile:
@@ -145,7 +154,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     t = {"start": time.monotonic()}
     tdir.mkdir(parents=True, exist_ok=True)
     _push(env, cond, tdir)
-    flows = env.flood.flows if cond.congestion else []
+    defn = flood_of(env, cond)
+    flows = defn.flows if defn is not None else []
     hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
     ctx = TrialContext(condition=cond.name, congestion=cond.congestion, trial_dir=tdir, local=env.testbed is not None,
                        switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log)
@@ -190,8 +200,9 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         meters.window_begin()
 
     try:
-        if cond.congestion:
-            flood = open_flood(env.flood, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
+        defn = flood_of(env, cond)
+        if defn is not None:
+            flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
                                lifetime_s=trial_lifetime(env.pb))
             flood.start()

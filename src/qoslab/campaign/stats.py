@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import QoslabError
 from ..topology import repo_root
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
+from .factorial import factorial_block
 from .playbook import Playbook
 from .stopping import stopping_summary
 from .store import METRICS, Store
@@ -111,6 +112,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     stopping = stopping_summary(pb, store)
     if stopping is not None:  # which rule stopped each condition, and after how many trials
         stats["stopping"] = stopping
+    factorial = factorial_block(pb, stats, folder / "trials.csv")
+    if factorial is not None:  # recoveries per level of the other factors and their differences
+        stats["factorial"] = factorial
+    if stopping is not None or factorial is not None:
         (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     total = len(store.trials(counted=True))
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:

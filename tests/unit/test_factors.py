@@ -10,8 +10,13 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from qoslab.campaign.factorial import factorial_block, read_trials, recovery_difference, recovery_interval, \
-    recovery_ratio
+from qoslab.campaign.factorial import (
+    factorial_block,
+    read_trials,
+    recovery_difference,
+    recovery_interval,
+    recovery_ratio,
+)
 from qoslab.campaign.playbook import Playbook, load_playbook, schedule
 from qoslab.campaign.stats import ANALYSIS_JAR, plan_comparisons, run_stats
 from qoslab.errors import ConfigError

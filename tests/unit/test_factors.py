@@ -143,3 +143,21 @@ def test_factorial_block_cross_checked_with_the_java_tool(tmp_path):
     (diff,) = block["differences"]
     assert diff["excludes_zero"] and diff["seed"] == 4
     json.dumps(block)  # plain data for stats.json
+
+
+def test_report_tables_of_the_factorial_block():
+    from qoslab.reportfactors import difference_table, recovery_points, recovery_table
+
+    block = {"recoveries": [
+        {"levels": {"flood": "incast"}, "profile": "thesis", "reference_profile": "fifo", "ratio": 0.8,
+         "ci95": [0.6, 0.95], "ci95_percentile": [0.61, 0.94]},
+        {"levels": {"flood": "campaign-flood", "workload.frames": 2}, "profile": "thesis",
+         "reference_profile": "fifo", "ratio": None, "ci95": None}],
+        "differences": [{"a": {"flood": "incast"}, "b": {"flood": "campaign-flood"}, "profile": "thesis",
+                         "difference": 0.3, "ci95": [0.1, 0.5], "excludes_zero": True}]}
+    rec = recovery_table(block)
+    assert rec.to_dict("records")[0] == {"level": "flood incast", "profile": "thesis vs fifo", "recovery": "0.80",
+                                         "BCa 95 %": "[0.60, 0.95]", "percentile 95 %": "[0.61, 0.94]"}
+    assert rec.iloc[1]["level"] == "flood campaign-flood, frames 2" and rec.iloc[1]["recovery"] == "-"
+    assert difference_table(block).iloc[0]["verdict"] == "differ"
+    assert recovery_points(block) == [("flood incast\nthesis", 0.8, 0.6, 0.95)]

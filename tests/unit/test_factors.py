@@ -161,3 +161,22 @@ def test_report_tables_of_the_factorial_block():
     assert rec.iloc[1]["level"] == "flood campaign-flood, frames 2" and rec.iloc[1]["recovery"] == "-"
     assert difference_table(block).iloc[0]["verdict"] == "differ"
     assert recovery_points(block) == [("flood incast\nthesis", 0.8, 0.6, 0.95)]
+
+
+def test_a_factorial_campaign_folder_snapshots_every_flood_and_the_runner_reads_them_back(tmp_path):
+    from qoslab.campaign import create
+    from qoslab.campaign.runner import Runner
+
+    pb = load_playbook(QUICK)
+    store = create(pb, QUICK, tmp_path / "c", trials=2)
+    assert len(store.pending()) == 6 + 6 * 2
+    manifest = json.loads((tmp_path / "c" / "inputs" / "manifest.json").read_text())
+    assert manifest["floods"]["traffic-gen/incast.yaml"]["file"] == "inputs/floods/01-incast.yaml"
+    assert manifest["floods"]["traffic-gen/campaign-flood.yaml"]["file"] == "inputs/floods/00-campaign-flood.yaml"
+    assert "flood" not in manifest  # the playbook's own `flood:` (thesis-flood) is used by no condition
+    runner = Runner(tmp_path / "c")
+    assert set(runner.floods) == {"traffic-gen/campaign-flood.yaml", "traffic-gen/incast.yaml"}
+    incast = runner.floods["traffic-gen/incast.yaml"]
+    assert incast.pattern is None and [(f.src, f.dst) for f in incast.flows] == [("jp-5", "jp-1"), ("jp-6", "jp-1"),
+                                                                               ("jp-7", "jp-1")]
+    assert runner.pb.conditions == pb.conditions  # the folder's resolved playbook (factors + conditions) reloads

@@ -52,3 +52,18 @@ def test_on_off_bursts_mean_rate(testbed, calibrated, tmp_path):
     for r in rates:
         assert r["ratio"] == pytest.approx(1.0, abs=0.05), r
     assert set(ditg_pids()) <= before
+
+
+def test_tcp_bulk_fills_the_receivers_link(testbed, tmp_path, write_yaml):
+    """A tcp-bulk pattern (iperf3 TCP, capped at the link rate): the transfer gets >= 90 % of the link."""
+    p = write_yaml({"name": "bulk", "generator": "iperf3", "duration_s": 5,
+                    "pattern": {"kind": "tcp-bulk", "src": ["jp-6"], "dst": ["jp-2"]}}, "bulk.yaml")
+    defn = load_flood(p)
+    with open_flood(defn, testbed.topo, testbed.executor, tmp_path / "bulk") as fl:
+        fl.start()
+        assert not fl.errors, fl.errors
+        fl.wait()
+    assert fl.result is not None and fl.result.ok, fl.result.errors if fl.result else None
+    (r,) = fl.result.flows
+    print("tcp-bulk", r.received_wire_bps, r.packets_sent, r.duration_s)
+    assert r.received_wire_bps >= 0.9 * testbed.topo.link.rate and r.series

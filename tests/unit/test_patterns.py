@@ -119,3 +119,15 @@ def test_too_many_expanded_flows_and_tcp_bulk_needs_iperf3(write_yaml):
 def test_a_flood_needs_flows_or_a_pattern(write_yaml):
     with pytest.raises(ConfigError, match="a flood needs at least one flow or a pattern"):
         load_flood(write_yaml({"name": "x"}, "f.yaml"))
+
+
+def test_settle_waits_for_what_the_flood_delivers_not_for_a_full_link():
+    from qoslab.campaign.trial import settle_share
+
+    t = topo()
+    thesis = resolve(load_flood(REPO / "traffic-gen" / "thesis-flood.yaml"), t)
+    assert settle_share(t, thesis) == pytest.approx(0.95)  # 1.5x: the port is full
+    incast = resolve(load_flood(REPO / "traffic-gen" / "incast.yaml"), t)
+    assert settle_share(t, incast) == pytest.approx(0.95 * 0.9)  # 3 x 0.3x into jp-1
+    onoff = resolve(load_flood(REPO / "traffic-gen" / "on-off.yaml"), t)
+    assert settle_share(t, onoff) == pytest.approx(0.95 * 0.4)  # 1x for 200 of every 500 ms

@@ -27,7 +27,7 @@ from ..profiles import Profile, load_profile, render
 from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
-from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
+from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow, open_flood
 from ..workload import WorkerPool, run_workload
 from .evidence import trial_ports
 from .meters import MeterSet, TrialContext
@@ -132,11 +132,23 @@ def _settle(env: TrialEnv, flood: Any) -> bool | None:
         return None
     ports = sorted({env.topo.host(f.dst).port for f in flood.flows})
     delay = max((f.start_delay_s for f in flood.flows), default=0)
-    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay)
+    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay, settle_share(env.topo, flood.flows))
     if not saturated:
         env.log(f"the flood did not saturate every port of {', '.join(ports)} within {pb.settle_s:g} s; "
                 "the workload starts anyway (phases: saturated false)")
     return saturated
+
+
+def settle_share(topo: Topology, flows: list[ResolvedFlow], share: float = 0.95) -> float:
+    """The share of the link rate every flooded port must send before the workload starts (pure):
+    ``share`` of what the flood delivers to its least loaded destination port (the mean rate of
+    its flows there, capped at the link rate), so a flood below the link rate (an incast at 0.9x,
+    on-off bursts) settles as soon as it is established, as one above it does."""
+    into: dict[str, float] = {}
+    for f in flows:
+        port = topo.host(f.dst).port
+        into[port] = into.get(port, 0.0) + f.mean_pps * f.frame_bytes * 8
+    return share * min(1.0, min(into.values(), default=topo.link.rate) / topo.link.rate)
 
 
 def _flood_json(fres: FloodResult | None) -> str | None:

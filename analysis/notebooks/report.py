@@ -39,6 +39,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 from qoslab import reportcalls as rc
+from qoslab import reportfactors as rf
 from qoslab import reportlib as rl
 from qoslab.campaign.store import Store
 
@@ -158,6 +159,28 @@ for head, s in sections.items():
     for rec in s.get("recovery", []):
         display(Markdown(f"**Recovery ratio of {rec['treated']}**: " + rl.recovery_value(rec)
                          + f" of the slowdown from *{rec['baseline']}* to *{rec['congested']}* won back."))
+
+
+# %%
+# a factorial campaign: the QoS factor's recovery at every level of the other factors
+if main.get("factorial"):
+    fac = main["factorial"]
+    display(Markdown(f"## Recovery by factor level ({', '.join(k for k in fac['factors'] if k != fac['qos_factor'])})"))
+    table(rf.recovery_table(fac))
+    if fac["differences"]:
+        display(Markdown("**Do the recoveries differ between levels?** (" + fac["method"] + ")"))
+        table(rf.difference_table(fac))
+    pts = rf.recovery_points(fac)
+    if pts:
+        fig, ax = plt.subplots(figsize=(1.2 + 1.3 * len(pts), 2.8))
+        xs = np.arange(len(pts))
+        vals = np.array([p[1] for p in pts])
+        ax.errorbar(xs, vals, yerr=[vals - [p[2] for p in pts], [p[3] for p in pts] - vals], fmt="o", capsize=4)
+        ax.axhline(0, color="0.7", lw=0.8)
+        ax.axhline(1, color="0.7", lw=0.8, ls="--")
+        ax.set_xticks(xs, [p[0] for p in pts], fontsize=8)
+        ax.set_ylabel("recovery (BCa 95 %)")
+        show(fig, "factorial-recovery.png")
 
 
 # %%

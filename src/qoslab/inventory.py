@@ -58,7 +58,10 @@ def build_inventory(topo: Topology, *, workers: list[str] | None = None, flood: 
     """The inventory of ``topo`` as plain data (pure; YAML inventory format). ``workers``: the
     workload hosts (default every host; the first is the head node); ``flood``: the flood whose
     senders and receivers are grouped; ``sshd_dir``: the embedded testbed's sshd folder."""
+    from .trafficgen.patterns import expand
+
     workers = workers or topo.host_names
+    flood = expand(flood, topo) if flood is not None else None
     addr = {h.name: (topo.ssh.addresses.get(h.name, h.ip) if topo.ssh else h.ip) for h in topo.hosts}
 
     def group(names: list[str]) -> dict[str, Any]:

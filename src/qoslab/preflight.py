@@ -35,6 +35,7 @@ from .executors import Executor
 from .executors.nodes import Nodes
 from .topology import Topology, linux_ifname
 from .trafficgen.definitions import DATA_PORT_BASE, FloodDefinition, load_flood
+from .trafficgen.patterns import located_flows
 from .units import parse_rate
 from .workload import JAR
 
@@ -128,10 +129,10 @@ def _wanted_ports(pb: Playbook, topo: Topology, flood: FloodDefinition | None) -
         wl = pb.workload_of(c)
         for h in wl.hosts:
             want.setdefault(h, set()).update({f"tcp/{wl.registry_port}", f"tcp/{wl.export_port}"})
-    if any(c.congestion for c in pb.conditions):
-        defn = flood if flood is not None else load_flood(resolve_path(pb.flood))
-        for i, f in enumerate(defn.flows):
-            want.setdefault(f.dst, set()).update({f"tcp/{DITG_SIGNAL_PORT}", f"udp/{DATA_PORT_BASE + i}"})
+    for ref in pb.floods():
+        defn = flood if flood is not None and len(pb.floods()) == 1 else load_flood(resolve_path(ref))
+        for i, f in enumerate(located_flows(defn)):
+            want.setdefault(f[0].dst, set()).update({f"tcp/{DITG_SIGNAL_PORT}", f"udp/{DATA_PORT_BASE + i}"})
     return want
 
 

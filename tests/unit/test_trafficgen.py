@@ -90,7 +90,8 @@ def test_unknown_host_in_a_flow(write_yaml):
 
 @pytest.mark.parametrize("data,expect", [
     ({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-1"}], "rat": "1x"}, "rat: unknown field (typo?)"),
-    ({"name": "x", "rate": "fast", "flows": [{"src": "jp-5", "dst": "jp-1"}]}, "rate: rate must be packets/s (1-1000000) or a link-rate multiple like '1.5x' (at most 10x), got 'fast'"),
+    ({"name": "x", "rate": "fast", "flows": [{"src": "jp-5", "dst": "jp-1"}]}, "rate: rate must be packets/s (1-1000000 or '800 pps'), a link-rate multiple like '1.5x' (at most 10x) or "
+     "bits/s on the wire like '20 Mbit/s', got 'fast'"),
     ({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-5"}]}, "flows[0].dst: flow jp-5 -> jp-5 sends to itself"),
     ({"name": "x", "flows": [{"src": "jp-5", "dst": "jp-1"}, {"src": "jp-6", "dst": "jp-2", "rate": "2y"}]},
      "flows[1].rate: rate must be"),

@@ -41,8 +41,8 @@ def check_references(pb: Playbook, path: Path) -> None:
     except QoslabError as e:
         raise fail(("device",), str(e)) from None
     _check_hosts(pb, topo, fail)
-    if any(c.congestion for c in pb.conditions):
-        _check_flood(pb, topo, fail)
+    for ref in pb.floods():
+        _check_flood(pb, topo, fail, ref)
     for i in range(len(pb.conditions)):
         _check_profile(pb, topo, i, fail)
     _check_stopping(pb, fail)
@@ -74,19 +74,24 @@ def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
         raise fail(("capture_host",), f"no host {pb.capture_host!r} in topology {topo.name}")
 
 
-def _check_flood(pb: Playbook, topo: Topology, fail: Any) -> None:
-    if not resolve_path(pb.flood).is_file():
-        raise fail(("flood",), f"no flood file {pb.flood}")
+def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> None:
+    """The flood file ``ref`` (the playbook's ``flood`` or a condition's/factor level's)."""
+    users = [i for i, c in enumerate(pb.conditions) if pb.flood_of(c) == ref]
+    first = pb.conditions[users[0]]
+    loc: tuple[Any, ...] = ("flood",) if first.flood is None else \
+        (("factors", "flood") if pb.factors else ("conditions", users[0], "flood"))
+    if not resolve_path(ref).is_file():
+        raise fail(loc, f"no flood file {ref}")
     try:
-        defn: FloodDefinition = load_flood(resolve_path(pb.flood))
+        defn: FloodDefinition = load_flood(resolve_path(ref))
         flows = resolve(defn, topo, require_confirmation=False)
     except ConfigError as e:
-        raise fail(("flood",), str(e)) from None
+        raise fail(loc, str(e)) from None
     except QoslabError as e:
-        raise fail(("flood",), f"{pb.flood}: {e}") from None
+        raise fail(loc, f"{ref}: {e}") from None
     # the flood's ports on its receivers must not be the workload's RMI ports there
     for i, c in enumerate(pb.conditions):
-        if not c.congestion:
+        if i not in users:
             continue
         wl = pb.workload_of(c)
         taken = {SIGNAL_PORT: "D-ITG signalling"} | {f.port: f"flow {f.src} -> {f.dst}" for f in flows

@@ -102,8 +102,16 @@ def _snapshot(pb: Playbook, out: Path) -> dict[str, Any]:
         return {"ref": ref, "file": rel, "sha256": _sha256(out / rel)}
 
     manifest["topology"] = take(pb.topology, resolve_path(pb.topology), f"{INPUTS}/topology.yaml")
-    if any(c.congestion for c in pb.conditions):
-        manifest["flood"] = take(pb.flood, resolve_path(pb.flood), f"{INPUTS}/flood.yaml")
+    floods = pb.floods()
+    if floods:  # the playbook's own flood keeps its old place (inputs/flood.yaml); a factorial's in floods/
+        manifest["floods"] = {}
+        for i, ref in enumerate(floods):
+            stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(ref).stem)[:40] or "flood"
+            rel = f"{INPUTS}/flood.yaml" if ref == pb.flood else f"{INPUTS}/floods/{i:02d}-{stem}.yaml"
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            manifest["floods"][ref] = take(ref, resolve_path(ref), rel)
+        if pb.flood in manifest["floods"]:
+            manifest["flood"] = manifest["floods"][pb.flood]
     for c in pb.conditions:
         if c.profile not in manifest["profiles"]:
             stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(c.profile).stem)[:40] or "profile"
@@ -162,7 +170,8 @@ def inputs(folder: Path) -> dict[str, Any] | None:
         manifest = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise ConfigError(f"{path}: unreadable input manifest: {e}") from None
-    entries = [v for k, v in manifest.items() if k != "profiles"] + list(manifest["profiles"].values())
+    entries = [v for k, v in manifest.items() if k not in ("profiles", "floods")] + \
+        list(manifest["profiles"].values()) + list(manifest.get("floods", {}).values())
     for entry in entries:
         f = folder / entry["file"]
         if not f.is_file() or _sha256(f) != entry["sha256"]:

@@ -97,11 +97,11 @@ def references(pb: Playbook) -> list[tuple[str, str]]:
     topo = load_topology(resolve_path(pb.topology))
     out = [("topology", f"{pb.topology}: {topo.name}, {topo.environment}, {len(topo.host_names)} hosts, "
                         f"{topo.link.rate / 1e6:g} Mbit/s links")]
-    if any(c.congestion for c in pb.conditions):
-        defn = load_flood(resolve_path(pb.flood))
+    for ref in pb.floods():
+        defn = load_flood(resolve_path(ref))
         flows = resolve(defn, topo, require_confirmation=False)
         dsts = sorted({f.dst for f in flows})
-        out.append(("flood", f"{pb.flood}: {len(flows)} flows ({pb.generator or defn.generator}), destinations "
+        out.append(("flood", f"{ref}: {len(flows)} flows ({pb.generator or defn.generator}), destinations "
                              f"{', '.join(dsts)}: all hosts of {topo.name} (interlock passed)"))
     rendered = []
     for ref in dict.fromkeys(c.profile for c in pb.conditions):

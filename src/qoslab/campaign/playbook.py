@@ -22,6 +22,7 @@ from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workload import WorkloadSettings
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
+from .factors import condition_flood, expand_factors, flood_ref
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -36,12 +37,21 @@ def folder_name(kind: str, v: str) -> str:
 
 class Condition(StrictModel):
     """One cell of the matrix: congestion on/off and a QoS profile (plus workload overrides, any
-    field of the playbook's ``workload``)."""
+    field of the playbook's ``workload``). ``flood`` names the condition's own flood file (a bare
+    name is ``traffic-gen/NAME.yaml``; ``none`` = no congestion); without it ``congestion: true``
+    means the playbook's ``flood``. ``levels``: the factor levels of a factorial cell."""
 
     name: str = Field(..., min_length=1, max_length=80)
     congestion: bool
     profile: str
     workload: dict[str, Any] = Field(default_factory=dict)
+    flood: str | None = None
+    levels: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flood(cls, data: Any) -> Any:
+        return condition_flood(data)
 
     @field_validator("name")
     @classmethod
@@ -101,7 +111,9 @@ class Playbook(StrictModel):
     workload: WorkloadSettings
     flood: str = "traffic-gen/thesis-flood.yaml"
     generator: str | None = Field(None, description="traffic generator; default: the flood file's `generator:`")
-    conditions: list[Condition]
+    conditions: list[Condition] = Field(default_factory=list)
+    factors: dict[str, Any] | None = Field(None, description="factorial design: factor -> levels (flood, profile, "
+                                                            "workload.X), optional include: [cells] (campaign.factors)")
     baseline: str | None = Field(None, description="the condition every effect is measured against (congestion "
                                                    "off, reference profile); default: the first without congestion")
     equivalence_margin: float = Field(0.02, gt=0, lt=1, description="TOST margin as a fraction of the baseline "
@@ -127,6 +139,11 @@ class Playbook(StrictModel):
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
     keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (144 bytes per packet "
                                                     "each) after ITGDec decoded them; kept anyway when decoding failed")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _factorial(cls, data: Any) -> Any:
+        return expand_factors(data)
 
     @field_validator("name")
     @classmethod
@@ -219,6 +236,16 @@ class Playbook(StrictModel):
     def workload_of(self, cond: Condition) -> WorkloadSettings:
         """The workload settings of a condition (the playbook's with the condition's overrides)."""
         return WorkloadSettings(**{**self.workload.model_dump(), **cond.workload})
+
+    def flood_of(self, cond: Condition) -> str | None:
+        """The flood file of a condition (None: no congestion): its own, else the playbook's."""
+        if not cond.congestion:
+            return None
+        return flood_ref(cond.flood) if cond.flood is not None else self.flood
+
+    def floods(self) -> list[str]:
+        """Every flood file the conditions use, in order of first use."""
+        return list(dict.fromkeys(f for c in self.conditions if (f := self.flood_of(c)) is not None))
 
     def baseline_condition(self) -> Condition:
         """``baseline``, or the first condition without congestion, or the first condition."""

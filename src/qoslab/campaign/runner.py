@@ -34,6 +34,7 @@ from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
 from ..trafficgen.definitions import check_cluster_flood
+from ..trafficgen.patterns import expand
 from ..workload import WorkerPool
 from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
 from .playbook import resolve_path
@@ -65,24 +66,27 @@ class Runner:
         self.pb = load_campaign_playbook(out)
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
         self.manifest = inputs(out)
-        self.topo, self.flood, self.profiles, self.device = self._inputs()
+        self.topo, self.floods, self.profiles, self.device = self._inputs()
+        #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
+        self.flood = next(iter(self.floods.values()), None)
 
-    def _inputs(self) -> tuple[Topology, FloodDefinition | None, dict[str, Profile], str]:
-        """Topology, flood, profiles and device spec from the snapshot (or, for a folder made
-        before snapshots existed, from the working tree)."""
+    def _inputs(self) -> tuple[Topology, dict[str, FloodDefinition], dict[str, Profile], str]:
+        """Topology, floods (file reference -> definition with its patterns expanded), profiles and
+        device spec from the snapshot (or, for a folder made before snapshots existed, from the
+        working tree)."""
         pb, m = self.pb, self.manifest
-        congested = any(c.congestion for c in pb.conditions)
         if m is None:
             self.log("this campaign folder has no input snapshot (made by an older qoslab): reading the "
                      "topology, flood and profiles from the working tree")
             topo = load_topology(resolve_path(pb.topology))
-            return (topo, load_flood(resolve_path(pb.flood)) if congested else None,
-                    {c.profile: load_profile(c.profile) for c in pb.conditions}, pb.device)
+            floods = {ref: expand(load_flood(resolve_path(ref)), topo) for ref in pb.floods()}
+            return topo, floods, {c.profile: load_profile(c.profile) for c in pb.conditions}, pb.device
         topo = load_topology(self.out / m["topology"]["file"])
-        flood = load_flood(self.out / m["flood"]["file"]) if congested else None
+        files = m.get("floods") or ({pb.flood: m["flood"]} if "flood" in m else {})
+        floods = {ref: expand(load_flood(self.out / files[ref]["file"]), topo) for ref in pb.floods()}
         profiles = {ref: load_profile(self.out / e["file"]) for ref, e in m["profiles"].items()}
         device = str(self.out / m["device"]["file"]) if "device" in m else pb.device
-        return topo, flood, profiles, device
+        return topo, floods, profiles, device
 
     def run(self) -> Store:
         """Run every trial that is not done; returns the store. Raises QoslabError when the
@@ -174,18 +178,22 @@ class Runner:
             if pb.workers == "per-campaign" else None
         env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=nodes.executor_of,
                        switch=open_switch(self.device, self.topo), flood=self.flood,  # type: ignore[arg-type]
-                       pool=pool, log=self.log, captured=self.store.captured_conditions(), profiles=self.profiles)
-        if self.flood is not None and (pb.generator or self.flood.generator) == "ditg" and tb is not None:
-            env.calibration = self._calibration(tb)
+                       floods=self.floods, pool=pool, log=self.log, captured=self.store.captured_conditions(),
+                       profiles=self.profiles)
+        cals = {}
+        for flood in self.floods.values():
+            if (pb.generator or flood.generator) == "ditg" and tb is not None and flood.payload_bytes not in cals:
+                cals[flood.payload_bytes] = self._calibration(tb, flood)
+        if len(self.floods) == 1:  # several floods: each D-ITG flood loads the stored calibration of its payload
+            env.calibration = next(iter(cals.values()), None)
         return env
 
-    def _calibration(self, tb: Testbed) -> Calibration | None:
-        assert self.flood is not None
-        cal = Calibration.load(self.topo.name, self.flood.payload_bytes)
-        if cal is None and self.flood.pacing != "poll":
-            self.log("calibrating the flood (qoslab flood calibrate) ...")
-            cal = calibrate(self.topo, tb.executor, [(f.src, f.dst) for f in self.flood.flows],
-                            self.out / "calibration", payload_bytes=self.flood.payload_bytes)
+    def _calibration(self, tb: Testbed, flood: FloodDefinition) -> Calibration | None:
+        cal = Calibration.load(self.topo.name, flood.payload_bytes)
+        if cal is None and flood.pacing != "poll":
+            self.log(f"calibrating the flood {flood.name} (qoslab flood calibrate) ...")
+            cal = calibrate(self.topo, tb.executor, [(f.src, f.dst) for f in flood.flows],
+                            self.out / "calibration", payload_bytes=flood.payload_bytes)
             cal.save()
         return cal
 

@@ -14,6 +14,7 @@ from ..errors import QoslabError
 from ..topology import repo_root
 from .callstats import run_call_stats
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
+from .factorial import factorial_block
 from .playbook import Playbook
 from .stopping import stopping_summary
 from .store import METRICS, Store
@@ -42,27 +43,35 @@ def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
 def plan_comparisons(pb: Playbook) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
     """The comparisons a playbook's matrix calls for (pure), as condition names.
 
-    With the baseline B (congestion off, reference profile P0 = B's profile) and conditions keyed by
-    (congestion, profile) among those with B's workload: congestion vs none under each profile;
-    each other profile vs P0 under the same congestion state; and the recovery of each congested
-    non-reference profile X: (B, congested P0, congested X). Conditions left out of all of them
-    (e.g. a scaling series) are compared with B. Returns (pairs (a, b): b against a, triples)."""
+    With the baseline B (no congestion, reference profile P0 = B's profile) and conditions keyed by
+    (flood, profile) among those with B's workload (flood None = no congestion; one flood file
+    gives the thesis's congestion on/off): each flood vs none under each profile; each other
+    profile vs P0 under the same flood; and the recovery of each congested non-reference profile
+    X: (B, flood F under P0, flood F under X) for every flood F. A factorial playbook does the same
+    within every level of its workload factors (each with its own uncongested P0 cell as the
+    recovery's baseline). Conditions left out of all of them (e.g. a scaling series) are compared
+    with B. Returns (pairs (a, b): b against a, triples)."""
     base = pb.baseline_condition()
-    wl = pb.workload_of(base)
-    same = [c for c in pb.conditions if pb.workload_of(c) == wl]
-    key: dict[tuple[bool, str], str] = {}
-    for c in same:
-        key.setdefault((c.congestion, c.profile), c.name)
     p0 = base.profile
+    groups = [pb.workload_of(base)]
+    for c in pb.conditions if pb.factors else []:
+        if pb.workload_of(c) not in groups:  # settings are unhashable (lists): equality
+            groups.append(pb.workload_of(c))
     compare: list[tuple[str, str]] = []
     recovery: list[tuple[str, str, str]] = []
-    for (cong, prof), name in key.items():
-        if cong and (False, prof) in key:
-            compare.append((key[(False, prof)], name))
-        if prof != p0 and (cong, p0) in key:
-            compare.append((key[(cong, p0)], name))
-        if cong and prof != p0 and (True, p0) in key:
-            recovery.append((base.name, key[(True, p0)], name))
+    for g, wl in enumerate(groups):
+        key: dict[tuple[str | None, str], str] = {}
+        for c in pb.conditions:
+            if pb.workload_of(c) == wl:
+                key.setdefault((pb.flood_of(c), c.profile), c.name)
+        b = base.name if g == 0 else key.get((None, p0))
+        for (flood, prof), name in key.items():
+            if flood is not None and (None, prof) in key:
+                compare.append((key[(None, prof)], name))
+            if prof != p0 and (flood, p0) in key:
+                compare.append((key[(flood, p0)], name))
+            if flood is not None and prof != p0 and (flood, p0) in key and b is not None:
+                recovery.append((b, key[(flood, p0)], name))
     involved = {n for pair in compare for n in pair}
     compare += [(base.name, c.name) for c in pb.conditions if c.name != base.name and c.name not in involved]
     return compare, recovery
@@ -108,7 +117,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     calls = run_call_stats(store, folder, *plan_comparisons(pb))
     if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
         stats["calls"] = calls
-    if stopping is not None or calls is not None:
+    factorial = factorial_block(pb, stats, folder / "trials.csv")
+    if factorial is not None:  # recoveries per level of the other factors and their differences
+        stats["factorial"] = factorial
+    if stopping is not None or calls is not None or factorial is not None:
         (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     total = len(store.trials(counted=True))
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:

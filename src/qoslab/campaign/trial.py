@@ -27,7 +27,7 @@ from ..profiles import Profile, load_profile, render
 from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
-from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
+from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow, open_flood
 from ..workload import WorkerPool, run_workload
 from .evidence import trial_ports
 from .meters import MeterSet, TrialContext
@@ -63,12 +63,21 @@ class TrialEnv:
     executor_of: Callable[[str], Executor]
     switch: SwitchDevice
     flood: FloodDefinition
+    floods: dict[str, FloodDefinition] = field(default_factory=dict)
     calibration: Calibration | None = None
     pool: WorkerPool | None = None
     log: Callable[[str], None] = lambda s: None
     current_config: str | None = None
     captured: set[str] = field(default_factory=set)
     profiles: dict[str, Profile] = field(default_factory=dict)
+
+
+def flood_of(env: TrialEnv, cond: Condition) -> FloodDefinition | None:
+    """The flood of a condition (None: no congestion): the campaign's definition of its file."""
+    ref = env.pb.flood_of(cond)
+    if ref is None:
+        return None
+    return env.floods.get(ref, env.flood)
 
 
 def profile_of(env: TrialEnv, cond: Condition) -> Profile:
@@ -128,11 +137,23 @@ def _settle(env: TrialEnv, flood: Any) -> bool | None:
         return None
     ports = sorted({env.topo.host(f.dst).port for f in flood.flows})
     delay = max((f.start_delay_s for f in flood.flows), default=0)
-    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay)
+    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay, settle_share(env.topo, flood.flows))
     if not saturated:
         env.log(f"the flood did not saturate every port of {', '.join(ports)} within {pb.settle_s:g} s; "
                 "the workload starts anyway (phases: saturated false)")
     return saturated
+
+
+def settle_share(topo: Topology, flows: list[ResolvedFlow], share: float = 0.95) -> float:
+    """The share of the link rate every flooded port must send before the workload starts (pure):
+    ``share`` of what the flood delivers to its least loaded destination port (the mean rate of
+    its flows there, capped at the link rate), so a flood below the link rate (an incast at 0.9x,
+    on-off bursts) settles as soon as it is established, as one above it does."""
+    into: dict[str, float] = {}
+    for f in flows:
+        port = topo.host(f.dst).port
+        into[port] = into.get(port, 0.0) + f.mean_pps * f.frame_bytes * 8
+    return share * min(1.0, min(into.values(), default=topo.link.rate) / topo.link.rate)
 
 
 def _flood_json(fres: FloodResult | None) -> str | None:
@@ -150,7 +171,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     t = {"start": time.monotonic()}
     tdir.mkdir(parents=True, exist_ok=True)
     _push(env, cond, tdir)
-    flows = env.flood.flows if cond.congestion else []
+    defn = flood_of(env, cond)
+    flows = defn.flows if defn is not None else []
     hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
     ctx = TrialContext(condition=cond.name, congestion=cond.congestion, trial_dir=tdir, local=env.testbed is not None,
                        switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log)
@@ -195,8 +217,9 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         meters.window_begin()
 
     try:
-        if cond.congestion:
-            flood = open_flood(env.flood, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
+        defn = flood_of(env, cond)
+        if defn is not None:
+            flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
                                lifetime_s=trial_lifetime(env.pb))
             flood.start()

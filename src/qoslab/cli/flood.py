@@ -102,9 +102,10 @@ def flood_calibrate(definition: Path = typer.Argument(Path("traffic-gen/thesis-f
     """Measure which ITGSend -C (without -poll) reaches which real rate here, and what -poll costs;
     store it so floods with pacing auto/plain ask for what they actually get."""
     from ..trafficgen import calibrate, load_flood
+    from ..trafficgen.patterns import expand
 
-    defn = load_flood(definition)
     tb = running_testbed(topology)
+    defn = expand(load_flood(definition), tb.topo)
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:

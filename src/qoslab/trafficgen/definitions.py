@@ -15,9 +15,16 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..errors import QoslabError, UnsafeTarget
+from ..errors import UnsafeTarget
 from ..topology import TESTBED_NETWORK, Topology
-from ..yamlio import FieldProblem, StrictModel, config_error, load_model
+from ..yamlio import FieldProblem, StrictModel, load_model
+from .patternmodel import (
+    MAX_FLOOD_S,
+    Dist,
+    Pattern,
+    check_rate,
+    rate_pps,
+)
 
 #: Header bytes below the payload in an Ethernet frame as tc counts it (Ethernet 14 + IP 20 + L4).
 L2_OVERHEAD = {"UDP": 14 + 20 + 8, "TCP": 14 + 20 + 20}
@@ -25,13 +32,6 @@ L2_OVERHEAD = {"UDP": 14 + 20 + 8, "TCP": 14 + 20 + 20}
 DATA_PORT_BASE = 10001
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
-_RATE_X = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*\Z", re.IGNORECASE)
-#: Largest flood rate a flow may ask for: packets/s (one D-ITG sender reaches ~100 k here) and as a
-#: multiple of the link rate (a flood of 10x saturates any port; the campaigns use 1.1-1.5x).
-MAX_PPS = 1_000_000
-MAX_LINK_MULTIPLE = 10.0
-#: Longest flood duration and start delay (seconds): a day.
-MAX_FLOOD_S = 86_400
 
 
 class Flow(StrictModel):
@@ -44,11 +44,24 @@ class Flow(StrictModel):
     rate: str | int | None = None
     ds_byte: int | None = Field(None, ge=0, le=255)
     start_delay_s: float | None = Field(None, ge=0, le=MAX_FLOOD_S)
+    idt: Dist = Field("constant", description="inter-departure times: constant, exponential, pareto")
+    size: Dist = Field("constant", description="payload sizes (mean payload_bytes): constant, exponential, pareto")
+    shape: float = Field(1.5, gt=1, le=10, description="Pareto shape")
+    on_ms: float | None = Field(None, gt=0, le=3_600_000, description="on-off: milliseconds sending")
+    off_ms: float | None = Field(None, gt=0, le=3_600_000, description="on-off: milliseconds silent")
+    periods: Literal["constant", "exponential"] = "constant"
+    bulk: bool = Field(False, description="a TCP bulk transfer (iperf3)")
 
     @field_validator("rate", mode="before")
     @classmethod
     def _rate(cls, v: object) -> object:
-        return v if v is None else _check_rate(v)
+        return v if v is None else check_rate(v)
+
+    @model_validator(mode="after")
+    def _onoff(self) -> Flow:
+        if (self.on_ms is None) != (self.off_ms is None):
+            raise ValueError("on_ms and off_ms go together (an on-off flow)")
+        return self
 
 
 class FloodDefinition(StrictModel):
@@ -68,7 +81,9 @@ class FloodDefinition(StrictModel):
     pacing: Literal["auto", "poll", "plain"] = "auto"
     generator: str = Field("ditg", description="traffic generator backend (qoslab.registry.generators): "
                                                "ditg (D-ITG, default) or iperf3")
-    flows: list[Flow]
+    flows: list[Flow] = Field(default_factory=list)
+    pattern: list[Pattern] | None = Field(None, description="generators expanded against the topology "
+                                                            "(trafficgen.patterns); one mapping or a list")
     source: str | None = Field(None, exclude=True, description="file this definition was read from")
 
     @field_validator("name")
@@ -90,35 +105,23 @@ class FloodDefinition(StrictModel):
     @field_validator("rate", mode="before")
     @classmethod
     def _rate(cls, v: object) -> object:
-        return _check_rate(v)
+        return check_rate(v)
+
+    @field_validator("pattern", mode="before")
+    @classmethod
+    def _one_pattern(cls, v: object) -> object:
+        return [v] if isinstance(v, dict) else v
 
     @model_validator(mode="after")
     def _flows(self) -> FloodDefinition:
-        if not self.flows:
-            raise FieldProblem(("flows",), "a flood needs at least one flow")
+        if not self.flows and not self.pattern:
+            raise FieldProblem(("flows",), "a flood needs at least one flow or a pattern")
         if len(self.flows) > 64:
             raise FieldProblem(("flows",), f"{len(self.flows)} flows: at most 64")
         for i, f in enumerate(self.flows):
             if f.src == f.dst:
                 raise FieldProblem(("flows", i, "dst"), f"flow {f.src} -> {f.dst} sends to itself")
         return self
-
-
-def _check_rate(v: object) -> str | int:
-    """A flood rate as written: packets/s (1..MAX_PPS) or a link-rate multiple ``"1.5x"``
-    (0 < m <= MAX_LINK_MULTIPLE). Raises ValueError for anything else (booleans included)."""
-    what = f"rate must be packets/s (1-{MAX_PPS}) or a link-rate multiple like '1.5x' (at most " \
-           f"{MAX_LINK_MULTIPLE:g}x), got {v!r}"
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise ValueError(what)
-    if isinstance(v, int):
-        if not 1 <= v <= MAX_PPS:
-            raise ValueError(what)
-        return v
-    m = _RATE_X.match(v)
-    if not m or not 0 < float(m.group(1)) <= MAX_LINK_MULTIPLE:
-        raise ValueError(what)
-    return v
 
 
 def load_flood(path: str | Path) -> FloodDefinition:
@@ -142,6 +145,21 @@ class ResolvedFlow:
     ds_byte: int
     start_delay_s: float
     port: int
+    idt: str = "constant"
+    size: str = "constant"
+    shape: float = 1.5
+    on_ms: float | None = None
+    off_ms: float | None = None
+    periods: str = "constant"
+    bulk: bool = False
+
+    @property
+    def mean_pps(self) -> float:
+        """Packets/s averaged over the whole flood: ``pps`` during on periods x the on share
+        (on-off flows), else ``pps``."""
+        if self.on_ms is None or self.off_ms is None:
+            return self.pps
+        return self.pps * self.on_ms / (self.on_ms + self.off_ms)
 
     @property
     def frame_bytes(self) -> int:
@@ -216,30 +234,23 @@ def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: 
     refuses, a flood over the topology's rate cap, or an unconfirmed flood on a real cluster
     (``require_confirmation=False``: checking a playbook, nothing is sent).
     """
+    from .patterns import check_flows
+
     if require_confirmation:
         check_cluster_flood(topology)
     out = []
-    for i, f in enumerate(defn.flows):
-        for field in ("src", "dst"):
-            if getattr(f, field) not in topology.host_names:
-                msg = f"no host {getattr(f, field)!r} in topology {topology.name} " \
-                      f"(hosts: {', '.join(topology.host_names)})"
-                if defn.source:
-                    raise config_error(defn.source, ("flows", i, field), msg)
-                raise QoslabError(f"flood {defn.name}: flows[{i}].{field}: {msg}")
+    for i, f in enumerate(check_flows(defn, topology)):  # hosts of the topology, check_target, explicit + patterns
         src, dst = topology.host(f.src), topology.host(f.dst)
-        check_target(topology, dst.ip)
         proto = f.protocol or defn.protocol
         payload = f.payload_bytes or defn.payload_bytes
-        rate = f.rate if f.rate is not None else defn.rate
-        frame_bits = (payload + L2_OVERHEAD[proto]) * 8
-        m = _RATE_X.match(rate) if isinstance(rate, str) else None
-        pps = float(m.group(1)) * topology.link.rate / frame_bits if m else float(rate)
+        rate = f.rate if f.rate is not None else ("1x" if f.bulk else defn.rate)
+        pps = rate_pps(rate, payload + L2_OVERHEAD[proto], topology.link.rate)
         out.append(ResolvedFlow(
             index=i, src=src.name, dst=dst.name, src_ip=src.ip, dst_ip=dst.ip, protocol=proto,
             payload_bytes=payload, pps=pps,
             ds_byte=f.ds_byte if f.ds_byte is not None else defn.ds_byte,
             start_delay_s=f.start_delay_s if f.start_delay_s is not None else defn.start_delay_s,
-            port=DATA_PORT_BASE + i))
+            port=DATA_PORT_BASE + i, idt=f.idt, size=f.size, shape=f.shape, on_ms=f.on_ms, off_ms=f.off_ms,
+            periods=f.periods, bulk=f.bulk))
     check_rate_cap(topology, out, defn.name)
     return out

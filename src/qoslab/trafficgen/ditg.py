@@ -26,6 +26,7 @@ from .base import FloodResult, FlowResult
 from .calibration import Calibration
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
+from .patterns import traffic_options
 
 #: ITGRecv's signalling port (D-ITG default).
 SIGNAL_PORT = 9000
@@ -119,6 +120,10 @@ class DitgGenerator:
         self.calibration = calibration if calibration is not None else Calibration.load(topology.name,
                                                                                          defn.payload_bytes)
         self.flows = resolve(defn, topology)
+        bulk = [f for f in self.flows if f.bulk]
+        if bulk:
+            raise QoslabError(f"flood {defn.name}: tcp-bulk flows ({bulk[0].src} -> {bulk[0].dst}) need the iperf3 "
+                              "generator (generator: iperf3)")
         #: flow index -> (ITGSend -C, -poll); calibrate() overrides it for its probes
         self.pacing = {f.index: pacing_for(defn, f, self.calibration) for f in self.flows}
         self.executor_of = executor_of
@@ -223,8 +228,8 @@ class DitgGenerator:
         else:
             duration_ms = UNBOUNDED_DURATION_MS
         prefix = () if poll else sender_prefix_on(ex)
-        argv = [*prefix, "ITGSend", "-a", f.dst_ip, "-T", f.protocol,
-                "-C", str(itg_rate), "-c", str(f.payload_bytes), "-t", str(duration_ms), "-rp", str(f.port),
+        argv = [*prefix, "ITGSend", "-a", f.dst_ip, "-T", f.protocol, *traffic_options(f, itg_rate),
+                "-t", str(duration_ms), "-rp", str(f.port),
                 "-b", str(f.ds_byte), "-d", str(int(f.start_delay_s * 1000)),
                 "-l", f"{d}/send-{f.index}.log", "-x", f"recv-{f.index}.log"]
         if poll:
@@ -293,7 +298,7 @@ class DitgGenerator:
 
     def _decode(self, f: ResolvedFlow) -> FlowResult:
         itg_rate, poll = self.pacing[f.index]
-        r = FlowResult(f.src, f.dst, requested_pps=f.pps, generator=self.name, itg_rate=itg_rate, poll=poll,
+        r = FlowResult(f.src, f.dst, requested_pps=f.mean_pps, generator=self.name, itg_rate=itg_rate, poll=poll,
                        sender_sched=self.sched.get(f.index))
         sx, dx = self.executor_of(f.src), self.executor_of(f.dst)
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
@@ -315,7 +320,7 @@ class DitgGenerator:
             r.delay_avg_s = rv.get("avg_delay_s", 0.0)
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
-            r.shortfall = r.sent_pps < f.pps * (1 - self.tolerance)
+            r.shortfall = r.sent_pps < f.mean_pps * (1 - self.tolerance)
             series_file = f"{dd}/recv-{f.index}-series.txt"
             r.series = parse_itgdec_series(run_itgdec(recv_log, ["-c", str(self.interval_ms), series_file],
                                                       series_file, executor=dx,

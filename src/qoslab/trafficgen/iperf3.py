@@ -49,10 +49,10 @@ class Iperf3Generator:
                  shortfall_tolerance: float = 0.05, **_: Any) -> None:
         self.defn, self.topo = defn, topology
         self.flows = resolve(defn, topology)
-        bad = [f for f in self.flows if f.protocol != "UDP"]
+        bad = [f for f in self.flows if f.protocol != "UDP" and not f.bulk]
         if bad:
-            raise QoslabError(f"flood {defn.name}: the iperf3 generator makes UDP floods only "
-                              f"(flow {bad[0].src} -> {bad[0].dst} is {bad[0].protocol})")
+            raise QoslabError(f"flood {defn.name}: the iperf3 generator makes UDP floods and tcp-bulk transfers "
+                              f"only (flow {bad[0].src} -> {bad[0].dst} is {bad[0].protocol})")
         self.executor_of = executor_of
         self.out_dir = Path(out_dir)
         self.duration_s = duration_s if duration_s is not None else defn.duration_s
@@ -98,8 +98,9 @@ class Iperf3Generator:
 
     def _client_argv(self, f: ResolvedFlow) -> list[str]:
         seconds = self.duration_s if self.duration_s is not None else (self._life() or 0)
-        argv = ["iperf3", "-c", f.dst_ip, "-p", str(f.port), "-B", f.src_ip, "-u",
-                "-b", f"{int(round(f.pps * f.payload_bytes * 8))}", "-l", str(f.payload_bytes),
+        mode = ["-b", f"{int(round(f.pps * f.payload_bytes * 8))}"] if f.bulk else \
+            ["-u", "-b", f"{int(round(f.pps * f.payload_bytes * 8))}", "-l", str(f.payload_bytes)]
+        argv = ["iperf3", "-c", f.dst_ip, "-p", str(f.port), "-B", f.src_ip, *mode,
                 "-t", f"{seconds:g}", "--tos", str(f.ds_byte), "--pacing-timer", str(PACING_TIMER_US), "-J"]
         if f.start_delay_s > 0:  # iperf3 has no start delay of its own
             return ["sh", "-c", f"sleep {f.start_delay_s:g} && exec \"$@\"", "iperf3-delayed", *argv]
@@ -188,7 +189,7 @@ class Iperf3Generator:
         try:
             client = _read_json(self._fetched(f.src, f"client-{f.index}.json"))
             server = _read_json(self._fetched(f.dst, f"server-{f.index}.json"))
-            apply_iperf3_json(r, client, server, f)
+            (apply_iperf3_tcp if f.bulk else apply_iperf3_json)(r, client, server, f)
             # iperf3's UDP socket is back-pressured by the sender's own shaped link (a full qdisc
             # makes sendto wait): above the link rate it sends at the link rate, the excess is
             # never sent (D-ITG's is sent and lost at the sender's egress)
@@ -222,6 +223,27 @@ def apply_iperf3_json(r: FlowResult, client: dict[str, Any], server: dict[str, A
     r.series = [{"time_s": i["end"], "bitrate_kbps": i["bits_per_second"] / 1000, "delay_s": 0.0,
                  "jitter_s": i.get("jitter_ms", 0.0) / 1000, "loss_pkts": float(i.get("lost_packets", 0))}
                 for i in intervals]
+
+
+def apply_iperf3_tcp(r: FlowResult, client: dict[str, Any], server: dict[str, Any], f: ResolvedFlow) -> None:
+    """Fill ``r`` from the iperf3 ``-J`` output of one TCP bulk transfer (pure): bytes sent and
+    received, received bit rates from the server's intervals (packets counted as full segments of
+    ``payload_bytes``; no loss, jitter or delay for TCP). Raises QoslabError without the fields."""
+    try:
+        sent = client["end"]["sum_sent"]
+        intervals = [i["sum"] for i in server.get("intervals", []) if i["sum"]["seconds"] > 0]
+    except (KeyError, TypeError) as e:
+        raise QoslabError(f"iperf3 output lacks {e} (error: {client.get('error') or server.get('error')})") from None
+    r.packets_sent = int(sent["bytes"] // f.payload_bytes)
+    r.sent_pps = r.packets_sent / sent["seconds"] if sent.get("seconds") else 0.0
+    received = sum(i["bytes"] for i in intervals)
+    r.packets_received = int(received // f.payload_bytes)
+    r.duration_s = sum(i["seconds"] for i in intervals)
+    if r.duration_s > 0:
+        r.received_payload_bps = received * 8 / r.duration_s
+        r.received_wire_bps = (received + received / f.payload_bytes * L2_OVERHEAD["TCP"]) * 8 / r.duration_s
+    r.series = [{"time_s": i["end"], "bitrate_kbps": i["bits_per_second"] / 1000, "delay_s": 0.0, "jitter_s": 0.0,
+                 "loss_pkts": 0.0} for i in intervals]
 
 
 def _read_json(path: Path) -> dict[str, Any]:

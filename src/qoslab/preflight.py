@@ -127,7 +127,7 @@ def _wanted_ports(pb: Playbook, topo: Topology, flood: FloodDefinition | None) -
     for c in pb.conditions:
         wl = pb.workload_of(c)
         for h in wl.hosts:
-            want.setdefault(h, set()).update({f"tcp/{wl.registry_port}", f"tcp/{wl.export_port}"})
+            want.setdefault(h, set()).update({f"{proto}/{port}" for _f, proto, port in wl.listen_ports()})
     if any(c.congestion for c in pb.conditions):
         defn = flood if flood is not None else load_flood(resolve_path(pb.flood))
         for i, f in enumerate(defn.flows):

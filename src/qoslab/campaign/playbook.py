@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
+from ..errors import ConfigError
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
-from ..errors import ConfigError
 from ..workloads import WorkloadBase, kind_of, settings_of
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
 

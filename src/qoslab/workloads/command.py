@@ -122,7 +122,7 @@ class Command:
             argv = expand(s.worker, variables(s, address_of, ex.qoslab_root, host))
             return ex.start(argv, stdout=log, stderr=log, lifetime_s=life)
 
-        return ProcessPool(executor_of, address_of, log_dir, start,  # type: ignore[arg-type]
+        return ProcessPool(executor_of, address_of, log_dir, start,
                            key_of=lambda s: (tuple(s.hosts), s.worker, s.port, s.workers_on, s.dscp),
                            hosts_of=lambda s: s.worker_hosts(), ready_port=lambda s: s.port,
                            lifetime_s=lifetime_s, renew_below_s=renew_below_s)

@@ -151,3 +151,11 @@ def test_command_runs_the_echo_example_with_a_warm_pool(tmp_path):
     bad = s.model_copy(update={"head": "python3 -c \"print('{{\\\"rps\\\": 1}}')\""})
     with pytest.raises(QoslabError, match="no numeric elapsed_s"):
         wl.run(bad, lambda h: ex, lambda h: "127.0.0.1", tmp_path / "3")
+
+
+def test_raytracer_row_is_what_trials_always_stored():
+    r = {"elapsed_render_s": 1.5, "elapsed_total_s": 2.0, "checksum": 2676692, "valid": True,
+         "per_worker": [{"host": "jp-1", "busy_s": 0.7}, {"host": "jp-2", "busy_s": 0.9}, {"host": "jp-3"}]}
+    assert backend("raytracer").row(r) == {"elapsed_s": 1.5, "total_s": 2.0, "checksum": 2676692, "busy_max_s": 0.9}
+    m = {"elapsed_s": 0.3, "total_s": 0.3, "checksum": 7, "per_worker": [{"compute_s": 0.01}, {"compute_s": 0.02}]}
+    assert backend("matmul").row(m) == {"elapsed_s": 0.3, "total_s": 0.3, "checksum": 7, "busy_max_s": 0.02}

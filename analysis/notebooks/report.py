@@ -38,6 +38,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
+from qoslab import reportcalls as rc
 from qoslab import reportlib as rl
 from qoslab.campaign.store import Store
 
@@ -407,6 +408,63 @@ if camp:
     if flood is not None:
         display(Markdown("## The congestion: D-ITG achieved rates (from ITGDec, mean per flow)"))
         table(flood, float_format=lambda v: f"{v:.2f}")
+
+
+# %%
+calls_stats = camp / "calls-stats.json" if camp else None
+if camp and calls_stats is not None and calls_stats.exists() and (camp / "calls.jsonl").exists():
+    cs = json.loads(calls_stats.read_text())
+    lat = rc.latencies((json.loads(line) for line in (camp / "calls.jsonl").read_text().splitlines() if line),
+                       ORDER)
+    display(Markdown("## Call latency: what the network does to each RMI call"))
+    display(Markdown(
+        "Every render call as the manager timed it (`workload-calls.jsonl`), pooled over each condition's counted "
+        "trials; quantiles of type 7; 95 % percentile bootstrap intervals resampling **trials** (the calls of one "
+        f"trial share its network state), {cs['settings']['bootstrap_resamples']} resamples. Recovery as for the "
+        "means, on the quantile: (congested - treated) / (congested - baseline). analysis/README.md, Call latency."))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for n, x in lat.items():
+        xs, ys = rc.ecdf(x)
+        ax1.step(xs, ys, where="post", color=COLOR.get(n, "#333333"), label=n)
+        ax2.step(xs, 1 - ys + 1 / len(xs), where="post", color=COLOR.get(n, "#333333"))
+    plain_log(ax1, "x")
+    plain_log(ax2, "x")
+    ax2.set_yscale("log")
+    ax1.set_xlabel("render-call latency, ms (log)")
+    ax1.set_ylabel("fraction of calls")
+    ax2.set_xlabel("render-call latency, ms (log)")
+    ax2.set_ylabel("fraction of calls >= x (log)")
+    ax2.set_title("the tail", fontsize=9)
+    legend(ax1, list(lat), loc="lower right")
+    show(fig, "fig-call-latency-cdf.png")
+    table(rc.tail_table(cs, ORDER))
+    if cs.get("comparisons"):
+        display(Markdown("**Tail comparisons** (b against a; intervals from the two conditions' resamples)"))
+        table(rc.comparison_table(cs))
+    if cs.get("recovery"):
+        display(Markdown("**Recovery on the quantiles** (beside the mean recovery above)"))
+        table(rc.recovery_table(cs))
+    per = rc.trial_calls(trials, ORDER)
+    if per is not None:
+        display(Markdown("**Per trial**: the manager's render calls; on captured trials also the wire's view "
+                         "(capture `calls.jsonl`): calls with an RTO (a silence >= 200 ms inside the call), "
+                         "retransmitted segments, and how far the manager's and the wire's latency of the same "
+                         "call differ"))
+        table(per, float_format=lambda v: f"{v:.3g}")
+        wired = per[per["wire calls"].notna()] if "wire calls" in per else per.iloc[0:0]
+        if len(wired):
+            fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(wired) + 2), 3))
+            vals = wired["calls with an RTO"].fillna(0).astype(float)
+            ax.bar(range(len(wired)), vals, color=[COLOR.get(n, "#333333") for n in wired.condition])
+            for i, v in enumerate(vals):
+                ax.annotate(f"{v:.0f}", (i, v), ha="center", va="bottom", fontsize=8)
+            ax.set_xticks(range(len(wired)), [str(i) for i in wired.idx], fontsize=8)
+            ax.set_xlabel("captured trial (idx)")
+            ax.set_ylabel("calls with an RTO")
+            ax.set_ylim(0, max(1.0, float(vals.max())) * 1.2)
+            legend(ax, [n for n in ORDER if n in set(wired.condition)], loc="upper left",
+                   bbox_to_anchor=(1.01, 1.0))
+            show(fig, "fig-call-rto.png")
 
 
 # %%

@@ -36,7 +36,8 @@ def capture_command(*args: str) -> list[str]:
     return ["java", "-XX:+UseSerialGC", "-Xmx512m", "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
 
 
-def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner") -> list[str]:
+def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner",
+             calls: bool = False) -> list[str]:
     if rmi_mode not in ("flow", "ethereal"):
         raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
     if tunnel not in ("inner", "outer"):
@@ -46,15 +47,18 @@ def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool
         opts += ["--host", host_ip]
     if per_packet:
         opts.append("--per-packet")
+    if calls:
+        opts.append("--calls")
     return opts
 
 
 def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
-                  per_packet: bool = False, timeout_s: float = 600, tunnel: str = "inner") -> dict:
-    """Classify a capture file; returns summary.json as a dict (also written to ``out_dir``).
+                  per_packet: bool = False, timeout_s: float = 600, tunnel: str = "inner", calls: bool = False) -> dict:
+    """Classify a capture file; returns summary.json as a dict (also written to ``out_dir``; with
+    ``calls`` also calls.jsonl, one JRMP call per line: capture/README.md, "JRMP calls").
     Raises QoslabError with the tool's message for an unreadable file."""
     r = LocalExecutor().run(capture_command("classify", str(pcap),
-                                            *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel)),
+                                            *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel, calls)),
                             timeout=timeout_s, check=False)
     if r.returncode != 0:
         msg = [l for l in r.stderr.splitlines() if "error" in l]
@@ -64,14 +68,16 @@ def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mod
 
 def classify_files(inputs: list[Path], out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
                    per_packet: bool = False, tunnel: str = "inner",
-                   on_file: Callable[[dict], None] | None = None) -> dict:
+                   on_file: Callable[[dict], None] | None = None, calls: bool = False) -> dict:
     """Classify many capture files and folders (recursively: *.pcap, *.pcapng, *.cap, ...) in one
     JVM. ``on_file`` gets each file's row as it finishes (keys ``index``, ``of``, ``file``,
     ``packets``, ``seconds``, ``classes``, ``summary`` path, ``error``). Returns
     ``{"files": [rows], "done": {...}}``; with several files ``out_dir`` also holds
     ``NNNN-NAME/summary.json`` per file and ``combined.json`` / ``combined.csv``. Files that cannot be
-    read are rows with ``error`` set; raises QoslabError only when the tool itself fails."""
-    argv = capture_command("classify", *map(str, inputs), *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel))
+    read are rows with ``error`` set; ``calls`` writes each file's calls.jsonl beside its summary.
+    Raises QoslabError only when the tool itself fails."""
+    argv = capture_command("classify", *map(str, inputs),
+                           *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel, calls))
     rows: list[dict] = []
     done: dict = {}
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
@@ -109,18 +115,19 @@ class LiveCapture:
     or ``pcap4j`` (in the JVM, classified as packets arrive). The summary's ``drops`` block holds
     received, captured, dropped_kernel, dropped_interface, dropped_own, dropped_total, lossless
     (capture/README.md). ``lifetime_s`` bounds the capture (seconds: its process group, dumpcap
-    included, ends by itself after it, even when this program died)."""
+    included, ends by itself after it, even when this program died). ``calls``: also write
+    ``calls.jsonl`` (one JRMP call per line, capture/README.md "JRMP calls") beside summary.json."""
 
     def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
                  rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False,
                  engine: str = "dumpcap", buffer_mb: int = 64, extra: tuple[str, ...] = (),
-                 lifetime_s: float | None = None):
+                 lifetime_s: float | None = None, calls: bool = False):
         if engine not in ENGINES:
             raise QoslabError(f"capture engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
         self.lifetime_s = lifetime_s
         self.argv = capture_command("live", "--interface", interface,
-                                    *_options(self.out_dir, host_ip, rmi_mode, per_packet),
+                                    *_options(self.out_dir, host_ip, rmi_mode, per_packet, calls=calls),
                                     "--engine", engine, "--buffer-mb", str(buffer_mb), *extra,
                                     *(["--write", str(write)] if write else []))
         self.proc: BackgroundProcess | None = None

@@ -28,6 +28,10 @@ MAIN = "org.qoslab.workload.Main"
 #: JVM flags of every workload JVM: IPv4-only sockets (DSCP marking works), a small serial-GC heap
 #: (nine JVMs share two cores on the embedded testbed).
 JVM_FLAGS = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", "-Xmx384m"]
+#: The manager's per-call times (``--calls-out``: one JSON line per remote call, java-workload/README.md),
+#: beside workload-result.json; the result then names it (``calls_file``) and the RMI ports the
+#: calls went to (``rmi_ports``: registry and export port, for matching them to wire calls).
+CALLS_FILE = "workload-calls.jsonl"
 
 
 class WorkloadSettings(StrictModel):
@@ -238,18 +242,23 @@ def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path,
 def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Executor],
                  address_of: Callable[[str], str], out_dir: Path, logs: dict[str, Path]) -> dict:
     """Run the manager on the head node; returns its JSON result (also written to
-    ``out_dir/workload-result.json``; its log to ``logs["manager"]``). Raises QoslabError when it
-    prints no result."""
+    ``out_dir/workload-result.json``; its log to ``logs["manager"]``; its per-call times, fetched
+    from the head node, to ``out_dir/workload-calls.jsonl``, see CALLS_FILE). Raises QoslabError
+    when it prints no result."""
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     head = settings.hosts[0]
+    ex = executor_of(head)
     spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
+    calls = out_dir / CALLS_FILE
+    calls.unlink(missing_ok=True)
+    node_calls = node_log(ex, calls)
     argv = java_command("manager", "--workers", spec, "--size", str(settings.size),
                         "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
                         "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
-                        "--timeout", f"{settings.timeout_s:g}", *marking, hostname=address_of(head),
-                        root=executor_of(head).qoslab_root)
+                        "--timeout", f"{settings.timeout_s:g}", *marking, "--calls-out", node_calls,
+                        hostname=address_of(head), root=ex.qoslab_root)
     # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
-    res = executor_of(head).run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
+    res = ex.run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
     logs["manager"] = out_dir / "workload-manager.log"
     logs["manager"].write_text(res.stderr)
     line = next((l for l in reversed(res.stdout.strip().splitlines()) if l.startswith("{")), None)
@@ -257,6 +266,10 @@ def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Execut
         raise QoslabError(f"workload manager on {head} printed no result (exit {res.returncode}): "
                           f"{res.stderr.strip()[-300:]}")
     result = json.loads(line)
+    fetch_log(ex, calls)  # the per-call times, from the head node like the logs (absent: no calls file)
+    if calls.exists():
+        result["calls_file"] = CALLS_FILE
+        result["rmi_ports"] = {"registry": settings.registry_port, "export": settings.export_port}
     (out_dir / "workload-result.json").write_text(json.dumps(result, indent=1))
     return result
 

@@ -286,3 +286,87 @@ def test_cli_errors_are_one_line(tmp_path):
                         "stats", "--csv", str(CAMPAIGN / "trials.csv"), "--baseline", "nope", "--out",
                         str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--baseline nope: no such condition" in p.stderr
+
+
+# ------------------------------------------------------------------------------------------ call latency
+CALL_Q = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99_9": 0.999}
+CALL_B, REF_B = 2000, 20_000
+
+
+def call_data(seed: int = 24) -> dict[str, list[np.ndarray]]:
+    """Three conditions of 10 trials, 30-60 calls each (ms): a per-trial level (the trial's network
+    state) times lognormal calls; congestion adds RTO-like 200-400 ms calls (5 %), the treatment
+    fewer (1 %)."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, list[np.ndarray]] = {}
+    for cond, base, tail in (("base", 8.0, 0.0), ("congested", 12.0, 0.05), ("treated", 9.0, 0.01)):
+        trials = []
+        for _ in range(10):
+            n = int(rng.integers(30, 61))
+            x = base * rng.lognormal(0, 0.15) * rng.lognormal(0, 0.4, n)
+            rto = rng.random(n) < tail
+            x[rto] += rng.uniform(200, 400, rto.sum())
+            trials.append(x)
+        out[cond] = trials
+    return out
+
+
+def cluster_bootstrap(trials: list[np.ndarray], rng: np.random.Generator, b: int) -> np.ndarray:
+    """b x 4 type-7 quantiles (CALL_Q) of resamples drawing the trials with replacement, pooled."""
+    qs = list(CALL_Q.values())
+    idx = rng.integers(0, len(trials), (b, len(trials)))
+    return np.array([np.quantile(np.concatenate([trials[i] for i in row]), qs) for row in idx])
+
+
+def test_call_latency_stats_agree_with_numpy(tmp_path):
+    data = call_data()
+    f = tmp_path / "calls.jsonl"
+    with open(f, "w") as fh:
+        for cond, trials in data.items():
+            for t, x in enumerate(trials, 1):
+                for v in x:
+                    fh.write(json.dumps({"condition": cond, "trial": t, "latency_ms": float(v)}) + "\n")
+    out = tmp_path / "calls-stats.json"
+    java("calls", "--calls", str(f), "--compare", "base|congested", "--recovery", "base|congested|treated",
+         "--resamples", str(CALL_B), "--seed", "3", "--out", str(out))
+    s = json.loads(out.read_text())
+    pooled = {c: np.concatenate(t) for c, t in data.items()}
+    for cond, d in s["conditions"].items():
+        x = pooled[cond]
+        assert (d["trials"], d["calls"]) == (10, len(x))
+        for k, q in CALL_Q.items():
+            close(d[k], float(np.quantile(x, q)), f"{cond} {k}")  # numpy's default: type 7
+        close(d["max"], float(x.max()), f"{cond} max")
+        close(d["mean"], float(x.mean()), f"{cond} mean")
+        assert [p["calls"] for p in d["per_trial"]] == [len(t) for t in data[cond]]
+        for p, t in zip(d["per_trial"], data[cond], strict=True):
+            close(p["p99"], float(np.quantile(t, 0.99)), f"{cond} trial {p['trial']} p99")
+    q = {c: {k: float(np.quantile(x, v)) for k, v in CALL_Q.items()} for c, x in pooled.items()}
+    for c in s["comparisons"]:
+        close(c["difference"], q[c["b"]][c["statistic"]] - q[c["a"]][c["statistic"]], f"{c['statistic']} difference")
+        close(c["ratio"], q[c["b"]][c["statistic"]] / q[c["a"]][c["statistic"]], f"{c['statistic']} ratio")
+    rec = {r["statistic"]: r for r in s["recovery"]}
+    for k in ("p50", "p99"):
+        b, cg, t = (q[n][k] for n in ("base", "congested", "treated"))
+        close(rec[k]["ratio"], (cg - t) / (cg - b), f"{k} recovery")
+    # the trial-cluster percentile intervals against a numpy bootstrap of REF_B resamples: each
+    # Java end must sit at its level p (0.025, 0.975) of numpy's bootstrap distribution within the
+    # Monte Carlo error of both (4 sd of an empirical CDF: sqrt(p(1-p)(1/B + 1/REF_B))). Ranks, not
+    # values: the bootstrap distribution of a tail quantile is lumpy (a few extreme calls), so the
+    # spread of interval ends across seeds says little about how far one end may be.
+    rng = np.random.default_rng(2024)
+    boot = {c: cluster_bootstrap(t, rng, REF_B) for c, t in data.items()}
+    p99 = {c: v[:, 2] for c, v in boot.items()}
+    ref = {f"{c} {name}": v[:, j] for c, v in boot.items() for j, name in enumerate(CALL_Q)}
+    ref["p99 difference"] = p99["congested"] - p99["base"]
+    ref["p99 recovery"] = (p99["congested"] - p99["treated"]) / (p99["congested"] - p99["base"])
+    javas = {f"{c} {k}": d["ci95"][k] for c, d in s["conditions"].items() for k in CALL_Q}
+    javas["p99 difference"] = next(c["difference_ci95"] for c in s["comparisons"] if c["statistic"] == "p99")
+    javas["p99 recovery"] = rec["p99"]["ci95"]
+    for what, java_ci in javas.items():
+        for level, end in zip((0.025, 0.975), java_ci, strict=True):
+            lo, hi = float(np.mean(ref[what] < end)), float(np.mean(ref[what] <= end))
+            tol = MC_SD * math.sqrt(level * (1 - level) * (1 / CALL_B + 1 / REF_B))
+            assert lo <= level + tol and hi >= level - tol, (
+                f"{what}: Java end {end:.6g} lies at {lo:.4f}-{hi:.4f} of numpy's bootstrap distribution, "
+                f"not {level} +- {tol:.4f}")

@@ -12,13 +12,13 @@ from typing import Any
 
 from ..errors import QoslabError
 from ..topology import repo_root
+from .callstats import run_call_stats
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
 from .playbook import Playbook
 from .stopping import stopping_summary
 from .store import METRICS, Store
 
 ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
-
 
 
 def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
@@ -87,7 +87,9 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
 
 def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
-    trials-network.csv + stats-network.json (network wait, see METRICS). Returns stats.json.
+    trials-network.csv + stats-network.json (network wait, see METRICS); with the manager's call
+    times, calls.jsonl + calls-stats.json and their summary in stats.json's ``calls``
+    (:mod:`.callstats`). Returns stats.json.
     Raises QoslabError when a trial is not done (failed, pending or interrupted: no statistics over
     unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials exist. Trials a
     sequential campaign skipped are absent, not missing; what stopped it is stats.json's
@@ -103,6 +105,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     stopping = stopping_summary(pb, store)
     if stopping is not None:  # which rule stopped each condition, and after how many trials
         stats["stopping"] = stopping
+    calls = run_call_stats(store, folder, *plan_comparisons(pb))
+    if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
+        stats["calls"] = calls
+    if stopping is not None or calls is not None:
         (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     total = len(store.trials(counted=True))
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:

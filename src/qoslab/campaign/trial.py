@@ -36,6 +36,10 @@ from .playbook import Condition, Playbook
 
 #: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
 LIFETIME_MARGIN_S = 60.0
+#: Seconds a capture keeps running after the workload: the capture's JRMP call matching closes a
+#: connection's last call at the capture's end only after 1 s without traffic (``--call-quiet``,
+#: capture/README.md "JRMP calls"); stopped sooner, those calls are incomplete.
+CALL_QUIET_S = 1.2
 
 
 def trial_lifetime(pb: Playbook) -> float:
@@ -110,7 +114,8 @@ def _start_capture(env: TrialEnv, cond: Condition, tdir: Path) -> LiveCapture:
         raise QoslabError("live capture needs the embedded testbed's SPAN namespace (or a capture host)")
     ip = env.topo.host(capture_host(env, cond)).ip
     cap = LiveCapture(env.testbed.span_executor(), linux_ifname(env.pb.capture_port), tdir / "capture", ip,
-                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=trial_lifetime(env.pb))
+                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=trial_lifetime(env.pb),
+                      calls=True)
     cap.start()
     return cap
 
@@ -206,9 +211,12 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         meters.window_end()
         t["workload"] = time.monotonic()
     finally:
+        ended = time.monotonic()
         try:
             fres = flood.stop() if flood is not None else None
         finally:
+            if cap is not None:  # the last call of each connection is timed only after a quiet time
+                time.sleep(max(0.0, CALL_QUIET_S - (time.monotonic() - ended)))
             summary = cap.stop() if cap is not None else None
     ctx.flood_result, ctx.capture_summary = fres, summary
     return run, saturated, fres, summary

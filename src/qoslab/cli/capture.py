@@ -41,6 +41,8 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
                      rmi_mode: str = typer.Option("flow", help="flow | ethereal"),
                      tunnel: str = typer.Option("inner", help="inner | outer: the header tunnelled packets go by."),
                      out: Path = typer.Option(Path("results/capture"), help="Folder for summary.json, timeseries.csv."),
+                     calls: bool = typer.Option(False, "--calls", help="Also write calls.jsonl: one line per JRMP "
+                                                "call (capture/README.md, JRMP calls)."),
                      topology: Path | None = TopologyOpt) -> None:
     """Classify capture files in one JVM: a Figure 9/10 style table for one file, a combined
     table (one row per file, classes in packets) for several."""
@@ -54,7 +56,7 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as prog:
         task = prog.add_task("classifying", total=None)
-        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel,
+        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel, calls=calls,
                              on_file=lambda r: prog.update(task, completed=r["index"], total=r["of"],
                                                            description=Path(r["file"]).name[:40]))
     rows, done = res["files"], res["done"]
@@ -66,8 +68,16 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
         for w in s.get("warnings", []):
             console.print(f"[yellow]warning:[/] {w}")
         console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+        if calls:
+            _print_calls(s, out / "calls.jsonl")
         return
     _print_combined(rows, done)
+
+
+def _print_calls(summary: dict, path: Path) -> None:
+    c = summary.get("calls") or {}
+    console.print(f"JRMP calls: {c.get('calls', 0)} ({c.get('complete', 0)} complete, {c.get('with_rto', 0)} with an "
+                  f"RTO, {c.get('retransmitted_in_calls', 0)} retransmitted segments in calls): {path}")
 
 
 def _print_combined(rows: list[dict], done: dict) -> None:
@@ -96,6 +106,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
                  write: Path | None = typer.Option(None, help="Also keep the raw capture here."),
                  out: Path = typer.Option(Path("results/capture"), help="Output folder."),
                  engine: str = typer.Option("dumpcap", help="dumpcap (measured lossless) | pcap4j"),
+                 calls: bool = typer.Option(False, "--calls", help="Also write calls.jsonl (one line per JRMP call)."),
                  topology: Path | None = TopologyOpt) -> None:
     """Capture on a SPAN destination port of the testbed for --duration seconds (drops counted)."""
     from ..capture import LiveCapture
@@ -107,7 +118,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
         raise QoslabError(f"{p} is not a SPAN destination of {tb.topo.name} "
                           f"({', '.join(tb.topo.switch.span_destinations)})")
     ip = tb.topo.host(host).ip if host and not host[0].isdigit() else host
-    cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine)
+    cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine, calls=calls)
     cap.start()
     try:
         with console.status(f"capturing on {p} for {duration:g} s ..."):
@@ -115,3 +126,5 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
     finally:
         s = cap.stop()
     _print_classes(s, f"live capture on {p}")
+    if calls:
+        _print_calls(s, out / "calls.jsonl")

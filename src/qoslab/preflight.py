@@ -128,7 +128,7 @@ def _wanted_ports(pb: Playbook, topo: Topology, flood: FloodDefinition | None) -
     for c in pb.conditions:
         wl = pb.workload_of(c)
         for h in wl.hosts:
-            want.setdefault(h, set()).update({f"tcp/{wl.registry_port}", f"tcp/{wl.export_port}"})
+            want.setdefault(h, set()).update({f"{proto}/{port}" for _f, proto, port in wl.listen_ports()})
     for ref in pb.floods():
         defn = flood if flood is not None and len(pb.floods()) == 1 else load_flood(resolve_path(ref))
         for i, f in enumerate(located_flows(defn)):

@@ -10,13 +10,15 @@ qoslab has four kinds of backend, each a :class:`typing.Protocol` in its own mod
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
 - ``meter`` (:class:`qoslab.campaign.meters.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
-  latency, manager and wire).
+  latency, manager and wire);
+- ``workload`` (:class:`qoslab.workloads.base.Workload`): what a trial measures: ``raytracer``
+  (the default), ``matmul``, ``pingpong``, ``command`` (the user's own program).
 
 Playbooks, topologies and flood files name backends by these names; :meth:`Registry.get` turns a
 name into the backend's factory (a class or function), or raises ConfigError listing the names it
 knows. A third party adds a backend without touching qoslab by declaring a Python entry point in
 the group ``qoslab.<kind>s`` (``qoslab.executors``, ``qoslab.generators``, ``qoslab.switches``,
-``qoslab.meters``)::
+``qoslab.meters``, ``qoslab.workloads``)::
 
     [project.entry-points."qoslab.generators"]
     trex = "mypkg.trex:TrexGenerator"
@@ -133,3 +135,10 @@ meters.register("switch", "qoslab.campaign.meters:SwitchMeter")
 meters.register("cpu", "qoslab.campaign.meters:CpuMeter")
 meters.register("capture", "qoslab.campaign.meters:CaptureDropsMeter")
 meters.register("calls", "qoslab.campaign.callmeter:CallMeter")
+
+#: Workloads: ``factory() -> Workload``; a playbook's ``workload: {kind: NAME, ...}`` names one.
+workloads: Registry[Callable[..., object]] = Registry("workload")
+workloads.register("raytracer", "qoslab.workloads.raytracer:Raytracer")
+workloads.register("matmul", "qoslab.workloads.matmul:Matmul")
+workloads.register("pingpong", "qoslab.workloads.pingpong:Pingpong")
+workloads.register("command", "qoslab.workloads.command:Command")

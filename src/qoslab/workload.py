@@ -152,6 +152,10 @@ def _wait_for_port(ex: Executor, proc: BackgroundProcess, ip: str, port: int, ti
     raise QoslabError(f"worker on {ex.node}: RMI registry port {port} not listening after {timeout_s:g} s (log: {log})")
 
 
+#: Public name for other workloads' pools (:mod:`qoslab.workloads.pool`).
+wait_for_port = _wait_for_port
+
+
 class WorkerPool:
     """Worker JVMs kept running across workload runs (a campaign's trials), so a trial pays one
     manager start instead of one JVM start per host, and the workers' JIT stays warm.

@@ -91,13 +91,19 @@ def _flood(due: _Occurrence, rng: random.Random) -> None:
 def _workload(due: _Occurrence, rng: random.Random) -> None:
     import qoslab.campaign.trial as trial
 
-    real_workload = trial.run_workload
+    real_backend = trial.backend
 
-    def workload(*a, **kw):
-        if due():
-            _later(rng.uniform(0.1, 1.0))
-        return real_workload(*a, **kw)
-    trial.run_workload = workload
+    def backend(kind):
+        wl = real_backend(kind)
+        real_run = wl.run
+
+        def run(*a, **kw):
+            if due():
+                _later(rng.uniform(0.1, 1.0))
+            return real_run(*a, **kw)
+        wl.run = run  # the trial calls this backend's run (any workload kind)
+        return wl
+    trial.backend = backend
 
 
 def _capture(due: _Occurrence, rng: random.Random) -> None:

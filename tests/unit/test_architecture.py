@@ -42,6 +42,8 @@ FORBIDDEN = [
     ("campaign", "vcatalyst", (), "a campaign talks to the switch through qoslab.switch's SwitchDevice, real or "
      "virtual alike"),
     ("campaign", "cli", (), "the CLI is the top layer"),
+    ("workloads", "campaign", (), "workloads run programs on nodes; campaigns use them"),
+    ("workloads", "cli", (), "the CLI is the top layer"),
 ]
 #: The only module that speaks SQL (campaign/store.py owns trials.sqlite).
 SQL_OWNER = "campaign.store"

@@ -96,8 +96,7 @@ def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> None:
         wl = pb.workload_of(c)
         taken = {SIGNAL_PORT: "D-ITG signalling"} | {f.port: f"flow {f.src} -> {f.dst}" for f in flows
                                                      if f.dst in wl.hosts}
-        for field in ("registry_port", "export_port"):
-            port = getattr(wl, field)
+        for field, _proto, port in wl.listen_ports():
             if port in taken and any(f.dst in wl.hosts for f in flows):
                 loc = ("conditions", i, "workload", field) if field in c.workload else ("workload", field)
                 raise fail(loc, f"port {port} is also the flood's ({taken[port]}) on the workload hosts")

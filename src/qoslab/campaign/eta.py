@@ -49,7 +49,7 @@ def default_trial_s(pb: Playbook, cond: Condition) -> float:
         kind = "congested_baseline_profile"
     else:
         kind = "congested_other_profile"
-    frames = pb.workload_of(cond).frames
+    frames = getattr(pb.workload_of(cond), "frames", DEFAULT_FRAMES)
     return DEFAULT_RENDER_S[kind] * frames / DEFAULT_FRAMES + DEFAULT_OVERHEAD_S[cond.congestion]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..profiles import load_profile, render
 from ..topology import load_topology
@@ -109,9 +110,10 @@ def references(pb: Playbook) -> list[tuple[str, str]]:
         lines = render(load_profile(ref), topo, {"workload": pb.workload_of(cond).hosts})
         rendered.append(f"{ref} ({len(lines)} IOS lines)")
     out.append(("profiles", ", ".join(rendered) + " rendered for the workload hosts"))
-    wl = pb.workload
-    out.append(("workload", f"hosts {', '.join(wl.hosts)}, size {wl.size}, {wl.frames} frame(s), rows per call "
-                            f"{wl.rows_per_call}" + (f"; {sum(1 for c in pb.conditions if c.workload)} condition(s) "
+    wl: Any = pb.workload
+    what = (f"hosts {', '.join(wl.hosts)}, size {wl.size}, {wl.frames} frame(s), rows per call {wl.rows_per_call}"
+            if wl.kind == "raytracer" else wl.describe())
+    out.append(("workload", what + (f"; {sum(1 for c in pb.conditions if c.workload)} condition(s) "
                                                      "with overrides" if any(c.workload for c in pb.conditions)
                                                      else "")))
     out.append(("device", pb.device + ("" if pb.device in ("virtual", "testbed") else " (device file checked)")))

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
+from ..errors import ConfigError
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
-from ..workload import WorkloadSettings
+from ..workloads import WorkloadBase, kind_of, settings_of
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
 from .factors import condition_flood, expand_factors, flood_ref
 
@@ -108,7 +109,9 @@ class Playbook(StrictModel):
     device: str = Field("virtual", description="switch device: `virtual` (the testbed's virtual Catalyst) or a "
                                                "device file (`device: catalyst`, host, port, credentials, known_hosts)")
     executor: str = Field("netns", description="how commands reach the hosts (qoslab.registry.executors)")
-    workload: WorkloadSettings
+    workload: SerializeAsAny[WorkloadBase] = Field(
+        ..., description="what a trial measures: `kind` names the backend (qoslab.registry.workloads; default "
+                         "raytracer), the other keys are that backend's settings")
     flood: str = "traffic-gen/thesis-flood.yaml"
     generator: str | None = Field(None, description="traffic generator; default: the flood file's `generator:`")
     conditions: list[Condition] = Field(default_factory=list)
@@ -163,6 +166,13 @@ class Playbook(StrictModel):
             msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
             raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
 
+    @field_validator("workload", mode="before")
+    @classmethod
+    def _workload(cls, v: object) -> object:
+        """Validate with the backend's settings model (``kind``; none = raytracer); errors name the
+        nested field (workload.mechanism, ...)."""
+        return _workload_settings(v)
+
     @field_validator("capture", mode="before")
     @classmethod
     def _capture_off(cls, v: object) -> object:
@@ -201,8 +211,11 @@ class Playbook(StrictModel):
         return self
 
     def _check_overrides(self, i: int, c: Condition) -> None:
+        if "kind" in c.workload and c.workload["kind"] != self.workload.kind:
+            raise FieldProblem(("conditions", i, "workload", "kind"),
+                               f"a condition cannot change the workload kind ({self.workload.kind})")
         try:
-            WorkloadSettings(**{**self.workload.model_dump(), **c.workload})
+            settings_of({**self.workload.model_dump(), **c.workload})
         except ValidationError as e:
             err = e.errors()[0]
             loc = ("conditions", i, "workload", *error_loc(err))
@@ -233,9 +246,10 @@ class Playbook(StrictModel):
                 return c
         raise KeyError(name)
 
-    def workload_of(self, cond: Condition) -> WorkloadSettings:
-        """The workload settings of a condition (the playbook's with the condition's overrides)."""
-        return WorkloadSettings(**{**self.workload.model_dump(), **cond.workload})
+    def workload_of(self, cond: Condition) -> Any:
+        """The workload settings of a condition (the playbook's with the condition's overrides):
+        an instance of the backend's settings model (``kind``, ``hosts``, ``timeout_s``, ...)."""
+        return settings_of({**self.workload.model_dump(), **cond.workload}) if cond.workload else self.workload
 
     def flood_of(self, cond: Condition) -> str | None:
         """The flood file of a condition (None: no congestion): its own, else the playbook's."""
@@ -252,6 +266,20 @@ class Playbook(StrictModel):
         if self.baseline is not None:
             return self.condition(self.baseline)
         return next((c for c in self.conditions if not c.congestion), self.conditions[0])
+
+
+def _workload_settings(v: object) -> object:
+    if not isinstance(v, dict):
+        return v
+    try:
+        return settings_of(v)
+    except ConfigError as e:  # unknown kind
+        raise SubFieldProblem(("kind",), str(e)) from None
+    except ValidationError as e:
+        err = e.errors()[0]
+        msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
+        hint = f" (kind {kind_of(v)})" if err["type"] == "extra_forbidden" else ""
+        raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ") + hint) from None
 
 
 def resolve_path(ref: str) -> Path:

@@ -35,7 +35,7 @@ from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
 from ..trafficgen.definitions import check_cluster_flood
 from ..trafficgen.patterns import expand
-from ..workload import WorkerPool
+from ..workloads import backend
 from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
 from .playbook import resolve_path
 from .store import Store
@@ -43,7 +43,7 @@ from .trial import TrialEnv, run_trial, trial_lifetime
 from .watchdog import TrialTimeout, deadline
 
 #: Pooled worker JVMs live at most this many trial lifetimes (``trial_timeout_s`` + margin) and
-#: are restarted before a trial when less than one is left (see :class:`qoslab.workload.WorkerPool`).
+#: are restarted before a trial when less than one is left (see :class:`qoslab.workloads.base.Pool`).
 POOL_LIFETIME_TRIALS = 10
 
 
@@ -173,8 +173,9 @@ class Runner:
     def _env(self, tb: Testbed | None, nodes: Nodes) -> TrialEnv:
         pb = self.pb
         life = trial_lifetime(pb)
-        pool = WorkerPool(nodes.executor_of, lambda h: self.topo.host(h).ip, self.out / "workers",
-                          lifetime_s=POOL_LIFETIME_TRIALS * life, renew_below_s=life) \
+        pool = backend(pb.workload.kind).open_pool(nodes.executor_of, lambda h: self.topo.host(h).ip,
+                                                   self.out / "workers", lifetime_s=POOL_LIFETIME_TRIALS * life,
+                                                   renew_below_s=life) \
             if pb.workers == "per-campaign" else None
         env = TrialEnv(pb=pb, topo=self.topo, out=self.out, testbed=tb, executor_of=nodes.executor_of,
                        switch=open_switch(self.device, self.topo), flood=self.flood,  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 1. switch: push the condition's profile (only when it differs from what the switch has);
 2. capture: start a live capture on the SPAN destination port (by the capture policy);
 3. congestion: start the flood and wait until it is established (``settle``);
-4. workload: the RMI RayTracer; its JSON result;
+4. workload: the playbook's workload backend (:mod:`qoslab.workloads`); its JSON result;
 5. stop flood and capture, decode;
 6. the trial's row for the store.
 
@@ -28,7 +28,8 @@ from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow, open_flood
-from ..workload import WorkerPool, run_workload
+from ..workloads import backend
+from ..workloads.base import Pool
 from .evidence import trial_ports
 from .meters import MeterSet, TrialContext
 from .playbook import Condition, Playbook
@@ -65,7 +66,7 @@ class TrialEnv:
     flood: FloodDefinition
     floods: dict[str, FloodDefinition] = field(default_factory=dict)
     calibration: Calibration | None = None
-    pool: WorkerPool | None = None
+    pool: Pool | None = None
     log: Callable[[str], None] = lambda s: None
     current_config: str | None = None
     captured: set[str] = field(default_factory=set)
@@ -189,6 +190,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     r = run.result
     if r.get("valid") is not True:
         raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
+    metrics = backend(env.pb.workload.kind).row(r)
     if fres is not None and not fres.ok:
         raise QoslabError("flood failed: " + "; ".join(fres.errors))
     keys = list(t)
@@ -197,9 +199,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
         phases["saturated"] = saturated
     phases["switch_stats"] = round(meters.seconds.get("switch", 0.0), 3)
     phases["meters"] = {k: round(v, 3) for k, v in meters.seconds.items()}
-    busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
-    return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
-            "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),
+    return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
             "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
 
@@ -227,8 +227,9 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
                 raise QoslabError("flood did not start: " + "; ".join(flood.errors))
             saturated = _settle(env, flood)
         t["flood_start"] = time.monotonic()
-        run = run_workload(env.pb.workload_of(cond), env.executor_of, lambda h: env.topo.host(h).ip,
-                           tdir / "workload", pool=env.pool, lifetime_s=trial_lifetime(env.pb), on_started=started)
+        wl = env.pb.workload_of(cond)
+        run = backend(wl.kind).run(wl, env.executor_of, lambda h: env.topo.host(h).ip, tdir / "workload",
+                                   pool=env.pool, lifetime_s=trial_lifetime(env.pb), on_started=started)
         ctx.result = run.result
         meters.window_end()
         t["workload"] = time.monotonic()

@@ -1,8 +1,11 @@
-"""``qoslab workload``: the distributed RMI RayTracer (Java Grande Forum section 3)."""
+"""``qoslab workload``: one run of a workload on testbed hosts: the distributed RMI RayTracer
+(Java Grande Forum section 3, the default), ``matmul`` (reference 000's matrix multiplication over
+four mechanisms) or ``pingpong`` (reference 003's message-size sweep)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -10,38 +13,57 @@ from rich.table import Table
 from ..errors import QoslabError
 from .common import TopologyOpt, console, running_testbed
 
-app = typer.Typer(help="The distributed RMI RayTracer (Java Grande Forum section 3).", no_args_is_help=True)
+app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong) on testbed hosts.", no_args_is_help=True)
 
 
 @app.command("run")
 def workload_run(
     hosts: str = typer.Option("jp-1,jp-2,jp-3,jp-4", help="Comma-separated hosts; the first is the head node."),
-    size: str = typer.Option("A", help="A (150x150), B (500x500) or a width in pixels."),
-    rows_per_call: str = typer.Option("all", help="Rows per RMI call, or 'all'."),
-    codec: str = typer.Option("serializable", help="serializable | externalizable"),
-    frames: int = typer.Option(1, help="Render the scene this many times."),
-    dscp: int | None = typer.Option(None, help="DSCP (0-63) marking all RMI sockets, both directions."),
-    registry_port: int = typer.Option(1099, help="RMI registry port."),
-    export_port: int = typer.Option(1100, help="Render service export port."),
-    timeout: float = typer.Option(120.0, help="Seconds one RMI call may take."),
+    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong"),
+    size: str | None = typer.Option(None, help="raytracer: A (150x150, default), B (500x500) or a width in "
+                                               "pixels; matmul: the matrix order n (default 200)."),
+    rows_per_call: str = typer.Option("all", help="raytracer: rows per RMI call, or 'all'."),
+    codec: str = typer.Option("serializable", help="raytracer: serializable | externalizable"),
+    frames: int = typer.Option(1, help="raytracer: render the scene this many times."),
+    mechanism: str = typer.Option("socket", help="matmul: rmi-serializable | rmi-externalizable | socket | "
+                                                 "datagram; pingpong: socket | rmi | datagram"),
+    algorithm: str = typer.Option("spa", help="matmul: spa | mca"),
+    max_bytes: int = typer.Option(1 << 20, help="pingpong: largest message (sizes double from 1 B)."),
+    reps: int = typer.Option(25, help="pingpong: timed round trips per size."),
+    port: int = typer.Option(1200, help="matmul/pingpong: the workers' base port (BASE..BASE+3)."),
+    dscp: int | None = typer.Option(None, help="DSCP (0-63) marking every workload socket, both directions."),
+    registry_port: int = typer.Option(1099, help="raytracer: RMI registry port."),
+    export_port: int = typer.Option(1100, help="raytracer: render service export port."),
+    timeout: float = typer.Option(120.0, help="Seconds one call (matmul: the call phase) may take."),
     out: Path = typer.Option(Path("results/workload"), help="Folder for logs and the result JSON."),
     topology: Path | None = TopologyOpt,
 ) -> None:
-    """Run the RayTracer on testbed hosts (the testbed must be up) and print its result."""
+    """Run a workload on testbed hosts (the testbed must be up) and print its result."""
     from ..workload import WorkloadSettings, run_workload
 
     tb = running_testbed(topology)
     names = [h.strip() for h in hosts.split(",") if h.strip()]
     for n in names:
         tb.namespace(n)  # unknown host -> clear error
+    if workload != "raytracer":
+        opts = {"mechanism": mechanism, "dscp": dscp, "timeout_s": timeout, "port": port}
+        opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
+            {"max_bytes": max_bytes, "reps": reps}
+        raise typer.Exit(_run_java(workload, names, opts, tb, out))
     rpc: int | str = "all" if rows_per_call == "all" else _int_option("--rows-per-call", rows_per_call)
-    s = WorkloadSettings.checked(hosts=names, size=size, rows_per_call=rpc, codec=codec, frames=frames, dscp=dscp,
-                         registry_port=registry_port, export_port=export_port, timeout_s=timeout)
-    with console.status(f"rendering size {size} on {len(names)} workers ..."):
+    s = WorkloadSettings.checked(hosts=names, size=size or "A", rows_per_call=rpc, codec=codec, frames=frames,
+                                 dscp=dscp, registry_port=registry_port, export_port=export_port, timeout_s=timeout)
+    with console.status(f"rendering size {s.size} on {len(names)} workers ..."):
         run = run_workload(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
     r = run.result
     if "error" in r:
         raise QoslabError(f"workload failed: {r['error']} (logs in {out})")
+    _print_raytracer(r, run.valid)
+    console.print(f"result: {out / 'workload-result.json'}")
+    raise typer.Exit(0 if run.valid or (r["reference"] is None and r["valid"] is None) else 1)
+
+
+def _print_raytracer(r: dict, valid: bool) -> None:
     tab = Table(title=f"RayTracer size {r['size']} on {r['workers']} workers, rows/call {r['rows_per_call']}, "
                       f"{r['codec']}, {r['frames']} frame(s)")
     for c in ("host", "rows", "calls", "busy s"):
@@ -51,9 +73,53 @@ def workload_run(
     console.print(tab)
     console.print(f"render {r['elapsed_render_s']:.3f} s, total {r['elapsed_total_s']:.3f} s, checksum "
                   f"{r['checksum']} (JGF reference {r['reference']}): "
-                  + ("[green]valid[/]" if run.valid else "[red]INVALID[/]"))
-    console.print(f"result: {out / 'workload-result.json'}")
-    raise typer.Exit(0 if run.valid or (r["reference"] is None and r["valid"] is None) else 1)
+                  + ("[green]valid[/]" if valid else "[red]INVALID[/]"))
+
+
+def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: Path) -> int:
+    """matmul or pingpong (pingpong: the first two hosts); returns the exit code (0 = valid)."""
+    from ..workloads import backend
+    from ..workloads.base import WorkloadBase
+
+    wl = backend(kind)
+    hosts = names[:2] if kind == "pingpong" else names
+    s: Any = _checked(wl.settings_model, {"kind": kind, "hosts": hosts, **opts})
+    with console.status(f"{s.describe()} ..."):
+        run = wl.run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
+    r = run.result
+    if kind == "matmul":
+        tab = Table(title=f"matmul {r.get('algorithm')} over {r.get('mechanism')}, n = {r.get('size')}, "
+                          f"{r.get('workers')} workers, {r.get('calls')} calls")
+        for c in ("host", "tasks", "call s", "compute s"):
+            tab.add_column(c, justify="left" if c == "host" else "right")
+        for w in r.get("per_worker", []):
+            tab.add_row(w["host"], str(w["tasks"]), f"{w['call_s']:.4f}", f"{w['compute_s']:.4f}")
+        console.print(tab)
+        console.print(f"total {r.get('total_s', 0):.4f} s, communication {r.get('comm_s', 0):.4f} s, compute "
+                      f"{r.get('compute_s', 0):.4f} s; checksum {r.get('checksum')} (sequential {r.get('reference')})")
+    else:
+        tab = Table(title=f"pingpong over {r.get('mechanism')}, {hosts[0]} -> {hosts[1]}, {r.get('reps')} reps")
+        for c in ("bytes", "rtt median ms", "rtt p99 ms", "Mbit/s"):
+            tab.add_column(c, justify="right")
+        for z in r.get("sizes", []):
+            tab.add_row(str(z["bytes"]), f"{z['rtt_s']['median'] * 1e3:.3f}", f"{z['rtt_s']['p99'] * 1e3:.3f}",
+                        f"{z['throughput_bits_s'] / 1e6:.2f}")
+        console.print(tab)
+    ok = r.get("valid") is True
+    console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {r.get('error') or ''}")
+                  + f"; result: {out / 'workload-result.json'}")
+    assert isinstance(s, WorkloadBase)
+    return 0 if ok else 1
+
+
+def _checked(model: Any, values: dict[str, Any]) -> Any:
+    from pydantic import ValidationError
+    try:
+        return model(**values)
+    except ValidationError as e:
+        raise QoslabError("workload: " + "; ".join(
+            f"{'.'.join(map(str, err['loc'])) or 'settings'}: {err['msg'].removeprefix('Value error, ')}"
+            for err in e.errors())) from None
 
 
 def _int_option(name: str, value: str) -> int:

@@ -1,0 +1,119 @@
+"""``matmul``: reference 000's distributed matrix multiplication (``java-workload`` ``matmul``).
+
+One ``matmul-worker`` JVM per host (the head node included), listening on BASE (RMI registry),
+BASE+1 (RMI service), BASE+2 (TCP, ``socket``) and BASE+3 (UDP, ``datagram``); then the
+``matmul`` manager on the head node, whose JSON line has ``valid`` (the product equals the
+sequential one), ``total_s`` (= ``elapsed_s``), ``comm_s``, ``compute_s`` and per-worker rows.
+DSCP marking (``dscp``) is given to workers and manager alike. The ``matmul-worker`` JVMs also
+serve :mod:`.pingpong`'s echo (:func:`worker_pool`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..executors import BackgroundProcess, Executor
+from ..workload import WorkloadRun, java_command
+from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from .pool import ProcessPool
+
+Mechanism = Literal["rmi-serializable", "rmi-externalizable", "socket", "datagram"]
+MECHANISMS: tuple[str, ...] = ("rmi-serializable", "rmi-externalizable", "socket", "datagram")
+ALGORITHMS: tuple[str, ...] = ("spa", "mca")
+
+
+class JavaWorkerSettings(WorkloadBase):
+    """Settings of a workload served by ``matmul-worker`` JVMs: ``port`` is their base port."""
+
+    port: int = Field(1200, ge=1, le=65532)
+
+    def listen_ports(self) -> list[tuple[str, str, int]]:
+        p = self.port
+        return [("port", "tcp", p), ("port", "tcp", p + 1), ("port", "tcp", p + 2), ("port", "udp", p + 3)]
+
+    def worker_hosts(self) -> list[str]:
+        return list(self.hosts)
+
+
+class MatmulSettings(JavaWorkerSettings):
+    """``kind: matmul``: ``mechanism`` (rmi-serializable | rmi-externalizable | socket |
+    datagram), ``algorithm`` (spa | mca), ``size`` (matrix order n), ``seed`` of the matrices."""
+
+    kind: Literal["matmul"] = "matmul"
+    mechanism: Mechanism = "socket"
+    algorithm: Literal["spa", "mca"] = "spa"
+    size: int = Field(200, ge=1, le=5000)
+    seed: int = Field(1, ge=0)
+
+    def describe(self) -> str:
+        return f"matmul {self.algorithm} over {self.mechanism}, n = {self.size}, on {', '.join(self.hosts)}"
+
+
+def _marking(dscp: int | None) -> list[str]:
+    return ["--dscp", str(dscp)] if dscp is not None else []
+
+
+def _start_worker(s: JavaWorkerSettings, host: str, ex: Executor, ip: str, log: str,
+                  lifetime_s: float | None) -> BackgroundProcess:
+    argv = java_command("matmul-worker", "--advertise", ip, "--port", str(s.port), "--timeout", f"{s.timeout_s:g}",
+                        *_marking(s.dscp), hostname=ip, root=ex.qoslab_root)
+    return ex.start(argv, stdout=log, stderr=log, lifetime_s=lifetime_s)
+
+
+def worker_pool(executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path, lifetime_s: float | None = None,
+                renew_below_s: float = 0.0) -> ProcessPool:
+    """A pool of ``matmul-worker`` JVMs (ready when the registry port, the last to bind, listens)."""
+    return ProcessPool(executor_of, address_of, log_dir, _start_worker,
+                       key_of=lambda s: (tuple(s.worker_hosts()), s.port, s.dscp, s.timeout_s),
+                       hosts_of=lambda s: s.worker_hosts(), ready_port=lambda s: s.port,
+                       lifetime_s=lifetime_s, renew_below_s=renew_below_s)
+
+
+class JavaWorkerWorkload:
+    """What ``matmul`` and ``pingpong`` share: the pool and the run around the manager."""
+
+    what = "java workload"
+
+    def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
+                  lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:
+        return worker_pool(executor_of, address_of, log_dir, lifetime_s, renew_below_s)
+
+    def manager_args(self, s: Any, address_of: AddressOf) -> list[str]:
+        raise NotImplementedError
+
+    def run(self, settings: Any, executor_of: ExecutorOf, address_of: AddressOf, out_dir: Path,
+            on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
+            pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        own = pool is None
+        use = pool if pool is not None else worker_pool(executor_of, address_of, out_dir, lifetime_s)
+        head = settings.hosts[0]
+        ex = executor_of(head)
+
+        def manager(logs: dict[str, Path]) -> dict:
+            argv = java_command(*self.manager_args(settings, address_of), *_marking(settings.dscp),
+                                hostname=address_of(head), root=ex.qoslab_root)
+            return head_result(ex, argv, settings.timeout_s * 2 + 60, out_dir, logs, self.what)
+
+        return run_pooled(settings, use, own, on_started, manager)
+
+
+class Matmul(JavaWorkerWorkload):
+    """The ``matmul`` backend (see the module doc)."""
+
+    settings_model = MatmulSettings
+    what = "matmul manager"
+
+    def manager_args(self, s: Any, address_of: AddressOf) -> list[str]:
+        spec = ",".join(f"{h}={address_of(h)}:{s.port}" for h in s.hosts)
+        return ["matmul", "--workers", spec, "--mechanism", s.mechanism, "--algorithm", s.algorithm,
+                "--size", str(s.size), "--seed", str(s.seed), "--port", str(s.port), "--timeout", f"{s.timeout_s:g}"]
+
+    def row(self, result: dict) -> dict[str, Any]:
+        busy = [w.get("compute_s") for w in result.get("per_worker", []) if w.get("compute_s") is not None]
+        return {"elapsed_s": result["elapsed_s"], "total_s": result.get("total_s"),
+                "checksum": result.get("checksum"), "busy_max_s": max(busy) if busy else None}

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -40,9 +39,11 @@ def overhead_of(phases: dict) -> float:
 
 def summarize(db: Path) -> dict:
     """Median overhead per condition and overall, and the median of each phase (done, non-warm-up trials)."""
-    con = sqlite3.connect(db)
-    rows = con.execute("SELECT condition, phases_json FROM trials WHERE status = 'done' AND warmup = 0").fetchall()
-    con.close()
+    sys.path.insert(0, str(ROOT / "src"))
+    from qoslab.campaign.store import Store
+
+    with Store(db) as st:
+        rows = [(r.condition, r.phases_json) for r in st.trials(counted=True) if r.phases_json]
     per: dict[str, list[float]] = {}
     phase_vals: dict[str, list[float]] = {}
     for cond, pj in rows:

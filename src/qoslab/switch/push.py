@@ -102,9 +102,11 @@ def _send(conn, lines: list[str]) -> None:
 
 
 def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str = "profile",
-         inject_after: int | None = None) -> PushReport:
+         inject_after: int | None = None, conn: Any = None) -> PushReport:
     """Push ``profile_lines`` (rendered IOS) to ``dev``. See the module doc. ``inject_after``
-    (tests only) drops the connection after that many remediation lines.
+    (tests only) drops the connection after that many remediation lines. ``conn``: an open
+    privileged session to use (a kept one, which saves a login), left open when the push
+    succeeds and closed when it fails; without it the push logs in and out itself.
 
     Raises PushError (rolled back or not), QoslabError (refused lines; cannot connect, back up or
     diff: nothing was sent), or re-raises KeyboardInterrupt and other BaseExceptions after the
@@ -114,10 +116,10 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         raise QoslabError(f"refusing to push {profile_name}: {bad[0]!r} is not a QoS configuration line")
     t = {"start": time.monotonic()}
     out_dir.mkdir(parents=True, exist_ok=True)
-    conn: Any = None
+    kept = conn
     backup_text, backup, sent = "", None, False
     try:
-        conn = connect(dev)
+        conn = kept if kept is not None else connect(dev)
         t["connect"] = time.monotonic()
         backup_text = _show_run(conn)
         backup = _write_backup(out_dir, profile_name, backup_text)
@@ -149,7 +151,8 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         _roll_back(e, backup_text, backup, dev, profile_name)
         raise  # unreachable: _roll_back always raises
     finally:
-        _close(conn)
+        if kept is None:
+            _close(conn)
 
 
 def _roll_back(e: BaseException, backup_text: str, backup: Path | None, dev: Device, profile_name: str) -> None:

@@ -7,10 +7,11 @@
 5. stop flood and capture, decode;
 6. the trial's row for the store.
 
-Every phase's wall time goes into ``phases_json``, with ``overhead_s``: the trial's wall time minus
-the workload phase (what the harness costs per trial). The switch meter reads its counters in the
-background (before: while the capture starts; after: while it stops), flood and capture stop side by
-side. Any failure raises; the runner records it.
+Every phase's wall time goes into ``phases_json``, with ``overhead_s`` (the trial's wall time
+minus the workload phase: what the harness costs per trial) and ``manager_start_s`` (the workload
+phase minus the manager's own run: its JVM start and the workers' check). The switch meter reads
+its counters in the background (before: while the capture starts; after: while it stops), flood
+and capture stop side by side. Any failure raises; the runner records it.
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     phases["switch_stats"] = round(getattr(switch_meter, "seconds", meters.seconds.get("switch", 0.0)), 3)
     phases["meters"] = {k: round(v, 3) for k, v in meters.seconds.items()}
     phases["overhead_s"] = round(time.monotonic() - t["start"] - phases.get("workload", 0.0), 3)
+    if isinstance(r.get("elapsed_total_s"), (int, float)):  # the manager JVM's start (within the workload)
+        phases["manager_start_s"] = round(phases["workload"] - r["elapsed_total_s"], 3)
     busy = [w.get("busy_s") for w in r.get("per_worker", []) if w.get("busy_s") is not None]
     return {"elapsed_s": r["elapsed_render_s"], "total_s": r["elapsed_total_s"], "checksum": r["checksum"],
             "busy_max_s": max(busy) if busy else None, "valid": 1, "flood_json": _flood_json(fres),

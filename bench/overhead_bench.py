@@ -43,12 +43,15 @@ def summarize(db: Path) -> dict:
     from qoslab.campaign.store import Store
 
     with Store(db) as st:
-        rows = [(r.condition, r.phases_json) for r in st.trials(counted=True) if r.phases_json]
+        rows = [(r.condition, r.phases_json, _kind(db.parent, r.idx, r.capture_summary))
+                for r in st.trials(counted=True) if r.phases_json]
     per: dict[str, list[float]] = {}
+    kinds: dict[str, list[float]] = {}
     phase_vals: dict[str, list[float]] = {}
-    for cond, pj in rows:
+    for cond, pj, kind in rows:
         ph = json.loads(pj)
         per.setdefault(cond, []).append(round(overhead_of(ph), 3))
+        kinds.setdefault(f"{cond}: {kind}", []).append(round(overhead_of(ph), 3))
         for k, v in ph.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 phase_vals.setdefault(k, []).append(float(v))
@@ -56,8 +59,17 @@ def summarize(db: Path) -> dict:
     return {"overhead_s": {"per_condition": {c: {"median": statistics.median(v), "samples": v} for c, v in per.items()},
                            "median": statistics.median(every) if every else None, "target": 0.3,
                            "met": bool(every) and statistics.median(every) <= 0.3},
+            "by_kind_s": {k: {"median": statistics.median(v), "n": len(v)} for k, v in sorted(kinds.items())},
             "phase_medians_s": {k: round(statistics.median(v), 3) for k, v in phase_vals.items()},
             "trials": len(every)}
+
+
+def _kind(folder: Path, idx: int, capture_summary: str | None) -> str:
+    """What a trial did besides its traffic: ``push`` (the profile changed: a switch backup was
+    written), ``capture`` (the condition's first trial under ``capture: first``), or ``plain``."""
+    parts = [w for w, on in (("push", (folder / "trials" / f"{idx:04d}" / "switch").is_dir()),
+                             ("capture", capture_summary is not None)) if on]
+    return "+".join(parts) or "plain"
 
 
 def run_campaign(src: Path, trials: int, out: Path) -> float:
@@ -86,7 +98,16 @@ def main() -> int:
     ap.add_argument("--src", type=Path, default=ROOT / "src", help="qoslab source folder to run")
     ap.add_argument("--label", default=None, help="results file suffix (overhead-LABEL.json)")
     ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--resummarize", type=Path, default=None,
+                    help="recompute the summary of an earlier result file from its campaign folder (no run)")
     args = ap.parse_args()
+    if args.resummarize:
+        old = json.loads(args.resummarize.read_text())
+        folder = Path(old["result"]["folder"])
+        old["result"].update(summarize(folder / "trials.sqlite"))
+        args.resummarize.write_text(json.dumps(old, indent=1))
+        print(json.dumps(old["result"], indent=1))
+        return 0
     facts = machine_facts()
     facts["src_commit"] = subprocess.run(["git", "-C", str(args.src), "rev-parse", "--short", "HEAD"],
                                          capture_output=True, text=True).stdout.strip() or None

@@ -128,3 +128,45 @@ def test_overhead_summary_medians_per_condition(tmp_path: Path):
     st.close()
     empty = Store(tmp_path / "e.sqlite")
     assert overhead_summary(empty) is None
+
+
+class ConfigConn:
+    """A Netmiko-like session in config mode answering typed-ahead lines with their prompts."""
+
+    base_prompt = "Switch"
+
+    def __init__(self, reject: str | None = None) -> None:
+        self.reject, self.out, self.modes = reject, [], []
+
+    def config_mode(self) -> str:
+        self.modes.append("conf t")
+        return ""
+
+    def exit_config_mode(self) -> str:
+        self.modes.append("end")
+        return ""
+
+    def write_channel(self, s: str) -> None:
+        lines = s.splitlines()
+        text = "".join(f"{line}\n" for line in lines)  # the echo, all at once
+        for line in lines:
+            if line == self.reject:
+                text += "                 ^\n% Invalid input detected at '^' marker.\n\n"
+            text += "Switch(config-if)#" if line.startswith(("interface", " ")) else "Switch(config)#"
+        self.out = [text[i:i + 50] for i in range(0, len(text), 50)]
+
+    def read_channel(self) -> str:
+        return self.out.pop(0) if self.out else ""
+
+
+def test_push_batch_sends_config_lines_in_one_write_and_names_a_rejected_line():
+    from qoslab.errors import QoslabError
+    from qoslab.switch.push import _send_batch
+
+    lines = ["mls qos", "interface Gi1/0/1", " mls qos trust dscp", " srr-queue bandwidth share 1 2 3 4"]
+    ok = ConfigConn()
+    _send_batch(ok, lines, 5)
+    assert ok.modes == ["conf t", "end"]
+    bad = ConfigConn(reject=" mls qos trust dscp")
+    with pytest.raises(QoslabError, match=r"rejected `mls qos trust dscp`: % Invalid input"):
+        _send_batch(bad, lines, 5)

@@ -261,8 +261,9 @@ class DitgGenerator:
         time.sleep(0.2)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
         # ITGDec runs once per log and series; the flows' decodes are independent, so they run side
-        # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows)
-        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), os.cpu_count() or 1))) as pool:
+        # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows), all
+        # flows at once: short trials' decodes are mostly process start, not CPU
+        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8))) as pool:
             flows = list(pool.map(self._decode, self.flows))
         self.errors.extend(f.error for f in flows if f.error)
         self.result = FloodResult(self.defn.name, flows, list(self.errors), time.monotonic() - self._t0)

@@ -228,9 +228,10 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
 
 def _stop(flood: Any, cap: LiveCapture | None, ctx: TrialContext,
           meters: MeterSet | None) -> tuple[FloodResult | None, dict | None]:
-    """Stop the flood and the capture side by side (both always; the first error is raised once
-    both are done). Once the flood has stopped (the workload already has), the meters'
-    ``traffic_end`` (given ``meters``: the trial went well so far) runs while the capture stops."""
+    """Stop the flood and the capture side by side (both always; an error of either is raised
+    once both are done, the flood's when both failed). Once the flood has stopped (the workload
+    already has), the meters' ``traffic_end`` (given ``meters``: the trial went well so far) runs
+    while the capture stops."""
     def stop_flood() -> FloodResult | None:
         fres = flood.stop() if flood is not None else None
         ctx.flood_result = fres

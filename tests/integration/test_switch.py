@@ -167,3 +167,35 @@ def test_unknown_host_key_is_refused(testbed, tmp_path):
     bad.write_text(f"[{mg.host}]:{mg.port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA4yS8nKcGQbqfp0K2QjQy0bXh0pS5pS5pS5pS5pS5pS\n")
     with pytest.raises(QoslabError, match="REFUSED, host key not the one in"):
         sw.connect(dev.model_copy(update={"known_hosts": bad}))
+
+
+def test_batched_push_and_show_on_the_kept_session_of_the_virtual_switch(testbed, tmp_path):
+    """VirtualSwitch pushes and reads on one kept session with batched writes (lean trials): the
+    same running-config as a push line by line, a rejected line named and rolled back, and the
+    session still answering show commands afterwards."""
+    from qoslab.switch.backends import VirtualSwitch
+    from qoslab.switch.counters import read_statistics
+
+    dev = virtual_endpoint(testbed.topo)
+    thesis = render(load_profile("thesis"), testbed.topo)
+    push(thesis, dev, tmp_path, "thesis")
+    want = _qos_now(testbed)
+    push(render(load_profile("fifo"), testbed.topo), dev, tmp_path, "fifo")
+    vs = VirtualSwitch(testbed.topo)
+    try:
+        t = time.monotonic()
+        r = vs.push(thesis, tmp_path, "thesis")
+        took = time.monotonic() - t
+        assert r.changed and _qos_now(testbed) == want, took
+        assert vs.push(thesis, tmp_path, "thesis").changed is False
+        before = _qos_now(testbed)
+        bad = render(load_profile("fifo"), testbed.topo) + ["mls qos srr-queue input priority-queue input 2 bandwidth 40"]
+        with pytest.raises(PushError) as e:
+            vs.push(bad, tmp_path, "broken")
+        assert e.value.rolled_back and "priority-queue input 2 bandwidth 40" in str(e.value)
+        assert _qos_now(testbed) == before
+        stats = read_statistics(vs, ["Gi1/0/1", "Gi1/0/2", "Gi1/0/5"])
+        assert set(stats) == {"GigabitEthernet1/0/1", "GigabitEthernet1/0/2", "GigabitEthernet1/0/5"}
+    finally:
+        vs.close()
+        push(render(load_profile("fifo"), testbed.topo), dev, tmp_path, "fifo")

@@ -20,6 +20,7 @@ over the ports) and ``switch_policer_out``.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -80,7 +81,12 @@ COLUMNS = {"switch_json": "TEXT", **{f"switch_drops_q{q}": "INTEGER" for q in ra
 class TrialEvidence:
     """Before/after reading around one trial: ``start()`` after the push, ``finish()`` after the
     trial's traffic stopped; ``columns()`` for the store. A switch that cannot be read makes no
-    evidence (``error`` says why), never a failed trial."""
+    evidence (``error`` says why), never a failed trial.
+
+    With ``background=True`` a reading runs in a thread (over the switch's kept show session) while
+    the trial goes on (capture start, capture stop); :meth:`wait` joins it. The caller makes sure
+    the 'before' reading is complete (:meth:`wait`) before any trial traffic starts and starts the
+    'after' reading only once all of it has stopped; ``columns()`` and ``close()`` wait too."""
 
     def __init__(self, switch: Any, ports: list[str], read: Reader = read_statistics) -> None:
         self.switch, self.ports, self.read = switch, [long_port(p) for p in ports], read
@@ -88,9 +94,27 @@ class TrialEvidence:
         self.record: dict[str, Any] | None = None
         self.error: str | None = None
         self.seconds = 0.0  # wall time of the two readings
+        self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        """Read the counters before the trial."""
+    def _run(self, step: Callable[[], None], background: bool) -> None:
+        self.wait()
+        if background:
+            self._thread = threading.Thread(target=step, name="switch-evidence", daemon=True)
+            self._thread.start()
+        else:
+            step()
+
+    def wait(self) -> None:
+        """Wait for a reading running in the background (none: returns at once)."""
+        t, self._thread = self._thread, None
+        if t is not None:
+            t.join()
+
+    def start(self, background: bool = False) -> None:
+        """Read the counters before the trial (in a thread with ``background``)."""
+        self._run(self._read_before, background)
+
+    def _read_before(self) -> None:
         t = time.monotonic()
         try:
             self.before = self.read(self.switch, self.ports)
@@ -98,8 +122,11 @@ class TrialEvidence:
             self.error = f"switch statistics before the trial: {e}"
         self.seconds += time.monotonic() - t
 
-    def finish(self) -> None:
-        """Read the counters after the trial and keep the deltas."""
+    def finish(self, background: bool = False) -> None:
+        """Read the counters after the trial and keep the deltas (in a thread with ``background``)."""
+        self._run(self._read_after, background)
+
+    def _read_after(self) -> None:
         if self.before is None:
             return
         t = time.monotonic()
@@ -111,4 +138,5 @@ class TrialEvidence:
 
     def columns(self) -> dict[str, Any]:
         """Trial-row columns (see :func:`evidence_columns`)."""
+        self.wait()
         return evidence_columns(self.record)

@@ -5,9 +5,12 @@ meter through a trial's phases.
 A trial (:func:`qoslab.campaign.trial.run_trial`) calls, in this order::
 
     begin(ctx)         after the switch push, before capture and flood start
+    traffic_begin(ctx) optional: the capture runs, no trial traffic yet (flood, workload)
     window_begin(ctx)  every worker listens and the manager JVM is about to start
                        (ctx.workers and ctx.flood are set)
     window_end(ctx)    the manager has exited (ctx.result is set)
+    traffic_end(ctx)   optional: flood and workload have stopped, the capture may still be stopping
+                       (called from a thread other than the trial's; ctx.flood_result set)
     end(ctx)           flood and capture have stopped (ctx.flood_result, ctx.capture_summary set)
     columns(ctx)       -> the meter's store columns for the trial row
     close()            always, also after a failed trial (idempotent)
@@ -26,7 +29,9 @@ in registration order (built-ins: ``switch``, ``cpu``, ``capture``).
 Built-in meters (their column definitions live with the code that computes them):
 
 - ``switch`` (:class:`SwitchMeter`): the switch's QoS counters of the trial's ports before/after
-  (:mod:`.evidence`, columns ``switch_json``, ``switch_drops_q1..q4``, ``switch_policer_out``);
+  (:mod:`.evidence`, columns ``switch_json``, ``switch_drops_q1..q4``, ``switch_policer_out``),
+  read in the background: 'before' while the capture starts (complete at ``traffic_begin``),
+  'after' while the capture stops (from ``traffic_end``);
 - ``cpu`` (:class:`CpuMeter`): CPU time of flood, workers, forwarding and other load over the
   workload window (:mod:`.cpu`, columns ``cpu_*``); NULL off the embedded testbed;
 - ``capture`` (:class:`CaptureDropsMeter`): the live capture's packet accounting (:mod:`.drops`,
@@ -129,14 +134,26 @@ class SwitchMeter(BaseMeter):
     def __init__(self, ctx: TrialContext) -> None:
         super().__init__(ctx)
         self.evidence = TrialEvidence(ctx.switch, ctx.ports)
+        self.after_started = False
 
     def begin(self, ctx: TrialContext) -> None:
-        """Read the counters before the trial."""
-        self.evidence.start()
+        """Start reading the counters before the trial (in the background)."""
+        self.evidence.start(background=True)
+
+    def traffic_begin(self, ctx: TrialContext) -> None:
+        """The 'before' reading is complete before any trial traffic starts."""
+        self.evidence.wait()
+
+    def traffic_end(self, ctx: TrialContext) -> None:
+        """Start reading them after (in the background: the capture may still be stopping)."""
+        self.after_started = True
+        self.evidence.finish(background=True)
 
     def end(self, ctx: TrialContext) -> None:
-        """Read them after; a read error is logged."""
-        self.evidence.finish()
+        """Have the 'after' reading (read now unless ``traffic_end`` started it); a read error is logged."""
+        if not self.after_started:
+            self.evidence.finish()
+        self.evidence.wait()
         if self.evidence.error:
             ctx.log(self.evidence.error)
 
@@ -148,6 +165,10 @@ class SwitchMeter(BaseMeter):
     def columns(self, ctx: TrialContext) -> dict[str, Any]:
         """``switch_json`` and its numeric summaries."""
         return self.evidence.columns()
+
+    def close(self) -> None:
+        """Wait for a reading still running."""
+        self.evidence.wait()
 
 
 class CpuMeter(BaseMeter):
@@ -243,12 +264,20 @@ class MeterSet:
 
     def _each(self, hook: str) -> None:
         for name, m in self.meters.items():
-            if name not in self.failed:
+            if name not in self.failed and callable(getattr(m, hook, None)):  # traffic_* are optional
                 self._guard(name, hook, partial(getattr(m, hook), self.ctx))
 
     def begin(self) -> None:
         """Every meter's ``begin``."""
         self._each("begin")
+
+    def traffic_begin(self) -> None:
+        """Every meter's ``traffic_begin`` (where it has one)."""
+        self._each("traffic_begin")
+
+    def traffic_end(self) -> None:
+        """Every meter's ``traffic_end`` (where it has one)."""
+        self._each("traffic_end")
 
     def window_begin(self) -> None:
         """Every meter's ``window_begin``."""

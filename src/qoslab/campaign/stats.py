@@ -6,6 +6,7 @@ censoring sensitivity (stats-censored.json)."""
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -120,13 +121,32 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     factorial = factorial_block(pb, stats, folder / "trials.csv")
     if factorial is not None:  # recoveries per level of the other factors and their differences
         stats["factorial"] = factorial
-    if stopping is not None or calls is not None or factorial is not None:
+    overhead = overhead_summary(store)
+    if overhead is not None:  # the harness's cost per trial (phases_json's overhead_s)
+        stats["overhead_s"] = overhead
+    if any(x is not None for x in (stopping, calls, factorial, overhead)):
         (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     total = len(store.trials(counted=True))
     if export_csv(store, folder / "trials-network.csv", "network_s") == total:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
     censoring_stats(pb, store, folder)
     return stats
+
+
+def overhead_summary(store: Store) -> dict[str, Any] | None:
+    """Median harness overhead (trial wall time minus the workload phase, ``overhead_s`` of
+    ``phases_json``) per condition and over all counted trials, seconds; None when no trial
+    recorded it (older stores)."""
+    per: dict[str, list[float]] = {}
+    for row in store.trials(counted=True):
+        v = json.loads(row.phases_json).get("overhead_s") if row.phases_json else None
+        if isinstance(v, (int, float)):
+            per.setdefault(row.condition, []).append(float(v))
+    if not per:
+        return None
+    every = [v for vs in per.values() for v in vs]
+    return {"median": round(statistics.median(every), 3), "n": len(every),
+            "conditions": {c: round(statistics.median(vs), 3) for c, vs in per.items()}}
 
 
 def censoring_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:

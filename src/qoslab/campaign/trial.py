@@ -7,7 +7,11 @@
 5. stop flood and capture, decode;
 6. the trial's row for the store.
 
-Every phase's wall time goes into ``phases_json``. Any failure raises; the runner records it.
+Every phase's wall time goes into ``phases_json``, with ``overhead_s`` (the trial's wall time
+minus the workload phase: what the harness costs per trial) and ``manager_start_s`` (the workload
+phase minus the manager's own run: its JVM start and the workers' check). The switch meter reads
+its counters in the background (before: while the capture starts; after: while it stops), flood
+and capture stop side by side. Any failure raises; the runner records it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +39,9 @@ from .evidence import trial_ports
 from .meters import MeterSet, TrialContext
 from .playbook import Condition, Playbook
 
+#: Seconds the flood's senders must have run before their start is checked (D-ITG; a sender that
+#: fails later fails the trial at stop: its exit code). The settle that follows waits anyway.
+START_CHECK_S = 0.05
 #: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
 LIFETIME_MARGIN_S = 60.0
 #: Seconds a capture keeps running after the workload: the capture's JRMP call matching closes a
@@ -197,8 +205,12 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
     if saturated is not None:
         phases["saturated"] = saturated
-    phases["switch_stats"] = round(meters.seconds.get("switch", 0.0), 3)
+    switch_meter = meters.meters.get("switch")
+    phases["switch_stats"] = round(getattr(switch_meter, "seconds", meters.seconds.get("switch", 0.0)), 3)
     phases["meters"] = {k: round(v, 3) for k, v in meters.seconds.items()}
+    phases["overhead_s"] = round(time.monotonic() - t["start"] - phases.get("workload", 0.0), 3)
+    if isinstance(r.get("elapsed_total_s"), (int, float)):  # the manager JVM's start (within the workload)
+        phases["manager_start_s"] = round(phases["workload"] - r["elapsed_total_s"], 3)
     return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
             "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
@@ -210,18 +222,21 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
     flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks."""
     cap = _start_capture(env, cond, tdir) if capture_due else None
     t["capture_start"] = time.monotonic()
+    meters.traffic_begin()  # the switch's 'before' counters are complete: no trial traffic before
+    t["switch_ready"] = time.monotonic()
     flood, saturated, fres, summary = None, None, None, None
 
     def started(workers: Any) -> None:
         ctx.workers, ctx.flood = workers, flood
         meters.window_begin()
 
+    ok = False
     try:
         defn = flood_of(env, cond)
         if defn is not None:
             flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
-                               lifetime_s=trial_lifetime(env.pb))
+                               lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
             flood.start()
             if flood.errors:
                 raise QoslabError("flood did not start: " + "; ".join(flood.errors))
@@ -233,13 +248,35 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         ctx.result = run.result
         meters.window_end()
         t["workload"] = time.monotonic()
+        ok = True
     finally:
         ended = time.monotonic()
-        try:
-            fres = flood.stop() if flood is not None else None
-        finally:
-            if cap is not None:  # the last call of each connection is timed only after a quiet time
-                time.sleep(max(0.0, CALL_QUIET_S - (time.monotonic() - ended)))
-            summary = cap.stop() if cap is not None else None
-    ctx.flood_result, ctx.capture_summary = fres, summary
+        fres, summary = _stop(flood, cap, ctx, meters if ok else None, ended)
+    ctx.capture_summary = summary
     return run, saturated, fres, summary
+
+
+def _stop(flood: Any, cap: LiveCapture | None, ctx: TrialContext,
+          meters: MeterSet | None, ended: float) -> tuple[FloodResult | None, dict | None]:
+    """Stop the flood and the capture side by side (both always; an error of either is raised
+    once both are done, the flood's when both failed). Once the flood has stopped (the workload
+    already has), the meters' ``traffic_end`` (given ``meters``: the trial went well so far) runs
+    while the capture stops. The capture stops no sooner than CALL_QUIET_S after ``ended`` (the
+    workload's end, monotonic seconds), so each connection's last JRMP call is timed."""
+    def stop_flood() -> FloodResult | None:
+        fres = flood.stop() if flood is not None else None
+        ctx.flood_result = fres
+        if meters is not None:
+            meters.traffic_end()
+        return fres
+
+    if cap is None:
+        return stop_flood(), None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="flood-stop") as pool:
+        fut = pool.submit(stop_flood)
+        try:
+            time.sleep(max(0.0, CALL_QUIET_S - (time.monotonic() - ended)))
+            summary = cap.stop()
+        finally:
+            fres = fut.result()
+    return fres, summary

@@ -153,6 +153,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     stats = campaign_stats(runner.pb, store, folder)
     _print_stats(stats)
     _print_stopping(stats.get("stopping"))
+    _print_overhead(stats.get("overhead_s"))
     if (folder / "stats-network.json").exists():
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
@@ -176,6 +177,14 @@ def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase,
         interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] (BCa 95 %)" if ci and None not in ci else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
                       + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
+
+
+def _print_overhead(overhead: dict[str, Any] | None) -> None:
+    """The harness overhead per trial (median of trial wall time minus the workload phase)."""
+    if overhead:
+        per = ", ".join(f"{c} {v:.2f}" for c, v in overhead["conditions"].items())
+        console.print(f"harness overhead per trial (median, s): {overhead['median']:.2f} over {overhead['n']} "
+                      f"trials; {per}")
 
 
 def _comparison_line(c: dict[str, Any]) -> str:

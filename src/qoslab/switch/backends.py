@@ -19,6 +19,7 @@ rollback on error. Playbooks name the device as ``device: virtual`` or ``device:
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -57,20 +58,34 @@ class SwitchDevice(Protocol):
 class NetmikoSwitch:
     """A switch reached with Netmiko ``cisco_ios`` (the virtual Catalyst and real ones alike).
 
-    Show commands share one session kept open between calls (a campaign reads the statistics
-    before and after every trial: one SSH login each time cost 0.7-0.8 s); a session that fails
-    or is interrupted is dropped and the next call logs in again. Pushes use their own session
-    (backup, remediation, verify, rollback). :meth:`close` ends the show session."""
+    Show commands and pushes share one session kept open between calls (a campaign reads the
+    statistics before and after every trial: one SSH login each time cost 0.7-0.8 s); a session
+    that fails or is interrupted is dropped and the next call logs in again. A rollback logs in
+    anew. :meth:`close` ends the kept session."""
+
+    #: Send several show commands (and a push's config lines) in one write and split the output at
+    #: the prompts (one round trip instead of one Netmiko ``send_command`` each, about 80 ms of
+    #: prompt finding per command: 8 ports' statistics in 0.06 s instead of 0.66 s on the virtual
+    #: Catalyst). On for the virtual switch; off for a real one until measured there (IOS
+    #: type-ahead is not verified here).
+    batch = False
 
     def __init__(self, name: str, endpoint: Device) -> None:
         self.name, self.endpoint = name, endpoint
         self._conn: Any = None
 
     def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
-        """See :meth:`SwitchDevice.push`."""
-        from .push import push
+        """See :meth:`SwitchDevice.push`. On the kept session (one login less: about 0.5 s of a
+        push); a push that fails closes it (the next call logs in again)."""
+        from .push import connect, push
 
-        return push(profile_lines, self.endpoint, out_dir, profile_name)
+        if self._conn is None:
+            self._conn = connect(self.endpoint)
+        try:
+            return push(profile_lines, self.endpoint, out_dir, profile_name, conn=self._conn, batch=self.batch)
+        except BaseException:
+            self.close()
+            raise
 
     def show(self, commands: list[str]) -> dict[str, str]:
         """See :meth:`SwitchDevice.show`. Retries once on a fresh session when the kept one has
@@ -97,6 +112,8 @@ class NetmikoSwitch:
             self._conn = connect(self.endpoint)
         try:
             prompt = str(getattr(self._conn, "base_prompt", "") or "")
+            if self.batch and prompt:
+                return send_batch(self._conn, commands, prompt + "#", self.endpoint.timeout_s)
             return {c: strip_prompt_echo(self._conn.send_command(c), prompt) for c in commands}
         except BaseException:
             self.close()
@@ -110,6 +127,40 @@ class NetmikoSwitch:
                 conn.disconnect()
             except Exception:  # noqa: BLE001 - closing a dead session
                 pass
+
+
+def send_batch(conn: Any, commands: list[str], prompt: str, timeout_s: float) -> dict[str, str]:
+    """Send ``commands`` in one write on a Netmiko session (``write_channel``/``read_channel``)
+    whose privileged prompt is ``prompt`` and read until one prompt per command has come back;
+    returns {command: output} (:func:`split_batch`). Stale output left on the session is read and
+    dropped first. Raises TimeoutError after ``timeout_s`` (the caller drops the session)."""
+    conn.read_channel()  # whatever a late earlier reply left
+    conn.write_channel("".join(c + "\n" for c in commands))
+    buf, deadline = "", time.monotonic() + timeout_s
+    while buf.count(prompt) < len(commands) or not buf.rstrip().endswith(prompt):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(commands)} show commands: {buf.count(prompt)} prompts after {timeout_s:g} s")
+        chunk = conn.read_channel()
+        buf += chunk
+        if not chunk:
+            time.sleep(0.002)
+    return split_batch(buf, commands, prompt)
+
+
+def split_batch(text: str, commands: list[str], prompt: str) -> dict[str, str]:
+    """The replies to ``commands`` sent in one write (pure): ``text`` cut at each ``prompt``, the
+    i-th piece is the i-th command's output without the echoed command lines (the echo may come
+    all at once before the first reply, as on the virtual switch, or one before each reply).
+    Raises ValueError when fewer pieces than commands came back."""
+    pieces = text.split(prompt)
+    if len(pieces) <= len(commands):
+        raise ValueError(f"{len(commands)} commands sent, {len(pieces) - 1} prompts came back")
+    echo = {c.strip() for c in commands}
+    out = {}
+    for c, piece in zip(commands, pieces, strict=False):
+        lines = [line for line in piece.replace("\r\n", "\n").split("\n") if line.strip() not in echo]
+        out[c] = "\n".join(lines).strip("\n") + "\n"
+    return out
 
 
 def strip_prompt_echo(text: str, base_prompt: str) -> str:
@@ -137,7 +188,10 @@ def virtual_endpoint(topology: Topology) -> Device:
 
 
 class VirtualSwitch(NetmikoSwitch):
-    """``device: virtual``: the virtual Catalyst 3750 of the embedded testbed of ``topology``."""
+    """``device: virtual``: the virtual Catalyst 3750 of the embedded testbed of ``topology``
+    (show commands batched: :attr:`NetmikoSwitch.batch`)."""
+
+    batch = True
 
     def __init__(self, topology: Topology, spec: str | None = None) -> None:
         super().__init__(f"virtual Catalyst of {topology.name}", virtual_endpoint(topology))

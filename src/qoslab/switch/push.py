@@ -101,10 +101,37 @@ def _send(conn, lines: list[str]) -> None:
         raise QoslabError(f"the switch rejected a line: {text.strip().splitlines()[-1]}") from None
 
 
+def _send_batch(conn: Any, lines: list[str], timeout_s: float) -> None:
+    """Send config lines in one write (config mode entered and left around them) and read until
+    one configuration prompt per line has come back: one round trip instead of one per line
+    (Netmiko's ``cmd_verify``). Raises QoslabError naming the first line IOS rejected (the lines
+    after it were sent too: the caller rolls back either way) or TimeoutError."""
+    conn.config_mode()
+    conn.read_channel()
+    conn.write_channel("".join(line + "\n" for line in lines))
+    prompt = re.compile(re.escape(str(conn.base_prompt)) + r"\([^)\s]*\)#")
+    buf, deadline = "", time.monotonic() + timeout_s
+    while len(prompt.findall(buf)) < len(lines):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(lines)} config lines: {len(prompt.findall(buf))} prompts after {timeout_s:g} s")
+        chunk = conn.read_channel()
+        buf += chunk
+        if not chunk:
+            time.sleep(0.002)
+    conn.exit_config_mode()
+    for line, piece in zip(lines, prompt.split(buf), strict=False):
+        m = re.search(ERROR_PATTERN, piece, flags=re.M)
+        if m:
+            raise QoslabError(f"the switch rejected `{line.strip()}`: {m.group(0).strip()}")
+
+
 def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str = "profile",
-         inject_after: int | None = None) -> PushReport:
+         inject_after: int | None = None, conn: Any = None, batch: bool = False) -> PushReport:
     """Push ``profile_lines`` (rendered IOS) to ``dev``. See the module doc. ``inject_after``
-    (tests only) drops the connection after that many remediation lines.
+    (tests only) drops the connection after that many remediation lines. ``conn``: an open
+    privileged session to use (a kept one, which saves a login), left open when the push
+    succeeds and closed when it fails; without it the push logs in and out itself. ``batch``:
+    send the remediation in one write (:func:`_send_batch`; the virtual switch).
 
     Raises PushError (rolled back or not), QoslabError (refused lines; cannot connect, back up or
     diff: nothing was sent), or re-raises KeyboardInterrupt and other BaseExceptions after the
@@ -114,10 +141,10 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         raise QoslabError(f"refusing to push {profile_name}: {bad[0]!r} is not a QoS configuration line")
     t = {"start": time.monotonic()}
     out_dir.mkdir(parents=True, exist_ok=True)
-    conn: Any = None
+    kept = conn
     backup_text, backup, sent = "", None, False
     try:
-        conn = connect(dev)
+        conn = kept if kept is not None else connect(dev)
         t["connect"] = time.monotonic()
         backup_text = _show_run(conn)
         backup = _write_backup(out_dir, profile_name, backup_text)
@@ -131,7 +158,10 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
             _send(conn, lines[:inject_after])
             _close(conn)
             raise QoslabError(f"connection dropped after {inject_after} lines (injected)")
-        _send(conn, lines)
+        if batch:
+            _send_batch(conn, lines, dev.timeout_s)
+        else:
+            _send(conn, lines)
         t["send"] = time.monotonic()
         _verify(conn, want)
         t["verify"] = time.monotonic()
@@ -149,7 +179,8 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         _roll_back(e, backup_text, backup, dev, profile_name)
         raise  # unreachable: _roll_back always raises
     finally:
-        _close(conn)
+        if kept is None:
+            _close(conn)
 
 
 def _roll_back(e: BaseException, backup_text: str, backup: Path | None, dev: Device, profile_name: str) -> None:

@@ -105,7 +105,9 @@ class DitgGenerator:
     them (144 bytes per packet in each log: about 9 MB per log per 10 s at 6500 packets/s); the
     decoded text stays, and the logs of a flow whose decoding failed are always kept.
     ``lifetime_s`` bounds every ITGSend/ITGRecv (seconds; also ITGSend's own ``-t`` when the flood
-    has no duration). Raises UnsafeTarget/QoslabError at construction for a refused target, an
+    has no duration). ``start_check_s``: seconds the senders run before :meth:`start` checks that
+    none has exited (a campaign passes less: a sender that dies later is an error at stop). Raises
+    UnsafeTarget/QoslabError at construction for a refused target, an
     unknown host, or plain pacing without a calibration.
     """
 
@@ -114,8 +116,9 @@ class DitgGenerator:
     def __init__(self, defn: FloodDefinition, topology: Topology, executor_of: Callable[[str], Executor],
                  out_dir: Path, *, duration_s: float | None = None, shortfall_tolerance: float = 0.05,
                  interval_ms: int = 1000, calibration: Calibration | None = None, keep_logs: bool = True,
-                 lifetime_s: float | None = None, **_: Any) -> None:
+                 lifetime_s: float | None = None, start_check_s: float = 0.3, **_: Any) -> None:
         self.defn, self.topo = defn, topology
+        self.start_check_s = start_check_s
         self.keep_logs = keep_logs
         self.calibration = calibration if calibration is not None else Calibration.load(topology.name,
                                                                                          defn.payload_bytes)
@@ -185,7 +188,7 @@ class DitgGenerator:
         ok = parallel_map(lambda h: self._receiver_listening(h, self.receivers[h], establish_timeout_s), dsts)
         failed_dst = {h for h, good in zip(dsts, ok, strict=True) if not good}
         parallel_map(self._start_sender, [f for f in self.flows if f.dst not in failed_dst])
-        time.sleep(0.3)
+        time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
         polled = parallel_map(lambda f: (f, self.executor_of(f.src).poll(self.senders[f.index])),
                               [f for f in self.flows if f.index in self.senders])
         for f, rc in polled:
@@ -263,8 +266,9 @@ class DitgGenerator:
         time.sleep(0.2)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
         # ITGDec runs once per log and series; the flows' decodes are independent, so they run side
-        # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows)
-        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), os.cpu_count() or 1))) as pool:
+        # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows), all
+        # flows at once: short trials' decodes are mostly process start, not CPU
+        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8))) as pool:
             flows = list(pool.map(self._decode, self.flows))
         self.errors.extend(f.error for f in flows if f.error)
         self.result = FloodResult(self.defn.name, flows, list(self.errors), time.monotonic() - self._t0)

@@ -1,0 +1,172 @@
+"""Lean trials (issue 26): the switch's show commands batched on the kept session (split at the
+prompts, the echo dropped), the switch evidence read in the background with its ordering (the
+'before' reading complete at ``traffic_begin``, the 'after' one started only at ``traffic_end``),
+and the per-condition median harness overhead of a campaign."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from qoslab.campaign.evidence import TrialEvidence
+from qoslab.campaign.meters import MeterSet, SwitchMeter, TrialContext
+from qoslab.campaign.playbook import ScheduledTrial
+from qoslab.campaign.stats import overhead_summary
+from qoslab.campaign.store import Store
+from qoslab.ios.show_qos import PortCounters, render_statistics
+from qoslab.switch.backends import send_batch, split_batch
+from qoslab.switch.counters import read_statistics
+
+CMDS = ["show mls qos interface Gi1/0/1 statistics", "show mls qos interface Gi1/0/2 statistics"]
+
+
+def _stats(port: str, policer_out: int = 0) -> str:
+    return render_statistics(port, PortCounters(policer_out=policer_out))
+
+
+@pytest.mark.parametrize("echo_first", [True, False])
+def test_split_batch_gives_each_command_its_output_without_the_echo(echo_first):
+    """The virtual switch echoes every typed-ahead line at once; IOS echoes each before its reply."""
+    a, b = _stats("GigabitEthernet1/0/1"), _stats("GigabitEthernet1/0/2", 7)
+    text = (f"{CMDS[0]}\r\n{CMDS[1]}\r\n{a}Switch#{b}Switch#" if echo_first
+            else f"{CMDS[0]}\r\n{a}Switch#{CMDS[1]}\r\n{b}Switch#")
+    out = split_batch(text, CMDS, "Switch#")
+    assert list(out) == CMDS
+    assert CMDS[0] not in out[CMDS[0]] and CMDS[1] not in out[CMDS[0]]
+    from qoslab.switch.counters import parse_statistics
+
+    assert set(parse_statistics(out[CMDS[0]])) == {"GigabitEthernet1/0/1"}
+    assert parse_statistics(out[CMDS[1]])["GigabitEthernet1/0/2"].policer_out == 7
+    with pytest.raises(ValueError, match="2 commands sent, 1 prompts"):
+        split_batch(f"{a}Switch#", CMDS, "Switch#")
+
+
+def test_send_batch_drops_stale_output_writes_once_and_reads_to_the_last_prompt():
+    class Conn:
+        def __init__(self) -> None:
+            self.writes: list[str] = []
+            self.chunks = ["Switch#", "", ]  # stale prompt, then nothing until written
+
+        def write_channel(self, s: str) -> None:
+            self.writes.append(s)
+            a, b = _stats("GigabitEthernet1/0/1"), _stats("GigabitEthernet1/0/2")
+            self.chunks = [f"{CMDS[0]}\n{CMDS[1]}\n", a, "Switch#", "", b[:30], b[30:] + "Switch#"]
+
+        def read_channel(self) -> str:
+            return self.chunks.pop(0) if self.chunks else ""
+
+    conn = Conn()
+    out = read_statistics(type("Dev", (), {"show": lambda self, c: send_batch(conn, c, "Switch#", 5)})(),
+                          ["Gi1/0/1", "Gi1/0/2"])
+    assert conn.writes == ["".join(c + "\n" for c in CMDS)]
+    assert set(out) == {"GigabitEthernet1/0/1", "GigabitEthernet1/0/2"}
+    slow = Conn()
+    slow.write_channel = lambda s: None  # type: ignore[method-assign]
+    with pytest.raises(TimeoutError):
+        send_batch(slow, CMDS, "Switch#", 0.05)
+
+
+class SlowSwitch:
+    """A switch device whose show takes ``delay`` seconds; records when each reading ran."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay, self.spans, self.n = delay, [], 0
+
+    def show(self, commands):
+        t = time.monotonic()
+        time.sleep(self.delay)
+        self.n += 1
+        self.spans.append((t, time.monotonic(), threading.current_thread().name))
+        return {c: _stats("GigabitEthernet1/0/1", self.n) for c in commands}
+
+
+def test_background_evidence_is_complete_before_traffic_and_after_it_stopped(tmp_path: Path):
+    sw = SlowSwitch(0.1)
+    ctx = TrialContext(condition="c", congestion=False, trial_dir=tmp_path, local=True, switch=sw, ports=["Gi1/0/1"])
+    meter = SwitchMeter(ctx)
+    t0 = time.monotonic()
+    meter.begin(ctx)
+    assert time.monotonic() - t0 < 0.05  # the reading runs in the background (the capture starts meanwhile)
+    meter.traffic_begin(ctx)
+    traffic_from = time.monotonic()
+    assert sw.spans[0][1] <= traffic_from and meter.evidence.before is not None
+    meter.traffic_end(ctx)
+    assert len(sw.spans) == 1 or sw.spans[1][0] >= traffic_from
+    meter.end(ctx)
+    cols = meter.columns(ctx)
+    assert json.loads(cols["switch_json"])["ports"]["Gi1/0/1"]["policer_out"] == 1
+    assert sw.spans[1][2] == "switch-evidence" and meter.seconds >= 0.2
+
+
+def test_switch_meter_without_traffic_end_reads_after_at_end_and_meterset_skips_missing_hooks(tmp_path: Path):
+    sw = SlowSwitch(0.0)
+    ctx = TrialContext(condition="c", congestion=False, trial_dir=tmp_path, local=True, switch=sw, ports=["Gi1/0/1"])
+    ms = MeterSet(ctx, ["switch", "capture"])  # the capture meter has no traffic_* hooks
+    ms.begin()
+    ms.traffic_begin()
+    ms.end()  # a trial that never reached traffic_end still gets its 'after' reading
+    cols = ms.columns()
+    ms.close()
+    assert not ms.errors and cols["switch_json"] is not None and sw.n == 2
+    ev = TrialEvidence(SlowSwitch(0.05), ["Gi1/0/1"])
+    ev.start(background=True)
+    ev.finish(background=True)  # waits for the first reading before starting the second
+    assert ev.columns()["switch_policer_out"] == 1
+
+
+def test_overhead_summary_medians_per_condition(tmp_path: Path):
+    st = Store(tmp_path / "t.sqlite")
+    st.init([ScheduledTrial(i, c, i, False) for i, c in enumerate(["a", "a", "a", "b"], 1)], {})
+    for i, ov in zip(range(1, 5), [0.2, 0.4, 0.3, 1.0], strict=True):
+        st.record(i, status="done", valid=1, elapsed_s=1.0, phases_json=json.dumps({"workload": 1, "overhead_s": ov}))
+    s = overhead_summary(st)
+    assert s == {"median": 0.35, "n": 4, "conditions": {"a": 0.3, "b": 1.0}}
+    st.close()
+    empty = Store(tmp_path / "e.sqlite")
+    assert overhead_summary(empty) is None
+
+
+class ConfigConn:
+    """A Netmiko-like session in config mode answering typed-ahead lines with their prompts."""
+
+    base_prompt = "Switch"
+
+    def __init__(self, reject: str | None = None) -> None:
+        self.reject, self.out, self.modes = reject, [], []
+
+    def config_mode(self) -> str:
+        self.modes.append("conf t")
+        return ""
+
+    def exit_config_mode(self) -> str:
+        self.modes.append("end")
+        return ""
+
+    def write_channel(self, s: str) -> None:
+        lines = s.splitlines()
+        text = "".join(f"{line}\n" for line in lines)  # the echo, all at once
+        for line in lines:
+            if line == self.reject:
+                text += "                 ^\n% Invalid input detected at '^' marker.\n\n"
+            text += "Switch(config-if)#" if line.startswith(("interface", " ")) else "Switch(config)#"
+        self.out = [text[i:i + 50] for i in range(0, len(text), 50)]
+
+    def read_channel(self) -> str:
+        return self.out.pop(0) if self.out else ""
+
+
+def test_push_batch_sends_config_lines_in_one_write_and_names_a_rejected_line():
+    from qoslab.errors import QoslabError
+    from qoslab.switch.push import _send_batch
+
+    lines = ["mls qos", "interface Gi1/0/1", " mls qos trust dscp", " srr-queue bandwidth share 1 2 3 4"]
+    ok = ConfigConn()
+    _send_batch(ok, lines, 5)
+    assert ok.modes == ["conf t", "end"]
+    bad = ConfigConn(reject=" mls qos trust dscp")
+    with pytest.raises(QoslabError, match=r"rejected `mls qos trust dscp`: % Invalid input"):
+        _send_batch(bad, lines, 5)

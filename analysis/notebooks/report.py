@@ -38,6 +38,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
+from qoslab import reportfidelity as rfid
 from qoslab import reportlib as rl
 from qoslab.campaign.store import Store
 
@@ -109,6 +110,9 @@ def legend(ax: Axes, names: list[str] | None = None, **kw: Any) -> None:
 
 
 display(Markdown(f"# {title}"))
+fidelity_warning = rfid.top_warning(stats)
+if fidelity_warning:
+    display(Markdown(fidelity_warning))
 if camp:
     prov = json.loads((camp / "provenance.json").read_text())
     display(Markdown(f"Campaign folder `{camp.name}`; seed {prov['seed']}; qoslab {prov['qoslab_commit'][:10]}; "
@@ -157,6 +161,22 @@ for head, s in sections.items():
     for rec in s.get("recovery", []):
         display(Markdown(f"**Recovery ratio of {rec['treated']}**: " + rl.recovery_value(rec)
                          + f" of the slowdown from *{rec['baseline']}* to *{rec['congested']}* won back."))
+
+
+# %%
+# emulation fidelity (qoslab.campaign.fidelity): verdicts per condition, trials left out
+if camp and stats.get("fidelity"):
+    fb = stats["fidelity"]
+    display(Markdown("## Emulation fidelity"))
+    display(Markdown("Every trial is judged by the fidelity monitor (10 Hz samples of /proc and the switch ports' "
+                     "tc statistics over the workload window; checks and thresholds in "
+                     "`qoslab.campaign.fidelitycheck`): *invalid* trials are left out of the statistics above "
+                     f"(kept in `trials-all.csv` / `stats-all.json`); {fb['invalid_share']:.0%} of the trials are "
+                     "invalid."))
+    table(pd.DataFrame(rfid.counts_rows(fb, ORDER)))
+    if fb["excluded"]:
+        display(Markdown("**Trials judged invalid**"))
+        table(pd.DataFrame(rfid.excluded_rows(fb)))
 
 
 # %%

@@ -9,7 +9,8 @@ qoslab has four kinds of backend, each a :class:`typing.Protocol` in its own mod
 - ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
 - ``meter`` (:class:`qoslab.campaign.meters.Meter`): a per-trial measurement with its own store
-  columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops).
+  columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops),
+  ``fidelity`` (was the trial emulated faithfully).
 
 Playbooks, topologies and flood files name backends by these names; :meth:`Registry.get` turns a
 name into the backend's factory (a class or function), or raises ConfigError listing the names it
@@ -131,3 +132,4 @@ meters: Registry[Callable[..., object]] = Registry("meter")
 meters.register("switch", "qoslab.campaign.meters:SwitchMeter")
 meters.register("cpu", "qoslab.campaign.meters:CpuMeter")
 meters.register("capture", "qoslab.campaign.meters:CaptureDropsMeter")
+meters.register("fidelity", "qoslab.campaign.fidelity:FidelityMeter")

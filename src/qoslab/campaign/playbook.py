@@ -22,6 +22,7 @@ from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workload import WorkloadSettings
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
+from .fidelitycheck import FidelityThresholds
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -125,6 +126,9 @@ class Playbook(StrictModel):
     workers: Literal["per-campaign", "per-trial"] = Field(
         "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
+    fidelity: FidelityThresholds = Field(default_factory=FidelityThresholds,
+                                         description="thresholds of the fidelity monitor (qoslab.campaign."
+                                                     "fidelitycheck): which trials count as emulated faithfully")
     keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (144 bytes per packet "
                                                     "each) after ITGDec decoded them; kept anyway when decoding failed")
 
@@ -141,6 +145,21 @@ class Playbook(StrictModel):
             return v
         try:
             return SequentialTrials.model_validate(v)
+        except ValidationError as e:
+            err = e.errors()[0]
+            msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
+            raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
+
+    @field_validator("fidelity", mode="before")
+    @classmethod
+    def _fidelity(cls, v: object) -> object:
+        """A mapping of thresholds: its errors name their own field (fidelity.min_flood_ratio, ...)."""
+        if v is None:
+            return FidelityThresholds()
+        if not isinstance(v, dict):
+            raise ValueError("fidelity must be a mapping of thresholds, e.g. {min_flood_ratio: 0.9}")
+        try:
+            return FidelityThresholds.model_validate(v)
         except ValidationError as e:
             err = e.errors()[0]
             msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]

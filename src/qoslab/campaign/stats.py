@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import QoslabError
 from ..topology import repo_root
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
+from .fidelitystats import fidelity_block, is_invalid
 from .playbook import Playbook
 from .stopping import stopping_summary
 from .store import METRICS, Store
@@ -21,10 +22,11 @@ ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
 
 
 
-def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
+def export_csv(store: Store, path: Path, metric: str = "elapsed_s", exclude_invalid: bool = False) -> int:
     """Write ``condition,trial,elapsed_s`` rows of the done, valid, non-warm-up trials (the column
     keeps its name so the statistics read either file; ``metric`` chooses its content, see
-    METRICS); returns the number of rows. Trials without the metric (older stores) are left out.
+    METRICS); returns the number of rows. Trials without the metric (older stores) are left out,
+    and with ``exclude_invalid`` those the fidelity monitor judged invalid (:mod:`.fidelitystats`).
     Raises QoslabError for an unknown metric."""
     if metric not in METRICS:
         raise QoslabError(f"unknown metric {metric!r}: one of {sorted(METRICS)}")
@@ -32,6 +34,8 @@ def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
     with open(path, "w") as f:
         f.write("condition,trial,elapsed_s\n")
         for row in store.trials(counted=True):
+            if exclude_invalid and is_invalid(row):
+                continue
             e = row.metric(metric)
             if e is not None:
                 f.write(f"{row.condition},{row.trial},{e!r}\n")
@@ -97,15 +101,23 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
         what = ", ".join(f"{n} {status}" for status, n in left)
         raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
                           f"`qoslab campaign run --resume {folder}` runs them")
-    if export_csv(store, folder / "trials.csv") < 2:
+    fidelity = fidelity_block(pb, store)
+    drop = bool(fidelity["excluded_applied"])
+    main = export_csv(store, folder / "trials.csv", exclude_invalid=drop)
+    if main < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
     stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
     stopping = stopping_summary(pb, store)
     if stopping is not None:  # which rule stopped each condition, and after how many trials
         stats["stopping"] = stopping
-        (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
-    total = len(store.trials(counted=True))
-    if export_csv(store, folder / "trials-network.csv", "network_s") == total:
+    stats["fidelity"] = fidelity
+    (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
+    for stale in ("trials-all.csv", "stats-all.json"):
+        (folder / stale).unlink(missing_ok=True)
+    if fidelity["excluded"]:  # the second set: every trial, invalid ones included
+        export_csv(store, folder / "trials-all.csv")
+        run_stats(pb, folder / "trials-all.csv", folder / "stats-all.json")
+    if export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop) == main:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
     censoring_stats(pb, store, folder)
     return stats

@@ -197,9 +197,13 @@ def test_counts_warning_and_report_helpers():
 
 
 def test_a_calibration_rate_is_ok_only_when_every_trial_is():
-    ok = {"status": "done", "fidelity": "ok"}
+    ok = {"status": "done", "fidelity": "ok", "condition": "a", "reasons": []}
     assert rate_ok([ok, ok]) and not rate_ok([]) and not rate_ok([ok, {**ok, "fidelity": "degraded"}])
     assert not rate_ok([ok, {**ok, "status": "failed"}])
+    outside = {**ok, "fidelity": "invalid", "reasons": [{"check": "outside_cores"}]}
+    assert rate_ok([ok, outside])  # someone else's build: no evidence about the rate
+    assert not rate_ok([outside, outside])  # no ok trial of the condition left
+    assert not rate_ok([ok, {**outside, "reasons": [{"check": "outside_cores"}, {"check": "flood_ratio"}]}])
 
 
 def test_mesh_echo_packets():

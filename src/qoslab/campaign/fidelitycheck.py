@@ -37,9 +37,10 @@ median idle share of 0.80-0.89, but every compute-bound trial (no congestion, or
 ``thesis``) has 0.00-0.07, because four worker JVMs on two cores saturate them by design, and its
 workers wait 0.57-0.69 of their time in a run queue; with two busy loops outside the testbed the
 idle share is 0.00 everywhere, worker waits 0.68-0.91, and the outside processes take 0.52-1.71
-cores. So the idle-share check is off by default (``min_idle_share: 0``: set it for a
-network-bound workload), the worker-wait check only catches extremes (0.9), and the outside load
-decides (0.25 cores). Ports ran at 0.99-1.01 of the link rate while backlogged, floods arrived
+cores. A later clean compute-bound trial reached a worker wait of 0.95 (its JVMs' many threads
+contend with each other). So the idle-share and worker-wait checks are off by default
+(``min_idle_share: 0``, ``max_worker_wait_share: 1``: set them for a network-bound workload;
+both values are always stored), and the outside load decides (0.25 cores). Ports ran at 0.99-1.01 of the link rate while backlogged, floods arrived
 at 0.92-0.99 of their rate, senders paced within 2 %.
 
 A check without data (no flood, no backlogged sample, no worker) is not judged; a trial where no
@@ -73,8 +74,9 @@ class FidelityThresholds(StrictModel):
                                                                      "and the campaign; above: invalid")
     min_idle_share: float = Field(0.0, ge=0, le=1, description="median idle share of the CPUs per sample; "
                                                                "below: degraded (0 = off, the default: see above)")
-    max_worker_wait_share: float = Field(0.9, ge=0, le=1, description="worker JVMs' run-queue wait / (wait + "
-                                                                       "run); above: degraded")
+    max_worker_wait_share: float = Field(1.0, ge=0, le=1, description="worker JVMs' run-queue wait / (wait + "
+                                                                       "run); above: degraded (1 = off, the "
+                                                                       "default: see above)")
     max_pacing_error: float = Field(0.1, ge=0, le=10, description="|sent / configured packets/s - 1| of a flood "
                                                                   "sender; above: degraded")
     min_samples: int = Field(5, ge=1, le=100_000, description="samples in the workload window; fewer: degraded")

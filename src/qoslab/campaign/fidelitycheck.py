@@ -40,8 +40,9 @@ idle share is 0.00 everywhere, worker waits 0.68-0.91, and the outside processes
 cores. A later clean compute-bound trial reached a worker wait of 0.95 (its JVMs' many threads
 contend with each other). So the idle-share and worker-wait checks are off by default
 (``min_idle_share: 0``, ``max_worker_wait_share: 1``: set them for a network-bound workload;
-both values are always stored), and the outside load decides (0.25 cores). Ports ran at 0.99-1.01 of the link rate while backlogged, floods arrived
-at 0.92-0.99 of their rate, senders paced within 2 %.
+both values are always stored), and the outside load decides (0.25 cores). Ports ran at
+0.99-1.01 of the link rate while backlogged, floods arrived at 0.92-0.99 of their rate, senders
+paced within 2 %.
 
 A check without data (no flood, no backlogged sample, no worker) is not judged; a trial where no
 check could be judged, or not measured on this machine (a real cluster), is ``unknown``.

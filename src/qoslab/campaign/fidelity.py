@@ -18,8 +18,9 @@ campaign (:func:`qoslab.campaign.cpu.outside_processes`); at ``end`` the flood's
 :func:`qoslab.campaign.fidelitycheck.verdict` (checks and thresholds documented there). Off the
 embedded testbed (``ctx.local`` false) the columns say ``unknown`` and why.
 
-Cost: one ``tc`` process and a few dozen small /proc reads per sample, about 2-4 % of one core
-at 10 Hz on this machine (the meter's own CPU time is in ``fidelity_json``).
+Cost: a few dozen small /proc reads and one ``tc`` process per sample; the sampler thread took
+0.04-0.05 of a core at 10 Hz here (its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``;
+the ``tc`` processes are not in it).
 """
 
 from __future__ import annotations

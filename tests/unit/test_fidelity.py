@@ -91,6 +91,13 @@ def test_the_flood_ratio_is_against_the_link_when_the_flood_asks_more():
     assert s["flood_ratio"] == pytest.approx(0.99)
 
 
+def test_the_cpu_confound_degrades():
+    """Flood processes + forwarding over a quarter of the cores (50 Mbit/s here): degraded."""
+    v, reasons, s = verdict(_clean(emulation_cores=1.03, cores=2), TH)
+    assert v == "degraded" and reasons[0].check == "emulation_share" and s["emulation_share"] == pytest.approx(0.515)
+    assert verdict(_clean(emulation_cores=1.03, cores=8), TH)[0] == "ok"  # more cores: the same load fits
+
+
 def test_idle_share_is_off_by_default_and_judged_when_set():
     m = _clean(idle_shares=[0.0] * 20)
     assert verdict(m, TH)[0] == "ok"
@@ -106,7 +113,7 @@ def test_too_few_samples_degrade_and_no_data_is_unknown():
 
 def test_parsers_of_proc_and_tc():
     stat = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\n"
-    assert parse_cpu_total(stat) == (850, 1000)
+    assert parse_cpu_total(stat) == (850, 1000, 0)
     assert parse_psi_some("some avg10=1.0 avg60=0 avg300=0 total=123456\nfull avg10=0 total=0\n") == 123456
     doc = [{"kind": "htb", "handle": "1:", "dev": "Gi1-0-1", "root": True, "bytes": 1000, "packets": 10,
             "drops": 2, "backlog": 3000},

@@ -3,7 +3,8 @@
 A sampler thread runs over the workload window (``window_begin`` .. ``window_end``) every
 ``period_s`` (0.1 s = 10 Hz, the playbook's ``fidelity.period_s``) and reads, per sample:
 
-- ``/proc/stat`` (all CPUs): the share of CPU time idle in the interval;
+- ``/proc/stat`` (all CPUs): the share of CPU time idle in the interval, and softirq time (the
+  namespaces' forwarding);
 - ``/proc/pressure/cpu`` (PSI ``some``): the share of the interval in which some runnable task
   waited for a core;
 - ``/proc/PID/task/*/schedstat`` of the worker JVMs (and their children): time on a CPU and time
@@ -13,8 +14,8 @@ A sampler thread runs over the workload window (``window_begin`` .. ``window_end
   qdiscs), from which the departure rate of each interval is compared with the link rate.
 
 At the window's ends it also reads the CPU time of processes outside the testbed and this
-campaign (:func:`qoslab.campaign.cpu.outside_processes`); at ``end`` the flood's achieved rates
-(``ctx.flood_result``) against its definition (``ctx.flood.flows``). The verdict is the pure
+campaign (:func:`qoslab.campaign.cpu.outside_processes`) and of the flood's processes; at
+``end`` the flood's achieved rates (``ctx.flood_result``) against its definition (``ctx.flood.flows``). The verdict is the pure
 :func:`qoslab.campaign.fidelitycheck.verdict` (checks and thresholds documented there). Off the
 embedded testbed (``ctx.local`` false) the columns say ``unknown`` and why.
 
@@ -47,18 +48,18 @@ COLUMNS: dict[str, str] = {
     "fidelity": "TEXT", "fidelity_reasons": "TEXT", "fidelity_samples": "INTEGER",
     "fidelity_idle_min": "REAL", "fidelity_idle_median": "REAL", "fidelity_cpu_wait_s": "REAL",
     "fidelity_cpu_wait_share": "REAL", "fidelity_psi_some": "REAL", "fidelity_outside_cores": "REAL",
-    "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER", "fidelity_drops": "INTEGER",
+    "fidelity_emulation_share": "REAL", "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER", "fidelity_drops": "INTEGER",
     "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT"}
 
 
-def parse_cpu_total(text: str) -> tuple[int, int]:
-    """(idle + iowait ticks, all ticks) of the aggregate ``cpu`` line of /proc/stat. Pure."""
+def parse_cpu_total(text: str) -> tuple[int, int, int]:
+    """(idle + iowait ticks, all ticks, softirq ticks) of the aggregate ``cpu`` line of /proc/stat. Pure."""
     for line in text.splitlines():
         parts = line.split()
         if parts and parts[0] == "cpu":
             vals = [int(x) for x in parts[1:9]]
-            return vals[3] + vals[4], sum(vals)
-    return 0, 0
+            return vals[3] + vals[4], sum(vals), vals[6]
+    return 0, 0, 0
 
 
 def parse_psi_some(text: str) -> int | None:
@@ -120,7 +121,7 @@ class Sampler:
 
     def __init__(self, switch_ns: str, period_s: float, worker_pids: list[int]) -> None:
         self.switch_ns, self.period_s, self.worker_pids = switch_ns, period_s, worker_pids
-        self.cpu: list[tuple[float, int, int, int | None]] = []  # t, idle ticks, all ticks, psi us
+        self.cpu: list[tuple[float, int, int, int | None, int]] = []  # t, idle, all, psi us, softirq
         self.tc: list[tuple[float, dict[str, Any]]] = []
         self.threads_start: dict[tuple[int, int], tuple[int, int]] = {}
         self.threads: dict[tuple[int, int], tuple[int, int]] = {}
@@ -152,12 +153,12 @@ class Sampler:
         """One sample of /proc and tc (errors are kept, never raised)."""
         t = time.monotonic()
         try:
-            idle, total = parse_cpu_total(Path("/proc/stat").read_text())
+            idle, total, softirq = parse_cpu_total(Path("/proc/stat").read_text())
             try:
                 psi = parse_psi_some(Path("/proc/pressure/cpu").read_text())
             except OSError:
                 psi = None
-            self.cpu.append((t, idle, total, psi))
+            self.cpu.append((t, idle, total, psi, softirq))
             self.threads.update(thread_schedstat(self.worker_pids))
             p = subprocess.run(["tc", "-n", self.switch_ns, "-s", "-j", "qdisc", "show"], capture_output=True,
                                text=True, timeout=2)
@@ -187,6 +188,10 @@ class Sampler:
         if len(self.cpu) < 2 or self.cpu[0][3] is None or self.cpu[-1][3] is None:
             return None
         return (self.cpu[-1][3] - self.cpu[0][3]) / 1e6 / max(self.cpu[-1][0] - self.cpu[0][0], 1e-6)
+
+    def softirq_s(self, hz: float) -> float | None:
+        """Softirq CPU seconds (all cores) over the window (the namespaces' forwarding)."""
+        return (self.cpu[-1][4] - self.cpu[0][4]) / hz if len(self.cpu) >= 2 else None
 
     def worker_times(self) -> tuple[float, float] | None:
         """(run s, wait s) of the worker threads over the window, or None without workers."""
@@ -218,15 +223,27 @@ class FidelityMeter(BaseMeter):
         self.th: FidelityThresholds = getattr(pb, "fidelity", None) or FidelityThresholds()
         self.sampler: Sampler | None = None
         self.outside: list[tuple[float, dict[tuple[int, int], int]]] = []
+        self.flood_pids: list[int] = []
+        self.flood_ticks: list[dict[tuple[int, int], int]] = []
         self.hz = float(os.sysconf("SC_CLK_TCK"))
 
     def _outside(self) -> None:
         self.outside.append((time.monotonic(), cpu.outside_processes(set(descendants(os.getpid())))))
+        ticks = {}
+        for p in self.flood_pids:
+            try:
+                r = cpu.parse_pid_stat(Path(f"/proc/{p}/stat").read_text())
+            except OSError:
+                continue
+            if r is not None:
+                ticks[(p, r[1])] = r[0]
+        self.flood_ticks.append(ticks)
 
     def window_begin(self, ctx: TrialContext) -> None:
         """Start sampling (only on the embedded testbed)."""
         if not ctx.local or ctx.topology is None:
             return
+        self.flood_pids = sorted({d for pid in cpu.flood_processes(ctx.flood).values() for d in descendants(pid)})
         self._outside()
         self.sampler = Sampler(switch_namespace(ctx.topology.name), self.th.period_s,
                                [int(p.pid) for p in ctx.workers.values()])
@@ -261,6 +278,11 @@ class FidelityMeter(BaseMeter):
             (t0, a), (t1, b) = self.outside
             m.window_s = t1 - t0
             m.outside_cores = sum(v - a.get(k, 0) for k, v in b.items()) / self.hz / max(t1 - t0, 1e-6)
+            fa, fb = self.flood_ticks
+            flood_s = sum(v - fa[k] for k, v in fb.items() if k in fa) / self.hz
+            soft = s.softirq_s(self.hz)
+            if soft is not None:
+                m.emulation_cores, m.cores = (flood_s + soft) / max(t1 - t0, 1e-6), os.cpu_count() or 1
         return m
 
     def columns(self, ctx: TrialContext) -> dict[str, Any]:
@@ -280,6 +302,7 @@ class FidelityMeter(BaseMeter):
                     "fidelity_idle_min": r4(s["idle_min"]), "fidelity_idle_median": r4(s["idle_median"]),
                     "fidelity_cpu_wait_s": r4(m.worker_wait_s), "fidelity_cpu_wait_share": r4(s["worker_wait_share"]),
                     "fidelity_psi_some": r4(m.psi_some_share), "fidelity_outside_cores": r4(m.outside_cores),
+                    "fidelity_emulation_share": r4(s["emulation_share"]),
                     "fidelity_port_util": r4(s["port_util"]), "fidelity_backlogged": s["backlogged"],
                     "fidelity_drops": s["drops"], "fidelity_flood_ratio": r4(s["flood_ratio"]),
                     "fidelity_pacing_error": r4(s["pacing_error"]),

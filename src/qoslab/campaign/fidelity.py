@@ -15,8 +15,8 @@ A sampler thread runs over the workload window (``window_begin`` .. ``window_end
 
 At the window's ends it also reads the CPU time of processes outside the testbed and this
 campaign (:func:`qoslab.campaign.cpu.outside_processes`) and of the flood's processes; at
-``end`` the flood's achieved rates (``ctx.flood_result``) against its definition (``ctx.flood.flows``). The verdict is the pure
-:func:`qoslab.campaign.fidelitycheck.verdict` (checks and thresholds documented there). Off the
+``end`` the flood's achieved rates (``ctx.flood_result``) against its definition
+(``ctx.flood.flows``). The verdict is the pure :func:`qoslab.campaign.fidelitycheck.verdict` (checks and thresholds documented there). Off the
 embedded testbed (``ctx.local`` false) the columns say ``unknown`` and why.
 
 Cost: a few dozen small /proc reads and one ``tc`` process per sample; the sampler thread took
@@ -48,7 +48,8 @@ COLUMNS: dict[str, str] = {
     "fidelity": "TEXT", "fidelity_reasons": "TEXT", "fidelity_samples": "INTEGER",
     "fidelity_idle_min": "REAL", "fidelity_idle_median": "REAL", "fidelity_cpu_wait_s": "REAL",
     "fidelity_cpu_wait_share": "REAL", "fidelity_psi_some": "REAL", "fidelity_outside_cores": "REAL",
-    "fidelity_emulation_share": "REAL", "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER", "fidelity_drops": "INTEGER",
+    "fidelity_emulation_share": "REAL", "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER",
+    "fidelity_drops": "INTEGER",
     "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT"}
 
 

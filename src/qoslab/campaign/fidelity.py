@@ -16,8 +16,9 @@ A sampler thread runs over the workload window (``window_begin`` .. ``window_end
 At the window's ends it also reads the CPU time of processes outside the testbed and this
 campaign (:func:`qoslab.campaign.cpu.outside_processes`) and of the flood's processes; at
 ``end`` the flood's achieved rates (``ctx.flood_result``) against its definition
-(``ctx.flood.flows``). The verdict is the pure :func:`qoslab.campaign.fidelitycheck.verdict` (checks and thresholds documented there). Off the
-embedded testbed (``ctx.local`` false) the columns say ``unknown`` and why.
+(``ctx.flood.flows``). The verdict is the pure :func:`qoslab.campaign.fidelitycheck.verdict`
+(checks and thresholds documented there). Off the embedded testbed (``ctx.local`` false) the
+columns say ``unknown`` and why.
 
 Cost: a few dozen small /proc reads and one ``tc`` process per sample; the sampler thread took
 0.04-0.05 of a core at 10 Hz here (its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``;

@@ -40,7 +40,8 @@ from .sweep import rate_label, variant_topology
 DEFAULT_RATES = (10_000_000, 20_000_000, 50_000_000, 100_000_000)
 #: Per-trial numbers kept as evidence (fidelity columns).
 EVIDENCE = ("fidelity_port_util", "fidelity_flood_ratio", "fidelity_pacing_error", "fidelity_outside_cores",
-            "fidelity_idle_median", "fidelity_cpu_wait_share", "fidelity_emulation_share", "fidelity_psi_some", "fidelity_samples")
+            "fidelity_idle_median", "fidelity_cpu_wait_share", "fidelity_emulation_share", "fidelity_psi_some",
+            "fidelity_samples")
 
 
 def machine_facts() -> dict[str, Any]:

@@ -215,12 +215,14 @@ def testbed_calibrate(playbook: Path = typer.Argument(..., help="Campaign playbo
     folder = out or Path("results/calibrate") / f"{playbook.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     res = calibrate_link(playbook, folder, ladder, trials, log=lambda s: console.print(f"  {s}", markup=False))
     tab = Table(title=f"link-rate calibration on {res['machine']['nproc']} cores ({res['machine']['cpu_model']})")
-    for c in ("rate", "verdicts", "port util (min)", "flood ratio (min)", "outside cores (max)", "seconds"):
+    for c in ("rate", "verdicts", "port util (min)", "flood ratio (min)", "emulation share (max)",
+              "outside cores (max)", "seconds"):
         tab.add_column(c)
     for e in res["evidence"]:
         verdicts = ", ".join(f"{k} {v}" for k, v in e["verdicts"].items() if v)
         tab.add_row(e["rate"], ("[green]" if e["ok"] else "[red]") + verdicts + "[/]",
                     _extreme(e["trials"], "port_util", min), _extreme(e["trials"], "flood_ratio", min),
+                    _extreme(e["trials"], "emulation_share", max),
                     _extreme(e["trials"], "outside_cores", max), f"{e['seconds']:.0f}")
     console.print(tab)
     if res["chosen_rate"] is None:

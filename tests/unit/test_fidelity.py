@@ -220,3 +220,15 @@ def test_mesh_echo_packets():
     reply = bytes([0]) + pkt[1:]
     assert parse_reply(ip + reply) == ("198.18.0.9", 0x1234, 7, b"abcdefgh")
     assert parse_reply(ip + pkt) is None  # an echo request is not a reply
+
+
+def test_the_arp_cache_limit_is_raised_for_a_big_mesh_and_never_lowered(tmp_path):
+    from qoslab.testbed.core import ensure_neighbour_capacity
+
+    for i, v in ((1, 128), (2, 512), (3, 1024)):
+        (tmp_path / f"gc_thresh{i}").write_text(f"{v}\n")
+    assert ensure_neighbour_capacity(56, tmp_path) is None  # 8 hosts: 56 + 512 headroom fits
+    note = ensure_neighbour_capacity(96 * 95, tmp_path)
+    assert "1024 to 9632" in note
+    assert (tmp_path / "gc_thresh3").read_text() == "9632" and (tmp_path / "gc_thresh2").read_text() == "9632"
+    assert ensure_neighbour_capacity(48 * 47, tmp_path) is None and (tmp_path / "gc_thresh3").read_text() == "9632"

@@ -26,6 +26,8 @@ def testbed_up(topology: Path | None = TopologyOpt,
     rep = tb.up()
     if rep.stale_removed:
         console.print(f"removed {len(rep.stale_removed)} stale namespaces of an earlier run")
+    for note in rep.notes:
+        console.print(note)
     if rep.built:
         console.print(f"[green]testbed {tb.topo.name} up[/]: {len(tb.topo.hosts)} hosts, "
                       f"{len(tb.plan.namespaces)} namespaces, {format_rate(tb.topo.link.rate)} links "

@@ -7,6 +7,8 @@ runner), one congested-fifo condition, two trials."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ import yaml
 from qoslab.campaign import ANALYSIS_JAR, Runner, Store
 from qoslab.campaign.folder import create
 from qoslab.campaign.playbook import load_playbook
+from qoslab.testbed.procs import cmdline
 
 from .conftest import netns_snapshot
 
@@ -42,6 +45,15 @@ def _campaign(tmp_path: Path, topo: Path, name: str) -> list[dict]:
                                       "fidelity_samples", "fidelity_idle_median")}} for r in rows]
 
 
+def _outside_hog() -> int:
+    """A busy loop that is not this process's descendant (the monitor counts this process's own
+    children as the campaign's, not as outside load): started through a shell that exits, so it
+    is re-parented; returns its PID."""
+    out = subprocess.run(["sh", "-c", f"{sys.executable} -c 'while True: pass' qoslab-test-hog >/dev/null 2>&1 & "
+                                      "echo $!"], capture_output=True, text=True, check=True).stdout
+    return int(out.strip())
+
+
 def _checks(row: dict) -> set[str]:
     return {r["check"] for r in row["reasons"]}
 
@@ -50,13 +62,13 @@ def test_a_cpu_hog_makes_the_trial_invalid_and_without_it_the_trial_is_ok(tmp_pa
     before = netns_snapshot()
     topo = topo_file("f")
     clean = _campaign(tmp_path, topo, "clean")
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]  # both cores
+    hogs = [_outside_hog() for _ in range(2)]  # both cores
     try:
         hogged = _campaign(tmp_path, topo, "hogged")
     finally:
-        for p in hogs:  # by PID, never by name
-            p.kill()
-            p.wait()
+        for pid in hogs:  # by PID, never by name
+            if "qoslab-test-hog" in " ".join(cmdline(pid)):
+                os.kill(pid, signal.SIGKILL)
     print("clean", clean, "\nhogged", hogged)
     assert all(r["status"] == "done" for r in clean + hogged)
     for r in hogged:

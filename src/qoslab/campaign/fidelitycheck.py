@@ -23,7 +23,9 @@ outside_cores     CPU of processes outside the testbed and this campaign (other 
                   users' builds, a CPU hog), cores averaged over the window       -> invalid
 emulation_share   CPU the emulation itself takes from the workload: the flood's   > max_emulation_
                   processes plus softirq (forwarding), as a share of all cores    share -> degraded
-                  (on a real cluster both run on other hardware)
+                  (on a real cluster both run on other hardware); it can exceed
+                  1: with tick accounting a softirq tick is also the interrupted
+                  task's stime (:mod:`.cpu`), so loaded senders count twice
 idle_share        median share of the machine's CPU time idle per sample          < min_idle_share
                                                                                   -> degraded
 worker_wait_share the worker JVMs' run-queue wait / (wait + run) over the window  > max_worker_wait_

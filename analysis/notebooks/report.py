@@ -170,9 +170,11 @@ if camp and stats.get("fidelity"):
     display(Markdown("## Emulation fidelity"))
     display(Markdown("Every trial is judged by the fidelity monitor (10 Hz samples of /proc and the switch ports' "
                      "tc statistics over the workload window; checks and thresholds in "
-                     "`qoslab.campaign.fidelitycheck`): *invalid* trials are left out of the statistics above "
-                     f"(kept in `trials-all.csv` / `stats-all.json`); {fb['invalid_share']:.0%} of the trials are "
-                     "invalid."))
+                     "`qoslab.campaign.fidelitycheck`): *invalid* trials are "
+                     + ("left out of the statistics above" if fb["excluded_applied"] or not fb["excluded"] else
+                        "**not** left out here (see the warning at the top)")
+                     + f" (all trials: `trials-all.csv` / `stats-all.json`); {fb['invalid_share']:.0%} of the "
+                     "trials are invalid."))
     table(pd.DataFrame(rfid.counts_rows(fb, ORDER)))
     if fb["excluded"]:
         display(Markdown("**Trials judged invalid**"))

@@ -40,6 +40,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator
 
 from qoslab import reportcalls as rc
 from qoslab import reportfactors as rf
+from qoslab import reportfidelity as rfid
 from qoslab import reportlib as rl
 from qoslab.campaign.store import Store
 
@@ -111,6 +112,9 @@ def legend(ax: Axes, names: list[str] | None = None, **kw: Any) -> None:
 
 
 display(Markdown(f"# {title}"))
+fidelity_warning = rfid.top_warning(stats)
+if fidelity_warning:
+    display(Markdown(fidelity_warning))
 if camp:
     prov = json.loads((camp / "provenance.json").read_text())
     display(Markdown(f"Campaign folder `{camp.name}`; seed {prov['seed']}; qoslab {prov['qoslab_commit'][:10]}; "
@@ -181,6 +185,21 @@ if main.get("factorial"):
         ax.set_xticks(xs, [p[0] for p in pts], fontsize=8)
         ax.set_ylabel("recovery (BCa 95 %)")
         show(fig, "factorial-recovery.png")
+# emulation fidelity (qoslab.campaign.fidelity): verdicts per condition, trials left out
+if camp and stats.get("fidelity"):
+    fb = stats["fidelity"]
+    display(Markdown("## Emulation fidelity"))
+    display(Markdown("Every trial is judged by the fidelity monitor (10 Hz samples of /proc and the switch ports' "
+                     "tc statistics over the workload window; checks and thresholds in "
+                     "`qoslab.campaign.fidelitycheck`): *invalid* trials are "
+                     + ("left out of the statistics above" if fb["excluded_applied"] or not fb["excluded"] else
+                        "**not** left out here (see the warning at the top)")
+                     + f" (all trials: `trials-all.csv` / `stats-all.json`); {fb['invalid_share']:.0%} of the "
+                     "trials are invalid."))
+    table(pd.DataFrame(rfid.counts_rows(fb, ORDER)))
+    if fb["excluded"]:
+        display(Markdown("**Trials judged invalid**"))
+        table(pd.DataFrame(rfid.excluded_rows(fb)))
 
 
 # %%

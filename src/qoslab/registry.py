@@ -10,7 +10,7 @@ qoslab has four kinds of backend, each a :class:`typing.Protocol` in its own mod
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
 - ``meter`` (:class:`qoslab.campaign.meters.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
-  latency, manager and wire);
+  latency, manager and wire), ``fidelity`` (was the trial emulated faithfully);
 - ``workload`` (:class:`qoslab.workloads.base.Workload`): what a trial measures: ``raytracer``
   (the default), ``matmul``, ``pingpong``, ``command`` (the user's own program).
 
@@ -134,6 +134,7 @@ meters: Registry[Callable[..., object]] = Registry("meter")
 meters.register("switch", "qoslab.campaign.meters:SwitchMeter")
 meters.register("cpu", "qoslab.campaign.meters:CpuMeter")
 meters.register("capture", "qoslab.campaign.meters:CaptureDropsMeter")
+meters.register("fidelity", "qoslab.campaign.fidelity:FidelityMeter")
 meters.register("calls", "qoslab.campaign.callmeter:CallMeter")
 
 #: Workloads: ``factory() -> Workload``; a playbook's ``workload: {kind: NAME, ...}`` names one.

@@ -24,7 +24,7 @@ campaign folder is opened, so adding a meter is one module and one registration:
 
 A meter must never fail a trial: an exception in a hook is caught by :class:`MeterSet`, logged,
 and the meter's columns are left NULL for that trial (its ``error`` names the hook). Meters run
-in registration order (built-ins: ``switch``, ``cpu``, ``capture``).
+in registration order (built-ins: ``switch``, ``cpu``, ``capture``, ``fidelity``).
 
 Built-in meters (their column definitions live with the code that computes them):
 
@@ -35,7 +35,9 @@ Built-in meters (their column definitions live with the code that computes them)
 - ``cpu`` (:class:`CpuMeter`): CPU time of flood, workers, forwarding and other load over the
   workload window (:mod:`.cpu`, columns ``cpu_*``); NULL off the embedded testbed;
 - ``capture`` (:class:`CaptureDropsMeter`): the live capture's packet accounting (:mod:`.drops`,
-  columns ``capture_*``); NULL for trials without a capture.
+  columns ``capture_*``); NULL for trials without a capture;
+- ``fidelity`` (:class:`qoslab.campaign.fidelity.FidelityMeter`): whether the trial was emulated
+  faithfully (CPU headroom, bottleneck departure rate, flood rate; columns ``fidelity*``).
 """
 
 from __future__ import annotations
@@ -65,7 +67,10 @@ class TrialContext:
       BackgroundProcess}`` of the worker JVMs; ``result``: the workload's result dict;
       ``flood_result``: the generator's FloodResult; ``capture_summary``: the capture's
       summary.json as a dict (None without a capture);
-    - ``log``: a callback for one line of campaign log.
+    - ``log``: a callback for one line of campaign log;
+    - ``topology`` (:class:`qoslab.topology.Topology`) and ``playbook``
+      (:class:`qoslab.campaign.playbook.Playbook`) of the campaign (None when not given), for
+      meters that need the link rate, the testbed's names or their own playbook settings.
     """
 
     condition: str
@@ -80,6 +85,8 @@ class TrialContext:
     flood_result: Any = None
     capture_summary: dict[str, Any] | None = None
     log: Callable[[str], None] = lambda s: None
+    topology: Any = None
+    playbook: Any = None
 
 
 @runtime_checkable

@@ -24,6 +24,7 @@ from ..topology import canonical_port, repo_root
 from ..workloads import WorkloadBase, kind_of, settings_of
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
 from .factors import condition_flood, expand_factors, flood_ref
+from .fidelitycheck import FidelityThresholds
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -140,6 +141,9 @@ class Playbook(StrictModel):
     workers: Literal["per-campaign", "per-trial"] = Field(
         "per-campaign", description="worker JVMs kept up across trials (warm JIT, one JVM start per trial) "
                                     "or started fresh for every trial (as the thesis's JavaParty runs)")
+    fidelity: FidelityThresholds = Field(default_factory=FidelityThresholds,
+                                         description="thresholds of the fidelity monitor (qoslab.campaign."
+                                                     "fidelitycheck): which trials count as emulated faithfully")
     keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (144 bytes per packet "
                                                     "each) after ITGDec decoded them; kept anyway when decoding failed")
 
@@ -172,6 +176,21 @@ class Playbook(StrictModel):
         """Validate with the backend's settings model (``kind``; none = raytracer); errors name the
         nested field (workload.mechanism, ...)."""
         return _workload_settings(v)
+
+    @field_validator("fidelity", mode="before")
+    @classmethod
+    def _fidelity(cls, v: object) -> object:
+        """A mapping of thresholds: its errors name their own field (fidelity.min_flood_ratio, ...)."""
+        if v is None:
+            return FidelityThresholds()
+        if not isinstance(v, dict):
+            raise ValueError("fidelity must be a mapping of thresholds, e.g. {min_flood_ratio: 0.9}")
+        try:
+            return FidelityThresholds.model_validate(v)
+        except ValidationError as e:
+            err = e.errors()[0]
+            msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
+            raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
 
     @field_validator("capture", mode="before")
     @classmethod

@@ -16,6 +16,7 @@ from ..topology import repo_root
 from .callstats import run_call_stats
 from .censoring import censored_attempts, censoring_summary, write_censored_csv
 from .factorial import factorial_block
+from .fidelitystats import fidelity_block, is_invalid
 from .playbook import Playbook
 from .stopping import stopping_summary
 from .store import METRICS, Store
@@ -23,10 +24,11 @@ from .store import METRICS, Store
 ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
 
 
-def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
+def export_csv(store: Store, path: Path, metric: str = "elapsed_s", exclude_invalid: bool = False) -> int:
     """Write ``condition,trial,elapsed_s`` rows of the done, valid, non-warm-up trials (the column
     keeps its name so the statistics read either file; ``metric`` chooses its content, see
-    METRICS); returns the number of rows. Trials without the metric (older stores) are left out.
+    METRICS); returns the number of rows. Trials without the metric (older stores) are left out,
+    and with ``exclude_invalid`` those the fidelity monitor judged invalid (:mod:`.fidelitystats`).
     Raises QoslabError for an unknown metric."""
     if metric not in METRICS:
         raise QoslabError(f"unknown metric {metric!r}: one of {sorted(METRICS)}")
@@ -34,6 +36,8 @@ def export_csv(store: Store, path: Path, metric: str = "elapsed_s") -> int:
     with open(path, "w") as f:
         f.write("condition,trial,elapsed_s\n")
         for row in store.trials(counted=True):
+            if exclude_invalid and is_invalid(row):
+                continue
             e = row.metric(metric)
             if e is not None:
                 f.write(f"{row.condition},{row.trial},{e!r}\n")
@@ -99,38 +103,54 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
     trials-network.csv + stats-network.json (network wait, see METRICS); with the manager's call
     times, calls.jsonl + calls-stats.json and their summary in stats.json's ``calls``
-    (:mod:`.callstats`). Returns stats.json.
-    Raises QoslabError when a trial is not done (failed, pending or interrupted: no statistics over
-    unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials exist. Trials a
-    sequential campaign skipped are absent, not missing; what stopped it is stats.json's
-    ``stopping`` (:func:`.stopping.stopping_summary`)."""
+    (:mod:`.callstats`); the fidelity verdicts in ``fidelity`` (trials judged invalid are left out
+    of the main statistics; with any, trials-all.csv + stats-all.json hold every trial). Returns
+    stats.json. Raises QoslabError when a trial is not done (failed, pending or interrupted: no
+    statistics over unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials
+    exist. Trials a sequential campaign skipped are absent, not missing; what stopped it is
+    stats.json's ``stopping`` (:func:`.stopping.stopping_summary`)."""
     left = sorted((s, n) for s, n in store.counts().items() if s not in ("done", "skipped"))
     if left:
         what = ", ".join(f"{n} {status}" for status, n in left)
         raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
                           f"`qoslab campaign run --resume {folder}` runs them")
-    if export_csv(store, folder / "trials.csv") < 2:
+    fidelity = fidelity_block(pb, store)
+    drop = bool(fidelity["excluded_applied"])
+    main = export_csv(store, folder / "trials.csv", exclude_invalid=drop)
+    if main < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
     stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
-    stopping = stopping_summary(pb, store)
-    if stopping is not None:  # which rule stopped each condition, and after how many trials
-        stats["stopping"] = stopping
-    calls = run_call_stats(store, folder, *plan_comparisons(pb))
-    if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
-        stats["calls"] = calls
-    factorial = factorial_block(pb, stats, folder / "trials.csv")
-    if factorial is not None:  # recoveries per level of the other factors and their differences
-        stats["factorial"] = factorial
-    overhead = overhead_summary(store)
-    if overhead is not None:  # the harness's cost per trial (phases_json's overhead_s)
-        stats["overhead_s"] = overhead
-    if any(x is not None for x in (stopping, calls, factorial, overhead)):
-        (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
-    total = len(store.trials(counted=True))
-    if export_csv(store, folder / "trials-network.csv", "network_s") == total:
+    stats.update(_blocks(pb, store, folder, stats))
+    stats["fidelity"] = fidelity
+    (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
+    for stale in ("trials-all.csv", "stats-all.json"):
+        (folder / stale).unlink(missing_ok=True)
+    if fidelity["excluded"]:  # the second set: every trial, invalid ones included
+        export_csv(store, folder / "trials-all.csv")
+        run_stats(pb, folder / "trials-all.csv", folder / "stats-all.json")
+    if export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop) == main:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
     censoring_stats(pb, store, folder)
     return stats
+
+
+def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any]) -> dict[str, Any]:
+    """stats.json's optional blocks: ``stopping`` (sequential campaigns), ``calls`` (per-call
+    latency tails), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost)."""
+    out: dict[str, Any] = {}
+    stopping = stopping_summary(pb, store)
+    if stopping is not None:  # which rule stopped each condition, and after how many trials
+        out["stopping"] = stopping
+    calls = run_call_stats(store, folder, *plan_comparisons(pb))
+    if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
+        out["calls"] = calls
+    factorial = factorial_block(pb, stats, folder / "trials.csv")
+    if factorial is not None:  # recoveries per level of the other factors and their differences
+        out["factorial"] = factorial
+    overhead = overhead_summary(store)
+    if overhead is not None:  # the harness's cost per trial (phases_json's overhead_s)
+        out["overhead_s"] = overhead
+    return out
 
 
 def overhead_summary(store: Store) -> dict[str, Any] | None:

@@ -184,7 +184,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     flows = defn.flows if defn is not None else []
     hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
     ctx = TrialContext(condition=cond.name, congestion=cond.congestion, trial_dir=tdir, local=env.testbed is not None,
-                       switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log)
+                       switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log,
+                       topology=env.topo, playbook=env.pb)
     meters = MeterSet(ctx)
     try:
         meters.begin()

@@ -157,9 +157,19 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if (folder / "stats-network.json").exists():
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
+    _print_fidelity(stats.get("fidelity"))
     with console.status("executing the report notebook ..."):
         page = campaign_report(folder)
     console.print(f"campaign folder: {folder}\nreport: {page}")
+
+
+def _print_fidelity(block: dict[str, Any] | None) -> None:
+    """The fidelity monitor's counts per condition, the trials left out, and the warning."""
+    from ..campaign.fidelitystats import console_lines
+
+    for line in console_lines(block):
+        style = "bold red" if line.startswith("WARNING") else None
+        console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)") -> None:

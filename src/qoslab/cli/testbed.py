@@ -26,6 +26,8 @@ def testbed_up(topology: Path | None = TopologyOpt,
     rep = tb.up()
     if rep.stale_removed:
         console.print(f"removed {len(rep.stale_removed)} stale namespaces of an earlier run")
+    for note in rep.notes:
+        console.print(note)
     if rep.built:
         console.print(f"[green]testbed {tb.topo.name} up[/]: {len(tb.topo.hosts)} hosts, "
                       f"{len(tb.plan.namespaces)} namespaces, {format_rate(tb.topo.link.rate)} links "
@@ -194,3 +196,44 @@ def testbed_selftest(topology: Path | None = TopologyOpt,
         if not keep:
             testbed_down(topology)
     raise typer.Exit(0 if good else 1)
+
+
+@app.command("calibrate")
+def testbed_calibrate(playbook: Path = typer.Argument(..., help="Campaign playbook, e.g. playbooks/quick.yaml."),
+                      rates: str = typer.Option("10Mbit,20Mbit,50Mbit,100Mbit",
+                                                help="Link rates to try, lowest first (comma-separated)."),
+                      trials: int = typer.Option(2, min=2, help="Trials per congested condition and rate."),
+                      out: Path | None = typer.Option(None, help="Folder (default results/calibrate/NAME-TIME)."),
+                      ) -> None:
+    """Find the highest link rate this machine emulates faithfully for the playbook's congested
+    conditions (the fidelity monitor ok on every trial); write a topology variant at that rate and
+    calibration.json with the per-rate evidence and the machine's facts."""
+    import time
+
+    from ..campaign.linkcal import calibrate_link
+    from ..units import parse_rate
+
+    ladder = [parse_rate(r.strip()) for r in rates.split(",") if r.strip()]
+    folder = out or Path("results/calibrate") / f"{playbook.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    res = calibrate_link(playbook, folder, ladder, trials, log=lambda s: console.print(f"  {s}", markup=False))
+    tab = Table(title=f"link-rate calibration on {res['machine']['nproc']} cores ({res['machine']['cpu_model']})")
+    for c in ("rate", "verdicts", "port util (min)", "flood ratio (min)", "emulation share (max)",
+              "outside cores (max)", "seconds"):
+        tab.add_column(c)
+    for e in res["evidence"]:
+        verdicts = ", ".join(f"{k} {v}" for k, v in e["verdicts"].items() if v)
+        tab.add_row(e["rate"], ("[green]" if e["ok"] else "[red]") + verdicts + "[/]",
+                    _extreme(e["trials"], "port_util", min), _extreme(e["trials"], "flood_ratio", min),
+                    _extreme(e["trials"], "emulation_share", max),
+                    _extreme(e["trials"], "outside_cores", max), f"{e['seconds']:.0f}")
+    console.print(tab)
+    if res["chosen_rate"] is None:
+        console.print(f"[red]no rate of {rates} was emulated faithfully[/]; evidence in {folder}/calibration.json")
+        raise typer.Exit(1)
+    console.print(f"chosen link rate: [bold]{res['chosen_rate']}/s[/] in {res['seconds']:.0f} s; topology "
+                  f"{res['topology_file']} (use it as the playbook's topology:), evidence {folder}/calibration.json")
+
+
+def _extreme(trials: list[dict], key: str, pick) -> str:  # noqa: ANN001 - min or max
+    vals = [t[key] for t in trials if t.get(key) is not None]
+    return f"{pick(vals):.3f}" if vals else "n/a"

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
@@ -37,18 +38,45 @@ from .statedir import campaign_running, private_dir, state_dir
 
 #: Seconds the virtual Catalyst may take to listen on its management endpoint.
 SWITCH_START_TIMEOUT_S = 15.0
+#: The kernel's ARP cache limits. The table is one for the whole machine, all network namespaces
+#: together (``ip ntable show name arp_cache``): past ``gc_thresh3`` (1024 by default) new entries
+#: are refused ("neighbour: arp_cache: neighbor table overflow!") and those hosts cannot reach each
+#: other. A full mesh of n hosts needs n(n-1) entries: 2256 at 48 hosts, 9120 at 96.
+NEIGH_SYSCTL = Path("/proc/sys/net/ipv4/neigh/default")
+#: Entries kept free beside the testbed's own (other testbeds, the machine itself).
+NEIGH_HEADROOM = 512
+
+
+def ensure_neighbour_capacity(entries: int, sysctl_dir: Path = NEIGH_SYSCTL) -> str | None:
+    """Raise the machine's ARP cache limits (``gc_thresh2`` and ``gc_thresh3``) to ``entries`` +
+    NEIGH_HEADROOM when they are lower; never lowers them (other testbeds share the table). Returns
+    a note of what changed, or None."""
+    need = entries + NEIGH_HEADROOM
+    try:
+        t2, t3 = (int((sysctl_dir / f"gc_thresh{i}").read_text()) for i in (2, 3))
+    except (OSError, ValueError):
+        return None
+    if t3 >= need:
+        return None
+    (sysctl_dir / "gc_thresh3").write_text(str(need))
+    if t2 < need:
+        (sysctl_dir / "gc_thresh2").write_text(str(need))
+    return (f"raised the machine's ARP cache limit (net.ipv4.neigh.default.gc_thresh3) from {t3} to {need}: "
+            f"a full mesh of this topology needs {entries} entries")
 
 
 @dataclass
 class UpReport:
     """What ``up`` did: ``built`` (False = it was already up), ``stale_removed`` (namespaces of
     an earlier crashed run), ``seconds`` (wall time), ``survivors`` (PIDs ended in the hosts and
-    the SPAN namespace of a testbed that was already up: what a killed run left)."""
+    the SPAN namespace of a testbed that was already up: what a killed run left), ``notes``
+    (machine settings changed, see :func:`ensure_neighbour_capacity`)."""
 
     built: bool
     stale_removed: list[str]
     seconds: float
     survivors: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -153,6 +181,8 @@ class Testbed:
         stale = self.existing()
         if stale:
             self._remove(stale)
+        n = len(self.topo.hosts)
+        note = ensure_neighbour_capacity(n * (n - 1))
         try:
             state_dir()
             self._write_state("building")
@@ -168,7 +198,7 @@ class Testbed:
             self._remove(self.existing())
             self.state_file.unlink(missing_ok=True)
             raise
-        return UpReport(True, stale, time.monotonic() - t0)
+        return UpReport(True, stale, time.monotonic() - t0, notes=[note] if note else [])
 
     def end_survivors(self) -> list[int]:
         """End (SIGTERM, then SIGKILL; by PID) every process in the hosts' namespaces and the SPAN

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
 import socket
-import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -103,23 +101,13 @@ def wait_ports_saturated(tb: Testbed, ports: list[str], timeout_s: float, share:
         prev, t_prev = now, t_now
 
 def ping_matrix(tb: Testbed, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
-    """Ping every host from every other host (all ordered pairs, concurrently).
-    Returns ``{(src, dst): rtt_ms or None when unreachable}``."""
-    procs = {}
-    for src in tb.topo.hosts:
-        for dst in tb.topo.hosts:
-            if src.name == dst.name:
-                continue
-            argv = ["ip", "netns", "exec", tb.namespace(src.name), "ping", "-n", "-q",
-                    "-c", str(count), "-W", f"{timeout_s:g}", dst.ip]
-            procs[(src.name, dst.name)] = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                                           stderr=subprocess.DEVNULL, text=True)
-    out: dict[tuple[str, str], float | None] = {}
-    for pair, p in procs.items():
-        text, _ = p.communicate()
-        m = re.search(r"= [\d.]+/([\d.]+)/", text)
-        out[pair] = float(m.group(1)) if (p.returncode == 0 and m) else None
-    return out
+    """Ping every host from every other host (all ordered pairs). Returns ``{(src, dst): rtt_ms
+    or None when unreachable}`` (see :mod:`.mesh`: one raw ICMP socket per host namespace, paced
+    rounds, retries; ``count`` echoes are asked of each pair that answers, the mean RTT kept)."""
+    from .mesh import icmp_mesh
+
+    hosts = [(h.name, tb.namespace(h.name), h.ip) for h in tb.topo.hosts]
+    return icmp_mesh(hosts, count=count, timeout_s=timeout_s)
 
 def iperf_tcp(tb: Testbed, src: str, dst: str, seconds: float = 5.0, port: int = 5201) -> dict[str, float]:
     """TCP throughput ``src`` -> ``dst`` measured by iperf3 (server on ``dst``, one test).

@@ -1,0 +1,326 @@
+"""The fidelity meter (registered as ``fidelity``): was this trial emulated faithfully?
+
+A sampler thread runs over the workload window (``window_begin`` .. ``window_end``) every
+``period_s`` (0.1 s = 10 Hz, the playbook's ``fidelity.period_s``) and reads, per sample:
+
+- ``/proc/stat`` (all CPUs): the share of CPU time idle in the interval, and softirq time (the
+  namespaces' forwarding);
+- ``/proc/pressure/cpu`` (PSI ``some``): the share of the interval in which some runnable task
+  waited for a core;
+- ``/proc/PID/task/*/schedstat`` of the worker JVMs (and their children): time on a CPU and time
+  waiting in a run queue (field 2, ns), per thread, the last value of each kept;
+- one ``tc -s -j qdisc show`` in the switch namespace (every switch port at once): bytes and
+  packets sent, backlog and drops of each port's root qdisc and of its egress queues (the leaf
+  qdiscs), from which the departure rate of each interval is compared with the link rate.
+
+At the window's ends it also reads the CPU time of processes outside the testbed and this
+campaign (:func:`qoslab.campaign.cpu.outside_processes`) and of the flood's processes; at
+``end`` the flood's achieved rates (``ctx.flood_result``) against its definition
+(``ctx.flood.flows``). The verdict is the pure :func:`qoslab.campaign.fidelitycheck.verdict`
+(checks and thresholds documented there). Off the embedded testbed (``ctx.local`` false) the
+columns say ``unknown`` and why.
+
+Cost: a few dozen small /proc reads and one ``tc`` process per sample; the sampler thread took
+0.04-0.05 of a core at 10 Hz here (its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``;
+the ``tc`` processes are not in it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from glob import glob
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..testbed.plan import switch_namespace
+from ..testbed.procs import descendants
+from ..topology import linux_ifname
+from . import cpu
+from .fidelitycheck import FidelityThresholds, FlowRates, Measurements, PortInterval, reasons_json, unknown, verdict
+from .meters import BaseMeter, TrialContext
+
+COLUMNS: dict[str, str] = {
+    "fidelity": "TEXT", "fidelity_reasons": "TEXT", "fidelity_samples": "INTEGER",
+    "fidelity_idle_min": "REAL", "fidelity_idle_median": "REAL", "fidelity_cpu_wait_s": "REAL",
+    "fidelity_cpu_wait_share": "REAL", "fidelity_psi_some": "REAL", "fidelity_outside_cores": "REAL",
+    "fidelity_emulation_share": "REAL", "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER",
+    "fidelity_drops": "INTEGER",
+    "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT"}
+
+
+def parse_cpu_total(text: str) -> tuple[int, int, int]:
+    """(idle + iowait ticks, all ticks, softirq ticks) of the aggregate ``cpu`` line of /proc/stat. Pure."""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu":
+            vals = [int(x) for x in parts[1:9]]
+            return vals[3] + vals[4], sum(vals), vals[6]
+    return 0, 0, 0
+
+
+def parse_psi_some(text: str) -> int | None:
+    """The ``some`` line's ``total`` (microseconds) of /proc/pressure/cpu, or None. Pure."""
+    for line in text.splitlines():
+        if line.startswith("some"):
+            for f in line.split():
+                if f.startswith("total="):
+                    return int(f[6:])
+    return None
+
+
+def parse_qdiscs(doc: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per device of ``tc -s -j qdisc show`` output: the root qdisc's ``bytes``, ``packets``,
+    ``backlog``, ``drops`` and ``queues`` (leaf qdisc handle -> [backlog, drops]). Pure."""
+    out: dict[str, dict[str, Any]] = {}
+    for q in doc:
+        dev = q.get("dev")
+        if not dev:
+            continue
+        d = out.setdefault(dev, {"bytes": 0, "packets": 0, "backlog": 0, "drops": 0, "queues": {}})
+        if q.get("root"):
+            d.update(bytes=int(q.get("bytes", 0)), packets=int(q.get("packets", 0)),
+                     backlog=int(q.get("backlog", 0)), drops=int(q.get("drops", 0)))
+        elif q.get("kind") not in ("ingress", "clsact"):
+            d["queues"][str(q.get("handle"))] = [int(q.get("backlog", 0)), int(q.get("drops", 0))]
+    return out
+
+
+def intervals(samples: list[tuple[float, dict[str, Any]]], dev: str) -> list[PortInterval]:
+    """The :class:`PortInterval` of ``dev`` between consecutive samples ``(t, parse_qdiscs())``;
+    an interval where a counter went backwards (the switch re-applied its plan) is left out. Pure."""
+    out = []
+    for (t0, a), (t1, b) in zip(samples, samples[1:], strict=False):
+        pa, pb = a.get(dev), b.get(dev)
+        if pa is None or pb is None or pb["bytes"] < pa["bytes"] or pb["drops"] < pa["drops"]:
+            continue
+        out.append(PortInterval(t1 - t0, pb["bytes"] - pa["bytes"], pa["backlog"], pb["backlog"],
+                                pb["drops"] - pa["drops"]))
+    return out
+
+
+def thread_schedstat(pids: list[int]) -> dict[tuple[int, int], tuple[int, int]]:
+    """``{(pid, tid): (run ns, run-queue wait ns)}`` of every thread of ``pids`` and their descendants."""
+    out = {}
+    for p in {d for pid in pids for d in descendants(pid)}:
+        for f in glob(f"/proc/{p}/task/*/schedstat"):
+            try:
+                run, wait = Path(f).read_text().split()[:2]
+            except (OSError, ValueError):
+                continue
+            out[(p, int(f.split("/")[4]))] = (int(run), int(wait))
+    return out
+
+
+class Sampler:
+    """The sampler thread of one trial (see the module doc). ``ports``: Linux names of the switch
+    ports to read; ``worker_pids``: the worker JVMs' PIDs."""
+
+    def __init__(self, switch_ns: str, period_s: float, worker_pids: list[int]) -> None:
+        self.switch_ns, self.period_s, self.worker_pids = switch_ns, period_s, worker_pids
+        self.cpu: list[tuple[float, int, int, int | None, int]] = []  # t, idle, all, psi us, softirq
+        self.tc: list[tuple[float, dict[str, Any]]] = []
+        self.threads_start: dict[tuple[int, int], tuple[int, int]] = {}
+        self.threads: dict[tuple[int, int], tuple[int, int]] = {}
+        self.errors: list[str] = []
+        self._halt = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.own_cpu_s = 0.0
+
+    def start(self) -> None:
+        """First sample now, then every period in a thread."""
+        self.threads_start = thread_schedstat(self.worker_pids)
+        self.threads = dict(self.threads_start)
+        self.sample()
+        self._thread = threading.Thread(target=self._loop, name="trial-fidelity", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        t0 = resource.getrusage(resource.RUSAGE_THREAD)
+        nxt = time.monotonic()
+        while True:
+            nxt += self.period_s
+            if self._halt.wait(max(0.0, nxt - time.monotonic())):
+                break
+            self.sample()
+        t1 = resource.getrusage(resource.RUSAGE_THREAD)
+        self.own_cpu_s = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
+
+    def sample(self) -> None:
+        """One sample of /proc and tc (errors are kept, never raised)."""
+        t = time.monotonic()
+        try:
+            idle, total, softirq = parse_cpu_total(Path("/proc/stat").read_text())
+            try:
+                psi = parse_psi_some(Path("/proc/pressure/cpu").read_text())
+            except OSError:
+                psi = None
+            self.cpu.append((t, idle, total, psi, softirq))
+            self.threads.update(thread_schedstat(self.worker_pids))
+            p = subprocess.run(["tc", "-n", self.switch_ns, "-s", "-j", "qdisc", "show"], capture_output=True,
+                               text=True, timeout=2)
+            if p.returncode == 0:
+                self.tc.append((time.monotonic(), parse_qdiscs(json.loads(p.stdout or "[]"))))
+            elif len(self.errors) < 5:
+                self.errors.append(f"tc: {p.stderr.strip()[:200]}")
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            if len(self.errors) < 5:
+                self.errors.append(str(e)[:200])
+
+    def stop(self) -> None:
+        """Stop the thread and take a last sample (idempotent)."""
+        if self._halt.is_set():
+            return
+        self._halt.set()
+        if self._thread is not None:
+            self._thread.join(timeout=3)
+        self.sample()
+
+    def idle_shares(self) -> list[float]:
+        """Idle share of every interval."""
+        return [(b[1] - a[1]) / (b[2] - a[2]) for a, b in zip(self.cpu, self.cpu[1:], strict=False) if b[2] > a[2]]
+
+    def psi_share(self) -> float | None:
+        """Share of the window in which some task waited for a core (PSI), or None."""
+        if len(self.cpu) < 2 or self.cpu[0][3] is None or self.cpu[-1][3] is None:
+            return None
+        return (self.cpu[-1][3] - self.cpu[0][3]) / 1e6 / max(self.cpu[-1][0] - self.cpu[0][0], 1e-6)
+
+    def softirq_s(self, hz: float) -> float | None:
+        """Softirq CPU seconds (all cores) over the window (the namespaces' forwarding)."""
+        return (self.cpu[-1][4] - self.cpu[0][4]) / hz if len(self.cpu) >= 2 else None
+
+    def worker_times(self) -> tuple[float, float] | None:
+        """(run s, wait s) of the worker threads over the window, or None without workers."""
+        if not self.threads:
+            return None
+        run = sum(v[0] - self.threads_start.get(k, (0, 0))[0] for k, v in self.threads.items())
+        wait = sum(v[1] - self.threads_start.get(k, (0, 0))[1] for k, v in self.threads.items())
+        return run / 1e9, wait / 1e9
+
+
+def flow_rates(ctx: TrialContext) -> list[FlowRates]:
+    """The flood's flows, configured (``ctx.flood.flows``) against achieved (``ctx.flood_result``)."""
+    if ctx.flood is None or ctx.flood_result is None:
+        return []
+    got = {(f.src, f.dst): f for f in ctx.flood_result.flows}
+    return [FlowRates(f.src, f.dst, f.wire_bps, got[(f.src, f.dst)].received_wire_bps, f.pps,
+                      got[(f.src, f.dst)].sent_pps) for f in ctx.flood.flows if (f.src, f.dst) in got]
+
+
+class FidelityMeter(BaseMeter):
+    """Samples the trial's window and judges it (see the module doc); thresholds from the
+    playbook's ``fidelity:`` block (``ctx.playbook``), defaults otherwise."""
+
+    COLUMNS: ClassVar[Mapping[str, str]] = COLUMNS
+
+    def __init__(self, ctx: TrialContext) -> None:
+        super().__init__(ctx)
+        pb = ctx.playbook
+        self.th: FidelityThresholds = getattr(pb, "fidelity", None) or FidelityThresholds()
+        self.sampler: Sampler | None = None
+        self.outside: list[tuple[float, dict[tuple[int, int], int]]] = []
+        self.flood_pids: list[int] = []
+        self.flood_ticks: list[dict[tuple[int, int], int]] = []
+        self.hz = float(os.sysconf("SC_CLK_TCK"))
+
+    def _outside(self) -> None:
+        self.outside.append((time.monotonic(), cpu.outside_processes(set(descendants(os.getpid())))))
+        ticks = {}
+        for p in self.flood_pids:
+            try:
+                r = cpu.parse_pid_stat(Path(f"/proc/{p}/stat").read_text())
+            except OSError:
+                continue
+            if r is not None:
+                ticks[(p, r[1])] = r[0]
+        self.flood_ticks.append(ticks)
+
+    def window_begin(self, ctx: TrialContext) -> None:
+        """Start sampling (only on the embedded testbed)."""
+        if not ctx.local or ctx.topology is None:
+            return
+        self.flood_pids = sorted({d for pid in cpu.flood_processes(ctx.flood).values() for d in descendants(pid)})
+        self._outside()
+        self.sampler = Sampler(switch_namespace(ctx.topology.name), self.th.period_s,
+                               [int(p.pid) for p in ctx.workers.values()])
+        self.sampler.start()
+
+    def window_end(self, ctx: TrialContext) -> None:
+        """Stop sampling."""
+        if self.sampler is not None:
+            self.sampler.stop()
+            self._outside()
+
+    def close(self) -> None:
+        """Stop the sampler thread (idempotent)."""
+        if self.sampler is not None:
+            self.sampler.stop()
+
+    def measurements(self, ctx: TrialContext) -> Measurements:
+        """What the sampler saw, for :func:`.fidelitycheck.verdict`."""
+        s = self.sampler
+        assert s is not None and ctx.topology is not None
+        topo = ctx.topology
+        flows = flow_rates(ctx)
+        hosts = [f.dst for f in flows] if ctx.flood is not None else []
+        ports = [linux_ifname(topo.host(h).port) for h in hosts] if hosts else [linux_ifname(p) for p in ctx.ports]
+        m = Measurements(link_rate_bps=topo.link.rate, idle_shares=s.idle_shares(),
+                         ports={p: intervals(s.tc, p) for p in dict.fromkeys(ports)}, flows=flows,
+                         psi_some_share=s.psi_share())
+        wt = s.worker_times()
+        if wt is not None:
+            m.worker_run_s, m.worker_wait_s = wt
+        if len(self.outside) == 2:
+            (t0, a), (t1, b) = self.outside
+            m.window_s = t1 - t0
+            m.outside_cores = sum(v - a.get(k, 0) for k, v in b.items()) / self.hz / max(t1 - t0, 1e-6)
+            fa, fb = self.flood_ticks
+            flood_s = sum(v - fa[k] for k, v in fb.items() if k in fa) / self.hz
+            soft = s.softirq_s(self.hz)
+            if soft is not None:
+                m.emulation_cores, m.cores = (flood_s + soft) / max(t1 - t0, 1e-6), os.cpu_count() or 1
+        return m
+
+    def columns(self, ctx: TrialContext) -> dict[str, Any]:
+        """The ``fidelity*`` columns."""
+        out: dict[str, Any] = dict.fromkeys(self.COLUMNS)
+        if not ctx.local:
+            out["fidelity"], out["fidelity_reasons"] = unknown(
+                "not on the embedded testbed: this machine's /proc and tc do not describe the trial's hosts")
+            return out
+        if self.sampler is None:
+            out["fidelity"], out["fidelity_reasons"] = unknown("the workload window was never opened")
+            return out
+        m = self.measurements(ctx)
+        v, reasons, s = verdict(m, self.th)
+        r4 = _round4
+        out.update({"fidelity": v, "fidelity_reasons": reasons_json(reasons), "fidelity_samples": s["samples"],
+                    "fidelity_idle_min": r4(s["idle_min"]), "fidelity_idle_median": r4(s["idle_median"]),
+                    "fidelity_cpu_wait_s": r4(m.worker_wait_s), "fidelity_cpu_wait_share": r4(s["worker_wait_share"]),
+                    "fidelity_psi_some": r4(m.psi_some_share), "fidelity_outside_cores": r4(m.outside_cores),
+                    "fidelity_emulation_share": r4(s["emulation_share"]),
+                    "fidelity_port_util": r4(s["port_util"]), "fidelity_backlogged": s["backlogged"],
+                    "fidelity_drops": s["drops"], "fidelity_flood_ratio": r4(s["flood_ratio"]),
+                    "fidelity_pacing_error": r4(s["pacing_error"]),
+                    "fidelity_json": json.dumps(self._details(m, s))})
+        return out
+
+    def _details(self, m: Measurements, s: dict[str, Any]) -> dict[str, Any]:
+        sm = self.sampler
+        assert sm is not None
+        return {"thresholds": self.th.model_dump(), "link_rate_bps": m.link_rate_bps, "window_s": m.window_s,
+                "port_util_by_port": s["port_util_by_port"], "idle_shares": [round(x, 3) for x in m.idle_shares],
+                "ports": {p: [[round(iv.dt, 3), iv.sent_bytes, iv.backlog_end, iv.drops] for iv in ivs]
+                          for p, ivs in m.ports.items()},
+                "flows": [f.__dict__ for f in m.flows], "worker_run_s": _round4(m.worker_run_s),
+                "sampler_cpu_s": round(sm.own_cpu_s, 4), "errors": sm.errors}
+
+
+def _round4(v: float | None) -> float | None:
+    return None if v is None else round(v, 4)

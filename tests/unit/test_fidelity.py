@@ -1,0 +1,234 @@
+"""The fidelity monitor's pure parts (issue 25): the verdict from samples and thresholds, the
+parsers of /proc and tc, the playbook block, the campaign's exclusion and counts, the report's
+helpers, the link calibration's rule and the mesh ping's packets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+from qoslab import reportfidelity as rfid
+from qoslab.campaign.fidelity import FidelityMeter, intervals, parse_cpu_total, parse_psi_some, parse_qdiscs
+from qoslab.campaign.fidelitycheck import (
+    FidelityThresholds,
+    FlowRates,
+    Measurements,
+    PortInterval,
+    campaign_counts,
+    invalid_warning,
+    verdict,
+)
+from qoslab.campaign.fidelitystats import console_lines, fidelity_block
+from qoslab.campaign.linkcal import rate_ok
+from qoslab.campaign.meters import TrialContext
+from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook
+from qoslab.campaign.stats import export_csv
+from qoslab.campaign.store import Store
+from qoslab.errors import ConfigError
+from qoslab.testbed.mesh import checksum, echo_request, parse_reply
+
+TH = FidelityThresholds()
+LINK = 10e6
+
+
+def _full(n: int, share: float = 1.0, backlog: int = 20000) -> list[PortInterval]:
+    """n backlogged 0.1 s intervals sending ``share`` of the link."""
+    return [PortInterval(0.1, int(LINK * share * 0.1 / 8), backlog, backlog) for _ in range(n)]
+
+
+def _flow(received: float = 10e6, sent_pps: float = 950.0) -> FlowRates:
+    return FlowRates("jp-5", "jp-1", 11e6, received, 950.0, sent_pps)
+
+
+def _clean(**kw) -> Measurements:
+    m = Measurements(link_rate_bps=LINK, idle_shares=[0.8] * 20, ports={"Gi1-0-1": _full(10)}, flows=[_flow()],
+                     outside_cores=0.01, worker_wait_s=0.3, worker_run_s=0.7)
+    for k, v in kw.items():
+        setattr(m, k, v)
+    return m
+
+
+def test_a_clean_congested_trial_is_ok():
+    v, reasons, s = verdict(_clean(), TH)
+    assert (v, reasons) == ("ok", [])
+    assert s["port_util"] == pytest.approx(1.0) and s["flood_ratio"] == pytest.approx(10 / 10)
+    assert s["backlogged"] == 10 and s["worker_wait_share"] == pytest.approx(0.3)
+
+
+def test_an_outside_cpu_hog_makes_it_invalid_and_says_so():
+    v, reasons, _ = verdict(_clean(outside_cores=1.31, idle_shares=[0.0] * 20), TH)
+    assert v == "invalid"
+    r = reasons[0].as_dict()
+    assert (r["check"], r["value"], r["threshold"], r["verdict"]) == ("outside_cores", 1.31, 0.25, "invalid")
+    assert "1.31 > 0.25" in r["text"]
+
+
+def test_a_port_that_does_not_keep_up_while_backlogged_is_invalid():
+    v, reasons, s = verdict(_clean(ports={"Gi1-0-1": _full(10, 0.6), "Gi1-0-2": _full(10)}), TH)
+    assert v == "invalid" and [r.check for r in reasons] == ["port_utilisation"]
+    assert s["port_util"] == pytest.approx(0.6) and s["port_util_by_port"]["Gi1-0-2"] == pytest.approx(1.0)
+
+
+def test_intervals_that_were_not_backlogged_are_not_judged():
+    idle = [PortInterval(0.1, 1000, 0, 5000)] * 20 + _full(2, 0.5)  # 2 < min_backlogged_samples
+    v, reasons, s = verdict(_clean(ports={"Gi1-0-1": idle}), TH)
+    assert v == "ok" and s["port_util"] is None
+
+
+def test_a_flood_below_its_rate_is_invalid_and_bad_pacing_degraded():
+    assert verdict(_clean(flows=[_flow(received=7e6)]), TH)[0] == "invalid"
+    v, reasons, _ = verdict(_clean(flows=[_flow(sent_pps=700)]), TH)
+    assert v == "degraded" and reasons[0].check == "pacing_error"
+
+
+def test_the_flood_ratio_is_against_the_link_when_the_flood_asks_more():
+    """1.1x the link is configured; the sender's own link caps it at the link rate: 1.0, not 0.91."""
+    s = verdict(_clean(flows=[_flow(received=9.9e6)]), TH)[2]
+    assert s["flood_ratio"] == pytest.approx(0.99)
+
+
+def test_the_cpu_confound_degrades():
+    """Flood processes + forwarding over a quarter of the cores (50 Mbit/s here): degraded."""
+    v, reasons, s = verdict(_clean(emulation_cores=1.03, cores=2), TH)
+    assert v == "degraded" and reasons[0].check == "emulation_share" and s["emulation_share"] == pytest.approx(0.515)
+    assert verdict(_clean(emulation_cores=1.03, cores=8), TH)[0] == "ok"  # more cores: the same load fits
+
+
+def test_idle_share_is_off_by_default_and_judged_when_set():
+    m = _clean(idle_shares=[0.0] * 20)
+    assert verdict(m, TH)[0] == "ok"
+    v, reasons, _ = verdict(m, FidelityThresholds(min_idle_share=0.1))
+    assert v == "degraded" and reasons[0].check == "idle_share"
+
+
+def test_too_few_samples_degrade_and_no_data_is_unknown():
+    assert verdict(_clean(idle_shares=[0.5, 0.5]), TH)[0] == "degraded"
+    v, reasons, _ = verdict(Measurements(link_rate_bps=LINK), TH)
+    assert v == "unknown" and reasons[0].check == "no_data"
+
+
+def test_parsers_of_proc_and_tc():
+    stat = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\n"
+    assert parse_cpu_total(stat) == (850, 1000, 0)
+    assert parse_psi_some("some avg10=1.0 avg60=0 avg300=0 total=123456\nfull avg10=0 total=0\n") == 123456
+    doc = [{"kind": "htb", "handle": "1:", "dev": "Gi1-0-1", "root": True, "bytes": 1000, "packets": 10,
+            "drops": 2, "backlog": 3000},
+           {"kind": "bfifo", "handle": "11:", "dev": "Gi1-0-1", "parent": "1:11", "backlog": 3000, "drops": 2},
+           {"kind": "clsact", "handle": "ffff:", "dev": "Gi1-0-1"}]
+    q = parse_qdiscs(doc)
+    assert q["Gi1-0-1"]["bytes"] == 1000 and q["Gi1-0-1"]["queues"] == {"11:": [3000, 2]}
+    later = parse_qdiscs([{**doc[0], "bytes": 126000, "drops": 5}])
+    reset = parse_qdiscs([{**doc[0], "bytes": 10}])
+    ivs = intervals([(0.0, q), (0.1, later), (0.2, reset)], "Gi1-0-1")
+    assert ivs == [PortInterval(0.1, 125000, 3000, 3000, 3)]  # the counter reset is left out
+
+
+def test_off_the_testbed_the_verdict_is_unknown(tmp_path):
+    ctx = TrialContext("c", True, tmp_path, local=False, switch=None, ports=[])
+    cols = FidelityMeter(ctx).columns(ctx)
+    assert cols["fidelity"] == "unknown" and "not on the embedded testbed" in cols["fidelity_reasons"]
+    assert set(cols) == set(FidelityMeter.COLUMNS)
+
+
+def test_the_playbook_block_is_strict(tmp_path):
+    pb = load_playbook(REPO / "playbooks" / "quick.yaml")
+    assert pb.fidelity == FidelityThresholds()
+    data = yaml.safe_load((REPO / "playbooks" / "quick.yaml").read_text())
+    data["topology"] = str(REPO / "playbooks" / "topologies" / "ecenet.yaml")
+    data["flood"] = str(REPO / "traffic-gen" / "campaign-flood.yaml")
+    for bad, msg in (({"min_flood_ratio": 2}, "fidelity.min_flood_ratio"), ({"min_flood": 0.9}, "unknown field"),
+                     ({"period_s": 0.5}, "fidelity.period_s")):
+        p = tmp_path / "pb.yaml"
+        p.write_text(yaml.safe_dump({**data, "fidelity": bad}))
+        with pytest.raises(ConfigError, match=msg):
+            load_playbook(p)
+    p.write_text(yaml.safe_dump({**data, "fidelity": {"max_outside_cores": 1.0}}))
+    assert load_playbook(p).fidelity.max_outside_cores == 1.0
+
+
+def _store(tmp_path: Path, verdicts: dict[str, list[str | None]]) -> Store:
+    st = Store(tmp_path / "trials.sqlite")
+    sched = [(c, i + 1) for c, vs in verdicts.items() for i in range(len(vs))]
+    st.init([ScheduledTrial(k, c, t, False) for k, (c, t) in enumerate(sched)], {})
+    k = 0
+    for vs in verdicts.values():
+        for v in vs:
+            reasons = [{"check": "outside_cores", "text": "outside_cores 1.3 > 0.25"}] if v == "invalid" else []
+            st.record(k, status="done", valid=1, elapsed_s=1.0 + k, fidelity=v, fidelity_reasons=json.dumps(reasons))
+            k += 1
+    return st
+
+
+def _pb(**kw) -> Playbook:
+    data = yaml.safe_load((REPO / "playbooks" / "quick.yaml").read_text())
+    return Playbook.model_validate({**data, **kw})
+
+
+def test_invalid_trials_leave_the_main_csv_and_are_counted(tmp_path):
+    st = _store(tmp_path, {"a": ["ok", "ok", "invalid"], "b": ["ok", "degraded", None]})
+    block = fidelity_block(_pb(), st)
+    assert block["counts"]["a"] == {"ok": 2, "degraded": 0, "invalid": 1, "unknown": 0, "none": 0}
+    assert block["counts"]["b"]["none"] == 1 and block["excluded_applied"]
+    assert [e["idx"] for e in block["excluded"]] == [2] and block["excluded"][0]["reasons"][0]["check"] == "outside_cores"
+    assert block["invalid_share"] == pytest.approx(1 / 6, abs=1e-4) and "1 of 6 trials" in block["warning"]
+    assert export_csv(st, tmp_path / "main.csv", exclude_invalid=True) == 5
+    assert export_csv(st, tmp_path / "all.csv") == 6
+    assert "WARNING" in console_lines(block)[-1]
+    assert fidelity_block(_pb(fidelity={"max_invalid_share": 0.2}), st)["warning"] is None
+    st.close()
+
+
+def test_exclusion_is_not_applied_when_a_condition_would_lose_its_statistics(tmp_path):
+    st = _store(tmp_path, {"a": ["invalid", "invalid"], "b": ["ok", "ok"]})
+    block = fidelity_block(_pb(), st)
+    assert not block["excluded_applied"] and "fewer than 2" in block["not_applied_reason"]
+    assert "still IN" in block["warning"]
+    st.close()
+
+
+def test_counts_warning_and_report_helpers():
+    counts = campaign_counts([("a", "ok"), ("a", "invalid"), ("b", None)])
+    assert counts["a"]["invalid"] == 1 and counts["b"]["none"] == 1
+    assert invalid_warning(1, 10, 0.1) is None and invalid_warning(2, 10, 0.1)
+    block = {"counts": counts, "excluded": [{"idx": 3, "condition": "a", "trial": 2,
+                                              "reasons": [{"check": "x", "text": "x 1 > 0"}]}],
+             "excluded_applied": True, "warning": "2 of 10 trials", "invalid_share": 0.2}
+    assert rfid.top_warning({"fidelity": block}).startswith("**Warning: emulation fidelity.**")
+    assert rfid.top_warning({}) is None
+    assert [r["condition"] for r in rfid.counts_rows(block, ["b", "a"])] == ["b", "a"]
+    assert rfid.excluded_rows(block) == [{"idx": 3, "condition": "a", "trial": 2, "failed checks": "x 1 > 0"}]
+
+
+def test_a_calibration_rate_is_ok_only_when_every_trial_is():
+    ok = {"status": "done", "fidelity": "ok", "condition": "a", "reasons": []}
+    assert rate_ok([ok, ok]) and not rate_ok([]) and not rate_ok([ok, {**ok, "fidelity": "degraded"}])
+    assert not rate_ok([ok, {**ok, "status": "failed"}])
+    outside = {**ok, "fidelity": "invalid", "reasons": [{"check": "outside_cores"}]}
+    assert rate_ok([ok, outside])  # someone else's build: no evidence about the rate
+    assert not rate_ok([outside, outside])  # no ok trial of the condition left
+    assert not rate_ok([ok, {**outside, "reasons": [{"check": "outside_cores"}, {"check": "flood_ratio"}]}])
+
+
+def test_mesh_echo_packets():
+    pkt = echo_request(0x1234, 7, b"abcdefgh")
+    assert checksum(pkt) == 0  # a packet with its checksum sums to zero
+    ip = bytes([0x45, 0, 0, 36]) + bytes(8) + bytes([198, 18, 0, 9]) + bytes([198, 18, 0, 1])
+    reply = bytes([0]) + pkt[1:]
+    assert parse_reply(ip + reply) == ("198.18.0.9", 0x1234, 7, b"abcdefgh")
+    assert parse_reply(ip + pkt) is None  # an echo request is not a reply
+
+
+def test_the_arp_cache_limit_is_raised_for_a_big_mesh_and_never_lowered(tmp_path):
+    from qoslab.testbed.core import ensure_neighbour_capacity
+
+    for i, v in ((1, 128), (2, 512), (3, 1024)):
+        (tmp_path / f"gc_thresh{i}").write_text(f"{v}\n")
+    assert ensure_neighbour_capacity(56, tmp_path) is None  # 8 hosts: 56 + 512 headroom fits
+    note = ensure_neighbour_capacity(96 * 95, tmp_path)
+    assert "1024 to 9632" in note
+    assert (tmp_path / "gc_thresh3").read_text() == "9632" and (tmp_path / "gc_thresh2").read_text() == "9632"
+    assert ensure_neighbour_capacity(48 * 47, tmp_path) is None and (tmp_path / "gc_thresh3").read_text() == "9632"

@@ -45,6 +45,19 @@ def test_topology(suffix: str):
 test_topology.__test__ = False
 
 
+def counted_n(stats: dict, n: int) -> dict[str, int]:
+    """The trials each condition's statistics count when every condition ran ``n``: ``n`` less the
+    trials the fidelity monitor judged invalid, when stats.json says they were left out (a
+    campaign on a busy 2-core machine can have one: the exclusion is the monitor's job, and the
+    trials stay in the store and in trials-all.csv)."""
+    out = {c: n for c in stats["conditions"]}
+    fid = stats.get("fidelity") or {}
+    if fid.get("excluded_applied"):
+        for e in fid["excluded"]:
+            out[e["condition"]] -= 1
+    return out
+
+
 def unique_name(suffix: str = "") -> str:
     """Topology name unique to this pytest process (1-12 chars)."""
     return f"t{os.getpid() % 100000}{suffix}"

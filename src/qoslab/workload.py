@@ -152,16 +152,19 @@ def _wait_for_port(ex: Executor, proc: BackgroundProcess, ip: str, port: int, ti
     raise QoslabError(f"worker on {ex.node}: RMI registry port {port} not listening after {timeout_s:g} s (log: {log})")
 
 
-#: Public name for other workloads' pools (:mod:`qoslab.workloads.pool`).
-wait_for_port = _wait_for_port
+#: How a pool starts one worker: ``start(settings, host, executor, ip, node_log, lifetime_s)``.
+Starter = Callable[[Any, str, Executor, str, str, "float | None"], BackgroundProcess]
 
 
-class WorkerPool:
-    """Worker JVMs kept running across workload runs (a campaign's trials), so a trial pays one
-    manager start instead of one JVM start per host, and the workers' JIT stays warm.
+class ProcessPool:
+    """Worker processes kept running across workload runs (a campaign's trials), so a trial pays
+    one manager start instead of one start per host, and JVM workers keep their JIT warm. Any
+    workload's pool (the RayTracer's :class:`WorkerPool`, matmul's, the ``command`` workload's).
 
-    ``key`` is what the workers were started with (hosts, registry and export port, DSCP): a run
-    whose settings differ restarts the pool. Worker output is appended to
+    A pool is given how to start one worker (``start``, see :data:`Starter`), which hosts get one
+    (``hosts_of(settings)``), what identifies a set of workers (``key_of(settings)``: a run whose
+    settings differ restarts the pool) and which TCP port tells that a worker is ready
+    (``ready_port(settings)``, None = ready once started). Worker output is appended to
     ``log_dir/workload-<host>.log``. :meth:`ensure` (re)starts workers that are not running;
     :meth:`close` stops them all (by PID). Use as a context manager.
 
@@ -171,16 +174,15 @@ class WorkerPool:
     ``renew_below_s`` seconds of it left, so no worker ends in the middle of a run."""
 
     def __init__(self, executor_of: Callable[[str], Executor], address_of: Callable[[str], str], log_dir: Path,
-                 lifetime_s: float | None = None, renew_below_s: float = 0.0):
+                 start: Starter, key_of: Callable[[Any], tuple], hosts_of: Callable[[Any], list[str]],
+                 ready_port: Callable[[Any], int | None], lifetime_s: float | None = None,
+                 renew_below_s: float = 0.0):
         self.executor_of, self.address_of, self.log_dir = executor_of, address_of, log_dir
+        self.start, self.key_of, self.hosts_of, self.ready_port = start, key_of, hosts_of, ready_port
         self.lifetime_s, self.renew_below_s = lifetime_s, renew_below_s
         self.workers: dict[str, BackgroundProcess] = {}
         self.key: tuple | None = None
-        self.starts = 0  # worker JVMs started so far (for the record: restarts show here)
-
-    @staticmethod
-    def key_of(settings: WorkloadSettings) -> tuple:
-        return (tuple(settings.hosts), settings.registry_port, settings.export_port, settings.dscp)
+        self.starts = 0  # workers started so far (for the record: restarts show here)
 
     def _usable(self, host: str) -> bool:
         proc = self.workers.get(host)
@@ -188,15 +190,17 @@ class WorkerPool:
             return False
         return proc.deadline is None or proc.deadline - time.monotonic() > self.renew_below_s
 
-    def ensure(self, settings: WorkloadSettings) -> dict[str, Path]:
-        """Make sure a worker for ``settings`` runs on every host (with enough lifetime left);
-        returns the log paths. Raises QoslabError when a worker cannot start (it names the host
-        and its log)."""
+    def ensure(self, settings: Any) -> dict[str, Path]:
+        """Make sure a worker for ``settings`` runs on each of its hosts (with enough lifetime
+        left); returns the log paths. Raises QoslabError when a worker cannot start (it names the
+        host and its log)."""
         if self.key != self.key_of(settings):
             self.close()
             self.key = self.key_of(settings)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        logs = {h: self.log_dir / f"workload-{h}.log" for h in settings.hosts}
+        hosts = self.hosts_of(settings)
+        logs = {h: self.log_dir / f"workload-{h}.log" for h in hosts}
+        port = self.ready_port(settings)
 
         def ensure_one(host: str) -> bool:  # on every host at once: one round trip, not one per node
             if self._usable(host):
@@ -204,12 +208,13 @@ class WorkerPool:
             ex = self.executor_of(host)
             if host in self.workers:
                 ex.stop(self.workers.pop(host), grace_s=2.0)
-            self.workers[host] = _start_worker(settings, ex, self.address_of(host), logs[host], self.lifetime_s)
-            _wait_for_port(ex, self.workers[host], self.address_of(host), settings.registry_port,
-                           settings.startup_timeout_s, logs[host])
+            ip = self.address_of(host)
+            self.workers[host] = self.start(settings, host, ex, ip, node_log(ex, logs[host]), self.lifetime_s)
+            if port is not None:
+                _wait_for_port(ex, self.workers[host], ip, port, settings.startup_timeout_s, logs[host])
             return True
 
-        self.starts += sum(parallel_map(ensure_one, settings.hosts))
+        self.starts += sum(parallel_map(ensure_one, hosts))
         return logs
 
     def close(self) -> None:
@@ -223,19 +228,39 @@ class WorkerPool:
         self.workers.clear()
         self.key = None
 
-    def __enter__(self) -> WorkerPool:
+    def __enter__(self) -> ProcessPool:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class WorkerPool(ProcessPool):
+    """The RayTracer's worker JVMs as a :class:`ProcessPool`: one per host, keyed by (hosts,
+    registry and export port, DSCP), ready once the RMI registry port listens."""
+
+    def __init__(self, executor_of: Callable[[str], Executor], address_of: Callable[[str], str], log_dir: Path,
+                 lifetime_s: float | None = None, renew_below_s: float = 0.0):
+        super().__init__(executor_of, address_of, log_dir, _pool_start, key_of=self.key_of,
+                         hosts_of=lambda s: list(s.hosts), ready_port=lambda s: s.registry_port,
+                         lifetime_s=lifetime_s, renew_below_s=renew_below_s)
+
+    @staticmethod
+    def key_of(settings: WorkloadSettings) -> tuple:
+        return (tuple(settings.hosts), settings.registry_port, settings.export_port, settings.dscp)
 
 
 def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path,
                   lifetime_s: float | None = None) -> BackgroundProcess:
+    return _pool_start(settings, "", ex, ip, node_log(ex, log), lifetime_s)
+
+
+def _pool_start(settings: WorkloadSettings, host: str, ex: Executor, ip: str, out: str,
+                lifetime_s: float | None) -> BackgroundProcess:
+    """One RayTracer worker JVM on ``ip`` with its output to ``out`` (a path on its node)."""
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
                         "--export-port", str(settings.export_port), *marking, hostname=ip, root=ex.qoslab_root)
-    out = node_log(ex, log)
     return ex.start(argv, stdout=out, stderr=out, lifetime_s=lifetime_s)
 
 

@@ -249,7 +249,9 @@ class Store:
     def record(self, idx: int, **cols: Any) -> None:
         """Set columns of trial ``idx`` (one transaction). Raises QoslabError for a column the
         table lacks (names come from code and meters, never from input)."""
-        unknown = set(cols) - set(self.columns())
+        if not hasattr(self, "_columns"):  # once per store: the table's columns do not change while it is open
+            self._columns = set(self.columns())
+        unknown = set(cols) - self._columns
         if unknown:
             raise QoslabError(f"{self.path}: no column {', '.join(sorted(unknown))} in trials (a meter registered "
                               "after the store was opened?)")

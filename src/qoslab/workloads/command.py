@@ -24,9 +24,8 @@ from pydantic import Field, field_validator
 
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
-from ..workload import WorkloadRun
+from ..workload import ProcessPool, WorkloadRun
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
-from .pool import ProcessPool
 
 #: Template variables of ``worker`` and ``head`` ({name} in a word of the command).
 TEMPLATE_VARS = ("host", "ip", "index", "port", "head", "head_ip", "hosts", "ips", "workers", "dscp", "tos",

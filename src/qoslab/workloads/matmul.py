@@ -17,9 +17,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..executors import BackgroundProcess, Executor
-from ..workload import WorkloadRun, java_command
+from ..workload import ProcessPool, WorkloadRun, java_command
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
-from .pool import ProcessPool
 
 Mechanism = Literal["rmi-serializable", "rmi-externalizable", "socket", "datagram"]
 MECHANISMS: tuple[str, ...] = ("rmi-serializable", "rmi-externalizable", "socket", "datagram")

@@ -113,3 +113,23 @@ def test_long_line_is_rejected_at_once_and_the_session_stays_in_step(vswitch):
         _read_until(ch, "Switch#")
     finally:
         c.close()
+
+
+def test_typed_ahead_lines_are_read_after_the_prompt_like_an_ios_tty(vswitch):
+    """Returns and commands sent without waiting are echoed one at a time, each after the prompt
+    before it (asyncssh's editor used to echo them all at once: ``Switch>Switch>`` on one line,
+    which libscrapli could not read as a prompt)."""
+    c = _client(vswitch)
+    try:
+        ch = c.invoke_shell(width=200, height=0)
+        for _ in range(3):
+            ch.send("\n")
+        ch.send("show clock\n")
+        buf, end = "", time.monotonic() + 5
+        while buf.count("Switch>") < 5 and time.monotonic() < end:
+            buf += ch.recv(65536).decode() if ch.recv_ready() else (time.sleep(0.02) or "")
+        lines = buf.replace("\r", "").split("\n")
+        assert "Switch>Switch>" not in buf and lines.count("Switch>") == 4 and lines[-1] == "Switch>", repr(buf)
+        assert "Switch>show clock" in lines
+    finally:
+        c.close()

@@ -50,6 +50,28 @@ MORE = " --More-- "
 EDITOR_MAX_LINE = 1 << 20
 
 
+def _one_line_at_a_time(process: asyncssh.SSHServerProcess) -> None:
+    """Make the shell read like an IOS tty: input typed ahead while a command runs is neither read
+    nor echoed until the next prompt is out. asyncssh's line editor echoes each return as it
+    arrives; a client that sent its next return before the previous prompt was written (libscrapli
+    under load: open, then enable) saw both echoes first and then ``Switch>Switch>`` on one line.
+    Delivery of channel data pauses as soon as the editor hands a line (or, while paging, a key)
+    to the process; :func:`_next_input` resumes it when the shell is ready for more."""
+    deliver = process.data_received
+
+    def data_received(data, datatype) -> None:
+        process.channel.pause_reading()
+        deliver(data, datatype)
+
+    process.data_received = data_received  # type: ignore[method-assign]
+
+
+async def _next_input(process: asyncssh.SSHServerProcess, n: int | None = None) -> str:
+    """The next line (or ``n`` characters while paging) of the shell's input; '' at EOF."""
+    process.channel.resume_reading()
+    return await (process.stdin.readline() if n is None else process.stdin.read(n))
+
+
 async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, text: str) -> bool:
     """Write ``text``; with ``terminal length N`` (N > 0) stop every N-1 lines at ``--More--``:
     space = next page, return = next line, anything else = stop. False if the client went away."""
@@ -67,7 +89,7 @@ async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, 
             if i >= len(lines):
                 break
             process.stdout.write(MORE)
-            key = await process.stdin.read(1)
+            key = await _next_input(process, 1)
             process.stdout.write("\b" * len(MORE) + " " * len(MORE) + "\b" * len(MORE))
             if key == "":
                 return False
@@ -83,13 +105,13 @@ async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, 
 
 
 async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
-    """An interactive shell session on an asyncssh server process (line editor on)."""
+    """An interactive shell session on an asyncssh server process (line editor on). The first
+    prompt was written by the process factory (:func:`start_server`), before any typed input."""
     out = process.stdout
     try:
-        out.write("\n" + session.prompt)
         while True:
             try:
-                line = await process.stdin.readline()
+                line = await _next_input(process)
             except (asyncssh.BreakReceived, asyncssh.TerminalSizeChanged):
                 continue
             if line == "":
@@ -99,7 +121,7 @@ async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, loc
             while reply.secret:
                 out.write(reply.text)
                 process.channel.set_echo(False)  # type: ignore[attr-defined]
-                secret = await process.stdin.readline()
+                secret = await _next_input(process)
                 process.channel.set_echo(True)  # type: ignore[attr-defined]
                 out.write("\n")
                 if secret == "":
@@ -143,9 +165,16 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
         def validate_password(self, username: str, password: str) -> bool:
             return username == creds.username and secrets.compare_digest(password.encode(), creds.password.encode())
 
-    async def process(p) -> None:
+    def process(p):
         s = IosSession(switch, creds.secret)
-        await (run_exec(p, s, lock) if p.command else run_shell(p, s, lock))
+        if p.command:
+            return run_exec(p, s, lock)
+        # The first prompt is written here, synchronously, when the shell starts: the line editor
+        # echoes input as it arrives, so a client that types a return at once (libscrapli under
+        # load) would otherwise see that echo before the prompt and "Switch>Switch>" after it.
+        p.stdout.write("\n" + s.prompt)
+        _one_line_at_a_time(p)
+        return run_shell(p, s, lock)
 
     enabled = lambda: "ip scp server enable" in switch.running.kept  # noqa: E731
     return await asyncssh.create_server(

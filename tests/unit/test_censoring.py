@@ -22,6 +22,7 @@ OLD_READ_TIMEOUT = "worker jp-3 (198.18.0.3): render failed: SocketTimeoutExcept
     # managers that print call_timeout decide themselves; the bound is the larger of timeout and elapsed
     ({"valid": False, "error": "x", "call_timeout": True, "elapsed_render_s": 151.5, "call_timeout_s": 120}, 151.5),
     ({"valid": False, "error": "x", "call_timeout": True, "elapsed_render_s": 12.0}, 120.0),
+    ({"valid": False, "error": "x", "call_timeout": True, "failed_after_s": 131.0}, 131.0),  # matmul head
     ({"valid": False, "error": OLD_READ_TIMEOUT, "call_timeout": False, "elapsed_render_s": 30.0}, None),
     # older managers: the error text (as in docs/results/thesis-table5-20261123's attempt folders)
     ({"mode": "rmi", "valid": False, "error": OLD_READ_TIMEOUT}, 120.0),

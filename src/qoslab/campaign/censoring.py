@@ -62,7 +62,7 @@ def censoring_bound(result: dict[str, Any], call_timeout_s: float) -> float | No
     for another reason: a dead worker, a checksum, a lookup timeout before the render).
 
     A manager that prints ``call_timeout`` decides itself, and the bound is the larger of
-    ``call_timeout_s`` and its ``elapsed_render_s`` at the failure; for an older manager's result
+    ``call_timeout_s`` and its ``elapsed_render_s`` (matmul: ``failed_after_s``) at the failure; for an older manager's result
     the error text decides, and the bound is ``call_timeout_s`` (a read timeout: that one call
     took longer) or the overrun's own bound. Pure."""
     if result.get("valid") is not False:
@@ -70,7 +70,8 @@ def censoring_bound(result: dict[str, Any], call_timeout_s: float) -> float | No
     if "call_timeout" in result:
         if result["call_timeout"] is not True:
             return None
-        return max(call_timeout_s, float(result.get("elapsed_render_s") or 0.0))
+        elapsed = result.get("elapsed_render_s", result.get("failed_after_s"))  # matmul: failed_after_s
+        return max(call_timeout_s, float(elapsed or 0.0))
     error = str(result.get("error") or "")
     if _READ_TIMEOUT.search(error):
         return call_timeout_s

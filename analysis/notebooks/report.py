@@ -42,6 +42,7 @@ from qoslab import reportcalls as rc
 from qoslab import reportfactors as rf
 from qoslab import reportfidelity as rfid
 from qoslab import reportlib as rl
+from qoslab import reportmech as rmech
 from qoslab.campaign.store import Store
 
 matplotlib.use("Agg")
@@ -185,6 +186,19 @@ if main.get("factorial"):
         ax.set_xticks(xs, [p[0] for p in pts], fontsize=8)
         ax.set_ylabel("recovery (BCa 95 %)")
         show(fig, "factorial-recovery.png")
+# seed 000's question under congestion (qoslab.reportmech): a factorial over the matmul mechanisms
+if main.get("factorial") and rmech.applies(main["factorial"]):
+    cens_path = camp / "stats-censored.json" if camp else None
+    cens = json.loads(cens_path.read_text())["conditions"] if cens_path and cens_path.exists() else None
+    mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], cens)
+    agree = rmech.ordering_agrees(mrows)
+    display(Markdown("## The Java mechanisms under congestion (seed 000's Table 4.1, asked again)"))
+    display(Markdown("Seed 000 ranks the mechanisms, fastest first, *" + ", ".join(rmech.SEED000_ORDER)
+                     + "* for both algorithms (section 4, Table 4.1). Measured order without congestion "
+                     + "; ".join(f"{a}: {'the same' if ok else 'different'}" for a, ok in agree.items())
+                     + ". Slowdown = congested FIFO mean / uncongested FIFO mean; *won back* = the share of "
+                     "that slowdown the QoS profile recovers (BCa 95 %)."))
+    table(rmech.mechanism_table(mrows))
 # emulation fidelity (qoslab.campaign.fidelity): verdicts per condition, trials left out
 if camp and stats.get("fidelity"):
     fb = stats["fidelity"]

@@ -1,0 +1,115 @@
+"""The report's mechanisms section (pure): seed 000's question asked under congestion.
+
+For a factorial campaign over ``workload.mechanism`` (``playbooks/mechanisms.yaml``: matmul over
+four Java mechanisms x two algorithms x flood x profile), one row per algorithm and mechanism:
+
+- the uncongested FIFO time (mean, seconds) and its rank among the mechanisms of the same
+  algorithm, beside seed 000's rank (:data:`SEED000_ORDER`);
+- the slowdown under congestion with FIFO (mean congested / mean uncongested), from the successful
+  trials and, when attempts timed out, from ``stats-censored.json`` (timed-out attempts at their
+  lower bound: a lower bound of the slowdown);
+- the share of that slowdown the QoS profile wins back (the factorial block's recovery, BCa 95 %).
+
+Inputs are stats.json's ``conditions`` (name -> {n, mean, ...}) and ``factorial`` block, and
+optionally stats-censored.json's ``conditions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+#: Seed 000 (Rahimi, Wainer and Lewis), section 4, Figs. 4.1 and 4.2 and Table 4.1: for both the
+#: simple parallel algorithm and the modified Cannon's algorithm, fastest to slowest: sockets,
+#: externalization, serialization, datagram sockets.
+SEED000_ORDER: tuple[str, ...] = ("socket", "rmi-externalizable", "rmi-serializable", "datagram")
+MECHANISM_FACTOR = "workload.mechanism"
+ALGORITHM_FACTOR = "workload.algorithm"
+
+
+def applies(factorial: Mapping[str, Any] | None) -> bool:
+    """True when the factorial block varies the matmul mechanism (the section is shown)."""
+    return bool(factorial) and MECHANISM_FACTOR in factorial.get("factors", {})  # type: ignore[union-attr]
+
+
+def _mean(conds: Mapping[str, Any], name: str) -> float | None:
+    c = conds.get(name)
+    return float(c["mean"]) if c and c.get("mean") is not None else None
+
+
+def _ranks(values: Mapping[str, float | None]) -> dict[str, int]:
+    known = sorted((v, k) for k, v in values.items() if v is not None)
+    return {k: i + 1 for i, (_, k) in enumerate(known)}
+
+
+def mechanism_rows(conditions: Mapping[str, Any], factorial: Mapping[str, Any],
+                   censored_conditions: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One dict per (algorithm, mechanism) recovery of the factorial block, in seed 000's order
+    within each algorithm: ``algorithm``, ``mechanism``, ``seed000_rank``, ``base_s`` (uncongested
+    FIFO mean, seconds), ``rank`` (measured, 1 = fastest of its algorithm), ``n_base``,
+    ``congested_s``, ``n_congested``, ``slowdown`` (ratio), ``censored_slowdown`` (ratio with the
+    timed-out attempts at their bound, or None when none timed out), ``n_censored``, ``treated_s``,
+    ``recovery`` and ``recovery_ci95`` ([lo, hi] or None), ``profile``. Empty when the block does
+    not vary the mechanism."""
+    if not applies(factorial):
+        return []
+    rows = []
+    for r in factorial.get("recoveries", []):
+        lv = r["levels"]
+        mech, alg = lv.get(MECHANISM_FACTOR), lv.get(ALGORITHM_FACTOR, "-")
+        if mech is None:
+            continue
+        base, cong = _mean(conditions, r["baseline"]), _mean(conditions, r["congested"])
+        cens = (censored_conditions or {}).get(r["congested"])
+        n_c = int(conditions.get(r["congested"], {}).get("n") or 0)
+        n_cens = int(cens["n"]) - n_c if cens and cens.get("n") is not None else 0
+        cens_mean = float(cens["mean"]) if cens and n_cens > 0 else None
+        rows.append({"algorithm": alg, "mechanism": mech,
+                     "seed000_rank": SEED000_ORDER.index(mech) + 1 if mech in SEED000_ORDER else None,
+                     "base_s": base, "n_base": int(conditions.get(r["baseline"], {}).get("n") or 0),
+                     "congested_s": cong, "n_congested": n_c,
+                     "slowdown": cong / base if base and cong is not None else None,
+                     "censored_slowdown": cens_mean / base if base and cens_mean is not None else None,
+                     "n_censored": n_cens, "treated_s": _mean(conditions, r["treated"]),
+                     "recovery": r.get("ratio"), "recovery_ci95": r.get("ci95"), "profile": r.get("profile")})
+    for alg in {row["algorithm"] for row in rows}:
+        ranks = _ranks({row["mechanism"]: row["base_s"] for row in rows if row["algorithm"] == alg})
+        for row in rows:
+            if row["algorithm"] == alg:
+                row["rank"] = ranks.get(row["mechanism"])
+    order = {m: i for i, m in enumerate(SEED000_ORDER)}
+    return sorted(rows, key=lambda x: (str(x["algorithm"]), order.get(x["mechanism"], len(order)), x["mechanism"]))
+
+
+def _s(v: float | None, fmt: str = "{:.3f}") -> str:
+    return "-" if v is None else fmt.format(v)
+
+
+def mechanism_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows of :func:`mechanism_rows` as the report's table (strings)."""
+    out = []
+    for r in rows:
+        slow = _s(r["slowdown"], "{:.2f}x")
+        if r["censored_slowdown"] is not None:
+            slow += f" (>= {r['censored_slowdown']:.1f}x with {r['n_censored']} timed out)"
+        ci = r["recovery_ci95"]
+        out.append({"algorithm": r["algorithm"], "mechanism": r["mechanism"],
+                    "seed 000 rank": _s(r["seed000_rank"], "{}"), "measured rank": _s(r.get("rank"), "{}"),
+                    "no congestion (s)": _s(r["base_s"]) + f" (n {r['n_base']})",
+                    "congestion, fifo (s)": _s(r["congested_s"]) + f" (n {r['n_congested']})",
+                    "slowdown": slow, f"congestion, {r['profile']} (s)": _s(r["treated_s"]),
+                    "won back": _s(r["recovery"], "{:.0%}")
+                    + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")})
+    return pd.DataFrame(out)
+
+
+def ordering_agrees(rows: list[dict[str, Any]]) -> dict[str, bool]:
+    """Per algorithm: does the measured uncongested order equal seed 000's?"""
+    out = {}
+    for alg in sorted({str(r["algorithm"]) for r in rows}):
+        rs = [r for r in rows if str(r["algorithm"]) == alg and r.get("rank") is not None]
+        measured = [r["mechanism"] for r in sorted(rs, key=lambda r: r["rank"])]
+        out[alg] = measured == [m for m in SEED000_ORDER if m in measured]
+    return out

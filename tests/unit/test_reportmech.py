@@ -1,0 +1,65 @@
+"""The report's mechanisms table (qoslab.reportmech): ranks against seed 000's order, slowdowns
+with and without the timed-out attempts, recoveries, the section only for mechanism factorials."""
+
+from __future__ import annotations
+
+import pytest
+
+from qoslab.reportmech import SEED000_ORDER, applies, mechanism_rows, mechanism_table, ordering_agrees
+
+MECHS = list(SEED000_ORDER)
+
+
+def _block(algs=("spa", "mca")):
+    recs = []
+    for alg in algs:
+        for m in MECHS:
+            lv = {"workload.mechanism": m, "workload.algorithm": alg}
+            recs.append({"levels": lv, "profile": "thesis", "reference_profile": "fifo",
+                         "baseline": f"{m}/{alg}/none/fifo", "congested": f"{m}/{alg}/flood/fifo",
+                         "treated": f"{m}/{alg}/flood/thesis", "ratio": 0.9, "ci95": [0.8, 0.95]})
+    return {"factors": {"workload.mechanism": MECHS, "workload.algorithm": list(algs),
+                        "flood": ["none", "flood"], "profile": ["fifo", "thesis"]}, "recoveries": recs}
+
+
+def _conds(base: dict[str, float], cong: float = 2.0, n=3):
+    out = {}
+    for alg in ("spa", "mca"):
+        for m, t in base.items():
+            out[f"{m}/{alg}/none/fifo"] = {"n": n, "mean": t}
+            out[f"{m}/{alg}/flood/fifo"] = {"n": n, "mean": t * cong}
+            out[f"{m}/{alg}/flood/thesis"] = {"n": n, "mean": t * 1.1}
+    return out
+
+
+def test_seed_order_gives_ranks_one_to_four_and_agreement():
+    conds = _conds({"socket": 0.1, "rmi-externalizable": 0.2, "rmi-serializable": 0.3, "datagram": 0.4})
+    rows = mechanism_rows(conds, _block())
+    assert [r["mechanism"] for r in rows[:4]] == MECHS and {r["algorithm"] for r in rows} == {"spa", "mca"}
+    assert all(r["rank"] == r["seed000_rank"] for r in rows)
+    assert ordering_agrees(rows) == {"mca": True, "spa": True}
+    assert rows[0]["slowdown"] == pytest.approx(2.0) and rows[0]["censored_slowdown"] is None
+
+
+def test_a_different_order_is_reported_as_such():
+    conds = _conds({"socket": 0.3, "rmi-externalizable": 0.2, "rmi-serializable": 0.1, "datagram": 0.4})
+    rows = mechanism_rows(conds, _block())
+    ranks = {(r["algorithm"], r["mechanism"]): r["rank"] for r in rows}
+    assert ranks[("spa", "socket")] == 3 and ranks[("spa", "rmi-serializable")] == 1
+    assert ordering_agrees(rows) == {"mca": False, "spa": False}
+
+
+def test_timed_out_attempts_give_a_censored_slowdown_lower_bound():
+    conds = _conds({m: 0.5 for m in MECHS})
+    cens = dict(conds)
+    cens["datagram/mca/flood/fifo"] = {"n": 5, "mean": 30.0}  # 3 successful + 2 at their 60 s bound
+    rows = mechanism_rows(conds, _block(), cens)
+    dg = next(r for r in rows if r["mechanism"] == "datagram" and r["algorithm"] == "mca")
+    assert dg["n_censored"] == 2 and dg["censored_slowdown"] == pytest.approx(60.0)
+    text = mechanism_table(rows).to_string()
+    assert ">= 60.0x with 2 timed out" in text and "90% [80%, 95%]" in text
+
+
+def test_section_only_for_mechanism_factorials():
+    assert not applies(None) and not applies({"factors": {"flood": ["a"]}, "recoveries": []})
+    assert mechanism_rows({}, {"factors": {"flood": ["a"]}, "recoveries": []}) == []

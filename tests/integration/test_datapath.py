@@ -96,7 +96,9 @@ def test_thesis_rewrites_the_ds_field_span_tx_after_rx_before(testbed, tmp_path)
     for port, host in (("Gi1-0-21", "jp-1"), ("Gi1-0-22", "jp-2")):
         to, frm, marked = _dscp_by_direction(rows[port], ip[host])
         assert sum(to.values()) > 50 and set(to) == {40}, (port, to)
-        assert sum(frm.values()) > 50 and frm[0] > 0.98 * sum(frm.values()), (port, frm)
+        # (the resets are a handful, but on a short test of ~60 packets from the host 2 of them
+        # were 3.3 %: bound the share loosely; an rx-side rewrite would make it ~100 %)
+        assert sum(frm.values()) > 50 and frm[0] > 0.9 * sum(frm.values()), (port, frm)
         assert set(marked) <= {"control/ack"} and set(frm) <= {0, 40}, (port, marked)
     c21, c22 = summ["Gi1-0-21"]["classes"], summ["Gi1-0-22"]["classes"]
     for c in (c21, c22):  # UDP jp-3 -> jp-1, jp-4 -> jp-2 (tx copies) and iperf3's few replies (rx copies)

@@ -232,3 +232,19 @@ def test_the_arp_cache_limit_is_raised_for_a_big_mesh_and_never_lowered(tmp_path
     assert "1024 to 9632" in note
     assert (tmp_path / "gc_thresh3").read_text() == "9632" and (tmp_path / "gc_thresh2").read_text() == "9632"
     assert ensure_neighbour_capacity(48 * 47, tmp_path) is None and (tmp_path / "gc_thresh3").read_text() == "9632"
+
+
+def test_the_arp_cache_limits_are_restored_by_the_last_down_unless_changed_since(tmp_path):
+    from qoslab.testbed.core import ensure_neighbour_capacity, restore_neighbour_capacity
+
+    for i, v in ((2, 512), (3, 1024)):
+        (tmp_path / f"gc_thresh{i}").write_text(f"{v}\n")
+    saved = tmp_path / "saved.json"
+    assert ensure_neighbour_capacity(96 * 95, tmp_path, saved) and saved.exists()
+    ensure_neighbour_capacity(200 * 199, tmp_path, saved)  # a second, bigger testbed keeps the originals
+    assert "1024" in saved.read_text() and (tmp_path / "gc_thresh3").read_text() == str(200 * 199 + 512)
+    (tmp_path / "gc_thresh3").write_text("5000")  # changed by someone else since
+    note = restore_neighbour_capacity(saved, tmp_path)
+    assert note == "restored the machine's ARP cache limits: gc_thresh2 512" and not saved.exists()
+    assert (tmp_path / "gc_thresh2").read_text() == "512" and (tmp_path / "gc_thresh3").read_text() == "5000"
+    assert restore_neighbour_capacity(saved, tmp_path) is None

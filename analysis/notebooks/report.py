@@ -188,16 +188,15 @@ if main.get("factorial"):
         show(fig, "factorial-recovery.png")
 # seed 000's question under congestion (qoslab.reportmech): a factorial over the matmul mechanisms
 if main.get("factorial") and rmech.applies(main["factorial"]):
-    cens_path = camp / "stats-censored.json" if camp else None
-    cens = json.loads(cens_path.read_text())["conditions"] if cens_path and cens_path.exists() else None
-    mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], cens)
+    mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], main.get("censored"))
     agree = rmech.ordering_agrees(mrows)
     display(Markdown("## The Java mechanisms under congestion (seed 000's Table 4.1, asked again)"))
     display(Markdown("Seed 000 ranks the mechanisms, fastest first, *" + ", ".join(rmech.SEED000_ORDER)
                      + "* for both algorithms (section 4, Table 4.1). Measured order without congestion "
                      + "; ".join(f"{a}: {'the same' if ok else 'different'}" for a, ok in agree.items())
                      + ". Slowdown = congested FIFO mean / uncongested FIFO mean; *won back* = the share of "
-                     "that slowdown the QoS profile recovers (BCa 95 %)."))
+                     "that slowdown the QoS profile recovers (BCa 95 %); >= marks lower bounds from trials "
+                     "that timed out and count at their bound."))
     table(rmech.mechanism_table(mrows))
 # emulation fidelity (qoslab.campaign.fidelity): verdicts per condition, trials left out
 if camp and stats.get("fidelity"):

@@ -14,6 +14,7 @@ import yaml
 from conftest import ECENET, REPO
 from qoslab.campaign import ANALYSIS_JAR, Store, campaign_stats, create, load_campaign_playbook, load_playbook
 from qoslab.campaign.censoring import censored_attempts, censoring_bound
+from qoslab.errors import QoslabError
 
 OLD_READ_TIMEOUT = "worker jp-3 (198.18.0.3): render failed: SocketTimeoutException: Read timed out"
 
@@ -40,7 +41,7 @@ def test_censoring_bound(result, bound):
     assert censoring_bound(result, 120.0) == bound
 
 
-def _campaign(tmp_path: Path) -> Path:
+def _campaign(tmp_path: Path, **extra) -> Path:
     """A 2-condition x 3-trial campaign (plus one warm-up trial) with every trial done."""
     topo = tmp_path / "topo.yaml"
     topo.write_text(ECENET.read_text())
@@ -50,7 +51,7 @@ def _campaign(tmp_path: Path) -> Path:
             "workload": {"hosts": ["jp-1", "jp-2"], "size": "A", "timeout_s": 100},
             "conditions": [{"name": "base", "congestion": False, "profile": str(prof)},
                            {"name": "slow", "congestion": True, "profile": str(prof)}],
-            "trials": 3, "seed": 3}
+            "trials": 3, "seed": 3, **extra}
     pfile = tmp_path / "pb.yaml"
     pfile.write_text(yaml.safe_dump(data))
     create(load_playbook(pfile), pfile, tmp_path / "c").close()
@@ -140,3 +141,29 @@ def test_campaign_eta_weighs_each_condition_by_its_own_trial_time():
     assert eta_s(["new"], wall, {"new": [10.0, 20.0]}, overhead_s=1.5) == pytest.approx(16.5)
     # nothing known about it: this run's mean wall time
     assert eta_s(["other"], wall, {}) == pytest.approx(94.0 / 3)
+
+
+@pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
+@pytest.mark.parametrize("censor", [True, False])
+def test_censor_timeouts_counts_a_timed_out_trial_at_its_bound(tmp_path, censor):
+    folder = _campaign(tmp_path, retries=0, censor_timeouts=censor)
+    slow = _idx(folder, "slow")
+    st = Store(folder / "trials.sqlite")
+    st.record(slow[1], status="failed", valid=0, elapsed_s=None, attempts=1)
+    _attempt(folder, f"{slow[1]:04d}", {"valid": False, "error": "x", "call_timeout": True, "failed_after_s": 100.2})
+    pb = load_campaign_playbook(folder)
+    if not censor:  # as before: a failed trial leaves the campaign incomplete
+        with pytest.raises(QoslabError, match="campaign incomplete"):
+            campaign_stats(pb, st, folder)
+        st.close()
+        return
+    stats = campaign_stats(pb, st, folder)
+    assert stats["censored"]["trials"] == 1 and stats["censored"]["conditions"] == {"slow": {"n": 1, "bounds_s": [100.2]}}
+    assert stats["source"].endswith("trials-censored.csv") and stats["conditions"]["slow"]["n"] == 3
+    done = [50.0 + i for i in (slow[0], slow[2])]
+    assert stats["conditions"]["slow"]["mean"] == pytest.approx((sum(done) + 100.2) / 3)
+    st.record(slow[2], status="failed", valid=0, elapsed_s=None, attempts=1)  # failed without a timeout
+    _attempt(folder, f"{slow[2]:04d}", {"valid": False, "error": "render failed: ConnectException: x"})
+    with pytest.raises(QoslabError, match="campaign incomplete"):
+        campaign_stats(pb, st, folder)
+    st.close()

@@ -38,7 +38,7 @@ def test_seed_order_gives_ranks_one_to_four_and_agreement():
     assert [r["mechanism"] for r in rows[:4]] == MECHS and {r["algorithm"] for r in rows} == {"spa", "mca"}
     assert all(r["rank"] == r["seed000_rank"] for r in rows)
     assert ordering_agrees(rows) == {"mca": True, "spa": True}
-    assert rows[0]["slowdown"] == pytest.approx(2.0) and rows[0]["censored_slowdown"] is None
+    assert rows[0]["slowdown"] == pytest.approx(2.0) and rows[0]["n_timed_out"] == 0
 
 
 def test_a_different_order_is_reported_as_such():
@@ -49,15 +49,23 @@ def test_a_different_order_is_reported_as_such():
     assert ordering_agrees(rows) == {"mca": False, "spa": False}
 
 
-def test_timed_out_attempts_give_a_censored_slowdown_lower_bound():
+def test_timed_out_trials_make_the_slowdown_and_recovery_lower_bounds():
     conds = _conds({m: 0.5 for m in MECHS})
-    cens = dict(conds)
-    cens["datagram/mca/flood/fifo"] = {"n": 5, "mean": 30.0}  # 3 successful + 2 at their 60 s bound
-    rows = mechanism_rows(conds, _block(), cens)
+    conds["datagram/mca/flood/fifo"] = {"n": 3, "mean": 60.0}  # all three counted at their 60 s bound
+    censored = {"trials": 3, "conditions": {"datagram/mca/flood/fifo": {"n": 3, "bounds_s": [60.0] * 3}}}
+    rows = mechanism_rows(conds, _block(), censored)
     dg = next(r for r in rows if r["mechanism"] == "datagram" and r["algorithm"] == "mca")
-    assert dg["n_censored"] == 2 and dg["censored_slowdown"] == pytest.approx(60.0)
-    text = mechanism_table(rows).to_string()
-    assert ">= 60.0x with 2 timed out" in text and "90% [80%, 95%]" in text
+    assert dg["n_timed_out"] == 3 and dg["slowdown"] == pytest.approx(120.0) and not dg["censored_other"]
+    table = mechanism_table(rows)
+    line = table[(table["mechanism"] == "datagram") & (table["algorithm"] == "mca")].iloc[0]
+    assert line["slowdown"] == ">= 120.0x" and line["congestion, fifo (s)"] == ">= 60.000 (n 3, 3 timed out)"
+    assert line["won back"] == ">= 90% [80%, 95%]"
+    sock = table[(table["mechanism"] == "socket") & (table["algorithm"] == "mca")].iloc[0]
+    assert sock["slowdown"] == "2.0x" and sock["won back"] == "90% [80%, 95%]"
+    conds["datagram/mca/flood/thesis"] = {"n": 3, "mean": 0.4}  # faster than the baseline: recovery > 100 %
+    table = mechanism_table(mechanism_rows(conds, _block(), censored))
+    line = table[(table["mechanism"] == "datagram") & (table["algorithm"] == "mca")].iloc[0]
+    assert line["won back"] == "100% to 90% [80%, 95%]"
 
 
 def test_section_only_for_mechanism_factorials():

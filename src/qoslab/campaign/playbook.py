@@ -132,6 +132,12 @@ class Playbook(StrictModel):
     capture_port: str = "Gi1/0/21"
     capture_host: str | None = None
     retries: int = Field(2, ge=0, le=100)
+    censor_timeouts: bool = Field(
+        False, description="a trial whose last attempt ended in a call timeout (a right-censored time) "
+                           "counts at its lower bound instead of leaving the campaign incomplete: "
+                           "stats.json is then computed on trials-censored.csv (successful trials plus "
+                           "one row per timed-out trial at its bound) and its `censored` block says so; "
+                           "means, slowdowns and recoveries become lower bounds where trials were censored")
     settle: Literal["saturated", "fixed"] = Field(
         "saturated", description="when the workload starts after the flood: `saturated` = as soon as every "
                                  "flooded switch port sends >= 95 % of the link rate (the flood is established), "

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import QoslabError
 from ..topology import repo_root
 from .callstats import run_call_stats
-from .censoring import censored_attempts, censoring_summary, write_censored_csv
+from .censoring import CensoredAttempt, censored_attempts, censoring_summary, write_censored_csv
 from .factorial import factorial_block
 from .fidelitystats import fidelity_block, is_invalid
 from .playbook import Playbook
@@ -109,7 +109,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     statistics over unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials
     exist. Trials a sequential campaign skipped are absent, not missing; what stopped it is
     stats.json's ``stopping`` (:func:`.stopping.stopping_summary`)."""
-    left = sorted((s, n) for s, n in store.counts().items() if s not in ("done", "skipped"))
+    timed_out = censored_failed_trials(pb, store, folder)
+    left = sorted((s, n - (len(timed_out) if s == "failed" else 0)) for s, n in store.counts().items()
+                  if s not in ("done", "skipped"))
+    left = [(s, n) for s, n in left if n]
     if left:
         what = ", ".join(f"{n} {status}" for status, n in left)
         raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
@@ -119,22 +122,57 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     main = export_csv(store, folder / "trials.csv", exclude_invalid=drop)
     if main < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
-    stats = run_stats(pb, folder / "trials.csv", folder / "stats.json")
-    stats.update(_blocks(pb, store, folder, stats))
+    source = folder / "trials.csv"
+    if timed_out:  # censor_timeouts: one row per timed-out trial at its bound beside the successful ones
+        source = folder / "trials-censored.csv"
+        write_censored_csv(folder / "trials.csv", timed_out, source)
+    stats = run_stats(pb, source, folder / "stats.json")
+    if timed_out:
+        stats["censored"] = censored_block(timed_out)
+    stats.update(_blocks(pb, store, folder, stats, source))
     stats["fidelity"] = fidelity
     (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     for stale in ("trials-all.csv", "stats-all.json"):
         (folder / stale).unlink(missing_ok=True)
     if fidelity["excluded"]:  # the second set: every trial, invalid ones included
         export_csv(store, folder / "trials-all.csv")
+        if timed_out:
+            write_censored_csv(folder / "trials-all.csv", timed_out, folder / "trials-all.csv")
         run_stats(pb, folder / "trials-all.csv", folder / "stats-all.json")
     if export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop) == main:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
-    censoring_stats(pb, store, folder)
+    if not timed_out:
+        censoring_stats(pb, store, folder)
     return stats
 
 
-def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any]) -> dict[str, Any]:
+def censored_failed_trials(pb: Playbook, store: Store, folder: Path) -> list[CensoredAttempt]:
+    """With ``censor_timeouts``: the last attempt of every failed trial, when every failed trial's
+    last attempt is censored (a call timeout with a bound); else [] (the campaign is incomplete as
+    before). Warm-up trials are not counted (they are not censored attempts)."""
+    failed = {row.idx for row in store.trials() if row.status == "failed" and not row.warmup}
+    if not pb.censor_timeouts or not failed:
+        return []
+    last: dict[int, CensoredAttempt] = {}
+    for a in censored_attempts(pb, store, folder):
+        if a.idx in failed and (a.idx not in last or a.attempt > last[a.idx].attempt):
+            last[a.idx] = a
+    return [last[i] for i in sorted(last)] if set(last) == failed else []
+
+
+def censored_block(timed_out: list[CensoredAttempt]) -> dict[str, Any]:
+    """stats.json's ``censored`` block: per condition the timed-out trials counted at their bound
+    (seconds), and what that means for the statistics."""
+    per: dict[str, list[float]] = {}
+    for a in timed_out:
+        per.setdefault(a.condition, []).append(a.bound_s)
+    return {"trials": len(timed_out), "conditions": {c: {"n": len(b), "bounds_s": b} for c, b in per.items()},
+            "meaning": "each timed-out trial counts at its lower bound (censor_timeouts): the means of these "
+                       "conditions, and the slowdowns and recoveries computed from them, are lower bounds"}
+
+
+def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any],
+            source: Path | None = None) -> dict[str, Any]:
     """stats.json's optional blocks: ``stopping`` (sequential campaigns), ``calls`` (per-call
     latency tails), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost)."""
     out: dict[str, Any] = {}
@@ -144,7 +182,7 @@ def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any]) -> 
     calls = run_call_stats(store, folder, *plan_comparisons(pb))
     if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
         out["calls"] = calls
-    factorial = factorial_block(pb, stats, folder / "trials.csv")
+    factorial = factorial_block(pb, stats, source or folder / "trials.csv")
     if factorial is not None:  # recoveries per level of the other factors and their differences
         out["factorial"] = factorial
     overhead = overhead_summary(store)

@@ -121,6 +121,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html."""
     from ..campaign import Runner, Store, campaign_stats
+    from ..campaign.stats import censored_failed_trials
     from ..report import campaign_report
 
     if dry_run:
@@ -144,13 +145,16 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
-    if counts.get("failed"):
+    if counts.get("failed") and len(censored_failed_trials(runner.pb, store, folder)) != counts["failed"]:
         raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
                           f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
                           f"`qoslab campaign run --resume {folder}` runs them again")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
     stats = campaign_stats(runner.pb, store, folder)
+    if stats.get("censored"):
+        console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
+                      f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
     _print_stats(stats)
     _print_stopping(stats.get("stopping"))
     _print_overhead(stats.get("overhead_s"))

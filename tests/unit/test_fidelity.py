@@ -18,6 +18,7 @@ from qoslab.campaign.fidelitycheck import (
     FlowRates,
     Measurements,
     PortInterval,
+    flood_capacity,
     campaign_counts,
     invalid_warning,
     verdict,
@@ -248,3 +249,21 @@ def test_the_arp_cache_limits_are_restored_by_the_last_down_unless_changed_since
     assert note == "restored the machine's ARP cache limits: gc_thresh2 512" and not saved.exists()
     assert (tmp_path / "gc_thresh2").read_text() == "512" and (tmp_path / "gc_thresh3").read_text() == "5000"
     assert restore_neighbour_capacity(saved, tmp_path) is None
+
+
+def test_the_flood_is_judged_against_what_its_port_left_it():
+    # the port sent the link rate: 8.5 Mbit/s of flood and 1.5 of workload (a QoS profile serving
+    # the workload first): the flood got all the room it had
+    port = "Gi1-0-1"
+    shared = FlowRates("jp-5", "jp-1", 11e6, 8.5e6, 950.0, 950.0, port)
+    v, reasons, s = verdict(_clean(ports={port: _full(10)}, flows=[shared]), TH)
+    assert (v, reasons) == ("ok", []) and s["flood_ratio"] == pytest.approx(1.0)
+    # the same 8.5 Mbit/s through a port that sent only that: the flood itself fell short
+    alone = FlowRates("jp-5", "jp-1", 11e6, 6.0e6, 950.0, 950.0, port)
+    v, reasons, s = verdict(_clean(ports={port: _full(10, 0.6)}, flows=[alone]), TH)
+    assert v == "invalid" and "flood_ratio" in [r.check for r in reasons] and s["flood_ratio"] == pytest.approx(0.6)
+    # two flows into one port share its room; a flow without a known port is judged against the link
+    a = FlowRates("jp-5", "jp-1", 4e6, 4e6, 400.0, 400.0, port)
+    b = FlowRates("jp-6", "jp-1", 4e6, 3.2e6, 400.0, 400.0, port)
+    assert flood_capacity(_clean(ports={port: _full(10, 0.9)}, flows=[a, b])) == pytest.approx([4e6, 4e6])
+    assert flood_capacity(_clean(flows=[FlowRates("jp-5", "jp-1", 11e6, 9e6, 950.0, 950.0)])) == [10e6]

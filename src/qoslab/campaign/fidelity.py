@@ -209,8 +209,10 @@ def flow_rates(ctx: TrialContext) -> list[FlowRates]:
     if ctx.flood is None or ctx.flood_result is None:
         return []
     got = {(f.src, f.dst): f for f in ctx.flood_result.flows}
+    topo = ctx.topology
+    port = (lambda h: linux_ifname(topo.host(h).port)) if topo is not None else (lambda h: None)
     return [FlowRates(f.src, f.dst, f.wire_bps, got[(f.src, f.dst)].received_wire_bps, f.pps,
-                      got[(f.src, f.dst)].sent_pps) for f in ctx.flood.flows if (f.src, f.dst) in got]
+                      got[(f.src, f.dst)].sent_pps, port(f.dst)) for f in ctx.flood.flows if (f.src, f.dst) in got]
 
 
 class FidelityMeter(BaseMeter):

@@ -18,7 +18,12 @@ port_utilisation  per bottleneck port (the flooded hosts' switch ports; all the 
                   a share of the link rate; the lowest port counts. Needs
                   ``min_backlogged_samples`` such samples, else not judged
 flood_ratio       per flow the flood's received rate on the wire / min(configured < min_flood_ratio
-                  wire rate, link rate); the lowest flow counts                   -> invalid
+                  wire rate, what its destination port had left for it: the       -> invalid
+                  link rate less the port's other traffic, i.e. its departures
+                  over the window less the floods received through it); the
+                  lowest flow counts. The workload shares that port, and a QoS
+                  profile that serves it first leaves the flood 0.85 of the link
+                  at 10 Mbit/s: that is the congestion working, not a failure
 outside_cores     CPU of processes outside the testbed and this campaign (other   > max_outside_cores
                   users' builds, a CPU hog), cores averaged over the window       -> invalid
 emulation_share   CPU the emulation itself takes from the workload: the flood's   > max_emulation_
@@ -129,6 +134,7 @@ class FlowRates:
     received_wire_bps: float
     configured_pps: float
     sent_pps: float
+    port: str | None = None  # the destination's switch port (a key of Measurements.ports), if known
 
 
 @dataclass
@@ -169,6 +175,27 @@ def port_utilisation(intervals: Sequence[PortInterval], link_rate_bps: float) ->
     return [iv.sent_bytes * 8 / iv.dt / link_rate_bps for iv in intervals if iv.backlogged and iv.dt > 0]
 
 
+def flood_capacity(m: Measurements) -> list[float]:
+    """Per flow of ``m.flows`` the rate it could get (bits/s): min(configured wire rate, link rate
+    less the other traffic its destination port sent). Other traffic = the port's departures over
+    all sampled intervals less the received rates of every flood flow through that port (never
+    below 0); without the port's samples, the link rate. Pure."""
+    flood_at: dict[str, float] = {}
+    for f in m.flows:
+        if f.port is not None:
+            flood_at[f.port] = flood_at.get(f.port, 0.0) + f.received_wire_bps
+    out = []
+    for f in m.flows:
+        room = m.link_rate_bps
+        ivs = m.ports.get(f.port, []) if f.port is not None else []
+        dt = sum(iv.dt for iv in ivs)
+        if f.port is not None and dt > 0:
+            departures = sum(iv.sent_bytes for iv in ivs) * 8 / dt
+            room = max(m.link_rate_bps - max(departures - flood_at[f.port], 0.0), 0.0)
+        out.append(min(f.configured_wire_bps, room))
+    return out
+
+
 def _median(v: Iterable[float]) -> float | None:
     vals = list(v)
     return statistics.median(vals) if vals else None
@@ -186,8 +213,7 @@ def summary(m: Measurements, th: FidelityThresholds) -> dict[str, Any]:
         if len(u) >= th.min_backlogged_samples:
             per_port[port] = statistics.median(u)
             backlogged += len(u)
-    ratio = [f.received_wire_bps / min(f.configured_wire_bps, m.link_rate_bps) for f in m.flows
-             if min(f.configured_wire_bps, m.link_rate_bps) > 0]
+    ratio = [f.received_wire_bps / d for f, d in zip(m.flows, flood_capacity(m), strict=True) if d > 0]
     pacing = [abs(f.sent_pps / f.configured_pps - 1) for f in m.flows if f.configured_pps > 0]
     busy = (m.worker_wait_s or 0.0) + (m.worker_run_s or 0.0)
     return {"samples": len(m.idle_shares), "idle_min": min(m.idle_shares) if m.idle_shares else None,

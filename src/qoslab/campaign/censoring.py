@@ -62,9 +62,9 @@ def censoring_bound(result: dict[str, Any], call_timeout_s: float) -> float | No
     for another reason: a dead worker, a checksum, a lookup timeout before the render).
 
     A manager that prints ``call_timeout`` decides itself, and the bound is the larger of
-    ``call_timeout_s`` and its ``elapsed_render_s`` (matmul: ``failed_after_s``) at the failure; for an older manager's result
-    the error text decides, and the bound is ``call_timeout_s`` (a read timeout: that one call
-    took longer) or the overrun's own bound. Pure."""
+    ``call_timeout_s`` and its ``elapsed_render_s`` (matmul: ``failed_after_s``) at the failure;
+    for an older manager's result the error text decides, and the bound is ``call_timeout_s`` (a
+    read timeout: that one call took longer) or the overrun's own bound. Pure."""
     if result.get("valid") is not False:
         return None
     if "call_timeout" in result:

@@ -18,8 +18,8 @@ from qoslab.campaign.fidelitycheck import (
     FlowRates,
     Measurements,
     PortInterval,
-    flood_capacity,
     campaign_counts,
+    flood_capacity,
     invalid_warning,
     verdict,
 )

@@ -139,7 +139,10 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
         if timed_out:
             write_censored_csv(folder / "trials-all.csv", timed_out, folder / "trials-all.csv")
         run_stats(pb, folder / "trials-all.csv", folder / "stats-all.json")
-    if export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop) == main:
+    (folder / "stats-network.json").unlink(missing_ok=True)
+    # (a timed-out trial has no network wait: with censored trials the network statistics would
+    # compare unequal, survivor-only samples, so there are none)
+    if export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop) == main and not timed_out:
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
     if not timed_out:
         censoring_stats(pb, store, folder)

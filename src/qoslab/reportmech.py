@@ -96,12 +96,12 @@ def mechanism_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         cong = lower + _s(r["congested_s"]) + f" (n {r['n_congested']}"
         cong += f", {r['n_timed_out']} timed out)" if r["n_timed_out"] else ")"
         ci = r["recovery_ci95"]
-        won = _s(r["recovery"], "{:.0%}") + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+        won = _s(r["recovery"], "{:.1%}") + (f" [{ci[0]:.1%}, {ci[1]:.1%}]" if ci else "")
         if r["n_timed_out"] and not r["censored_other"] and r["recovery"] is not None:
             # a longer congested time raises the recovery while the treated cell is slower than the
             # baseline and lowers it (towards 100 %) while it is faster
             faster = r["treated_s"] is not None and r["base_s"] is not None and r["treated_s"] < r["base_s"]
-            won = f"100% to {won}" if faster else ">= " + won
+            won = f"100% to {won}" if faster else ">= " + won  # (the interval is the censored data's)
         out.append({"algorithm": r["algorithm"], "mechanism": r["mechanism"],
                     "seed 000 rank": _s(r["seed000_rank"], "{}"), "measured rank": _s(r.get("rank"), "{}"),
                     "no congestion (s)": _s(r["base_s"]) + f" (n {r['n_base']})",

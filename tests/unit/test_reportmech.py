@@ -59,13 +59,13 @@ def test_timed_out_trials_make_the_slowdown_and_recovery_lower_bounds():
     table = mechanism_table(rows)
     line = table[(table["mechanism"] == "datagram") & (table["algorithm"] == "mca")].iloc[0]
     assert line["slowdown"] == ">= 120.0x" and line["congestion, fifo (s)"] == ">= 60.000 (n 3, 3 timed out)"
-    assert line["won back"] == ">= 90% [80%, 95%]"
+    assert line["won back"] == ">= 90.0% [80.0%, 95.0%]"
     sock = table[(table["mechanism"] == "socket") & (table["algorithm"] == "mca")].iloc[0]
-    assert sock["slowdown"] == "2.0x" and sock["won back"] == "90% [80%, 95%]"
+    assert sock["slowdown"] == "2.0x" and sock["won back"] == "90.0% [80.0%, 95.0%]"
     conds["datagram/mca/flood/thesis"] = {"n": 3, "mean": 0.4}  # faster than the baseline: recovery > 100 %
     table = mechanism_table(mechanism_rows(conds, _block(), censored))
     line = table[(table["mechanism"] == "datagram") & (table["algorithm"] == "mca")].iloc[0]
-    assert line["won back"] == "100% to 90% [80%, 95%]"
+    assert line["won back"] == "100% to 90.0% [80.0%, 95.0%]"
 
 
 def test_section_only_for_mechanism_factorials():

@@ -155,7 +155,9 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    _print_stats(stats)
+    kind = getattr(runner.pb.workload, "kind", "raytracer")
+    _print_stats(stats, "trial times (render phase, seconds)" if kind == "raytracer" else
+                 f"trial times ({kind}: the workload's elapsed_s, seconds)")
     _print_stopping(stats.get("stopping"))
     _print_overhead(stats.get("overhead_s"))
     if (folder / "stats-network.json").exists():

@@ -80,9 +80,15 @@ def _bidir_udp(tb: Testbed, payload: int, seconds: float, d: Path) -> dict:
             tb.executor(srv).stop(p)
     sent = {}
     for cl, srv, _ in clients:
-        end = json.loads((d / f"{cl}.json").read_text())["end"]
+        # iperf3 3.12 -J --bidir sometimes writes more after its JSON report (seen once: "Extra data" at the
+        # end of a 200-byte run): take the first object, keep what followed as a note
+        text = (d / f"{cl}.json").read_text()
+        report, end_pos = json.JSONDecoder().raw_decode(text.lstrip())
+        end = report["end"]
         sent[f"{cl}<->{srv}"] = {k: {f: v.get(f) for f in ("packets", "bits_per_second", "lost_packets")}
                                  for k, v in end.items() if k.startswith("sum") and isinstance(v, dict)}
+        if text.lstrip()[end_pos:].strip():
+            sent[f"{cl}<->{srv}"]["iperf3_trailing_output"] = text.lstrip()[end_pos:].strip()[:500]
     return sent
 
 

@@ -80,31 +80,28 @@ def _bidir_udp(tb: Testbed, payload: int, seconds: float, d: Path) -> dict:
             tb.executor(srv).stop(p)
     sent = {}
     for cl, srv, _ in clients:
-        # iperf3 3.12 -J --bidir sometimes writes more after its JSON report (seen once: "Extra data" at the
-        # end of a 200-byte run): take the first object, keep what followed as a note
-        text = (d / f"{cl}.json").read_text()
-        report, end_pos = json.JSONDecoder().raw_decode(text.lstrip())
-        end = report["end"]
+        end = json.loads((d / f"{cl}.json").read_text())["end"]
         sent[f"{cl}<->{srv}"] = {k: {f: v.get(f) for f in ("packets", "bits_per_second", "lost_packets")}
                                  for k, v in end.items() if k.startswith("sum") and isinstance(v, dict)}
-        if text.lstrip()[end_pos:].strip():
-            sent[f"{cl}<->{srv}"]["iperf3_trailing_output"] = text.lstrip()[end_pos:].strip()[:500]
     return sent
 
 
-def run_once(tb: Testbed, cfg: str, payload: int, seconds: float, d: Path) -> dict:
-    """One capture configuration on both SPAN ports during a full-rate bidirectional flood."""
+def run_once(tb: Testbed, cfg: str, payload: int, seconds: float, d: Path, rep: int = 0) -> dict:
+    """One capture configuration on both SPAN ports during a full-rate bidirectional flood. Each
+    repetition ``rep`` has its own folder: the executor appends to a log it is given, so a repeat in
+    the same folder would leave two iperf3 reports in one file."""
     engine, mb, extra = CONFIGS[cfg]
+    run_dir = d / cfg / str(payload) / f"run{rep}"
     caps, offered0 = {}, {}
     for span in SPAN:
         dev = linux_ifname(span)
         offered0[span] = _counter(tb.switch_ns, dev, "tx_packets"), _counter(tb.switch_ns, dev, "tx_dropped")
-        caps[span] = LiveCapture(tb.span_executor(), dev, d / cfg / str(payload) / dev, None, "flow",
+        caps[span] = LiveCapture(tb.span_executor(), dev, run_dir / dev, None, "flow",
                                  engine=engine, buffer_mb=mb, extra=extra)
     for c in caps.values():
         c.start()
     try:
-        sent = _bidir_udp(tb, payload, seconds, d / cfg / str(payload))
+        sent = _bidir_udp(tb, payload, seconds, run_dir)
         time.sleep(1.0)  # let the mirror and the rings drain before the captures stop
     except BaseException:
         for c in caps.values():
@@ -152,8 +149,8 @@ def bench_capture_live(repeat: int, seconds: float = 10.0, configs: list[str] | 
             push(lines, virtual_endpoint(topo), d / "push", "span-only")
             for cfg in configs or list(CONFIGS):
                 for payload in PAYLOADS:
-                    for _ in range(max(1, min(repeat, 3)) if cfg == "dumpcap-64" else 1):
-                        r = run_once(tb, cfg, payload, seconds, d)
+                    for rep in range(max(1, min(repeat, 3)) if cfg == "dumpcap-64" else 1):
+                        r = run_once(tb, cfg, payload, seconds, d, rep)
                         runs.append(r)
                         print(json.dumps({k: r[k] for k in ("config", "payload_bytes", "all_lossless")}
                                          | {s: {k: p[k] for k in ("offered", "delivered", "captured", "dropped_kernel",

@@ -11,7 +11,7 @@ Per capture configuration and frame size it counts
 - missing: delivered - captured (what a capture lost without counting it, if anything).
 
     python bench/run_benchmarks.py --only capture_live
-    python bench/capture_live_bench.py [--seconds 10] [--configs dumpcap-64,pcap4j-2]
+    python bench/capture_live_bench.py [--seconds 10] [--configs dumpcap-64,pcap4j-2] [--rate 50Mbit]
 """
 
 from __future__ import annotations
@@ -86,19 +86,22 @@ def _bidir_udp(tb: Testbed, payload: int, seconds: float, d: Path) -> dict:
     return sent
 
 
-def run_once(tb: Testbed, cfg: str, payload: int, seconds: float, d: Path) -> dict:
-    """One capture configuration on both SPAN ports during a full-rate bidirectional flood."""
+def run_once(tb: Testbed, cfg: str, payload: int, seconds: float, d: Path, rep: int = 0) -> dict:
+    """One capture configuration on both SPAN ports during a full-rate bidirectional flood. Each
+    repetition ``rep`` has its own folder: the executor appends to a log it is given, so a repeat in
+    the same folder would leave two iperf3 reports in one file."""
     engine, mb, extra = CONFIGS[cfg]
+    run_dir = d / cfg / str(payload) / f"run{rep}"
     caps, offered0 = {}, {}
     for span in SPAN:
         dev = linux_ifname(span)
         offered0[span] = _counter(tb.switch_ns, dev, "tx_packets"), _counter(tb.switch_ns, dev, "tx_dropped")
-        caps[span] = LiveCapture(tb.span_executor(), dev, d / cfg / str(payload) / dev, None, "flow",
+        caps[span] = LiveCapture(tb.span_executor(), dev, run_dir / dev, None, "flow",
                                  engine=engine, buffer_mb=mb, extra=extra)
     for c in caps.values():
         c.start()
     try:
-        sent = _bidir_udp(tb, payload, seconds, d / cfg / str(payload))
+        sent = _bidir_udp(tb, payload, seconds, run_dir)
         time.sleep(1.0)  # let the mirror and the rings drain before the captures stop
     except BaseException:
         for c in caps.values():
@@ -125,10 +128,14 @@ def run_once(tb: Testbed, cfg: str, payload: int, seconds: float, d: Path) -> di
                                 for p in ports.values())}
 
 
-def bench_capture_live(repeat: int, seconds: float = 10.0, configs: list[str] | None = None) -> dict:
+def bench_capture_live(repeat: int, seconds: float = 10.0, configs: list[str] | None = None,
+                       rate: str | None = None) -> dict:
     """Every configuration x frame size once (repeat only the default, dumpcap-64, ``repeat`` times
-    at most 3). Returns the runs and, per configuration, whether every run was lossless."""
+    at most 3). Returns the runs and, per configuration, whether every run was lossless. ``rate``
+    (e.g. "50Mbit") replaces the topology's link rate (default: the topology's, 10 Mbit/s)."""
     topo = load_variant("bclive", 8127)
+    if rate:
+        topo = load_variant("bclive", 8127, link={**topo.link.model_dump(mode="json"), "rate": rate})
     tb = Testbed(topo)
     tb.down()
     tb.up()
@@ -142,8 +149,8 @@ def bench_capture_live(repeat: int, seconds: float = 10.0, configs: list[str] | 
             push(lines, virtual_endpoint(topo), d / "push", "span-only")
             for cfg in configs or list(CONFIGS):
                 for payload in PAYLOADS:
-                    for _ in range(max(1, min(repeat, 3)) if cfg == "dumpcap-64" else 1):
-                        r = run_once(tb, cfg, payload, seconds, d)
+                    for rep in range(max(1, min(repeat, 3)) if cfg == "dumpcap-64" else 1):
+                        r = run_once(tb, cfg, payload, seconds, d, rep)
                         runs.append(r)
                         print(json.dumps({k: r[k] for k in ("config", "payload_bytes", "all_lossless")}
                                          | {s: {k: p[k] for k in ("offered", "delivered", "captured", "dropped_kernel",
@@ -155,7 +162,7 @@ def bench_capture_live(repeat: int, seconds: float = 10.0, configs: list[str] | 
     for r in runs:
         verdict.setdefault(r["config"], True)
         verdict[r["config"]] &= r["all_lossless"]
-    return {"runs": runs, "lossless_by_config": verdict, "default": "dumpcap-64",
+    return {"runs": runs, "lossless_by_config": verdict, "default": "dumpcap-64", "link_rate_bps": topo.link.rate,
             "target": "0 drops at full link rate in both directions on both SPAN ports"}
 
 
@@ -164,8 +171,10 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--rate", help="link rate instead of the topology's (e.g. 50Mbit, the rate of the README's "
+                                   "first table)")
     a = ap.parse_args()
-    res = bench_capture_live(a.repeat, a.seconds, a.configs.split(","))
+    res = bench_capture_live(a.repeat, a.seconds, a.configs.split(","), a.rate)
     print(json.dumps(res["lossless_by_config"], indent=1))
     out = ROOT / "bench" / "results" / "capture_live-adhoc.json"
     out.parent.mkdir(parents=True, exist_ok=True)

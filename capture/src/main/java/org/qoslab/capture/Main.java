@@ -229,6 +229,9 @@ public final class Main implements Runnable {
                         Map<String, Object> counts = new LinkedHashMap<>();
                         for (TrafficClass c : TrafficClass.values()) counts.put(c.label, s.packetsOf(c));
                         first.put("classes", counts);
+                        // after the timing: evidence that call matching ran in the timed pass (calls still
+                        // open at the file's end are not closed here, so these are the calls closed mid-file)
+                        first.put("calls", s.calls().toMap());
                     } else {
                         warm = Math.max(warm, n / secs);
                     }

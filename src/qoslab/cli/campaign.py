@@ -155,9 +155,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    kind = getattr(runner.pb.workload, "kind", "raytracer")
-    _print_stats(stats, "trial times (render phase, seconds)" if kind == "raytracer" else
-                 f"trial times ({kind}: the workload's elapsed_s, seconds)")
+    _print_stats(stats, _times_title(getattr(runner.pb.workload, "kind", "raytracer")))
     _print_stopping(stats.get("stopping"))
     _print_overhead(stats.get("overhead_s"))
     if (folder / "stats-network.json").exists():
@@ -176,6 +174,12 @@ def _print_fidelity(block: dict[str, Any] | None) -> None:
     for line in console_lines(block):
         style = "bold red" if line.startswith("WARNING") else None
         console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+def _times_title(kind: str) -> str:
+    """The console title of the trial times table for a workload kind."""
+    return "trial times (render phase, seconds)" if kind == "raytracer" else \
+        f"trial times ({kind}: the workload's elapsed_s, seconds)"
 
 
 def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)") -> None:

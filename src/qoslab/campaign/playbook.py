@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SerializeAsAny, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
 from ..errors import ConfigError
 from ..registry import executors, generators
@@ -169,12 +169,7 @@ class Playbook(StrictModel):
         """A mapping is the sequential design: its errors name its own field (trials.min, ...)."""
         if not isinstance(v, dict):
             return v
-        try:
-            return SequentialTrials.model_validate(v)
-        except ValidationError as e:
-            err = e.errors()[0]
-            msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
-            raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
+        return _sub_model(SequentialTrials, v)
 
     @field_validator("workload", mode="before")
     @classmethod
@@ -191,12 +186,7 @@ class Playbook(StrictModel):
             return FidelityThresholds()
         if not isinstance(v, dict):
             raise ValueError("fidelity must be a mapping of thresholds, e.g. {min_flood_ratio: 0.9}")
-        try:
-            return FidelityThresholds.model_validate(v)
-        except ValidationError as e:
-            err = e.errors()[0]
-            msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
-            raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
+        return _sub_model(FidelityThresholds, v)
 
     @field_validator("capture", mode="before")
     @classmethod
@@ -291,6 +281,17 @@ class Playbook(StrictModel):
         if self.baseline is not None:
             return self.condition(self.baseline)
         return next((c for c in self.conditions if not c.congestion), self.conditions[0])
+
+
+def _sub_model(model: type[BaseModel], v: dict[str, Any]) -> BaseModel:
+    """``v`` validated by ``model``; its first error raised as a SubFieldProblem naming the nested
+    field (``trials.min``, ``fidelity.min_flood_ratio``, ...)."""
+    try:
+        return model.model_validate(v)
+    except ValidationError as e:
+        err = e.errors()[0]
+        msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
+        raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
 
 
 def _workload_settings(v: object) -> object:

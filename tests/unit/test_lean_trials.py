@@ -131,28 +131,27 @@ def test_overhead_summary_medians_per_condition(tmp_path: Path):
 
 
 class ConfigConn:
-    """A Netmiko-like session in config mode answering typed-ahead lines with their prompts."""
+    """A Netmiko-like session answering typed-ahead lines as IOS does: ``configure terminal``
+    enters config mode, each line gets its mode's prompt, ``end`` the privileged prompt."""
 
     base_prompt = "Switch"
 
     def __init__(self, reject: str | None = None) -> None:
-        self.reject, self.out, self.modes = reject, [], []
-
-    def config_mode(self) -> str:
-        self.modes.append("conf t")
-        return ""
-
-    def exit_config_mode(self) -> str:
-        self.modes.append("end")
-        return ""
+        self.reject, self.out, self.writes = reject, [], []
 
     def write_channel(self, s: str) -> None:
+        self.writes.append(s)
         lines = s.splitlines()
         text = "".join(f"{line}\n" for line in lines)  # the echo, all at once
         for line in lines:
             if line == self.reject:
                 text += "                 ^\n% Invalid input detected at '^' marker.\n\n"
-            text += "Switch(config-if)#" if line.startswith(("interface", " ")) else "Switch(config)#"
+            if line == "configure terminal":
+                text += "Enter configuration commands, one per line.  End with CNTL/Z.\nSwitch(config)#"
+            elif line == "end":
+                text += "Switch#"
+            else:
+                text += "Switch(config-if)#" if line.startswith(("interface", " ")) else "Switch(config)#"
         self.out = [text[i:i + 50] for i in range(0, len(text), 50)]
 
     def read_channel(self) -> str:
@@ -166,7 +165,8 @@ def test_push_batch_sends_config_lines_in_one_write_and_names_a_rejected_line():
     lines = ["mls qos", "interface Gi1/0/1", " mls qos trust dscp", " srr-queue bandwidth share 1 2 3 4"]
     ok = ConfigConn()
     _send_batch(ok, lines, 5)
-    assert ok.modes == ["conf t", "end"]
+    assert len(ok.writes) == 1 and ok.writes[0].startswith("configure terminal\nmls qos\n")
+    assert ok.writes[0].endswith(" srr-queue bandwidth share 1 2 3 4\nend\n")
     bad = ConfigConn(reject=" mls qos trust dscp")
     with pytest.raises(QoslabError, match=r"rejected `mls qos trust dscp`: % Invalid input"):
         _send_batch(bad, lines, 5)

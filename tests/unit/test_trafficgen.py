@@ -12,7 +12,7 @@ from qoslab.errors import ConfigError, QoslabError, UnsafeTarget
 from qoslab.topology import Host, Topology, load_topology
 from qoslab.trafficgen import Calibration, check_target, load_flood, resolve
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
-from qoslab.trafficgen.ditg import pacing_for
+from qoslab.trafficgen.ditgpacing import pacing_for
 from qoslab.trafficgen.itgdec import parse_itgdec_series, parse_itgdec_summary
 
 DATA = Path(__file__).resolve().parents[1] / "data"

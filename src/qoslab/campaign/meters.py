@@ -9,8 +9,10 @@ A trial (:func:`qoslab.campaign.trial.run_trial`) calls, in this order::
     window_begin(ctx)  every worker listens and the manager JVM is about to start
                        (ctx.workers and ctx.flood are set)
     window_end(ctx)    the manager has exited (ctx.result is set)
-    traffic_end(ctx)   optional: flood and workload have stopped, the capture may still be stopping
-                       (called from a thread other than the trial's; ctx.flood_result set)
+    traffic_end(ctx)   optional: flood and workload have stopped and the flood's packets have left
+                       the queues; the flood's receivers may still be decoding (ctx.flood_result
+                       not set yet) and the capture stopping (called from a thread other than
+                       the trial's)
     end(ctx)           flood and capture have stopped (ctx.flood_result, ctx.capture_summary set)
     columns(ctx)       -> the meter's store columns for the trial row
     close()            always, also after a failed trial (idempotent)
@@ -65,8 +67,9 @@ class TrialContext:
       (short names) of the workload's and the flood's hosts, in topology order;
     - ``flood``: the running traffic generator (None without congestion); ``workers``: ``{host:
       BackgroundProcess}`` of the worker JVMs; ``result``: the workload's result dict;
-      ``flood_result``: the generator's FloodResult; ``capture_summary``: the capture's
-      summary.json as a dict (None without a capture);
+      ``flood_result``: the generator's FloodResult; ``drained``: whether the flood's packets
+      left the queues after its senders stopped (None: not waited for, no flood or no testbed);
+      ``capture_summary``: the capture's summary.json as a dict (None without a capture);
     - ``log``: a callback for one line of campaign log;
     - ``topology`` (:class:`qoslab.topology.Topology`) and ``playbook``
       (:class:`qoslab.campaign.playbook.Playbook`) of the campaign (None when not given), for
@@ -83,6 +86,7 @@ class TrialContext:
     workers: Mapping[str, Any] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
     flood_result: Any = None
+    drained: bool | None = None
     capture_summary: dict[str, Any] | None = None
     log: Callable[[str], None] = lambda s: None
     topology: Any = None

@@ -1,17 +1,20 @@
 """One trial of a campaign, phase by phase (docs/DESIGN.md, "One trial, as data flows"):
 
-1. switch: push the condition's profile (only when it differs from what the switch has);
-2. capture: start a live capture on the SPAN destination port (by the capture policy);
-3. congestion: start the flood and wait until it is established (``settle``);
-4. workload: the playbook's workload backend (:mod:`qoslab.workloads`); its JSON result;
-5. stop flood and capture, decode;
-6. the trial's row for the store.
+1. switch: push the condition's profile (only when it differs from what the switch has); the
+   switch meter starts reading the 'before' counters in the background;
+2. flood_prepare: the flood's receivers start (they send nothing);
+3. capture: start a live capture on the SPAN destination port (by the capture policy);
+4. switch_ready: the 'before' counters are complete;
+5. congestion: start the flood's senders and wait until every flooded port is saturated;
+6. workload: the playbook's workload backend (:mod:`qoslab.workloads`); its JSON result;
+7. stop: the flood's senders stop, its packets drain from the queues, then the switch's 'after'
+   counters are read while the receivers decode and the capture stops;
+8. the trial's row for the store.
 
 Every phase's wall time goes into ``phases_json``, with ``overhead_s`` (the trial's wall time
-minus the workload phase: what the harness costs per trial) and ``manager_start_s`` (the workload
-phase minus the manager's own run: its JVM start and the workers' check). The switch meter reads
-its counters in the background (before: while the capture starts; after: while it stops), flood
-and capture stop side by side. Any failure raises; the runner records it.
+minus the workload phase: what the harness costs per trial), ``manager_start_s`` (the workload
+phase minus the manager's own run: its JVM start and the workers' check), ``saturated`` and
+``drained``. Any failure raises; the runner records it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,15 +37,20 @@ from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow, open_flood
+from ..trafficgen.ditg import DRAIN_WAIT_S
 from ..workloads import backend
 from ..workloads.base import Pool
 from .evidence import trial_ports
 from .meters import MeterSet, TrialContext
 from .playbook import Condition, Playbook
 
-#: Seconds the flood's senders must have run before their start is checked (D-ITG; a sender that
-#: fails later fails the trial at stop: its exit code). The settle that follows waits anyway.
-START_CHECK_S = 0.05
+#: Seconds the flood's senders must have run before their start is checked (D-ITG): none, they are
+#: checked again once the flood has settled (a sender that fails later fails the trial at stop:
+#: its exit code).
+START_CHECK_S = 0.0
+#: Seconds a trial waits at most for the flood's packets to leave the queues once its senders
+#: have stopped (a full 128 KiB queue drains in 0.105 s at 10 Mbit/s, 1.05 s at 1 Mbit/s).
+DRAIN_TIMEOUT_S = 3.0
 #: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
 LIFETIME_MARGIN_S = 60.0
 #: Seconds a capture keeps running after the workload: the capture's JRMP call matching closes a
@@ -61,9 +70,10 @@ def trial_lifetime(pb: Playbook) -> float:
 class TrialEnv:
     """What all trials of a campaign share: playbook, topology, campaign folder, the testbed (None
     on a real cluster), executors of the hosts, the switch device, the flood, D-ITG's calibration,
-    the worker pool (None = workers per trial), a log callback, the config last pushed, and the
+    the worker pool (None = workers per trial), a log callback, the config last pushed, the
     QoS profiles by the conditions' ``profile`` reference (the campaign's snapshot; a reference
-    missing here is read from the working tree)."""
+    missing here is read from the working tree), and each condition's rendered IOS lines with
+    their :func:`config_hash` (filled on first use)."""
 
     pb: Playbook
     topo: Topology
@@ -79,6 +89,7 @@ class TrialEnv:
     current_config: str | None = None
     captured: set[str] = field(default_factory=set)
     profiles: dict[str, Profile] = field(default_factory=dict)
+    rendered: dict[str, tuple[list[str], str]] = field(default_factory=dict)
 
 
 def flood_of(env: TrialEnv, cond: Condition) -> FloodDefinition | None:
@@ -118,8 +129,10 @@ def capture_host(env: TrialEnv, cond: Condition) -> str:
 
 
 def _push(env: TrialEnv, cond: Condition, tdir: Path) -> None:
-    lines = profile_lines(env, cond)
-    key = config_hash(lines)
+    if cond.name not in env.rendered:  # rendering costs 10 ms a trial; a condition's lines never change
+        lines = profile_lines(env, cond)
+        env.rendered[cond.name] = (lines, config_hash(lines))
+    lines, key = env.rendered[cond.name]
     if env.current_config != key:
         env.current_config = None  # unknown until the push has succeeded
         env.switch.push(lines, tdir / "switch", profile_of(env, cond).name)
@@ -179,7 +192,6 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     anything unexpected) when the trial failed."""
     t = {"start": time.monotonic()}
     tdir.mkdir(parents=True, exist_ok=True)
-    _push(env, cond, tdir)
     defn = flood_of(env, cond)
     flows = defn.flows if defn is not None else []
     hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
@@ -187,15 +199,26 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
                        switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log,
                        topology=env.topo, playbook=env.pb)
     meters = MeterSet(ctx)
-    try:
-        meters.begin()
-        t["switch"] = time.monotonic()
-        run, saturated, fres, summary = _traffic(env, cond, tdir, capture_due, ctx, meters, t)
-        meters.end()
-        t["stop"] = time.monotonic()
-        columns = meters.columns()
-    finally:
-        meters.close()
+    flood = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="flood-prepare") as prep_pool:
+        try:
+            if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
+                flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
+                                   calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
+                                   lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
+            prepared = prep_pool.submit(flood.prepare if flood is not None else lambda: None)
+            _push(env, cond, tdir)
+            meters.begin()
+            t["switch"] = time.monotonic()
+            run, saturated, fres, summary = _traffic(env, cond, tdir, capture_due, ctx, meters, t, flood, prepared)
+            meters.end()
+            t["stop"] = time.monotonic()
+            columns = meters.columns()
+        finally:
+            meters.close()
+            if flood is not None and flood.result is None:  # failed before _traffic took it over
+                wait_futures([prepared])
+                flood.stop()
     r = run.result
     if r.get("valid") is not True:
         raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
@@ -206,6 +229,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
     if saturated is not None:
         phases["saturated"] = saturated
+    if ctx.drained is not None:
+        phases["drained"] = ctx.drained
     switch_meter = meters.meters.get("switch")
     phases["switch_stats"] = round(getattr(switch_meter, "seconds", meters.seconds.get("switch", 0.0)), 3)
     phases["meters"] = {k: round(v, 3) for k, v in meters.seconds.items()}
@@ -218,14 +243,14 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
 
 
 def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
-             t: dict[str, float]) -> tuple[Any, bool | None, FloodResult | None, dict | None]:
+             t: dict[str, float], flood: Any, prepared: Future[None]) -> tuple[Any, bool | None, FloodResult | None,
+                                                                         dict | None]:
     """Capture, flood and workload of one trial, stopped in every case: (workload run, saturated,
-    flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks."""
-    cap = _start_capture(env, cond, tdir) if capture_due else None
-    t["capture_start"] = time.monotonic()
-    meters.traffic_begin()  # the switch's 'before' counters are complete: no trial traffic before
-    t["switch_ready"] = time.monotonic()
-    flood, saturated, fres, summary = None, None, None, None
+    flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks. ``flood``
+    (None: no congestion) has been preparing its receivers (``prepared``, they send nothing)
+    while the switch was pushed and its 'before' counters read; its senders start once that
+    reading is complete."""
+    cap, saturated, fres, summary = None, None, None, None
 
     def started(workers: Any) -> None:
         ctx.workers, ctx.flood = workers, flood
@@ -233,15 +258,20 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
 
     ok = False
     try:
-        defn = flood_of(env, cond)
-        if defn is not None:
-            flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
-                               calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
-                               lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
+        prepared.result()  # re-raises what went wrong while the receivers started
+        t["flood_prepare"] = time.monotonic()
+        cap = _start_capture(env, cond, tdir) if capture_due else None
+        t["capture_start"] = time.monotonic()
+        meters.traffic_begin()  # the switch's 'before' counters are complete: no trial traffic before
+        t["switch_ready"] = time.monotonic()
+        if flood is not None:
             flood.start()
             if flood.errors:
                 raise QoslabError("flood did not start: " + "; ".join(flood.errors))
             saturated = _settle(env, flood)
+            late: list[str] = getattr(flood, "check_senders", list)()
+            if late:
+                raise QoslabError("flood did not start: " + "; ".join(late))
         t["flood_start"] = time.monotonic()
         wl = env.pb.workload_of(cond)
         run = backend(wl.kind).run(wl, env.executor_of, lambda h: env.topo.host(h).ip, tdir / "workload",
@@ -252,23 +282,42 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         ok = True
     finally:
         ended = time.monotonic()
-        fres, summary = _stop(flood, cap, ctx, meters if ok else None, ended)
+        fres, summary = _stop(env, flood, cap, ctx, meters if ok else None, ended)
     ctx.capture_summary = summary
     return run, saturated, fres, summary
 
 
-def _stop(flood: Any, cap: LiveCapture | None, ctx: TrialContext,
+def _drain(env: TrialEnv, flood: Any) -> bool | None:
+    """After the flood's senders stopped: wait until its packets have left the queues toward its
+    destinations (the testbed's qdiscs, polled) and return whether they did within
+    DRAIN_TIMEOUT_S; without a testbed wait the generator's fixed DRAIN_WAIT_S (None)."""
+    if env.testbed is None:
+        time.sleep(DRAIN_WAIT_S)
+        return None
+    ports = sorted({env.topo.host(f.dst).port for f in flood.flows})
+    drained = env.testbed.wait_drained(ports, sorted({f.src for f in flood.flows}), DRAIN_TIMEOUT_S)
+    if not drained:
+        env.log(f"the flood's queues toward {', '.join(ports)} were not empty {DRAIN_TIMEOUT_S:g} s after its "
+                "senders stopped (phases: drained false)")
+    return drained
+
+
+def _stop(env: TrialEnv, flood: Any, cap: LiveCapture | None, ctx: TrialContext,
           meters: MeterSet | None, ended: float) -> tuple[FloodResult | None, dict | None]:
     """Stop the flood and the capture side by side (both always; an error of either is raised
-    once both are done, the flood's when both failed). Once the flood has stopped (the workload
-    already has), the meters' ``traffic_end`` (given ``meters``: the trial went well so far) runs
-    while the capture stops. The capture stops no sooner than CALL_QUIET_S after ``ended`` (the
-    workload's end, monotonic seconds), so each connection's last JRMP call is timed."""
+    once both are done, the flood's when both failed). Given ``meters`` (the trial went well so
+    far), the flood's senders stop first, its packets drain from the queues (``ctx.drained``),
+    and the meters' ``traffic_end`` runs while its receivers decode and the capture stops.
+    The capture stops no sooner than CALL_QUIET_S after ``ended`` (the workload's end,
+    monotonic seconds), so each connection's last JRMP call is timed."""
     def stop_flood() -> FloodResult | None:
+        if flood is not None and meters is not None:
+            flood.halt()
+            ctx.drained = _drain(env, flood)
+        if meters is not None:
+            meters.traffic_end()  # every trial packet has passed the switch
         fres = flood.stop() if flood is not None else None
         ctx.flood_result = fres
-        if meters is not None:
-            meters.traffic_end()
         return fres
 
     if cap is None:

@@ -11,6 +11,7 @@ as its session leader (SIGTERM to the whole group after the lifetime, SIGKILL 5 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import shutil
 import signal
@@ -28,6 +29,11 @@ from .base import BackgroundProcess, CommandResult
 LIFETIME_KILL_AFTER_S = 5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
+#: util-linux ``setpriv`` sets the parent-death signal of a command run in the foreground and
+#: execs it. A ``preexec_fn`` doing the same makes Python fork the whole campaign process (about
+#: 130 MB) instead of vfork: 12 short commands side by side took 0.05 s that way, 0.02 s with
+#: setpriv (measured here). Without setpriv the preexec_fn is used.
+SETPRIV = ("setpriv", "--pdeathsig", "TERM", "--")
 
 
 class SubprocessExecutor:
@@ -52,10 +58,11 @@ class SubprocessExecutor:
             cwd: str | Path | None = None, env: Mapping[str, str] | None = None) -> CommandResult:
         """See :meth:`qoslab.executors.base.Executor.run`."""
         full = self._argv(argv)
+        setpriv = _setpriv()
         t0 = time.monotonic()
         try:
             p = subprocess.Popen(
-                full,
+                [*setpriv, *full],
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -63,7 +70,7 @@ class SubprocessExecutor:
                 cwd=cwd,
                 env=self._env(env),
                 start_new_session=True,
-                preexec_fn=_child_setup(None),
+                preexec_fn=None if setpriv else _child_setup(None),
             )
         except FileNotFoundError:
             raise QoslabError(f"on {self.node}: command not found: {full[0]}") from None
@@ -77,6 +84,8 @@ class SubprocessExecutor:
             kill_group(p.pid, signal.SIGKILL)
             p.wait()
             raise
+        if setpriv and p.returncode == 127 and err.startswith(f"setpriv: failed to execute {full[0]}"):
+            raise QoslabError(f"on {self.node}: command not found: {full[0]}")
         res = CommandResult(self.node, list(argv), p.returncode, out, err, time.monotonic() - t0)
         if p.returncode != 0 and self._prefix and f'exec of "{full[len(self._prefix)]}" failed' in err:
             raise QoslabError(f"on {self.node}: cannot run {full[len(self._prefix)]}: {err.strip().split(': ')[-1]}")
@@ -187,6 +196,18 @@ class SubprocessExecutor:
         return str(local_dir)
 
 
+@functools.lru_cache(maxsize=1)
+def _setpriv() -> tuple[str, ...]:
+    """SETPRIV when this machine has a ``setpriv`` that knows ``--pdeathsig``, else ()."""
+    if shutil.which("setpriv") is None:
+        return ()
+    try:
+        ok = subprocess.run([*SETPRIV, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return SETPRIV if ok else ()
+
+
 def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
     """A ``preexec_fn``: the child gets SIGTERM when the thread that started it dies
     (PR_SET_PDEATHSIG; it survives exec) and, when given, a timer slack of ``timer_slack_ns``
@@ -244,3 +265,11 @@ class LocalExecutor(SubprocessExecutor):
     def for_topology(cls, node: str, topology: Any, **_: Any) -> LocalExecutor:
         """This machine standing for ``node`` (loopback runs)."""
         return cls(node)
+
+
+def offline(ex: Any) -> Any:
+    """An executor for commands of ``ex``'s node that need no network (ITGDec, ``rm``, ``ps``):
+    for a :class:`NetnsExecutor` this machine's own :class:`LocalExecutor` (same file system and
+    processes; no ``ip netns exec``, which costs 5-10 ms of mount-namespace setup per command),
+    else ``ex`` itself."""
+    return LocalExecutor(ex.node) if isinstance(ex, NetnsExecutor) else ex

@@ -69,6 +69,11 @@ class NetmikoSwitch:
     #: Catalyst). On for the virtual switch; off for a real one until measured there (IOS
     #: type-ahead is not verified here).
     batch = False
+    #: Read several ports' QoS statistics with one ``show mls qos interface statistics`` (all
+    #: ports) instead of one command per port (:func:`qoslab.switch.counters.read_statistics`):
+    #: on for the virtual Catalyst, which answers it from one kernel reading (0.01 s against
+    #: 0.05 s for 8 ports); off for a real one, whose 28-52 ports' tables are long.
+    statistics_all = False
 
     def __init__(self, name: str, endpoint: Device) -> None:
         self.name, self.endpoint = name, endpoint
@@ -189,9 +194,11 @@ def virtual_endpoint(topology: Topology) -> Device:
 
 class VirtualSwitch(NetmikoSwitch):
     """``device: virtual``: the virtual Catalyst 3750 of the embedded testbed of ``topology``
-    (show commands batched: :attr:`NetmikoSwitch.batch`)."""
+    (show commands batched: :attr:`NetmikoSwitch.batch`; the trial's port statistics read with
+    one ``show mls qos interface statistics``: :attr:`statistics_all`)."""
 
     batch = True
+    statistics_all = True
 
     def __init__(self, topology: Topology, spec: str | None = None) -> None:
         super().__init__(f"virtual Catalyst of {topology.name}", virtual_endpoint(topology))

@@ -102,24 +102,24 @@ def _send(conn, lines: list[str]) -> None:
 
 
 def _send_batch(conn: Any, lines: list[str], timeout_s: float) -> None:
-    """Send config lines in one write (config mode entered and left around them) and read until
-    one configuration prompt per line has come back: one round trip instead of one per line
-    (Netmiko's ``cmd_verify``). Raises QoslabError naming the first line IOS rejected (the lines
-    after it were sent too: the caller rolls back either way) or TimeoutError."""
-    conn.config_mode()
-    conn.read_channel()
-    conn.write_channel("".join(line + "\n" for line in lines))
-    prompt = re.compile(re.escape(str(conn.base_prompt)) + r"\([^)\s]*\)#")
+    """Send ``configure terminal``, the config lines and ``end`` in one write and read until one
+    configuration prompt per line and then the privileged prompt have come back: one round trip
+    instead of one per line (Netmiko's ``cmd_verify``) and none for entering and leaving config
+    mode. Raises QoslabError naming the first line IOS rejected (the lines after it were sent too:
+    the caller rolls back either way) or TimeoutError."""
+    base = str(conn.base_prompt)
+    conn.read_channel()  # whatever a late earlier reply left
+    conn.write_channel("configure terminal\n" + "".join(line + "\n" for line in lines) + "end\n")
+    prompt = re.compile(re.escape(base) + r"\([^)\s]*\)#")
     buf, deadline = "", time.monotonic() + timeout_s
-    while len(prompt.findall(buf)) < len(lines):
+    while len(prompt.findall(buf)) < len(lines) + 1 or not buf.rstrip().endswith(base + "#"):
         if time.monotonic() > deadline:
             raise TimeoutError(f"{len(lines)} config lines: {len(prompt.findall(buf))} prompts after {timeout_s:g} s")
         chunk = conn.read_channel()
         buf += chunk
         if not chunk:
             time.sleep(0.002)
-    conn.exit_config_mode()
-    for line, piece in zip(lines, prompt.split(buf), strict=False):
+    for line, piece in zip(lines, prompt.split(buf)[1:], strict=False):  # [0]: configure terminal's banner
         m = re.search(ERROR_PATTERN, piece, flags=re.M)
         if m:
             raise QoslabError(f"the switch rejected `{line.strip()}`: {m.group(0).strip()}")
@@ -146,7 +146,7 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
     try:
         conn = kept if kept is not None else connect(dev)
         t["connect"] = time.monotonic()
-        backup_text = _show_run(conn)
+        backup_text = _show_run(conn, batch, dev.timeout_s)
         backup = _write_backup(out_dir, profile_name, backup_text)
         want = intended_config(backup_text, profile_lines)
         lines = remediation(backup_text, want)
@@ -163,9 +163,9 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         else:
             _send(conn, lines)
         t["send"] = time.monotonic()
-        _verify(conn, want)
+        _verify(conn, want, batch=batch, timeout_s=dev.timeout_s)
         t["verify"] = time.monotonic()
-        _save(conn)
+        _save(conn, batch, dev.timeout_s)
         t["save"] = time.monotonic()
         return PushReport(profile_name, True, lines, backup, _phases(t))
     except BaseException as e:
@@ -215,8 +215,15 @@ def restore(backup_text: str, dev: Device) -> None:
         _close(conn)
 
 
-def _show_run(conn: Any) -> str:
-    text = conn.send_command("show running-config")
+def _show_run(conn: Any, batch: bool = False, timeout_s: float = 30.0) -> str:
+    """The running-config. ``batch``: written and read directly (:func:`.backends.send_batch`)
+    instead of Netmiko's ``send_command`` and its prompt finding (about 80 ms a command)."""
+    if batch:
+        from .backends import send_batch
+
+        text = send_batch(conn, ["show running-config"], f"{conn.base_prompt}#", timeout_s)["show running-config"]
+    else:
+        text = conn.send_command("show running-config")
     if "hostname" not in text:
         raise QoslabError(f"show running-config returned no configuration: {text.strip()[:120]!r}")
     return text
@@ -238,9 +245,10 @@ def _write_backup(out_dir: Path, profile_name: str, text: str) -> Path:
     raise QoslabError(f"{out_dir}: cannot find a free backup file name")
 
 
-def _verify(conn: Any, want: str, what: str = "verification failed") -> None:
+def _verify(conn: Any, want: str, what: str = "verification failed", batch: bool = False,
+            timeout_s: float = 30.0) -> None:
     """Raise QoslabError unless the running-config (all of it) equals ``want``."""
-    now = normalized_config(_show_run(conn))
+    now = normalized_config(_show_run(conn, batch, timeout_s))
     goal = normalized_config(want)
     if now != goal:
         missing = sorted(set(goal) - set(now))[:3]
@@ -248,8 +256,17 @@ def _verify(conn: Any, want: str, what: str = "verification failed") -> None:
         raise QoslabError(f"{what}: missing {missing}, unexpected {extra}")
 
 
-def _save(conn: Any) -> None:
-    conn.save_config()
+def _save(conn: Any, batch: bool = False, timeout_s: float = 30.0) -> None:
+    """``write memory`` (``batch``: written and read directly; IOS answers ``[OK]``). Raises
+    QoslabError when the switch does not confirm it."""
+    if not batch:
+        conn.save_config()
+        return
+    from .backends import send_batch
+
+    out = send_batch(conn, ["write memory"], f"{conn.base_prompt}#", timeout_s)["write memory"]
+    if "[OK]" not in out:
+        raise QoslabError(f"write memory was not confirmed: {out.strip()[-120:]!r}")
 
 
 def _close(conn: Any) -> None:

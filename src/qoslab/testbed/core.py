@@ -22,7 +22,7 @@ from ..errors import EnvironmentProblem, QoslabError
 from ..executors import NetnsExecutor
 from ..topology import Topology
 from ..yamlio import dump_yaml
-from . import probes
+from . import netlink, probes
 from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
 from .plan import (
     STATE_DIR,
@@ -253,6 +253,7 @@ class Testbed:
         Idempotent. Raises QoslabError if a namespace survives."""
         t0 = time.monotonic()
         require_root()
+        netlink.close_all()  # the probes' kept sockets hold the namespaces open
         existing = self.existing()
         killed = self._remove(existing)
         self.state_file.unlink(missing_ok=True)
@@ -334,9 +335,13 @@ class Testbed:
         return probes.port_bytes_sent(self, ports)
 
     def wait_ports_saturated(self, ports: list[str], timeout_s: float, share: float = 0.95,
-                             window_s: float = 0.1) -> bool:
+                             window_s: float | None = None) -> bool:
         """See :func:`probes.wait_ports_saturated`."""
         return probes.wait_ports_saturated(self, ports, timeout_s, share, window_s)
+
+    def wait_drained(self, ports: list[str], hosts: list[str], timeout_s: float = 2.0) -> bool:
+        """See :func:`probes.wait_drained`."""
+        return probes.wait_drained(self, ports, hosts, timeout_s)
 
     def ping_matrix(self, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
         """See :func:`probes.ping_matrix`."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,8 @@ from ..errors import QoslabError
 from ..executors import Executor
 from ..topology import linux_ifname
 from .caps import tc_json
+from .netlink import qdisc_counters
+from .plan import HOST_IF
 
 if TYPE_CHECKING:
     from .core import Testbed
@@ -68,37 +71,85 @@ def status(tb: Testbed) -> TestbedStatus:
     return st
 
 # -- connectivity -------------------------------------------------------------------------
+#: Frames of the largest size (1538 bytes on the wire) the flood's settle window spans at the link
+#: rate, so that one frame more or less moves the measured rate by 2.5 % at most ...
+SETTLE_FRAMES = 40
+#: ... and never less than this (seconds): at 10 Mbit/s the window is 0.05 s, at 1 Mbit/s 0.49 s.
+SETTLE_WINDOW_MIN_S = 0.05
+#: Seconds between two polls of the drain (one netlink dump per namespace: about 1 ms each).
+DRAIN_POLL_S = 0.005
+#: Seconds the receivers get after the queues are empty to read the last packets off their sockets.
+DRAIN_MARGIN_S = 0.01
+
+
+def settle_window_s(rate_bps: float) -> float:
+    """The window (seconds) over which a flooded port's rate is measured before the workload
+    starts: SETTLE_FRAMES full frames at ``rate_bps`` (bits/s), at least SETTLE_WINDOW_MIN_S. Pure."""
+    return max(SETTLE_WINDOW_MIN_S, SETTLE_FRAMES * 1538 * 8 / rate_bps)
+
+
 def port_bytes_sent(tb: Testbed, ports: list[str]) -> dict[str, int]:
     """Bytes sent so far by the root qdisc of each switch port (its egress toward the host;
-    Catalyst names such as ``Gi1/0/1``). Raises QoslabError if tc fails."""
-    out = {}
-    for p in ports:
-        qdiscs = tc_json(["tc", "-n", tb.switch_ns, "-j", "-s", "qdisc", "show", "dev", linux_ifname(p)])
-        out[p] = next((q.get("bytes", 0) for q in qdiscs if q.get("root")), 0)
-    return out
+    Catalyst names such as ``Gi1/0/1``; one netlink dump of the switch namespace). Raises
+    QoslabError when the namespace cannot be read."""
+    qd = qdisc_counters(tb.switch_ns)
+    return {p: next((q.bytes for q in qd.get(linux_ifname(p), []) if q.root), 0) for p in ports}
+
 
 def wait_ports_saturated(tb: Testbed, ports: list[str], timeout_s: float, share: float = 0.95,
-                         window_s: float = 0.1) -> bool:
+                         window_s: float | None = None) -> bool:
     """Wait until every port in ``ports`` sends at least ``share`` of the link rate (bits/s,
-    measured over ``window_s`` seconds from the qdisc byte counters): the flood is established.
-    Returns True then, or False after ``timeout_s`` seconds.
+    measured from the root qdiscs' byte counters over a window sliding in fifths of it:
+    ``window_s`` seconds, default :func:`settle_window_s`): the flood is established. Returns
+    True then, or False after ``timeout_s`` seconds.
 
     Why not "the queue overflows": every host link is shaped at the link rate at both ends, so a
     flood above the link rate loses its excess at the sender's own egress (as a real NIC would)
     and arrives at the switch port at exactly the link rate; the switch port's queue only
     overflows once the workload adds its traffic."""
+    window = window_s if window_s is not None else settle_window_s(tb.topo.link.rate)
+    need_bps = share * tb.topo.link.rate
     deadline = time.monotonic() + timeout_s
-    need = share * tb.topo.link.rate * window_s / 8
-    prev, t_prev = port_bytes_sent(tb, ports), time.monotonic()
+    samples: deque[tuple[float, dict[str, int]]] = deque()
     while True:
-        time.sleep(window_s)
-        now, t_now = port_bytes_sent(tb, ports), time.monotonic()
-        scale = window_s / max(t_now - t_prev, 1e-6)
-        if all((now[p] - prev[p]) * scale >= need for p in ports):
+        now = port_bytes_sent(tb, ports)
+        t = time.monotonic()
+        samples.append((t, now))
+        while len(samples) > 1 and t - samples[1][0] >= window:
+            samples.popleft()  # the oldest sample that is still at least a window old stays
+        t0, first = samples[0]
+        if t - t0 >= window and all((now[p] - first[p]) * 8 / (t - t0) >= need_bps for p in ports):
             return True
-        if t_now >= deadline:
+        if t >= deadline:
             return False
-        prev, t_prev = now, t_now
+        time.sleep(window / 5)
+
+
+def queues_empty(tb: Testbed, ports: list[str], hosts: list[str]) -> bool:
+    """True when nothing is queued in the egress of ``hosts`` (their NIC, toward the switch) and
+    then of the switch ``ports`` (toward their hosts): every qdisc on them has qlen and backlog 0.
+    The hosts are read first, so a packet that moves on in between is still seen at the port.
+    Raises QoslabError when a namespace cannot be read."""
+    for h in hosts:
+        if any(q.qlen or q.backlog for q in qdisc_counters(tb.namespace(h)).get(HOST_IF, [])):
+            return False
+    sw = qdisc_counters(tb.switch_ns)
+    return not any(q.qlen or q.backlog for p in ports for q in sw.get(linux_ifname(p), []))
+
+
+def wait_drained(tb: Testbed, ports: list[str], hosts: list[str], timeout_s: float) -> bool:
+    """After a flood's senders on ``hosts`` have stopped: wait until their packets have left
+    every queue on the way to the switch ``ports`` (:func:`queues_empty`, polled every
+    DRAIN_POLL_S), then DRAIN_MARGIN_S for the receivers to read them. At 10 Mbit/s a full
+    128 KiB host queue takes 0.105 s. Returns False when the queues were not empty after
+    ``timeout_s`` seconds (the caller goes on: what is still queued counts as lost)."""
+    deadline = time.monotonic() + timeout_s
+    while not queues_empty(tb, ports, hosts):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(DRAIN_POLL_S)
+    time.sleep(DRAIN_MARGIN_S)
+    return True
 
 def ping_matrix(tb: Testbed, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
     """Ping every host from every other host (all ordered pairs). Returns ``{(src, dst): rtt_ms

@@ -2,9 +2,11 @@
 
 A generator makes one flood during one trial: :meth:`TrafficGenerator.start` starts receivers and
 senders through executors, :meth:`TrafficGenerator.stop` ends them by PID and decodes what they
-measured into a :class:`FloodResult`. Backends are registered by name in
-:data:`qoslab.registry.generators` (``ditg``, ``iperf3``); :func:`open_flood` picks one for a
-flood definition (its ``generator:`` field, or an explicit override).
+measured into a :class:`FloodResult`. A campaign splits both in two: ``prepare`` (receivers) while
+the switch counters are read, ``start`` (senders); ``halt`` (senders), the queues drain, ``stop``.
+Backends are registered by name in :data:`qoslab.registry.generators` (``ditg``, ``iperf3``);
+:func:`open_flood` picks one for a flood definition (its ``generator:`` field, or an explicit
+override).
 
 A backend's factory is ``factory(defn, topology, executor_of, out_dir, *, duration_s=None,
 lifetime_s=None, **options)``; options it does not know are ignored. ``lifetime_s`` bounds every
@@ -85,9 +87,15 @@ class TrafficGenerator(Protocol):
     errors: list[str]
     result: FloodResult | None
 
+    def prepare(self, establish_timeout_s: float = 10.0) -> None:
+        """Start the receivers and wait until they listen, sending nothing yet (a campaign does
+        this while it reads the switch's counters before the trial). Idempotent."""
+        ...
+
     def start(self, establish_timeout_s: float = 10.0) -> None:
-        """Start receivers, wait until they listen, then senders; returns once every sender runs
-        or has failed (see ``errors``). Raises QoslabError only for a misuse (started twice)."""
+        """Start receivers (unless :meth:`prepare` did), wait until they listen, then senders;
+        returns once every sender runs or has failed (see ``errors``). Raises QoslabError only for
+        a misuse (started twice)."""
         ...
 
     def wait(self) -> None:
@@ -95,9 +103,15 @@ class TrafficGenerator(Protocol):
         raises QoslabError otherwise)."""
         ...
 
+    def halt(self) -> None:
+        """Stop the senders by PID; the receivers go on receiving what is still on its way (the
+        caller may wait for the queues to drain, then :meth:`stop`). Idempotent."""
+        ...
+
     def stop(self) -> FloodResult:
-        """Stop senders and receivers by PID, decode their measurements; never raises for a
-        flow's failure (it goes into the flow's ``error``). Idempotent."""
+        """Stop senders (unless :meth:`halt` did) and receivers by PID, decode their
+        measurements; never raises for a flow's failure (it goes into the flow's ``error``).
+        Idempotent."""
         ...
 
 

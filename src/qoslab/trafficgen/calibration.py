@@ -21,7 +21,7 @@ from .definitions import L2_OVERHEAD, FloodDefinition, Flow
 
 
 def _sender_id() -> str:
-    from .ditg import sender_id
+    from .ditgpacing import sender_id
 
     return sender_id()
 

@@ -8,88 +8,35 @@ one busy core per sender) or plain ``-C`` chosen from a measured calibration (:m
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import subprocess
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import BackgroundProcess, Executor
+from ..executors import BackgroundProcess, Executor, offline
 from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import FloodResult, FlowResult
 from .calibration import Calibration
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .ditgpacing import SENDER_TIMER_SLACK_NS, pacing_for, sender_prefix_on
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
+#: Seconds :meth:`DitgGenerator.stop` waits between stopping the senders and the receivers when no
+#: caller waited for the queues to drain (:meth:`DitgGenerator.halt`): a full 128 KiB host queue
+#: drains in 0.105 s at 10 Mbit/s.
+DRAIN_WAIT_S = 0.2
 #: ITGRecv's signalling port (D-ITG default).
 SIGNAL_PORT = 9000
-#: ITGSend runs in the real-time FIFO class at the lowest priority (``chrt -f 1``): the flood's rate
-#: is the experiment's independent variable and must not bend to the workload's CPU demand. On a
-#: real cluster the flooders are other machines; on the embedded testbed they share two cores
-#: with the JVMs, and at ``nice 19`` the senders fell to 78-90 % of the asked rate while a
-#: workload ran, so the ports were not even full (measured here: loss 0.5-3 % instead of ~9 %).
-#: A sender sleeps between packets (about 5-10 % of a core at 1.1x of 50 Mbit/s) and the kernel's
-#: real-time throttling (95 %) bounds it anyway. Busy-waiting ``-poll`` senders never get it (four
-#: of them would own both cores): they run at normal priority.
-#: Where the real-time class is not allowed (a container without CAP_SYS_NICE or RT runtime),
-#: senders run at normal priority: see :func:`sender_prefix`.
-SENDER_PREFIX = ["chrt", "-f", "1"]
 #: ITGRecv at normal priority: a starved receiver would count socket drops as network loss.
 RECEIVER_PREFIX: list[str] = []
-#: Timer slack given to ITGSend (nanoseconds). ITGSend without -poll sleeps between packets; with
-#: the kernel's default 50 us slack each sleep overshoots, so the achieved rate falls far below -C
-#: and swings with load (measured here, 4 flows at -C 6500: 4640 packets/s sent with the default,
-#: 6050 with 1 ns). 1 ns makes plain pacing nearly linear and the calibration stable.
-SENDER_TIMER_SLACK_NS = 1
 #: ITGSend's duration when the flood runs until stopped and no lifetime is given (24 h, milliseconds).
 UNBOUNDED_DURATION_MS = 24 * 3600 * 1000
-
-
-@functools.lru_cache(maxsize=1)
-def sender_prefix() -> tuple[str, ...]:
-    """SENDER_PREFIX when this machine lets us use it (``chrt -f 1 true`` succeeds), else ()."""
-    try:
-        ok = subprocess.run([*SENDER_PREFIX, "true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    return tuple(SENDER_PREFIX) if ok else ()
-
-
-def sender_prefix_on(ex: Executor) -> tuple[str, ...]:
-    """SENDER_PREFIX when the node of ``ex`` permits the real-time class: asked of the executor
-    when it can tell (``permits("realtime")``, a remote node), else this machine's answer."""
-    permits = getattr(ex, "permits", None)
-    if permits is None:
-        return sender_prefix()
-    return tuple(SENDER_PREFIX) if permits("realtime") else ()
-
-
-def sender_id() -> str:
-    """What a calibration's measurements depend on besides kernel and payload (a change
-    invalidates it): the sender's scheduling prefix and timer slack."""
-    return f"{' '.join(sender_prefix()) or 'normal priority'} slack={SENDER_TIMER_SLACK_NS}ns"
-
-
-def pacing_for(defn: FloodDefinition, flow: ResolvedFlow, calibration: Calibration | None) -> tuple[int, bool]:
-    """``(-C, poll)`` for ``flow``: ``poll`` pacing asks the wanted packets/s with ``-poll``;
-    ``plain`` asks the calibrated -C; ``auto`` is plain when the calibration covers the rate.
-    Raises QoslabError for ``plain`` without a covering calibration."""
-    pacing = defn.pacing
-    if pacing == "auto":
-        pacing = "plain" if calibration and calibration.covers(flow.pps) else "poll"
-    if pacing == "poll":
-        return int(round(flow.pps)), True
-    if calibration is None or not calibration.covers(flow.pps):
-        raise QoslabError(f"flood {defn.name}: pacing 'plain' needs a calibration covering {flow.pps:.0f} "
-                          "packets/s: run `qoslab flood calibrate`")
-    return calibration.rate_for(flow.pps), False
 
 
 class DitgGenerator:
@@ -143,6 +90,11 @@ class DitgGenerator:
         self.errors: list[str] = []
         self.result: FloodResult | None = None
         self._t0 = 0.0
+        self._failed_dst: set[str] = set()
+        self._reported: set[int] = set()  # flows whose sender's failure is in errors
+        self._halted = False
+        self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
+        self._sent: dict[int, Future[str]] = {}
 
     def __enter__(self) -> DitgGenerator:
         return self
@@ -177,24 +129,41 @@ class DitgGenerator:
             return self.duration_s + max((f.start_delay_s for f in self.flows), default=0) + 60
         return None
 
-    def start(self, establish_timeout_s: float = 10.0) -> None:
-        """Start one ITGRecv per destination, wait until each listens, then one ITGSend per flow;
-        returns once every sender runs (or has failed: see ``errors``)."""
+    def prepare(self, establish_timeout_s: float = 10.0) -> None:
+        """Start one ITGRecv per destination and wait until each listens; no packet is sent yet
+        (a campaign does this while the switch's counters are read before the trial). Idempotent."""
         if self._t0:
-            raise QoslabError("flood already started")
+            return
         self._t0 = time.monotonic()
-        dsts = sorted({f.dst for f in self.flows})  # receivers, then senders: each group on all nodes at once
+        dsts = sorted({f.dst for f in self.flows})  # on all nodes at once
         parallel_map(self._start_receiver, dsts)
         ok = parallel_map(lambda h: self._receiver_listening(h, self.receivers[h], establish_timeout_s), dsts)
-        failed_dst = {h for h, good in zip(dsts, ok, strict=True) if not good}
-        parallel_map(self._start_sender, [f for f in self.flows if f.dst not in failed_dst])
-        time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
+        self._failed_dst = {h for h, good in zip(dsts, ok, strict=True) if not good}
+
+    def start(self, establish_timeout_s: float = 10.0) -> None:
+        """Start the receivers (:meth:`prepare`, unless done), then one ITGSend per flow; returns
+        once every sender runs (or has failed: see ``errors``) and ``start_check_s`` has passed."""
+        if self.senders or self.sched:
+            raise QoslabError("flood already started")
+        self.prepare(establish_timeout_s)
+        parallel_map(self._start_sender, [f for f in self.flows if f.dst not in self._failed_dst])
+        if self.start_check_s > 0:
+            time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
+        self.check_senders()
+
+    def check_senders(self) -> list[str]:
+        """Poll every sender: one that has exited with an error (ITGSend exits with 0 only after a
+        finished duration) goes into ``errors``, once. Returns the errors this call added."""
         polled = parallel_map(lambda f: (f, self.executor_of(f.src).poll(self.senders[f.index])),
                               [f for f in self.flows if f.index in self.senders])
+        added = []
         for f, rc in polled:
-            if rc not in (None, 0):
-                self.errors.append(f"ITGSend {f.src} -> {f.dst} failed to start (code {rc}): "
-                                   f"{self._tail(f.src, f'ITGSend-{f.index}.out')}")
+            if rc not in (None, 0) and f.index not in self._reported:
+                self._reported.add(f.index)
+                added.append(f"ITGSend {f.src} -> {f.dst} failed to start (code {rc}): "
+                             f"{self._tail(f.src, f'ITGSend-{f.index}.out')}")
+        self.errors.extend(added)
+        return added
 
     def _start_receiver(self, host: str) -> None:
         d = self._ndir(host)
@@ -211,13 +180,13 @@ class DitgGenerator:
                                    f"{self._tail(host, 'ITGRecv.out')}")
                 return False
             ss = ex.run(["ss", "-Htlnp", f"sport = :{SIGNAL_PORT}"], check=False, timeout=5).stdout
-            if any(f"pid={pid}," in ss for pid in own_pids(ex, proc)):
+            if any(f"pid={pid}," in ss for pid in own_pids(offline(ex), proc)):
                 return True  # ours listens (a stray one holding the port makes ours exit: see above)
             if time.monotonic() > deadline:
                 self.errors.append(f"ITGRecv on {host} ({self.topo.host(host).ip}) not listening on TCP "
                                    f"{SIGNAL_PORT} after {timeout_s:g} s")
                 return False
-            time.sleep(0.05)
+            time.sleep(0.01)
 
     def _start_sender(self, f: ResolvedFlow) -> None:
         d = self._ndir(f.src)
@@ -257,19 +226,40 @@ class DitgGenerator:
                 except QoslabError:
                     self.errors.append(f"ITGSend {f.src} -> {f.dst} did not end after its duration")
 
+    def halt(self) -> None:
+        """Stop the senders (SIGTERM by PID); the receivers keep receiving what is still queued on
+        the way. A caller that waits for the queues to drain (the testbed's ``wait_drained``)
+        then calls :meth:`stop`, which no longer waits itself. Idempotent."""
+        if not self._halted:
+            self._halted = True
+            self._stop_senders()
+            # the sender logs are complete now: decode them while the queues drain
+            self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
+            self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
+
+    def _decode_sent(self, f: ResolvedFlow) -> str:
+        """ITGDec's summary of the sender log of ``f`` (its text). Raises QoslabError."""
+        sd = self._ndir(f.src)
+        return run_itgdec(f"{sd}/send-{f.index}.log", [], f"{sd}/send-{f.index}.txt",
+                          executor=offline(self.executor_of(f.src)), local_out=self._dir(f.src) / f"send-{f.index}.txt")
+
     def stop(self) -> FloodResult:
-        """Stop senders, then receivers (SIGTERM by PID, SIGKILL after a grace period), decode the
-        logs. Never raises for a flow's failure: it goes into the flow's ``error`` and ``errors``."""
+        """Stop the senders unless :meth:`halt` did (and then wait DRAIN_WAIT_S for their last
+        packets to arrive), then the receivers (SIGTERM by PID, SIGKILL after a grace period), decode the logs. Never
+        raises for a flow's failure: it goes into the flow's ``error`` and ``errors``."""
         if self.result is not None:
             return self.result
-        self._stop_senders()
-        time.sleep(0.2)  # let the last packets reach the receivers
+        if not self._halted:
+            self.halt()
+            time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
-        # ITGDec runs once per log and series; the flows' decodes are independent, so they run side
-        # by side (a trial's stop phase was 0.5-1.1 s of sequential decoding with four flows), all
-        # flows at once: short trials' decodes are mostly process start, not CPU
+        # ITGDec runs three times per flow (sender summary, receiver summary, receiver series);
+        # all of them run side by side: short trials' decodes are mostly process start, not CPU
+        # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s)
         with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8))) as pool:
             flows = list(pool.map(self._decode, self.flows))
+        if self._early is not None:
+            self._early.shutdown()
         self.errors.extend(f.error for f in flows if f.error)
         self.result = FloodResult(self.defn.name, flows, list(self.errors), time.monotonic() - self._t0)
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -288,7 +278,8 @@ class DitgGenerator:
         flows = [f for f in self.flows if f.index in self.senders]
         codes = parallel_map(lambda f: self._stop_sender(f), flows)
         for f, rc in zip(flows, codes, strict=True):
-            if rc is not None and rc != 0 and not any(f"ITGSend {f.src} -> {f.dst}" in e for e in self.errors):
+            if rc is not None and rc != 0 and f.index not in self._reported:
+                self._reported.add(f.index)
                 self.errors.append(f"ITGSend {f.src} -> {f.dst} exited with code {rc}: "
                                    f"{self._tail(f.src, f'ITGSend-{f.index}.out')}")
 
@@ -304,16 +295,24 @@ class DitgGenerator:
         itg_rate, poll = self.pacing[f.index]
         r = FlowResult(f.src, f.dst, requested_pps=f.mean_pps, generator=self.name, itg_rate=itg_rate, poll=poll,
                        sender_sched=self.sched.get(f.index))
-        sx, dx = self.executor_of(f.src), self.executor_of(f.dst)
+        sx, dx = offline(self.executor_of(f.src)), offline(self.executor_of(f.dst))  # ITGDec needs no network
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
+        series_file = f"{dd}/recv-{f.index}-series.txt"
+        runs = {  # the three ITGDec runs of a flow read two logs and write three files: side by side
+            "recv": lambda: run_itgdec(recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
+                                       local_out=self._dir(f.dst) / f"recv-{f.index}.txt"),
+            "series": lambda: run_itgdec(recv_log, ["-c", str(self.interval_ms), series_file], series_file,
+                                         executor=dx, local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt"),
+        }
+        with ThreadPoolExecutor(max_workers=len(runs) + 1, thread_name_prefix="itgdec") as pool:
+            futures = {k: pool.submit(fn) for k, fn in runs.items()}
+            futures["send"] = self._sent.get(f.index) or pool.submit(self._decode_sent, f)  # halt() started it
         try:
-            s = parse_itgdec_summary(run_itgdec(send_log, [], f"{sd}/send-{f.index}.txt", executor=sx,
-                                                local_out=self._dir(f.src) / f"send-{f.index}.txt"))
+            s = parse_itgdec_summary(futures["send"].result())
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
-            rv = parse_itgdec_summary(run_itgdec(recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
-                                                 local_out=self._dir(f.dst) / f"recv-{f.index}.txt"))
+            rv = parse_itgdec_summary(futures["recv"].result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]
             if r.duration_s > 0:
@@ -325,10 +324,7 @@ class DitgGenerator:
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
             r.shortfall = r.sent_pps < f.mean_pps * (1 - self.tolerance)
-            series_file = f"{dd}/recv-{f.index}-series.txt"
-            r.series = parse_itgdec_series(run_itgdec(recv_log, ["-c", str(self.interval_ms), series_file],
-                                                      series_file, executor=dx,
-                                                      local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt"))
+            r.series = parse_itgdec_series(futures["series"].result())
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
         keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs

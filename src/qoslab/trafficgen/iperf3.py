@@ -63,6 +63,8 @@ class Iperf3Generator:
         self.errors: list[str] = []
         self.result: FloodResult | None = None
         self._t0 = 0.0
+        self._listening_flows: list[ResolvedFlow] = []
+        self._halted = False
 
     def __enter__(self) -> Iperf3Generator:
         return self
@@ -106,19 +108,25 @@ class Iperf3Generator:
             return ["sh", "-c", f"sleep {f.start_delay_s:g} && exec \"$@\"", "iperf3-delayed", *argv]
         return argv
 
-    def start(self, establish_timeout_s: float = 10.0) -> None:
-        """Start one iperf3 server per flow, wait until each listens, then the clients."""
+    def prepare(self, establish_timeout_s: float = 10.0) -> None:
+        """Start one iperf3 server per flow and wait until each listens (no packet sent yet).
+        Idempotent."""
         if self._t0:
-            raise QoslabError("flood already started")
+            return
         self._t0 = time.monotonic()
         for f in self.flows:
             self.servers[f.index] = self.executor_of(f.dst).start(
                 ["iperf3", "-s", "-1", "-B", f.dst_ip, "-p", str(f.port), "-J"],
                 stdout=self._node(f.dst, f"server-{f.index}.json"), stderr=self._node(f.dst, f"server-{f.index}.err"),
                 lifetime_s=self._life())
-        for f in self.flows:
-            if not self._listening(f, establish_timeout_s):
-                continue
+        self._listening_flows = [f for f in self.flows if self._listening(f, establish_timeout_s)]
+
+    def start(self, establish_timeout_s: float = 10.0) -> None:
+        """Start the servers (:meth:`prepare`, unless done), then the clients."""
+        if self.clients:
+            raise QoslabError("flood already started")
+        self.prepare(establish_timeout_s)
+        for f in self._listening_flows:
             self.clients[f.index] = self.executor_of(f.src).start(
                 self._client_argv(f), stdout=self._node(f.src, f"client-{f.index}.json"),
                 stderr=self._node(f.src, f"client-{f.index}.err"), lifetime_s=self._life())
@@ -156,15 +164,22 @@ class Iperf3Generator:
                 except QoslabError:
                     self.errors.append(f"iperf3 client {f.src} -> {f.dst} did not end after its duration")
 
+    def halt(self) -> None:
+        """Stop the clients (SIGTERM: iperf3 then writes its JSON and ends the test). Idempotent."""
+        if self._halted:
+            return
+        self._halted = True
+        for f in self.flows:
+            p = self.clients.get(f.index)
+            if p is not None and self.executor_of(f.src).poll(p) is None:
+                self.executor_of(f.src).stop(p, grace_s=3.0)
+
     def stop(self) -> FloodResult:
         """Stop the clients (SIGTERM: iperf3 then writes its JSON), let the servers write theirs,
         stop them, read both. Never raises for a flow's failure."""
         if self.result is not None:
             return self.result
-        for f in self.flows:
-            p = self.clients.get(f.index)
-            if p is not None and self.executor_of(f.src).poll(p) is None:
-                self.executor_of(f.src).stop(p, grace_s=3.0)
+        self.halt()
         deadline = time.monotonic() + SERVER_DRAIN_S
         for f in self.flows:
             p = self.servers.get(f.index)

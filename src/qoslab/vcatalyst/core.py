@@ -83,12 +83,20 @@ class VirtualCatalyst:
         """Counters of ``show mls qos interface PORT statistics`` from the kernel
         (:mod:`.counters`: nftables DSCP sets and policer rules, tc queues; CoS derived); zeros on
         a switch that does not apply its config. Raises QoslabError when nft or tc fails."""
+        return self.counters_of([port_long])[port_long]
+
+    def counters_of(self, ports_long: list[str]) -> dict[str, PortCounters]:
+        """:meth:`counters` of several ports (``{long name as given: PortCounters}``) from one
+        reading of the kernel (one ``nft`` and one ``tc`` run for all of them: ``show mls qos
+        interface statistics`` of every port costs as much as one port's)."""
         if not self.apply_enabled:
-            return PortCounters()
-        port = canonical_port(port_long)
+            return {p: PortCounters() for p in ports_long}
+        short = {p: canonical_port(p) for p in ports_long}
         qos = qos_model(self.running)
-        thresholds = {port: [x.threshold for x in port_queue_limits(qos, self.topo, port)]} if qos.enabled else None
-        return read_counters(switch_namespace(self.topo.name), [port], qos.dscp_cos, thresholds)[port]
+        thresholds = {s: [x.threshold for x in port_queue_limits(qos, self.topo, s)]
+                      for s in short.values()} if qos.enabled else None
+        got = read_counters(switch_namespace(self.topo.name), sorted(set(short.values())), qos.dscp_cos, thresholds)
+        return {p: got[s] for p, s in short.items()}
 
     def class_counters(self) -> dict[tuple[str, str], ClassCounters]:
         """Per (long port, class) counters of the input policies (``show policy-map interface``),

@@ -2,7 +2,7 @@
 plain data the show renderers take (:class:`qoslab.ios.show_qos.PortCounters`,
 :class:`qoslab.vcatalyst.show_mqc.ClassCounters`).
 
-Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read):
+Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read, for all ports):
 
 - DSCP incoming: the ``dscp_in`` set of table ``bridge qoslab`` (IPv4 packets per ingress port and
   DSCP as received, before any rewrite); DSCP outgoing: ``dscp_out`` (per egress port, after the
@@ -140,5 +140,8 @@ def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int],
     """Counters of ``ports`` (short names, e.g. ``Gi1/0/1``) in switch namespace ``ns``.
     Raises QoslabError when nft or tc fails (e.g. the namespace is gone)."""
     nft = read_nft(ns)
-    tc = {p: parse_tc(_run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show", "dev", linux_ifname(p)])) for p in ports}
+    by_dev: dict[str, list[dict[str, Any]]] = {}
+    for q in _run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):  # every port's qdiscs at once
+        by_dev.setdefault(str(q.get("dev", "")), []).append(q)
+    tc = {p: parse_tc(by_dev.get(linux_ifname(p), [])) for p in ports}
     return {p: combine(p, nft, tc[p], dscp_cos, (thresholds or {}).get(p)) for p in ports}

@@ -146,7 +146,9 @@ def _mls(sw, cmd: ExecCommand) -> str | None:
     port = _port_arg(sw, cmd)
     ports = [port] if port else _ports(sw)
     if n.endswith("statistics"):
-        return "".join(render_statistics(p, sw.counters(p)) for p in ports)
+        many = getattr(sw, "counters_of", None)  # one kernel reading for all ports
+        counts = many(ports) if many is not None else {p: sw.counters(p) for p in ports}
+        return "".join(render_statistics(p, counts[p]) for p in ports)
     if n.endswith("queueing"):
         return "".join(render_queueing(port_qos(sw, p)) for p in ports)
     if n.endswith("buffers"):

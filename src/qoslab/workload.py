@@ -265,11 +265,12 @@ def _pool_start(settings: WorkloadSettings, host: str, ex: Executor, ip: str, ou
 
 
 def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Executor],
-                 address_of: Callable[[str], str], out_dir: Path, logs: dict[str, Path]) -> dict:
+                 address_of: Callable[[str], str], out_dir: Path, logs: dict[str, Path], gate: Any = None) -> dict:
     """Run the manager on the head node; returns its JSON result (also written to
     ``out_dir/workload-result.json``; its log to ``logs["manager"]``; its per-call times, fetched
-    from the head node, to ``out_dir/workload-calls.jsonl``, see CALLS_FILE). Raises QoslabError
-    when it prints no result."""
+    from the head node, to ``out_dir/workload-calls.jsonl``, see CALLS_FILE). With ``gate``
+    (:class:`qoslab.workloads.gate.GoGate`) the manager's run waits for the gate's go file.
+    Raises QoslabError when it prints no result."""
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     head = settings.hosts[0]
     ex = executor_of(head)
@@ -281,6 +282,7 @@ def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Execut
                         "--rows-per-call", str(settings.rows_per_call), "--codec", settings.codec,
                         "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
                         "--timeout", f"{settings.timeout_s:g}", *marking, "--calls-out", node_calls,
+                        *(["--go-file", gate.arm(ex)] if gate is not None else []),
                         hostname=address_of(head), root=ex.qoslab_root)
     # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
     res = ex.run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
@@ -307,6 +309,7 @@ def run_workload(
     on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
     pool: WorkerPool | None = None,
     lifetime_s: float | None = None,
+    gate: Any = None,
 ) -> WorkloadRun:
     """Start a worker on every host (or reuse ``pool``'s), run the manager on the head node, stop
     the workers (unless they belong to ``pool``).
@@ -315,8 +318,9 @@ def run_workload(
     logs go to ``out_dir/workload-<host>.log`` (the pool's log folder for pooled workers).
     ``on_started(workers)`` is called once every worker listens (tests use it to kill one
     mid-run). ``lifetime_s`` bounds the run's own worker JVMs (seconds; pooled workers have the
-    pool's). Returns the manager's JSON result even for a failed run (``valid`` false, ``error``
-    set). Raises QoslabError when a worker cannot start or the manager prints no result.
+    pool's). ``gate``: the manager's run waits for it (:mod:`qoslab.workloads.gate`). Returns
+    the manager's JSON result even for a failed run (``valid`` false, ``error`` set). Raises
+    QoslabError when a worker cannot start or the manager prints no result.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     workers: dict[str, BackgroundProcess] = {}
@@ -339,7 +343,7 @@ def run_workload(
             started = workers
         if on_started:
             on_started(started)
-        result = _run_manager(settings, executor_of, address_of, out_dir, logs)
+        result = _run_manager(settings, executor_of, address_of, out_dir, logs, gate)
         return WorkloadRun(result, logs)
     finally:
         def stop(host: str) -> None:

@@ -181,3 +181,32 @@ def test_saturated_settle_sees_the_flood_fill_every_destination_port(testbed, ca
         fr.stop()
     assert all(after[p] > before[p] for p in ports), (before, after)
     assert ditg_in(testbed) == []
+
+
+def test_a_halted_flood_drains_before_its_receivers_stop_and_nothing_is_counted_lost(testbed, calibrated, tmp_path):
+    """A campaign's stop: receivers prepared first (listening, nothing sent), senders halted, the
+    queues drained (polled over netlink), then the receivers stopped. Run for 0.6 s at 1.1x the
+    host queues (128 KiB, filling at 0.1x the link rate) do not overflow, so every packet sent
+    must be received: the drain waited for the ones still queued when the senders stopped. The
+    queues really held packets at the halt (else the test would prove nothing)."""
+    from qoslab.testbed.probes import queues_empty
+
+    defn = load_flood(REPO / "traffic-gen" / "campaign-flood.yaml")
+    ports = sorted({testbed.topo.host(f.dst).port for f in defn.flows})
+    srcs = sorted({f.src for f in defn.flows})
+    with FloodRun(defn, testbed.topo, testbed.executor, tmp_path, start_check_s=0) as fr:
+        fr.prepare()
+        assert fr.receivers and not fr.senders
+        fr.start()
+        assert testbed.wait_ports_saturated(ports, timeout_s=5.0) is True
+        time.sleep(0.6)
+        fr.halt()
+        assert queues_empty(testbed, ports, srcs) is False
+        assert testbed.wait_drained(ports, srcs, timeout_s=3.0) is True
+        assert queues_empty(testbed, ports, srcs) is True
+        r = fr.stop()
+    assert r.ok, r.errors
+    for f in r.flows:
+        assert f.packets_sent > 0 and f.packets_received == f.packets_sent, (f.src, f.packets_sent,
+                                                                              f.packets_received)
+    assert ditg_in(testbed) == []

@@ -6,6 +6,7 @@ and the per-condition median harness overhead of a campaign."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -170,3 +171,74 @@ def test_push_batch_sends_config_lines_in_one_write_and_names_a_rejected_line():
     bad = ConfigConn(reject=" mls qos trust dscp")
     with pytest.raises(QoslabError, match=r"rejected `mls qos trust dscp`: % Invalid input"):
         _send_batch(bad, lines, 5)
+
+
+def test_the_settle_window_spans_forty_full_frames_and_never_less_than_50_ms():
+    from qoslab.testbed.probes import settle_window_s
+
+    assert settle_window_s(10e6) == 0.05  # 40 x 1538 B = 49.2 ms at 10 Mbit/s
+    assert settle_window_s(1e9) == 0.05
+    assert abs(settle_window_s(1e6) - 40 * 1538 * 8 / 1e6) < 1e-12  # 0.492 s at 1 Mbit/s
+
+
+def test_listens_tcp_finds_a_listening_socket_of_the_process_or_its_children():
+    import socket
+    import subprocess
+    import sys
+
+    from qoslab.executors import listens_tcp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        assert listens_tcp(os.getpid(), port) is False  # bound, not listening
+        s.listen()
+        assert listens_tcp(os.getpid(), port) is True
+    assert listens_tcp(os.getpid(), port) is False
+    child = subprocess.Popen([sys.executable, "-c", "import socket,sys,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\n"
+                              "s.listen()\nprint(s.getsockname()[1],flush=True)\ntime.sleep(30)"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(child.stdout.readline())
+        assert listens_tcp(os.getpid(), port) is True  # found among the children's files
+        assert listens_tcp(child.pid, port + 1 if port < 65535 else port - 1) is False
+    finally:
+        child.kill()
+        child.wait()
+    assert listens_tcp(2 ** 22 + 7, port) is False  # no such process
+
+
+def test_go_gate_opens_aborts_and_aborts_a_late_arm(tmp_path):
+    from qoslab.executors import LocalExecutor
+    from qoslab.workloads.gate import GoGate
+
+    g = GoGate(tmp_path / "w" / "go")
+    with pytest.raises(Exception, match="before the workload armed it"):
+        g.open()
+    node = g.arm(LocalExecutor())
+    assert node == str(tmp_path / "w" / "go") and g.armed.is_set() and not (tmp_path / "w" / "go").exists()
+    g.open()
+    assert (tmp_path / "w" / "go").read_text() == "go\n"
+    g.abort()  # open already: the run goes on
+    assert (tmp_path / "w" / "go").read_text() == "go\n"
+
+    late = GoGate(tmp_path / "x" / "go")
+    late.abort()  # the trial failed before the backend armed the gate
+    assert not (tmp_path / "x" / "go").exists()
+    late.arm(LocalExecutor())  # the manager will find 'abort' at once
+    assert (tmp_path / "x" / "go").read_text() == "abort\n"
+
+
+def test_offline_executor_and_commands_not_found(tmp_path):
+    from qoslab.errors import QoslabError
+    from qoslab.executors import LocalExecutor, NetnsExecutor, offline
+
+    ns = NetnsExecutor("jp-1", "qsl-x-jp-1")
+    assert type(offline(ns)) is LocalExecutor and offline(ns).node == "jp-1"
+    local = LocalExecutor()
+    assert offline(local) is local
+    with pytest.raises(QoslabError, match="command not found: no-such-command-qsl"):
+        local.run(["no-such-command-qsl"])
+    with pytest.raises(QoslabError, match="command not found: no-such-command-qsl"):
+        local.start(["no-such-command-qsl"], stdout=tmp_path / "o")
+    assert local.run(["sh", "-c", "echo out; echo err >&2; exit 3"], check=False).returncode == 3

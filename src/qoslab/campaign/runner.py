@@ -126,6 +126,7 @@ class Runner:
                 env.pool.close()
             if env is not None:
                 env.switch.close()  # the kept show session of the switch evidence
+                env.close()
             nodes.close()
             if built and tb is not None:
                 tb.down()

@@ -40,6 +40,7 @@ from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow
 from ..trafficgen.ditg import DRAIN_WAIT_S
 from ..workloads import backend
 from ..workloads.base import Pool
+from ..workloads.gate import GO_FILE, GoGate
 from .evidence import trial_ports
 from .meters import MeterSet, TrialContext
 from .playbook import Condition, Playbook
@@ -90,6 +91,22 @@ class TrialEnv:
     captured: set[str] = field(default_factory=set)
     profiles: dict[str, Profile] = field(default_factory=dict)
     rendered: dict[str, tuple[list[str], str]] = field(default_factory=dict)
+    _lanes: ThreadPoolExecutor | None = None
+
+    def lanes(self) -> ThreadPoolExecutor:
+        """Two threads that live as long as the campaign (created on first use, ended by
+        :meth:`close`) for the trial's side work that starts processes: the flood's receivers
+        and a gated workload. A process's parent-death signal (PR_SET_PDEATHSIG) fires when the
+        thread that started it ends, so a thread of the trial's own would take them along."""
+        if self._lanes is None:
+            self._lanes = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trial-lane")
+        return self._lanes
+
+    def close(self) -> None:
+        """End the lanes (idempotent; waits for work still in them)."""
+        lanes, self._lanes = self._lanes, None
+        if lanes is not None:
+            lanes.shutdown()
 
 
 def flood_of(env: TrialEnv, cond: Condition) -> FloodDefinition | None:
@@ -200,25 +217,24 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
                        topology=env.topo, playbook=env.pb)
     meters = MeterSet(ctx)
     flood = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="flood-prepare") as prep_pool:
-        try:
-            if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
-                flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
-                                   calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
-                                   lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
-            prepared = prep_pool.submit(flood.prepare if flood is not None else lambda: None)
-            _push(env, cond, tdir)
-            meters.begin()
-            t["switch"] = time.monotonic()
-            run, saturated, fres, summary = _traffic(env, cond, tdir, capture_due, ctx, meters, t, flood, prepared)
-            meters.end()
-            t["stop"] = time.monotonic()
-            columns = meters.columns()
-        finally:
-            meters.close()
-            if flood is not None and flood.result is None:  # failed before _traffic took it over
-                wait_futures([prepared])
-                flood.stop()
+    try:
+        if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
+            flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
+                               calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
+                               lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
+        prepared = env.lanes().submit(flood.prepare if flood is not None else lambda: None)
+        _push(env, cond, tdir)
+        meters.begin()
+        t["switch"] = time.monotonic()
+        run, saturated, fres, summary = _traffic(env, cond, tdir, capture_due, ctx, meters, t, flood, prepared)
+        meters.end()
+        t["stop"] = time.monotonic()
+        columns = meters.columns()
+    finally:
+        meters.close()
+        if flood is not None and flood.result is None:  # failed before _traffic took it over
+            wait_futures([prepared])
+            flood.stop()
     r = run.result
     if r.get("valid") is not True:
         raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
@@ -234,9 +250,14 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     switch_meter = meters.meters.get("switch")
     phases["switch_stats"] = round(getattr(switch_meter, "seconds", meters.seconds.get("switch", 0.0)), 3)
     phases["meters"] = {k: round(v, 3) for k, v in meters.seconds.items()}
-    phases["overhead_s"] = round(time.monotonic() - t["start"] - phases.get("workload", 0.0), 3)
+    workload_s = phases.get("workload", 0.0)
+    if isinstance(r.get("go_wait_s"), (int, float)):  # gated: the workload ran from its launch, less its wait
+        phases["go_wait_s"] = round(r["go_wait_s"], 3)
+        workload_s = t["workload"] - t["switch_ready"] - r["go_wait_s"]
+        phases["workload_s"] = round(workload_s, 3)
+    phases["overhead_s"] = round(time.monotonic() - t["start"] - workload_s, 3)
     if isinstance(r.get("elapsed_total_s"), (int, float)):  # the manager JVM's start (within the workload)
-        phases["manager_start_s"] = round(phases["workload"] - r["elapsed_total_s"], 3)
+        phases["manager_start_s"] = round(workload_s - r["elapsed_total_s"], 3)
     return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
             "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
@@ -251,11 +272,6 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
     while the switch was pushed and its 'before' counters read; its senders start once that
     reading is complete."""
     cap, saturated, fres, summary = None, None, None, None
-
-    def started(workers: Any) -> None:
-        ctx.workers, ctx.flood = workers, flood
-        meters.window_begin()
-
     ok = False
     try:
         prepared.result()  # re-raises what went wrong while the receivers started
@@ -264,27 +280,71 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         t["capture_start"] = time.monotonic()
         meters.traffic_begin()  # the switch's 'before' counters are complete: no trial traffic before
         t["switch_ready"] = time.monotonic()
-        if flood is not None:
-            flood.start()
-            if flood.errors:
-                raise QoslabError("flood did not start: " + "; ".join(flood.errors))
-            saturated = _settle(env, flood)
-            late: list[str] = getattr(flood, "check_senders", list)()
-            if late:
-                raise QoslabError("flood did not start: " + "; ".join(late))
-        t["flood_start"] = time.monotonic()
-        wl = env.pb.workload_of(cond)
-        run = backend(wl.kind).run(wl, env.executor_of, lambda h: env.topo.host(h).ip, tdir / "workload",
-                                   pool=env.pool, lifetime_s=trial_lifetime(env.pb), on_started=started)
-        ctx.result = run.result
-        meters.window_end()
-        t["workload"] = time.monotonic()
+        run, saturated = _flood_and_workload(env, cond, tdir, ctx, meters, flood, t)
         ok = True
     finally:
         ended = time.monotonic()
         fres, summary = _stop(env, flood, cap, ctx, meters if ok else None, ended)
     ctx.capture_summary = summary
     return run, saturated, fres, summary
+
+
+def _flood_up(env: TrialEnv, flood: Any) -> bool | None:
+    """Start the flood's senders and wait until it is established; returns ``saturated`` (see
+    :func:`_settle`). Raises QoslabError when a sender failed to start."""
+    flood.start()
+    if flood.errors:
+        raise QoslabError("flood did not start: " + "; ".join(flood.errors))
+    saturated = _settle(env, flood)
+    late: list[str] = getattr(flood, "check_senders", list)()
+    if late:
+        raise QoslabError("flood did not start: " + "; ".join(late))
+    return saturated
+
+
+def _flood_and_workload(env: TrialEnv, cond: Condition, tdir: Path, ctx: TrialContext, meters: MeterSet,
+                        flood: Any, t: dict[str, float]) -> tuple[Any, bool | None]:
+    """The flood's senders and the workload: (workload run, saturated). A backend that takes a
+    go gate (:mod:`qoslab.workloads.gate`) starts first, so its manager JVM boots while the flood
+    settles, and its run begins at the go; any other starts once the flood is established. The
+    meters' window begins right before the manager's run either way."""
+    wl = env.pb.workload_of(cond)
+    be = backend(wl.kind)
+    gate = GoGate(tdir / "workload" / GO_FILE) if flood is not None and getattr(be, "gated", False) else None
+
+    def started(workers: Any) -> None:
+        ctx.workers, ctx.flood = workers, flood
+        if gate is None:
+            meters.window_begin()
+
+    def run_backend() -> Any:
+        extra = {"gate": gate} if gate is not None else {}
+        return be.run(wl, env.executor_of, lambda h: env.topo.host(h).ip, tdir / "workload", pool=env.pool,
+                      lifetime_s=trial_lifetime(env.pb), on_started=started, **extra)
+
+    saturated = None
+    launched = env.lanes().submit(run_backend) if gate is not None else None
+    try:
+        if flood is not None:
+            saturated = _flood_up(env, flood)
+        t["flood_start"] = time.monotonic()
+        if gate is None or launched is None:
+            run = run_backend()
+        else:
+            while not gate.armed.wait(0.005) and not launched.done():
+                pass
+            if gate.armed.is_set():
+                meters.window_begin()
+                gate.open()
+            run = launched.result()
+    finally:
+        if gate is not None and launched is not None:
+            gate.abort()  # failed before the go: the waiting manager ends without a run
+            wait_futures([launched])
+    ctx.result = run.result
+    meters.window_end()
+    t["workload"] = time.monotonic()
+    return run, saturated
 
 
 def _drain(env: TrialEnv, flood: Any) -> bool | None:

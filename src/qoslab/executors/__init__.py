@@ -7,7 +7,7 @@ Backends, registered by name in :data:`qoslab.registry.executors`: ``local``
 from __future__ import annotations
 
 from .base import BackgroundProcess, CommandResult, Executor
-from .local import LocalExecutor, NetnsExecutor, SubprocessExecutor, offline
+from .local import LocalExecutor, NetnsExecutor, SubprocessExecutor, listens_tcp, offline
 
 __all__ = ["BackgroundProcess", "CommandResult", "Executor", "LocalExecutor", "NetnsExecutor", "SubprocessExecutor",
-           "offline"]
+           "listens_tcp", "offline"]

@@ -29,10 +29,11 @@ from .base import BackgroundProcess, CommandResult
 LIFETIME_KILL_AFTER_S = 5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
-#: util-linux ``setpriv`` sets the parent-death signal of a command run in the foreground and
-#: execs it. A ``preexec_fn`` doing the same makes Python fork the whole campaign process (about
-#: 130 MB) instead of vfork: 12 short commands side by side took 0.05 s that way, 0.02 s with
-#: setpriv (measured here). Without setpriv the preexec_fn is used.
+#: util-linux ``setpriv`` sets the parent-death signal of a command run in the foreground
+#: (:meth:`SubprocessExecutor.run`, whose calling thread waits for it) and execs it. A
+#: ``preexec_fn`` doing the same makes Python fork the whole campaign process (about 130 MB)
+#: instead of vfork: 12 short commands side by side took 0.05 s that way, 0.02 s with setpriv
+#: (measured here). Without setpriv the preexec_fn is used; background processes always use it.
 SETPRIV = ("setpriv", "--pdeathsig", "TERM", "--")
 
 
@@ -115,6 +116,9 @@ class SubprocessExecutor:
                     f = open(path, "ab")
                     files.append(f)
                     outs.append(f)
+            # a background process gets its parent-death signal in the preexec_fn, before Popen
+            # returns: with setpriv (as in run) a starting thread that ends at once could end
+            # before the signal is set, and the process would outlive it
             p = subprocess.Popen(
                 full,
                 stdin=subprocess.DEVNULL,
@@ -273,3 +277,38 @@ def offline(ex: Any) -> Any:
     processes; no ``ip netns exec``, which costs 5-10 ms of mount-namespace setup per command),
     else ``ex`` itself."""
     return LocalExecutor(ex.node) if isinstance(ex, NetnsExecutor) else ex
+
+
+def listens_tcp(pid: int, port: int) -> bool:
+    """True when process ``pid`` (on this machine) or one of its children holds a TCP socket
+    listening on ``port``, in their network namespace: the LISTEN entries of
+    ``/proc/PID/net/tcp`` and ``tcp6`` matched by socket inode against the processes' open files.
+    No command runs (``ss -p`` through ``ip netns exec`` costs 5-10 ms a look); a process that is
+    gone, or whose files cannot be read, listens on nothing."""
+    pids = [pid]
+    try:
+        pids += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return False
+    wanted: set[str] = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                wanted.add(f"socket:[{f[9]}]")
+    for p in pids if wanted else []:
+        try:
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{p}/fd/{fd}") in wanted:
+                    return True
+            except OSError:
+                continue
+    return False

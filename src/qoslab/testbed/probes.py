@@ -77,9 +77,10 @@ SETTLE_FRAMES = 40
 #: ... and never less than this (seconds): at 10 Mbit/s the window is 0.05 s, at 1 Mbit/s 0.49 s.
 SETTLE_WINDOW_MIN_S = 0.05
 #: Seconds between two polls of the drain (one netlink dump per namespace: about 1 ms each).
-DRAIN_POLL_S = 0.005
-#: Seconds the receivers get after the queues are empty to read the last packets off their sockets.
-DRAIN_MARGIN_S = 0.01
+DRAIN_POLL_S = 0.002
+#: Seconds the receivers get after the queues are empty to read the last packets off their sockets
+#: (the last packet left the switch port's queue: it is in the receiver's socket within microseconds).
+DRAIN_MARGIN_S = 0.005
 
 
 def settle_window_s(rate_bps: float) -> float:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import BackgroundProcess, Executor, offline
+from ..executors import BackgroundProcess, Executor, SubprocessExecutor, listens_tcp, offline
 from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import FloodResult, FlowResult
@@ -179,14 +179,18 @@ class DitgGenerator:
                 self.errors.append(f"ITGRecv on {host} exited at start (code {proc.returncode}): "
                                    f"{self._tail(host, 'ITGRecv.out')}")
                 return False
-            ss = ex.run(["ss", "-Htlnp", f"sport = :{SIGNAL_PORT}"], check=False, timeout=5).stdout
-            if any(f"pid={pid}," in ss for pid in own_pids(offline(ex), proc)):
-                return True  # ours listens (a stray one holding the port makes ours exit: see above)
+            if isinstance(ex, SubprocessExecutor):  # on this machine: a look at /proc, no command
+                if listens_tcp(proc.pid, SIGNAL_PORT):
+                    return True
+            else:
+                ss = ex.run(["ss", "-Htlnp", f"sport = :{SIGNAL_PORT}"], check=False, timeout=5).stdout
+                if any(f"pid={pid}," in ss for pid in own_pids(ex, proc)):
+                    return True  # ours listens (a stray one holding the port makes ours exit: see above)
             if time.monotonic() > deadline:
                 self.errors.append(f"ITGRecv on {host} ({self.topo.host(host).ip}) not listening on TCP "
                                    f"{SIGNAL_PORT} after {timeout_s:g} s")
                 return False
-            time.sleep(0.01)
+            time.sleep(0.005)
 
     def _start_sender(self, f: ResolvedFlow) -> None:
         d = self._ndir(f.src)

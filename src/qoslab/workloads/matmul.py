@@ -76,6 +76,8 @@ class JavaWorkerWorkload:
     """What ``matmul`` and ``pingpong`` share: the pool and the run around the manager."""
 
     what = "java workload"
+    #: The manager waits for a go gate (:mod:`.gate`) when the trial passes one.
+    gated = True
 
     def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
                   lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:
@@ -86,7 +88,7 @@ class JavaWorkerWorkload:
 
     def run(self, settings: Any, executor_of: ExecutorOf, address_of: AddressOf, out_dir: Path,
             on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
-            pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
+            pool: Pool | None = None, lifetime_s: float | None = None, gate: Any = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
         own = pool is None
         use = pool if pool is not None else worker_pool(executor_of, address_of, out_dir, lifetime_s)
@@ -95,6 +97,7 @@ class JavaWorkerWorkload:
 
         def manager(logs: dict[str, Path]) -> dict:
             argv = java_command(*self.manager_args(settings, address_of), *_marking(settings.dscp),
+                                *(["--go-file", gate.arm(ex)] if gate is not None else []),
                                 hostname=address_of(head), root=ex.qoslab_root)
             return head_result(ex, argv, settings.timeout_s * 2 + 60, out_dir, logs, self.what)
 

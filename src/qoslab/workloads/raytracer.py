@@ -33,6 +33,8 @@ class Raytracer:
     """The ``raytracer`` backend (see the module doc)."""
 
     settings_model = RaytracerSettings
+    #: The manager waits for a go gate (:mod:`.gate`) when the trial passes one.
+    gated = True
 
     def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
                   lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:
@@ -40,9 +42,9 @@ class Raytracer:
 
     def run(self, settings: Any, executor_of: ExecutorOf, address_of: AddressOf, out_dir: Path,
             on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
-            pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
+            pool: Pool | None = None, lifetime_s: float | None = None, gate: Any = None) -> WorkloadRun:
         return run_workload(settings, executor_of, address_of, out_dir, on_started=on_started,
-                            pool=pool, lifetime_s=lifetime_s)  # type: ignore[arg-type]
+                            pool=pool, lifetime_s=lifetime_s, gate=gate)  # type: ignore[arg-type]
 
     def row(self, result: dict) -> dict[str, Any]:
         busy = [w.get("busy_s") for w in result.get("per_worker", []) if w.get("busy_s") is not None]

@@ -79,10 +79,15 @@ public final class Main implements Runnable {
         @Option(names = "--calls-out", description = "Write every remote call's client-side start/end (JSON lines) to this file; "
                 + "the result line then has \"calls\": the number of records.")
         java.nio.file.Path callsOut;
+        @Option(names = "--go-file", description = "Start the run only once this file exists (the JVM starts "
+                + "meanwhile; waits at most --timeout seconds; content 'abort' ends without a run). "
+                + "The result line then has \"go_wait_s\".")
+        java.nio.file.Path goFile;
 
         @Override
         public Integer call() {
             Manager.Config c = new Manager.Config();
+            double goWait = -1;
             Map<String, Object> result;
             try {
                 c.width = Manager.parseSize(size);
@@ -100,7 +105,9 @@ public final class Main implements Runnable {
                 if (callsOut != null) c.callLog = new CallLog();
                 // a reply that does not come within the timeout fails the call (ms; JDK RMI property)
                 System.setProperty("sun.rmi.transport.tcp.responseTimeout", Long.toString((long) (timeout * 1000)));
+                if (goFile != null) goWait = GoGate.await(goFile, timeout);
                 result = Manager.run(c);
+                if (goWait >= 0) result.put("go_wait_s", goWait);
             } catch (NumberFormatException e) {
                 return fail("--rows-per-call must be a number or 'all', got " + rowsPerCall);
             } catch (IllegalArgumentException | IllegalStateException e) {

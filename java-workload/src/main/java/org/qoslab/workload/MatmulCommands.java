@@ -90,6 +90,9 @@ final class MatmulCommands {
         int dscp;
         @Option(names = "--timeout", defaultValue = "120", description = "Seconds the run's call phase may take (default ${DEFAULT-VALUE}).")
         double timeout;
+        @Option(names = "--go-file", description = "Start the run only once this file exists (see the manager "
+                + "command; the result line then has \"go_wait_s\").")
+        java.nio.file.Path goFile;
 
         @Override
         public Integer call() {
@@ -105,7 +108,9 @@ final class MatmulCommands {
                 c.timeoutS = timeout;
                 MarkingSocketFactory.checkIpv4Stack(dscp);
                 rmiResponseTimeout(timeout);
+                double goWait = goFile != null ? GoGate.await(goFile, timeout) : -1;
                 result = MatmulManager.run(c);
+                if (goWait >= 0) result.put("go_wait_s", goWait);
             } catch (IllegalArgumentException | IllegalStateException e) {
                 return fail(e.getMessage(), null);
             } catch (WorkloadException e) {
@@ -163,6 +168,9 @@ final class MatmulCommands {
         int dscp;
         @Option(names = "--timeout", defaultValue = "120", description = "Seconds one round trip may take (default ${DEFAULT-VALUE}).")
         double timeout;
+        @Option(names = "--go-file", description = "Start the run only once this file exists (see the manager "
+                + "command; the result line then has \"go_wait_s\").")
+        java.nio.file.Path goFile;
 
         @Override
         public Integer call() {
@@ -180,7 +188,9 @@ final class MatmulCommands {
                 c.timeoutS = timeout;
                 MarkingSocketFactory.checkIpv4Stack(dscp);
                 rmiResponseTimeout(timeout);
+                double goWait = goFile != null ? GoGate.await(goFile, timeout) : -1;
                 result = PingPong.run(c);
+                if (goWait >= 0) result.put("go_wait_s", goWait);
             } catch (IllegalArgumentException | IllegalStateException | WorkloadException e) {
                 log("error: " + e.getMessage());
                 Map<String, Object> out = new LinkedHashMap<>();

@@ -1,0 +1,47 @@
+package org.qoslab.workload;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code --go-file}: the manager's JVM starts (class loading, option parsing) while the harness
+ * is still preparing the trial (a campaign starts and settles its flood meanwhile), and the run
+ * itself begins only when the file appears. The time spent waiting is reported as
+ * {@code go_wait_s} in the result line, so the harness can tell its own cost from the workload's.
+ * A file whose content starts with {@code abort} ends the manager without a run.
+ */
+public final class GoGate {
+    /** Seconds between two looks for the file (0.5 ms: the wait ends at most this late). */
+    static final long POLL_NANOS = 500_000L;
+
+    private GoGate() {}
+
+    /**
+     * Wait until {@code file} exists; returns the seconds waited.
+     *
+     * @throws IllegalStateException when it has not appeared within {@code timeoutS} seconds, or
+     *     the harness wrote {@code abort} into it
+     */
+    public static double await(Path file, double timeoutS) {
+        long t0 = System.nanoTime();
+        long deadline = t0 + (long) (timeoutS * 1e9);
+        while (!Files.exists(file)) {
+            if (System.nanoTime() > deadline)
+                throw new IllegalStateException("--go-file " + file + " did not appear within " + timeoutS + " s");
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        double waited = (System.nanoTime() - t0) / 1e9;
+        String content;
+        try {
+            content = new String(Files.readAllBytes(file), StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            content = ""; // removed again at once: it appeared, which is the signal
+        }
+        if (content.startsWith("abort"))
+            throw new IllegalStateException("aborted by the harness before the run (--go-file " + file + ")");
+        return waited;
+    }
+}

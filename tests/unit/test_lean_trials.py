@@ -209,11 +209,12 @@ def test_listens_tcp_finds_a_listening_socket_of_the_process_or_its_children():
 
 
 def test_go_gate_opens_aborts_and_aborts_a_late_arm(tmp_path):
+    from qoslab.errors import QoslabError
     from qoslab.executors import LocalExecutor
     from qoslab.workloads.gate import GoGate
 
     g = GoGate(tmp_path / "w" / "go")
-    with pytest.raises(Exception, match="before the workload armed it"):
+    with pytest.raises(QoslabError, match="before the workload armed it"):
         g.open()
     node = g.arm(LocalExecutor())
     assert node == str(tmp_path / "w" / "go") and g.armed.is_set() and not (tmp_path / "w" / "go").exists()

@@ -37,7 +37,7 @@ from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
 from ..topology import Topology, linux_ifname
 from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow, open_flood
-from ..trafficgen.ditg import DRAIN_WAIT_S
+from ..trafficgen.base import DRAIN_WAIT_S
 from ..workloads import backend
 from ..workloads.base import Pool
 from ..workloads.gate import GO_FILE, GoGate
@@ -216,13 +216,13 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
                        switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log,
                        topology=env.topo, playbook=env.pb)
     meters = MeterSet(ctx)
-    flood = None
+    flood, prepared = None, None
     try:
         if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
             flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
                                lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
-        prepared = env.lanes().submit(flood.prepare if flood is not None else lambda: None)
+        prepared = env.lanes().submit(flood.prepare) if flood is not None else None
         _push(env, cond, tdir)
         meters.begin()
         t["switch"] = time.monotonic()
@@ -233,7 +233,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     finally:
         meters.close()
         if flood is not None and flood.result is None:  # failed before _traffic took it over
-            wait_futures([prepared])
+            if prepared is not None:
+                wait_futures([prepared])
             flood.stop()
     r = run.result
     if r.get("valid") is not True:
@@ -264,8 +265,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
 
 
 def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
-             t: dict[str, float], flood: Any, prepared: Future[None]) -> tuple[Any, bool | None, FloodResult | None,
-                                                                         dict | None]:
+             t: dict[str, float], flood: Any, prepared: Future[None] | None) -> tuple[Any, bool | None,
+                                                                                FloodResult | None, dict | None]:
     """Capture, flood and workload of one trial, stopped in every case: (workload run, saturated,
     flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks. ``flood``
     (None: no congestion) has been preparing its receivers (``prepared``, they send nothing)
@@ -274,7 +275,8 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
     cap, saturated, fres, summary = None, None, None, None
     ok = False
     try:
-        prepared.result()  # re-raises what went wrong while the receivers started
+        if prepared is not None:
+            prepared.result()  # re-raises what went wrong while the receivers started
         t["flood_prepare"] = time.monotonic()
         cap = _start_capture(env, cond, tdir) if capture_due else None
         t["capture_start"] = time.monotonic()
@@ -328,7 +330,7 @@ def _flood_and_workload(env: TrialEnv, cond: Condition, tdir: Path, ctx: TrialCo
         if flood is not None:
             saturated = _flood_up(env, flood)
         t["flood_start"] = time.monotonic()
-        if gate is None or launched is None:
+        if gate is None or launched is None:  # (both None or neither: the two for the type checker)
             run = run_backend()
         else:
             while not gate.armed.wait(0.005) and not launched.done():

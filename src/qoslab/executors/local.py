@@ -300,7 +300,9 @@ def listens_tcp(pid: int, port: int) -> bool:
             f = line.split()
             if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
                 wanted.add(f"socket:[{f[9]}]")
-    for p in pids if wanted else []:
+    if not wanted:
+        return False
+    for p in pids:
         try:
             fds = os.listdir(f"/proc/{p}/fd")
         except OSError:

@@ -19,7 +19,6 @@ Malformed output raises :class:`~qoslab.errors.QoslabError` naming the template 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import QoslabError
 from ..ios.names import parse_port
@@ -139,43 +138,31 @@ def read_statistics(dev, ports: list[str]) -> dict[str, PortCounters]:
     """Read ``show mls qos interface PORT statistics`` of ``ports`` (any IOS spelling) from
     ``dev``: a :class:`~qoslab.switch.backends.SwitchDevice` (``show(commands) -> {command: text}``, one
     session for all ports) or a netmiko-style connection (``send_command``). Works the same on the
-    virtual and on a real switch. Raises QoslabError when the switch rejects a command or a port's
-    statistics are missing."""
-    if getattr(dev, "statistics_all", False):
-        return _read_all(dev, ports)
-    cmds = {p: f"show mls qos interface {p} statistics" for p in ports}
+    virtual and on a real switch. A device with ``statistics_all`` (the virtual Catalyst, which
+    answers it from one kernel reading: 24 ports in 0.01 s against 0.05 s for 8 commands of one
+    port each) is asked once, ``show mls qos interface statistics``; the same TextFSM template
+    reads either. Raises QoslabError when the switch rejects a command or a port's statistics are
+    missing."""
+    every = getattr(dev, "statistics_all", False)
+    cmds = {p: "show mls qos interface statistics" if every else f"show mls qos interface {p} statistics"
+            for p in ports}
+    unique = list(dict.fromkeys(cmds.values()))
     if hasattr(dev, "send_command"):
-        texts = {c: dev.send_command(c) for c in cmds.values()}
+        texts = {c: dev.send_command(c) for c in unique}
     else:
-        texts = dev.show(list(cmds.values()))
-    out = {}
-    for p, c in cmds.items():
+        texts = dev.show(unique)
+    parsed: dict[str, dict[str, PortCounters]] = {}
+    for c in unique:
         text = texts[c]
         if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
             raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
-        long = parse_port(p) or p
-        got = parse_statistics(text)
-        if long not in got:
-            raise QoslabError(f"`{c}` returned no statistics for {long}")
-        out[long] = got[long]
-    return out
-
-
-def _read_all(dev: Any, ports: list[str]) -> dict[str, PortCounters]:
-    """:func:`read_statistics` with one ``show mls qos interface statistics`` (every port) on a
-    device that answers it from one reading (``statistics_all``: the virtual Catalyst, 24 ports
-    in 0.01 s against 0.05 s for 8 commands of one port each), the same TextFSM template."""
-    cmd = "show mls qos interface statistics"
-    text = dev.show([cmd])[cmd]
-    if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
-        raise QoslabError(f"switch rejected `{cmd}`: {text.strip().splitlines()[-1]}")
-    got = parse_statistics(text)
+        parsed[c] = parse_statistics(text)
     out = {}
-    for p in ports:
+    for p, c in cmds.items():
         long = parse_port(p) or p
-        if long not in got:
-            raise QoslabError(f"`{cmd}` returned no statistics for {long}")
-        out[long] = got[long]
+        if long not in parsed[c]:
+            raise QoslabError(f"`{c}` returned no statistics for {long}")
+        out[long] = parsed[c][long]
     return out
 
 

@@ -20,17 +20,13 @@ from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor, SubprocessExecutor, listens_tcp, offline
 from ..executors.nodes import parallel_map
 from ..topology import Topology
-from .base import FloodResult, FlowResult
+from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
 from .ditgpacing import SENDER_TIMER_SLACK_NS, pacing_for, sender_prefix_on
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
-#: Seconds :meth:`DitgGenerator.stop` waits between stopping the senders and the receivers when no
-#: caller waited for the queues to drain (:meth:`DitgGenerator.halt`): a full 128 KiB host queue
-#: drains in 0.105 s at 10 Mbit/s.
-DRAIN_WAIT_S = 0.2
 #: ITGRecv's signalling port (D-ITG default).
 SIGNAL_PORT = 9000
 #: ITGRecv at normal priority: a starved receiver would count socket drops as network loss.
@@ -143,7 +139,7 @@ class DitgGenerator:
     def start(self, establish_timeout_s: float = 10.0) -> None:
         """Start the receivers (:meth:`prepare`, unless done), then one ITGSend per flow; returns
         once every sender runs (or has failed: see ``errors``) and ``start_check_s`` has passed."""
-        if self.senders or self.sched:
+        if self.senders:
             raise QoslabError("flood already started")
         self.prepare(establish_timeout_s)
         parallel_map(self._start_sender, [f for f in self.flows if f.dst not in self._failed_dst])
@@ -249,16 +245,17 @@ class DitgGenerator:
 
     def stop(self) -> FloodResult:
         """Stop the senders unless :meth:`halt` did (and then wait DRAIN_WAIT_S for their last
-        packets to arrive), then the receivers (SIGTERM by PID, SIGKILL after a grace period), decode the logs. Never
-        raises for a flow's failure: it goes into the flow's ``error`` and ``errors``."""
+        packets to arrive), then the receivers (SIGTERM by PID, SIGKILL after a grace period);
+        decode the logs. Never raises for a flow's failure: it goes into the flow's ``error`` and
+        ``errors``."""
         if self.result is not None:
             return self.result
         if not self._halted:
             self.halt()
             time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
-        # ITGDec runs three times per flow (sender summary, receiver summary, receiver series);
-        # all of them run side by side: short trials' decodes are mostly process start, not CPU
+        # ITGDec runs three times per flow (sender summary: started by halt(); receiver summary
+        # and series): all side by side, short trials' decodes are mostly process start, not CPU
         # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s)
         with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8))) as pool:
             flows = list(pool.map(self._decode, self.flows))
@@ -303,20 +300,16 @@ class DitgGenerator:
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
         series_file = f"{dd}/recv-{f.index}-series.txt"
-        runs = {  # the three ITGDec runs of a flow read two logs and write three files: side by side
-            "recv": lambda: run_itgdec(recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
-                                       local_out=self._dir(f.dst) / f"recv-{f.index}.txt"),
-            "series": lambda: run_itgdec(recv_log, ["-c", str(self.interval_ms), series_file], series_file,
-                                         executor=dx, local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt"),
-        }
-        with ThreadPoolExecutor(max_workers=len(runs) + 1, thread_name_prefix="itgdec") as pool:
-            futures = {k: pool.submit(fn) for k, fn in runs.items()}
-            futures["send"] = self._sent.get(f.index) or pool.submit(self._decode_sent, f)  # halt() started it
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="itgdec") as pool:  # summary and series side by side
+            recv = pool.submit(run_itgdec, recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
+                               local_out=self._dir(f.dst) / f"recv-{f.index}.txt")
+            series = pool.submit(run_itgdec, recv_log, ["-c", str(self.interval_ms), series_file], series_file,
+                                 executor=dx, local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt")
         try:
-            s = parse_itgdec_summary(futures["send"].result())
+            s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
-            rv = parse_itgdec_summary(futures["recv"].result())
+            rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]
             if r.duration_s > 0:
@@ -328,7 +321,7 @@ class DitgGenerator:
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
             r.shortfall = r.sent_pps < f.mean_pps * (1 - self.tolerance)
-            r.series = parse_itgdec_series(futures["series"].result())
+            r.series = parse_itgdec_series(series.result())
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
         keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs

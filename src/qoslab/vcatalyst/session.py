@@ -11,6 +11,7 @@ modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`
 prompt); :mod:`.server` drives it over SSH (shell with ``--More--`` paging, exec channel). The
 switch object provides ``running`` (RunningConfig), ``topo``, ``dir``, ``booted``, ``save()``,
 ``apply()``, ``factory()`` and ``counters(long_port) -> PortCounters``; optionally
+``counters_of(long_ports) -> {port: PortCounters}`` (several ports from one reading),
 ``link_counters(long_port) -> dict`` and ``class_counters() -> {(port, class): ClassCounters}``.
 """
 

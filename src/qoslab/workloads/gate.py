@@ -16,6 +16,7 @@ settled, as before).
 
 from __future__ import annotations
 
+import shlex
 import threading
 from pathlib import Path
 from typing import Any
@@ -67,14 +68,14 @@ class GoGate:
             tmp.write_text(text)
             tmp.replace(self.local)  # appears whole: the manager may read it at once
         else:
-            self.ex.run(["sh", "-c", f"printf %s '{text}' > {self.node}.tmp && mv {self.node}.tmp {self.node}"],
-                        timeout=30)
-        self.opened = True
+            node, part = shlex.quote(self.node), shlex.quote(self.node + ".tmp")
+            self.ex.run(["sh", "-c", f"printf %s {shlex.quote(text)} > {part} && mv {part} {node}"], timeout=30)
 
     def open(self) -> None:
         """Let the manager's run begin. Raises QoslabError before :meth:`arm`."""
         with self._lock:
             self._write("go\n")
+            self.opened = True
 
     def abort(self) -> None:
         """End a waiting manager without a run (the trial failed before its go): at once when it is

@@ -27,7 +27,7 @@ from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
-from qoslab.workload import WorkloadSettings, run_workload
+from qoslab.workloads.raytracer import WorkloadSettings, run_workload
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

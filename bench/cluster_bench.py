@@ -25,7 +25,7 @@ from qoslab.campaign.playbook import Playbook
 from qoslab.executors.nodes import Nodes
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
-from qoslab.workload import WorkerPool, WorkloadSettings
+from qoslab.workloads.raytracer import WorkerPool, WorkloadSettings
 
 TARGET_EXTRA_S = 0.3
 

@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 
 from qoslab.executors import LocalExecutor
-from qoslab.workload import WorkloadSettings, java_command, run_workload
+from qoslab.workloads.pool import java_command
+from qoslab.workloads.raytracer import WorkloadSettings, run_workload
 
 LOOPBACK = {"w1": "127.0.0.2", "w2": "127.0.0.3"}
 

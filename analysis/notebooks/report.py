@@ -12,10 +12,10 @@
 # ---
 
 # %%
-# The campaign/thesis report notebook (jupytext percent format). qoslab.report converts it to a
+# The campaign/thesis report notebook (jupytext percent format). qoslab.report.notebook converts it to a
 # notebook with jupytext, papermill executes it (the parameters below) and nbconvert exports
 # report.html with the code hidden. The pure helpers (formatting, the conditions' order and
-# colours, the tables' frames) live in qoslab.reportlib, tested in tests/unit/test_reportlib.py;
+# colours, the tables' frames) live in qoslab.report.lib, tested in tests/unit/test_reportlib.py;
 # this file reads the inputs and draws. Linted and type-checked: `make lint`.
 #
 # Conventions of every figure: each condition keeps one colour and one position (baseline first:
@@ -38,12 +38,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
-from qoslab import reportcalls as rc
-from qoslab import reportfactors as rf
-from qoslab import reportfidelity as rfid
-from qoslab import reportlib as rl
-from qoslab import reportmech as rmech
 from qoslab.campaign.store import Store
+from qoslab.report import calls as rc
+from qoslab.report import factors as rf
+from qoslab.report import fidelity as rfid
+from qoslab.report import lib as rl
+from qoslab.report import mechanisms as rmech
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend is chosen before pyplot is imported)
@@ -186,7 +186,7 @@ if main.get("factorial"):
         ax.set_xticks(xs, [p[0] for p in pts], fontsize=8)
         ax.set_ylabel("recovery (BCa 95 %)")
         show(fig, "factorial-recovery.png")
-# seed 000's question under congestion (qoslab.reportmech): a factorial over the matmul mechanisms
+# seed 000's question under congestion (qoslab.report.mechanisms): a factorial over the matmul mechanisms
 if main.get("factorial") and rmech.applies(main["factorial"]):
     mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], main.get("censored"))
     agree = rmech.ordering_agrees(mrows)
@@ -198,13 +198,13 @@ if main.get("factorial") and rmech.applies(main["factorial"]):
                      "that slowdown the QoS profile recovers (BCa 95 %); >= marks lower bounds from trials "
                      "that timed out and count at their bound."))
     table(rmech.mechanism_table(mrows))
-# emulation fidelity (qoslab.campaign.fidelity): verdicts per condition, trials left out
+# emulation fidelity (qoslab.meters.fidelity): verdicts per condition, trials left out
 if camp and stats.get("fidelity"):
     fb = stats["fidelity"]
     display(Markdown("## Emulation fidelity"))
     display(Markdown("Every trial is judged by the fidelity monitor (10 Hz samples of /proc and the switch ports' "
                      "tc statistics over the workload window; checks and thresholds in "
-                     "`qoslab.campaign.fidelitycheck`): *invalid* trials are "
+                     "`qoslab.meters.fidelityjudge`): *invalid* trials are "
                      + ("left out of the statistics above" if fb["excluded_applied"] or not fb["excluded"] else
                         "**not** left out here (see the warning at the top)")
                      + f" (all trials: `trials-all.csv` / `stats-all.json`); {fb['invalid_share']:.0%} of the "

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from qoslab.workloads.pool import JAR
+
 from .campaign.playbook import Playbook, resolve_path
 from .errors import QoslabError
 from .executors import Executor
@@ -37,7 +39,6 @@ from .topology import Topology, linux_ifname
 from .trafficgen.definitions import DATA_PORT_BASE, FloodDefinition, load_flood
 from .trafficgen.patterns import located_flows
 from .units import parse_rate
-from .workload import JAR
 
 #: A node whose clock is further than this from the median of all nodes fails (milliseconds).
 MAX_CLOCK_OFFSET_MS = 20.0

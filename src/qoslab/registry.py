@@ -8,7 +8,7 @@ qoslab has four kinds of backend, each a :class:`typing.Protocol` in its own mod
   ``ditg`` (D-ITG, the default), ``iperf3``;
 - ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
-- ``meter`` (:class:`qoslab.campaign.meters.Meter`): a per-trial measurement with its own store
+- ``meter`` (:class:`qoslab.meters.base.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
   latency, manager and wire), ``fidelity`` (was the trial emulated faithfully);
 - ``workload`` (:class:`qoslab.workloads.base.Workload`): what a trial measures: ``raytracer``
@@ -131,11 +131,11 @@ switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.
 meters: Registry[Callable[..., object]] = Registry("meter")
-meters.register("switch", "qoslab.campaign.meters:SwitchMeter")
-meters.register("cpu", "qoslab.campaign.meters:CpuMeter")
-meters.register("capture", "qoslab.campaign.meters:CaptureDropsMeter")
-meters.register("fidelity", "qoslab.campaign.fidelity:FidelityMeter")
-meters.register("calls", "qoslab.campaign.callmeter:CallMeter")
+meters.register("switch", "qoslab.meters.base:SwitchMeter")
+meters.register("cpu", "qoslab.meters.base:CpuMeter")
+meters.register("capture", "qoslab.meters.base:CaptureDropsMeter")
+meters.register("fidelity", "qoslab.meters.fidelity:FidelityMeter")
+meters.register("calls", "qoslab.meters.calls:CallMeter")
 
 #: Workloads: ``factory() -> Workload``; a playbook's ``workload: {kind: NAME, ...}`` names one.
 workloads: Registry[Callable[..., object]] = Registry("workload")

@@ -39,8 +39,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import ANALYSIS_JAR, Store
-from qoslab.campaign.callmeter import agreement, match_calls, read_jsonl
+from qoslab.campaign import Store
+from qoslab.meters.calls import agreement, match_calls, read_jsonl
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.topology import load_topology
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import ANALYSIS_JAR
 from qoslab.campaign.trial import LIFETIME_MARGIN_S
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.testbed.plan import span_namespace, vswitch_dir
 from qoslab.testbed.procs import cmdline, namespace_pids, pid_alive

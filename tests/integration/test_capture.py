@@ -16,7 +16,7 @@ from qoslab.switch.backends import virtual_endpoint
 from qoslab.switch.push import push
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
-from qoslab.workload import WorkloadSettings, run_workload
+from qoslab.workloads.raytracer import WorkloadSettings, run_workload
 from tshark_ref import retransmissions, tshark_classes
 
 from .conftest import THESIS_FLOOD

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import ANALYSIS_JAR
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.trafficgen.calibration import Calibration
 
 from .conftest import free_port, qoslab, unique_name

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import ANALYSIS_JAR, Runner, Store
+from qoslab.campaign import Runner, Store
 from qoslab.campaign.folder import create
 from qoslab.campaign.playbook import load_playbook
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed.procs import cmdline
 
 from .conftest import netns_snapshot

@@ -15,7 +15,7 @@ from qoslab.executors.nodes import Nodes
 from qoslab.executors.ssh import SshExecutor, SshTarget
 from qoslab.preflight import preflight
 from qoslab.testbed import sshd
-from qoslab.workload import JAR
+from qoslab.workloads.pool import JAR
 
 from .conftest import qoslab
 

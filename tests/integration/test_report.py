@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.campaign import ANALYSIS_JAR
-from qoslab.report import THESIS_DATA, campaign_report, thesis_report
+from qoslab.report.notebook import THESIS_DATA, campaign_report, thesis_report
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.topology import repo_root
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists() or not THESIS_DATA.exists(),
@@ -76,8 +76,8 @@ def test_campaign_report_flags_lossy_captures_and_shows_new_columns(tmp_path):
     # the other engineers' per-trial columns, by name
     import sqlite3
     con = sqlite3.connect(camp / "trials.sqlite")
-    from qoslab.campaign.cpu import COLUMNS as CPU_COLUMNS
-    from qoslab.campaign.drops import COLUMNS as DROP_COLUMNS
+    from qoslab.meters.cpu import COLUMNS as CPU_COLUMNS
+    from qoslab.meters.drops import COLUMNS as DROP_COLUMNS
 
     have = {r[1] for r in con.execute("PRAGMA table_info(trials)")}  # the report's store may have added them
     for col, typ in {**CPU_COLUMNS, **DROP_COLUMNS, "switch_json": "TEXT"}.items():

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from conftest import ECENET
-from qoslab.campaign import ANALYSIS_JAR
 from qoslab.executors.ssh import run_id_for
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.testbed.procs import namespace_pids
 from qoslab.topology import load_topology

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from qoslab.workload import JAR, WorkerPool, WorkloadSettings, run_workload
+from qoslab.workloads.pool import JAR
+from qoslab.workloads.raytracer import WorkerPool, WorkloadSettings, run_workload
 
 pytestmark = pytest.mark.skipif(not JAR.exists() or shutil.which("java") is None,
                                 reason="workload jar not built (make setup)")

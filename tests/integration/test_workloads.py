@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import ANALYSIS_JAR
+from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.testbed.procs import namespace_pids
 from qoslab.topology import load_topology
-from qoslab.workload import JAR
 from qoslab.workloads.matmul import ALGORITHMS, MECHANISMS
+from qoslab.workloads.pool import JAR
 
 from .conftest import free_port, qoslab, unique_name
 

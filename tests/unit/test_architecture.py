@@ -14,8 +14,11 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
 PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcompile", "vcatalyst.execparse",
-        "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render"}
-PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model"}
+        "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render",
+        "meters.fidelityjudge", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
+        "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms"}
+PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
+                          "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
 #: The rules per package: (importer, forbidden target, targets allowed all the same, why).
 #: A name covers the package and its submodules.
@@ -44,7 +47,46 @@ FORBIDDEN = [
     ("campaign", "cli", (), "the CLI is the top layer"),
     ("workloads", "campaign", (), "workloads run programs on nodes; campaigns use them"),
     ("workloads", "cli", (), "the CLI is the top layer"),
+    ("workloads", "meters", (), "meters observe workloads, not the other way round"),
+    ("workloads", "stats", (), "workloads produce results; statistics come after the campaign"),
+    ("workloads", "report", (), "the report reads results"),
+    ("meters", "campaign", (), "a meter sees one trial through its TrialContext; campaigns run meters"),
+    ("meters", "stats", (), "meters measure one trial; statistics come after the campaign"),
+    ("meters", "report", (), "the report reads what meters stored"),
+    ("meters", "cli", (), "the CLI is the top layer"),
+    ("stats", "campaign", ("campaign.playbook", "campaign.store"), "statistics read the playbook and the store; "
+     "they never run trials"),
+    ("stats", "meters", ("meters.fidelityjudge", "meters.calls"), "statistics read what meters stored (the "
+     "fidelity judge's thresholds and counts, the calls file's reader), never a live meter"),
+    ("stats", "report", (), "the report presents statistics"),
+    ("stats", "cli", (), "the CLI is the top layer"),
+    ("stats", "testbed", (), "statistics run anywhere, without a testbed"),
+    ("stats", "switch", (), "statistics never talk to a switch"),
+    ("stats", "executors", (), "statistics never run commands on nodes"),
+    ("stats", "trafficgen", (), "statistics never start floods"),
+    ("report", "campaign", ("campaign.playbook", "campaign.store", "campaign.folder"), "the report reads a "
+     "campaign folder (its playbook and store); it never runs trials"),
+    ("report", "meters", ("meters.fidelityjudge",), "the report reads stored measurements"),
+    ("report", "testbed", (), "the report runs anywhere"),
+    ("report", "switch", (), "the report never talks to a switch"),
+    ("report", "executors", (), "the report never runs commands on nodes"),
+    ("report", "trafficgen", (), "the report never starts floods"),
+    ("report", "cli", (), "the CLI is the top layer"),
+    ("capture", "campaign", (), "the capture tool runs inside trials; campaigns use it"),
+    ("capture", "meters", (), "meters read the capture's files"),
+    ("capture", "stats", (), "statistics come after the campaign"),
+    ("preflight", "testbed", ("testbed.procs", "testbed.plan"), "pre-flight checks a cluster through executors, "
+     "not a testbed (it reads process facts and testbed names only)"),
+    ("preflight", "stats", (), "pre-flight runs before any trial"),
+    ("preflight", "report", (), "pre-flight runs before any trial"),
+    ("inventory", "campaign", (), "the Ansible inventory comes from a topology and a flood, not a campaign"),
 ]
+#: The base modules: every package may import them; they import only each other (and the pure
+#: testbed names / flood definitions that describe a cluster).
+BASE = {"errors", "units", "yamlio", "topology", "registry"}
+BASE_MAY_IMPORT = BASE | {"testbed.plan", "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel"}
+#: Deprecated aliases kept for one release: they only re-export (campaign/meters.py -> qoslab.meters).
+ALIASES = {"campaign.meters": "meters.base"}
 #: The only module that speaks SQL (campaign/store.py owns trials.sqlite).
 SQL_OWNER = "campaign.store"
 
@@ -149,12 +191,50 @@ def test_forbidden_dependencies(importer, target, allowed, why):
 def test_the_rules_cover_every_package():
     """Every package of qoslab is named by at least one rule (a new package gets its rules)."""
     packages = {p.parent.relative_to(SRC).parts[0] for p in SRC.glob("*/__init__.py")}
+    assert {"meters", "stats", "report", "workloads", "campaign"} <= packages
     ruled = {_top(i) for i, _, _, _ in FORBIDDEN} | {_top(t) for _, t, _, _ in FORBIDDEN} | {_top(p) for p in PURE}
     assert packages - {"cli"} <= ruled, f"packages without rules: {sorted(packages - {'cli'} - ruled)}"
 
 
 def test_no_top_level_switch_modules():
     assert not sorted(SRC.glob("switch*.py")), "the switch lives in qoslab/switch/ (client) and qoslab/vcatalyst/"
+
+
+def test_one_package_per_concern():
+    """Measuring lives in meters/, statistics in stats/, the report in report/, the workloads and
+    their process pool in workloads/ (issue 31): no top-level report*.py or workload.py, no meter or
+    statistics module in campaign/ (the deprecated alias only re-exports)."""
+    assert not sorted(SRC.glob("report*.py")) and not (SRC / "workload.py").exists()
+    for pkg in ("meters", "stats", "report"):
+        assert (SRC / pkg / "__init__.py").exists(), pkg
+    campaign = {p.stem for p in (SRC / "campaign").glob("*.py")}
+    measuring = {"cpu", "evidence", "drops", "callmeter", "fidelity", "fidelitycheck", "fidelitystats", "stats",
+                 "callstats", "factorial", "censoring", "sequential", "stopping", "seqsim"}
+    assert not campaign & measuring, sorted(campaign & measuring)
+
+
+def test_aliases_only_re_export():
+    """A deprecated alias defines nothing of its own: imports, ``__all__`` and the warning."""
+    for alias, target in ALIASES.items():
+        tree = ast.parse((SRC / (alias.replace(".", "/") + ".py")).read_text())
+        own = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)]
+        assert not own, f"{alias} defines {[n.name for n in own]}"
+        targets = {_resolve(alias, n) for n in tree.body if isinstance(n, ast.ImportFrom) and n.level}
+        assert target in targets, (alias, targets)
+
+
+def test_base_modules_import_only_base_modules():
+    bad = [f"{p.relative_to(SRC)}:{line}: imports qoslab.{tm}" for p, line, m, t, names in IMPORTS
+           if m in BASE and not t.startswith("!") for tm in _target_module(t, names)
+           if not any(_under(tm, ok) for ok in BASE_MAY_IMPORT)]
+    assert not bad, "\n".join(bad)
+
+
+def test_every_top_level_module_has_rules():
+    """Every top-level module (not a package) is a base module or is named by a rule."""
+    tops = {p.stem for p in SRC.glob("*.py")} - {"__init__", "__main__"}
+    ruled = BASE | {_top(i) for i, _, _, _ in FORBIDDEN}
+    assert tops <= ruled, f"top-level modules without rules: {sorted(tops - ruled)}"
 
 
 _SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|CREATE\s+TABLE|ALTER\s+TABLE|"

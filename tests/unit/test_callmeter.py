@@ -1,4 +1,4 @@
-"""The ``calls`` meter (campaign/callmeter.py) and the call-latency export (campaign/callstats.py)
+"""The ``calls`` meter (meters/calls.py) and the call-latency export (stats/calls.py)
 on hand-made records: matching a manager call to the wire call inside it, the agreement of the
 two views, the trial's columns, and the pooled calls.jsonl the statistics read."""
 
@@ -10,7 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qoslab.campaign.callmeter import (
+from qoslab.campaign.playbook import ScheduledTrial
+from qoslab.campaign.store import Store
+from qoslab.meters.base import TrialContext, meter_columns
+from qoslab.meters.calls import (
     COLUMNS,
     CallMeter,
     agreement,
@@ -19,11 +22,8 @@ from qoslab.campaign.callmeter import (
     read_jsonl,
     trial_columns,
 )
-from qoslab.campaign.callstats import calls_argv, export_calls, pooled_records, stats_block
-from qoslab.campaign.meters import TrialContext, meter_columns
-from qoslab.campaign.playbook import ScheduledTrial
-from qoslab.campaign.store import Store
 from qoslab.registry import meters
+from qoslab.stats.calls import calls_argv, export_calls, pooled_records, stats_block
 
 T0 = 1_795_472_524_000_000_000  # ns since the epoch
 MS = 1_000_000

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import REPO
-from qoslab.campaign import SCHEMA, Store, create, export_csv, load_playbook, schedule
+from qoslab.campaign import SCHEMA, Store, create, load_playbook, schedule
 from qoslab.errors import ConfigError, QoslabError
+from qoslab.stats import export_csv
 
 PLAYBOOKS = ["quick", "thesis-table5", "thesis-table3"]
 

@@ -19,7 +19,7 @@ import yaml
 from conftest import REPO
 from qoslab.campaign import create, load_playbook, schedule
 from qoslab.campaign.eta import default_trial_s, evidence_means, plan_eta
-from qoslab.campaign.plan import make_plan
+from qoslab.campaign.preview import make_plan
 
 TABLE5 = REPO / "playbooks" / "thesis-table5.yaml"
 

@@ -12,9 +12,10 @@ import pytest
 import yaml
 
 from conftest import ECENET, REPO
-from qoslab.campaign import ANALYSIS_JAR, Store, campaign_stats, create, load_campaign_playbook, load_playbook
-from qoslab.campaign.censoring import censored_attempts, censoring_bound
+from qoslab.campaign import Store, create, load_campaign_playbook, load_playbook
 from qoslab.errors import QoslabError
+from qoslab.stats import ANALYSIS_JAR, campaign_stats
+from qoslab.stats.censoring import censored_attempts, censoring_bound
 
 OLD_READ_TIMEOUT = "worker jp-3 (198.18.0.3): render failed: SocketTimeoutException: Read timed out"
 

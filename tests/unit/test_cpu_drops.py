@@ -1,4 +1,4 @@
-"""Per-trial CPU accounting (campaign/cpu.py) and capture drop columns (campaign/drops.py): the
+"""Per-trial CPU accounting (meters/cpu.py) and capture drop columns (meters/drops.py): the
 pure parts, plus the meter on real processes of this machine (no testbed, no lock needed)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import pytest
 
 from qoslab.campaign import Store
-from qoslab.campaign.cpu import (
+from qoslab.meters.base import meter_columns
+from qoslab.meters.cpu import (
     COLUMNS,
     Snapshot,
     TrialCpu,
@@ -25,8 +26,7 @@ from qoslab.campaign.cpu import (
     parse_proc_stat,
     summarize,
 )
-from qoslab.campaign.drops import drop_columns
-from qoslab.campaign.meters import meter_columns
+from qoslab.meters.drops import drop_columns
 
 STAT = """cpu  134423 512 38931 144105 1323 0 8419 903 0 0
 cpu0 61589 222 18017 79444 278 0 4261 460 0 0

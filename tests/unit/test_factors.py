@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from qoslab.campaign.factorial import (
+from qoslab.campaign.playbook import Playbook, load_playbook, schedule
+from qoslab.errors import ConfigError
+from qoslab.stats.campaign import plan_comparisons, run_stats
+from qoslab.stats.factorial import (
     factorial_block,
     read_trials,
     recovery_difference,
     recovery_interval,
     recovery_ratio,
 )
-from qoslab.campaign.playbook import Playbook, load_playbook, schedule
-from qoslab.campaign.stats import ANALYSIS_JAR, plan_comparisons, run_stats
-from qoslab.errors import ConfigError
+from qoslab.stats.jar import ANALYSIS_JAR
 
 QUICK = REPO / "playbooks" / "factorial-quick.yaml"
 WL = {"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 1}
@@ -146,7 +147,7 @@ def test_factorial_block_cross_checked_with_the_java_tool(tmp_path):
 
 
 def test_report_tables_of_the_factorial_block():
-    from qoslab.reportfactors import difference_table, recovery_points, recovery_table
+    from qoslab.report.factors import difference_table, recovery_points, recovery_table
 
     block = {"recoveries": [
         {"levels": {"flood": "incast"}, "profile": "thesis", "reference_profile": "fifo", "ratio": 0.8,

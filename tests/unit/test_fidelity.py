@@ -11,9 +11,13 @@ import pytest
 import yaml
 
 from conftest import REPO
-from qoslab import reportfidelity as rfid
-from qoslab.campaign.fidelity import FidelityMeter, intervals, parse_cpu_total, parse_psi_some, parse_qdiscs
-from qoslab.campaign.fidelitycheck import (
+from qoslab.campaign.linkcal import rate_ok
+from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook
+from qoslab.campaign.store import Store
+from qoslab.errors import ConfigError
+from qoslab.meters.base import TrialContext
+from qoslab.meters.fidelity import FidelityMeter, intervals, parse_cpu_total, parse_psi_some, parse_qdiscs
+from qoslab.meters.fidelityjudge import (
     FidelityThresholds,
     FlowRates,
     Measurements,
@@ -23,13 +27,9 @@ from qoslab.campaign.fidelitycheck import (
     invalid_warning,
     verdict,
 )
-from qoslab.campaign.fidelitystats import console_lines, fidelity_block
-from qoslab.campaign.linkcal import rate_ok
-from qoslab.campaign.meters import TrialContext
-from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook
-from qoslab.campaign.stats import export_csv
-from qoslab.campaign.store import Store
-from qoslab.errors import ConfigError
+from qoslab.report import fidelity as rfid
+from qoslab.stats.campaign import export_csv
+from qoslab.stats.fidelity import console_lines, fidelity_block
 from qoslab.testbed.mesh import checksum, echo_request, parse_reply
 
 TH = FidelityThresholds()

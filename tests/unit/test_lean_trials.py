@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.campaign.evidence import TrialEvidence
-from qoslab.campaign.meters import MeterSet, SwitchMeter, TrialContext
 from qoslab.campaign.playbook import ScheduledTrial
-from qoslab.campaign.stats import overhead_summary
 from qoslab.campaign.store import Store
 from qoslab.ios.show_qos import PortCounters, render_statistics
+from qoslab.meters.base import MeterSet, SwitchMeter, TrialContext
+from qoslab.meters.evidence import TrialEvidence
+from qoslab.stats.campaign import overhead_summary
 from qoslab.switch.backends import send_batch, split_batch
 from qoslab.switch.counters import read_statistics
 

@@ -23,7 +23,7 @@ from qoslab.testbed.procs import pid_alive
 from qoslab.testbed.statedir import campaign_lock, campaign_running, lock_path, private_dir, release_campaign_lock
 from qoslab.topology import repo_root
 from qoslab.vcatalyst import ensure_identity
-from qoslab.workload import WorkerPool, WorkloadSettings
+from qoslab.workloads.raytracer import WorkerPool, WorkloadSettings
 
 
 def _children(pid: int) -> list[int]:

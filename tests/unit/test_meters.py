@@ -1,4 +1,4 @@
-"""The Meter protocol (campaign/meters.py): a meter registered from a test gets its store column
+"""The Meter protocol (meters/base.py): a meter registered from a test gets its store column
 and its values in the trial row; a failing meter never fails the trial; the built-ins' order."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from qoslab.campaign.meters import BaseMeter, CaptureDropsMeter, Meter, MeterSet, TrialContext, meter_columns
 from qoslab.campaign.playbook import ScheduledTrial
 from qoslab.campaign.store import Store
+from qoslab.meters.base import BaseMeter, CaptureDropsMeter, Meter, MeterSet, TrialContext, meter_columns
 from qoslab.registry import meters
 
 

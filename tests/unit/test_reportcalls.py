@@ -1,11 +1,11 @@
-"""The report's call-latency helpers (src/qoslab/reportcalls.py) on hand-made calls-stats.json data."""
+"""The report's call-latency helpers (src/qoslab/report/calls.py) on hand-made calls-stats.json data."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from qoslab import reportcalls as rc
+from qoslab.report import calls as rc
 
 CS = {"settings": {"bootstrap_resamples": 10000},
       "conditions": {"congestion fifo": {"trials": 2, "calls": 4, "p50": 12.0, "p90": 80.0, "p99": 250.0,

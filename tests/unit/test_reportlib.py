@@ -1,5 +1,5 @@
-"""qoslab.reportlib, the report notebook's pure helpers, on small hand-made inputs; and the
-notebook source (analysis/notebooks/report.py) as qoslab.report reads it."""
+"""qoslab.report.lib, the report notebook's pure helpers, on small hand-made inputs; and the
+notebook source (analysis/notebooks/report.py) as qoslab.report.notebook reads it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qoslab import reportlib as rl
+from qoslab.report import lib as rl
 
 NC_FIFO, NC_QOS, C_FIFO, C_QOS = "no congestion, no QoS", "no congestion, QoS", "congestion, no QoS", "congestion, QoS"
 
@@ -327,7 +327,7 @@ def test_provenance_table():
 # -- the notebook source ---------------------------------------------------------------------
 
 def test_the_notebook_source_converts_with_its_parameters_cell():
-    from qoslab.report import NOTEBOOK, _notebook
+    from qoslab.report.notebook import NOTEBOOK, _notebook
 
     assert NOTEBOOK.name == "report.py"
     nb = _notebook()
@@ -338,4 +338,4 @@ def test_the_notebook_source_converts_with_its_parameters_cell():
             "title"} <= names
     assert [c.id for c in nb.cells] == [f"cell-{i}" for i in range(len(nb.cells))]
     code = "\n".join(c.source for c in nb.cells)
-    assert "from qoslab import reportlib" in code and "sqlite3" not in code
+    assert "from qoslab.report import lib" in code and "sqlite3" not in code

@@ -1,11 +1,11 @@
-"""The report's mechanisms table (qoslab.reportmech): ranks against seed 000's order, slowdowns
+"""The report's mechanisms table (qoslab.report.mechanisms): ranks against seed 000's order, slowdowns
 with and without the timed-out attempts, recoveries, the section only for mechanism factorials."""
 
 from __future__ import annotations
 
 import pytest
 
-from qoslab.reportmech import SEED000_ORDER, applies, mechanism_rows, mechanism_table, ordering_agrees
+from qoslab.report.mechanisms import SEED000_ORDER, applies, mechanism_rows, mechanism_table, ordering_agrees
 
 MECHS = list(SEED000_ORDER)
 

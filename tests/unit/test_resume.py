@@ -192,8 +192,8 @@ def test_a_killed_create_leaves_no_campaign(tmp_path, monkeypatch):
 
 
 def test_no_statistics_over_unequal_trial_counts(tmp_path):
-    from qoslab.campaign import campaign_stats
     from qoslab.errors import QoslabError
+    from qoslab.stats import campaign_stats
 
     folder = _folder(tmp_path)
     st = Store(folder / "trials.sqlite")

@@ -18,11 +18,11 @@ import qoslab.campaign.runner as runner_mod
 from conftest import ECENET, REPO, shared_or_copy
 from qoslab.campaign import Runner, Store, create, load_playbook, schedule
 from qoslab.campaign.playbook import StopRule
-from qoslab.campaign.seqsim import appendix_a, design, simulate, stop_on_significance, synthetic
-from qoslab.campaign.sequential import evaluate, mean_half_width, recovery_half_width, t_quantile, t_sf2, welch
-from qoslab.campaign.stopping import stopping_summary
 from qoslab.campaign.trial import TrialEnv
 from qoslab.errors import ConfigError
+from qoslab.stats.seqsim import appendix_a, design, simulate, stop_on_significance, synthetic
+from qoslab.stats.sequential import evaluate, mean_half_width, recovery_half_width, t_quantile, t_sf2, welch
+from qoslab.stats.stopping import stopping_summary
 
 SEQ = REPO / "playbooks" / "thesis-table5-sequential.yaml"
 TABLE5_CSV = shared_or_copy("data/thesis-table5-qos.csv", "analysis/data/thesis-table5-qos.csv")
@@ -180,8 +180,8 @@ def test_a_rule_that_never_holds_runs_to_max_and_says_so(tmp_path, monkeypatch):
 
 
 def test_statistics_treat_skipped_trials_as_absent(tmp_path, monkeypatch):
-    import qoslab.campaign.stats as stats_mod
-    from qoslab.campaign import campaign_stats
+    import qoslab.stats.campaign as stats_mod
+    from qoslab.stats import campaign_stats
 
     folder = _folder(tmp_path, {"min": 6, "max": 20, "every": 3, "stop": {"metric": "recovery", "half_width": 0.05}})
     _fake_trials(monkeypatch, MEANS, 0.15)

@@ -27,8 +27,9 @@ import yaml
 scipy_stats = pytest.importorskip("scipy.stats")
 from scipy.special import gammaln  # noqa: E402
 
-from qoslab.campaign import ANALYSIS_JAR, Playbook, run_stats  # noqa: E402
-from qoslab.report import THESIS_DATA  # noqa: E402
+from qoslab.campaign import Playbook  # noqa: E402
+from qoslab.report.notebook import THESIS_DATA  # noqa: E402
+from qoslab.stats import ANALYSIS_JAR, run_stats  # noqa: E402
 from qoslab.topology import repo_root  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")

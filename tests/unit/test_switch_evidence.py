@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from qoslab.campaign.evidence import TrialEvidence, deltas, evidence_columns
 from qoslab.errors import QoslabError
 from qoslab.ios.show_qos import PortCounters, render_statistics
+from qoslab.meters.evidence import TrialEvidence, deltas, evidence_columns
 from qoslab.switch.counters import parse_statistics
 from qoslab.vcatalyst.counters import combine, parse_nft, parse_tc
 from qoslab.vcatalyst.show_mqc import ClassCounters

@@ -4,10 +4,10 @@
 - :mod:`.folder`: making a campaign folder (resolved playbook, provenance, schedule);
 - :mod:`.store`: the SQLite results store;
 - :mod:`.trial`: one trial, phase by phase; :mod:`.runner`: all pending trials, retries, resume;
-- :mod:`.stats`: trials.csv and the Java statistics; :mod:`.censoring`: failed attempts with a
-  right-censored render time (call timeouts) and the censoring sensitivity;
-- :mod:`.cpu`: per-trial CPU time of flood, forwarding, workers and other load (``cpu_*`` columns);
-  :mod:`.drops`: a captured trial's packet accounting (``capture_*`` columns);
+- :mod:`.trialplan`: one trial resolved, purely, into what it will do (:class:`TrialPlan`);
+- :mod:`.preview`: a campaign's plan before it runs (``qoslab campaign plan``, ``--dry-run``);
+- :mod:`.eta`: per-condition ETAs; :mod:`.watchdog`: the trial timeout; :mod:`.linkcal`: the link
+  rate chosen by measurement;
 - :mod:`.sweep`: one playbook at several link rates (topology variants) and the sweep table.
 
 The campaign folder holds ``playbook.yaml`` (resolved), ``provenance.json`` (tool versions,
@@ -20,18 +20,7 @@ from __future__ import annotations
 from .folder import create, load_campaign_playbook, provenance
 from .playbook import Condition, Playbook, ScheduledTrial, load_playbook, schedule
 from .runner import Runner
-from .stats import (
-           ANALYSIS_JAR,
-           METRICS,
-           campaign_stats,
-           censoring_stats,
-           export_csv,
-           plan_comparisons,
-           run_stats,
-)
 from .store import SCHEMA, Store
 
-__all__ = ["ANALYSIS_JAR", "METRICS", "SCHEMA", "Condition", "Playbook", "Runner", "ScheduledTrial", "Store",
-           "campaign_stats", "censoring_stats", "create", "export_csv", "load_campaign_playbook", "load_playbook",
-           "plan_comparisons",
-           "provenance", "run_stats", "schedule"]
+__all__ = ["SCHEMA", "Condition", "Playbook", "Runner", "ScheduledTrial", "Store", "create",
+           "load_campaign_playbook", "load_playbook", "provenance", "schedule"]

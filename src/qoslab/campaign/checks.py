@@ -50,7 +50,7 @@ def check_references(pb: Playbook, path: Path) -> None:
 
 def _check_stopping(pb: Playbook, fail: Any) -> None:
     """A sequential rule on the recovery needs a matrix with one (see stats.plan_comparisons)."""
-    from .stats import plan_comparisons
+    from qoslab.stats.campaign import plan_comparisons
 
     seq = pb.sequential
     if seq is not None and seq.stop.metric == "recovery" and not plan_comparisons(pb)[1]:

@@ -18,13 +18,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
+from qoslab.meters.fidelityjudge import FidelityThresholds
+
 from ..errors import ConfigError
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workloads import WorkloadBase, kind_of, settings_of
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
 from .factors import condition_flood, expand_factors, flood_ref
-from .fidelitycheck import FidelityThresholds
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

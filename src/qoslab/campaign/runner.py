@@ -216,8 +216,8 @@ class Runner:
         """A sequential campaign's stopping check (:mod:`.stopping`); the trials it skipped."""
         if self.pb.sequential is None:
             return []
-        from .stats import plan_comparisons
-        from .stopping import check
+        from qoslab.stats.campaign import plan_comparisons
+        from qoslab.stats.stopping import check
 
         skipped = check(self.pb, self.store, plan_comparisons(self.pb)[1])
         if skipped:

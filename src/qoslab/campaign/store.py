@@ -12,7 +12,7 @@ started, ``failures`` those that ended in an error (a killed attempt is neither 
 
 Schema: the base table (:data:`SCHEMA`), migrations numbered by SQLite's ``user_version``
 (:data:`MIGRATIONS`), then the columns every registered meter declares
-(:func:`qoslab.campaign.meters.meter_columns`), added when missing: a campaign folder made by an
+(:func:`qoslab.meters.base.meter_columns`), added when missing: a campaign folder made by an
 older qoslab opens, resumes and reports.
 
 Use as a context manager (``with Store(path) as st: ...``) or call :meth:`Store.close`.
@@ -158,7 +158,7 @@ class Store:
 
     def _migrate(self, columns: Mapping[str, str] | None) -> None:
         if columns is None:
-            from .meters import meter_columns
+            from qoslab.meters.base import meter_columns
             columns = meter_columns()
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         have = self.columns()

@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qoslab.meters.base import MeterSet, TrialContext
+from qoslab.meters.evidence import trial_ports
+
 from ..capture import LiveCapture
 from ..errors import QoslabError
 from ..executors import Executor
@@ -41,8 +44,6 @@ from ..trafficgen.base import DRAIN_WAIT_S
 from ..workloads import backend
 from ..workloads.base import Pool
 from ..workloads.gate import GO_FILE, GoGate
-from .evidence import trial_ports
-from .meters import MeterSet, TrialContext
 from .playbook import Condition, Playbook
 
 #: Seconds the flood's senders must have run before their start is checked (D-ITG): none, they are

@@ -120,9 +120,10 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                  show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html."""
-    from ..campaign import Runner, Store, campaign_stats
-    from ..campaign.stats import censored_failed_trials
+    from ..campaign import Runner, Store
+    from ..stats.campaign import censored_failed_trials
     from ..report import campaign_report
+    from ..stats import campaign_stats
 
     if dry_run:
         if playbook is None or resume is not None:
@@ -169,7 +170,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
 def _print_fidelity(block: dict[str, Any] | None) -> None:
     """The fidelity monitor's counts per condition, the trials left out, and the warning."""
-    from ..campaign.fidelitystats import console_lines
+    from ..stats.fidelity import console_lines
 
     for line in console_lines(block):
         style = "bold red" if line.startswith("WARNING") else None

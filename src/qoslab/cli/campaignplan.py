@@ -12,7 +12,7 @@ from rich.table import Table
 from .common import console
 
 if TYPE_CHECKING:
-    from ..campaign.plan import CampaignPlan
+    from qoslab.campaign.preview import CampaignPlan
 
 
 def hms(seconds: float) -> str:
@@ -75,6 +75,6 @@ def _order_table(plan: CampaignPlan, show: int) -> Table:
 
 def plan_command(playbook: Path, trials: int | None, seed: int | None, show: int) -> None:
     """Make and print the plan of ``playbook`` (QoslabError for a broken reference)."""
-    from ..campaign.plan import make_plan
+    from qoslab.campaign.preview import make_plan
 
     print_plan(make_plan(playbook, seed=seed, trials=trials), show)

@@ -18,7 +18,7 @@ def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder.
                    False, "--include-dropped-captures",
                    help="Class figures also from captures that lost packets.")) -> None:
     """Statistics and the report notebook executed headless to report.html (+ PNG figures)."""
-    from ..report import campaign_report, thesis_report
+    from qoslab.report.notebook import campaign_report, thesis_report
 
     if thesis:
         page = thesis_report(out)

@@ -39,7 +39,7 @@ def workload_run(
     topology: Path | None = TopologyOpt,
 ) -> None:
     """Run a workload on testbed hosts (the testbed must be up) and print its result."""
-    from ..workload import WorkloadSettings, run_workload
+    from qoslab.workloads.raytracer import WorkloadSettings, run_workload
 
     tb = running_testbed(topology)
     names = [h.strip() for h in hosts.split(",") if h.strip()]

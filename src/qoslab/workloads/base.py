@@ -17,9 +17,10 @@ from typing import Any, Protocol
 
 from pydantic import Field, field_validator
 
+from qoslab.workloads.pool import WorkloadRun
+
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
-from ..workload import WorkloadRun
 from ..yamlio import StrictModel
 
 __all__ = ["WorkloadBase", "Workload", "WorkloadRun", "Pool", "head_result", "RESULT_FILE"]

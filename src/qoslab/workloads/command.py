@@ -22,9 +22,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from qoslab.workloads.pool import ProcessPool, WorkloadRun
+
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
-from ..workload import ProcessPool, WorkloadRun
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
 
 #: Template variables of ``worker`` and ``head`` ({name} in a word of the command).

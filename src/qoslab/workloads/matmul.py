@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from qoslab.workloads.pool import ProcessPool, WorkloadRun, java_command
+
 from ..executors import BackgroundProcess, Executor
-from ..workload import ProcessPool, WorkloadRun, java_command
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
 
 Mechanism = Literal["rmi-serializable", "rmi-externalizable", "socket", "datagram"]

@@ -75,7 +75,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..yamlio import StrictModel
+from qoslab.yamlio import StrictModel
 
 Verdict = Literal["ok", "degraded", "invalid", "unknown"]
 VERDICTS: tuple[str, ...] = ("ok", "degraded", "invalid", "unknown")

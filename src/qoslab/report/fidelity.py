@@ -1,7 +1,7 @@
 """The report's fidelity section (helpers of ``analysis/notebooks/report.py``; pure, tested in
 tests/unit/test_fidelity.py): the warning at the top of a campaign whose share of invalid trials
 is above the playbook's ``fidelity.max_invalid_share``, the counts per condition and the trials
-left out of the main statistics (``stats.json``'s ``fidelity`` block, :mod:`qoslab.campaign.fidelitystats`)."""
+left out of the main statistics (``stats.json``'s ``fidelity`` block, :mod:`qoslab.stats.fidelity`)."""
 
 from __future__ import annotations
 

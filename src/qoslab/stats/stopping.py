@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .playbook import Playbook
-from .sequential import Decision, evaluate
-from .store import Store
+from qoslab.campaign.playbook import Playbook
+from qoslab.campaign.store import Store
+from qoslab.stats.sequential import Decision, evaluate
 
 META = "sequential"
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..profiles import load_profile, render
-from ..topology import load_topology
-from ..trafficgen import load_flood, resolve
-from .eta import evidence_means
-from .folder import with_trials
-from .playbook import Playbook, ScheduledTrial, load_playbook, resolve_path, schedule
+from qoslab.campaign.eta import evidence_means
+from qoslab.campaign.folder import with_trials
+from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook, resolve_path, schedule
+from qoslab.profiles import load_profile, render
+from qoslab.topology import load_topology
+from qoslab.trafficgen import load_flood, resolve
 
 
 @dataclass(frozen=True)

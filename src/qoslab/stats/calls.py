@@ -9,18 +9,15 @@ stats.json under ``calls`` (:func:`stats_block`)."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import QoslabError
-from ..topology import repo_root
-from ..workload import CALLS_FILE
-from .callmeter import read_jsonl
-from .store import Store
+from qoslab.campaign.store import Store
+from qoslab.meters.calls import read_jsonl
+from qoslab.stats.jar import analysis_argv, run_analysis
+from qoslab.workloads.pool import CALLS_FILE
 
-ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
 #: Fields of a manager record kept in the pooled file (besides condition and trial).
 KEEP = ("worker", "method", "frame", "index", "rows", "latency_ms", "request_bytes", "reply_bytes")
 
@@ -64,9 +61,9 @@ def calls_argv(calls: Path, out: Path, compare: Iterable[tuple[str, str]],
     """argv of ``qoslab-analysis calls`` with the comparisons and triples whose conditions all have
     calls (``have``)."""
     ok = set(have)
-    argv = ["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main", "calls",
-            "--calls", str(calls), "--by", "condition", "--trial", "trial", "--value", "latency_ms",
-            "--where", "method=render", "--seed", str(seed), "--out", str(out)]
+    argv = analysis_argv("calls", "--calls", str(calls), "--by", "condition", "--trial", "trial",
+                         "--value", "latency_ms",
+            "--where", "method=render", "--seed", str(seed), "--out", str(out))
     for a, b in compare:
         if a in ok and b in ok:
             argv += ["--compare", f"{a}|{b}"]
@@ -97,7 +94,5 @@ def run_call_stats(store: Store, folder: Path, compare: Iterable[tuple[str, str]
         calls.unlink(missing_ok=True)
         out.unlink(missing_ok=True)
         return None
-    p = subprocess.run(calls_argv(calls, out, compare, recovery, have), capture_output=True, text=True, timeout=600)
-    if p.returncode != 0:
-        raise QoslabError(f"call-latency statistics failed: {p.stderr.strip()[-300:]}")
+    run_analysis(calls_argv(calls, out, compare, recovery, have), "call-latency statistics", timeout_s=600)
     return stats_block(json.loads(out.read_text()))

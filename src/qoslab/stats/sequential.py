@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .playbook import StopRule
+from qoslab.campaign.playbook import StopRule
 
 #: Bootstrap resamples of the recovery check.
 BOOTSTRAP_B = 2000

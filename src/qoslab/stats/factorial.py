@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .playbook import Playbook
+from qoslab.campaign.playbook import Playbook
 
 #: Bootstrap replicates of a difference of recoveries.
 RESAMPLES = 10_000

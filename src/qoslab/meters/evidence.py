@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..ios.show_qos import PortCounters
-from ..switch.counters import read_statistics
-from ..topology import Topology, canonical_port, long_port
+from qoslab.ios.show_qos import PortCounters
+from qoslab.switch.counters import read_statistics
+from qoslab.topology import Topology, canonical_port, long_port
 
 Reader = Callable[[Any, list[str]], dict[str, PortCounters]]
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..testbed.procs import descendants
+from qoslab.testbed.procs import descendants
 
 #: /proc/stat per-CPU fields, in file order (proc(5)); guest times are inside user already.
 STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")

@@ -1,5 +1,5 @@
 """The report: the parameterised notebook ``analysis/notebooks/report.py`` (jupytext percent
-format, its helpers in :mod:`qoslab.reportlib`) converted to a notebook at run time (jupytext),
+format, its helpers in :mod:`qoslab.report.lib`) converted to a notebook at run time (jupytext),
 executed headless (papermill; the executed notebook is written as ``report.ipynb``) and exported to
 ``report.html`` (nbconvert, code hidden, figures embedded and also written as PNG files next to it).
 
@@ -10,12 +10,11 @@ executed headless (papermill; the executed notebook is written as ``report.ipynb
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from .errors import QoslabError
-from .topology import repo_root
+from qoslab.errors import QoslabError
+from qoslab.topology import repo_root
 
 NOTEBOOK = repo_root() / "analysis" / "notebooks" / "report.py"
 # The thesis's Appendix A trial times: ../shared/data next to the checkout, else the copy in analysis/data
@@ -62,23 +61,23 @@ def _execute(params: dict, out_dir: Path) -> Path:
 def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
     """``qoslab-analysis thesis`` on the thesis's Appendix A data into ``out`` (stats JSON); returns it.
     Raises QoslabError when the Java statistics fail."""
-    from .campaign import ANALYSIS_JAR
 
-    p = subprocess.run(["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main",
-                        "thesis", "--data", str(data), "--out", str(out)], capture_output=True, text=True, timeout=120)
-    if p.returncode != 0:
-        raise QoslabError(f"thesis statistics failed: {p.stderr.strip()[-300:]}")
+    from qoslab.stats.jar import analysis_argv, run_analysis
+
+    run_analysis(analysis_argv("thesis", "--data", str(data), "--out", str(out)), "thesis statistics", timeout_s=120)
     return out
 
 
 def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Path:
     """report.html of a campaign folder; returns its path. The statistics are (re)computed when
     stats.json is missing or of an older schema (no ``settings``), or censoring.json is missing
-    (a campaign from before the censoring sensitivity, see qoslab.campaign.censoring); the
+    (a campaign from before the censoring sensitivity, see qoslab.stats.censoring); the
     thesis's statistics are written beside them (stats-thesis.json) for Table 5 side by side.
     ``include_dropped_captures`` keeps captures that lost packets in the class figures. Raises
     QoslabError when the campaign has no valid trials or the notebook fails."""
-    from .campaign import Store, campaign_stats, censoring_stats, load_campaign_playbook
+    from qoslab.campaign.folder import load_campaign_playbook
+    from qoslab.campaign.store import Store
+    from qoslab.stats import campaign_stats, censoring_stats
 
     stats = folder / "stats.json"
     stale = not stats.exists() or "settings" not in json.loads(stats.read_text())

@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .fidelitycheck import FidelityThresholds, campaign_counts, invalid_warning
-from .playbook import Playbook
-from .store import Store, TrialRow
+from qoslab.campaign.playbook import Playbook
+from qoslab.campaign.store import Store, TrialRow
+from qoslab.meters.fidelityjudge import FidelityThresholds, campaign_counts, invalid_warning
 
 
 def is_invalid(row: TrialRow) -> bool:
     """The fidelity monitor judged the trial ``invalid``."""
-    return row.get("fidelity") == "invalid"
+    return bool(row.get("fidelity") == "invalid")
 
 
 def fidelity_block(pb: Playbook, store: Store) -> dict[str, Any]:

@@ -365,7 +365,7 @@ def capture_accounting(trials: pd.DataFrame, summaries: Mapping[Any, Mapping[str
     drop_cols = [c for c in trials.columns if c.startswith("capture_drops")]
     for _, t in trials.iterrows():
         s = summaries.get(t.idx)
-        # capture_drops is the total (campaign/drops.py) when stored; its parts are not added to it again
+        # capture_drops is the total (meters/drops.py) when stored; its parts are not added to it again
         use_cols = ["capture_drops"] if "capture_drops" in drop_cols and pd.notna(t.capture_drops) else drop_cols
         col_drops = sum(float(t[c]) for c in use_cols if pd.notna(t[c]) and pd.api.types.is_number(t[c]))
         if s is None and not col_drops:

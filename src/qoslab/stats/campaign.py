@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..errors import QoslabError
-from ..topology import repo_root
-from .callstats import run_call_stats
-from .censoring import CensoredAttempt, censored_attempts, censoring_summary, write_censored_csv
-from .factorial import factorial_block
-from .fidelitystats import fidelity_block, is_invalid
-from .playbook import Playbook
-from .stopping import stopping_summary
-from .store import METRICS, Store
-
-ANALYSIS_JAR = repo_root() / "analysis" / "target" / "qoslab-analysis-0.1.0.jar"
+from qoslab.campaign.playbook import Playbook
+from qoslab.campaign.store import METRICS, Store
+from qoslab.errors import QoslabError
+from qoslab.stats.calls import run_call_stats
+from qoslab.stats.censoring import CensoredAttempt, censored_attempts, censoring_summary, write_censored_csv
+from qoslab.stats.factorial import factorial_block
+from qoslab.stats.fidelity import fidelity_block, is_invalid
+from qoslab.stats.jar import analysis_argv, run_analysis
+from qoslab.stats.stopping import stopping_summary
 
 
 def export_csv(store: Store, path: Path, metric: str = "elapsed_s", exclude_invalid: bool = False) -> int:
@@ -86,16 +83,13 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
     """Run the Java statistics on ``csv`` (see :func:`plan_comparisons`) into ``out``; returns
     stats.json as a dict. Raises QoslabError with the tool's message when it fails."""
     compare, recovery = plan_comparisons(pb)
-    argv = ["java", "-cp", f"{ANALYSIS_JAR}:{ANALYSIS_JAR.parent / 'lib'}/*", "org.qoslab.analysis.Main", "stats",
-            "--csv", str(csv), "--out", str(out), "--baseline", pb.baseline_condition().name,
-            "--tost-margin", str(pb.equivalence_margin)]
+    argv = analysis_argv("stats", "--csv", str(csv), "--out", str(out), "--baseline", pb.baseline_condition().name,
+                         "--tost-margin", str(pb.equivalence_margin))
     for a, b in compare:
         argv += ["--compare", f"{a}|{b}"]
     for r in recovery:
         argv += ["--recovery", "|".join(r)]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        raise QoslabError(f"statistics failed: {p.stderr.strip()[-300:]}")
+    run_analysis(argv, "statistics")
     return json.loads(out.read_text())  # type: ignore[no-any-return]
 
 

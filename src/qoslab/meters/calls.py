@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..workload import CALLS_FILE
-from .meters import BaseMeter, TrialContext
+from qoslab.meters.base import BaseMeter, TrialContext
+from qoslab.workloads.pool import CALLS_FILE
 
 COLUMNS: dict[str, str] = {
     "calls_n": "INTEGER", "calls_p50_ms": "REAL", "calls_p99_ms": "REAL", "calls_max_ms": "REAL",

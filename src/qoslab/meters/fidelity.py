@@ -14,9 +14,9 @@ A sampler thread runs over the workload window (``window_begin`` .. ``window_end
   qdiscs), from which the departure rate of each interval is compared with the link rate.
 
 At the window's ends it also reads the CPU time of processes outside the testbed and this
-campaign (:func:`qoslab.campaign.cpu.outside_processes`) and of the flood's processes; at
+campaign (:func:`qoslab.meters.cpu.outside_processes`) and of the flood's processes; at
 ``end`` the flood's achieved rates (``ctx.flood_result``) against its definition
-(``ctx.flood.flows``). The verdict is the pure :func:`qoslab.campaign.fidelitycheck.verdict`
+(``ctx.flood.flows``). The verdict is the pure :func:`qoslab.meters.fidelityjudge.verdict`
 (checks and thresholds documented there). Off the embedded testbed (``ctx.local`` false) the
 columns say ``unknown`` and why.
 
@@ -38,12 +38,21 @@ from glob import glob
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..testbed.plan import switch_namespace
-from ..testbed.procs import descendants
-from ..topology import linux_ifname
+from qoslab.meters.base import BaseMeter, TrialContext
+from qoslab.meters.fidelityjudge import (
+    FidelityThresholds,
+    FlowRates,
+    Measurements,
+    PortInterval,
+    reasons_json,
+    unknown,
+    verdict,
+)
+from qoslab.testbed.plan import switch_namespace
+from qoslab.testbed.procs import descendants
+from qoslab.topology import linux_ifname
+
 from . import cpu
-from .fidelitycheck import FidelityThresholds, FlowRates, Measurements, PortInterval, reasons_json, unknown, verdict
-from .meters import BaseMeter, TrialContext
 
 COLUMNS: dict[str, str] = {
     "fidelity": "TEXT", "fidelity_reasons": "TEXT", "fidelity_samples": "INTEGER",

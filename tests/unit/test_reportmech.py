@@ -32,9 +32,16 @@ def _conds(base: dict[str, float], cong: float = 2.0, n=3):
     return out
 
 
+def _comps(conds):
+    """stats.json's comparisons of every uncongested FIFO cell with its congested one (the Java
+    tool's ratio of means)."""
+    return [{"a": a, "b": a.replace("/none/", "/flood/"), "ratio": conds[a.replace("/none/", "/flood/")]["mean"]
+             / conds[a]["mean"]} for a in conds if "/none/" in a]
+
+
 def test_seed_order_gives_ranks_one_to_four_and_agreement():
     conds = _conds({"socket": 0.1, "rmi-externalizable": 0.2, "rmi-serializable": 0.3, "datagram": 0.4})
-    rows = mechanism_rows(conds, _block())
+    rows = mechanism_rows(conds, _block(), None, _comps(conds))
     assert [r["mechanism"] for r in rows[:4]] == MECHS and {r["algorithm"] for r in rows} == {"spa", "mca"}
     assert all(r["rank"] == r["seed000_rank"] for r in rows)
     assert ordering_agrees(rows) == {"mca": True, "spa": True}
@@ -43,7 +50,7 @@ def test_seed_order_gives_ranks_one_to_four_and_agreement():
 
 def test_a_different_order_is_reported_as_such():
     conds = _conds({"socket": 0.3, "rmi-externalizable": 0.2, "rmi-serializable": 0.1, "datagram": 0.4})
-    rows = mechanism_rows(conds, _block())
+    rows = mechanism_rows(conds, _block(), None, _comps(conds))
     ranks = {(r["algorithm"], r["mechanism"]): r["rank"] for r in rows}
     assert ranks[("spa", "socket")] == 3 and ranks[("spa", "rmi-serializable")] == 1
     assert ordering_agrees(rows) == {"mca": False, "spa": False}
@@ -53,7 +60,7 @@ def test_timed_out_trials_make_the_slowdown_and_recovery_lower_bounds():
     conds = _conds({m: 0.5 for m in MECHS})
     conds["datagram/mca/flood/fifo"] = {"n": 3, "mean": 60.0}  # all three counted at their 60 s bound
     censored = {"trials": 3, "conditions": {"datagram/mca/flood/fifo": {"n": 3, "bounds_s": [60.0] * 3}}}
-    rows = mechanism_rows(conds, _block(), censored)
+    rows = mechanism_rows(conds, _block(), censored, _comps(conds))
     dg = next(r for r in rows if r["mechanism"] == "datagram" and r["algorithm"] == "mca")
     assert dg["n_timed_out"] == 3 and dg["slowdown"] == pytest.approx(120.0) and not dg["censored_other"]
     table = mechanism_table(rows)
@@ -63,7 +70,7 @@ def test_timed_out_trials_make_the_slowdown_and_recovery_lower_bounds():
     sock = table[(table["mechanism"] == "socket") & (table["algorithm"] == "mca")].iloc[0]
     assert sock["slowdown"] == "2.0x" and sock["won back"] == "90.0% [80.0%, 95.0%]"
     conds["datagram/mca/flood/thesis"] = {"n": 3, "mean": 0.4}  # faster than the baseline: recovery > 100 %
-    table = mechanism_table(mechanism_rows(conds, _block(), censored))
+    table = mechanism_table(mechanism_rows(conds, _block(), censored, _comps(conds)))
     line = table[(table["mechanism"] == "datagram") & (table["algorithm"] == "mca")].iloc[0]
     assert line["won back"] == "100% to 90.0% [80.0%, 95.0%]"
 
@@ -71,3 +78,13 @@ def test_timed_out_trials_make_the_slowdown_and_recovery_lower_bounds():
 def test_section_only_for_mechanism_factorials():
     assert not applies(None) and not applies({"factors": {"flood": ["a"]}, "recoveries": []})
     assert mechanism_rows({}, {"factors": {"flood": ["a"]}, "recoveries": []}) == []
+
+
+def test_the_slowdown_is_the_java_tools_ratio_not_recomputed():
+    conds = _conds({m: 0.5 for m in MECHS})
+    comps = _comps(conds)
+    comps[0] = {**comps[0], "ratio": 7.0}
+    rows = mechanism_rows(conds, _block(), None, comps)
+    mech, alg = comps[0]["a"].split("/")[:2]
+    assert next(r for r in rows if (r["mechanism"], r["algorithm"]) == (mech, alg))["slowdown"] == 7.0
+    assert all(r["slowdown"] is None for r in mechanism_rows(conds, _block()))

@@ -121,9 +121,9 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html."""
     from ..campaign import Runner, Store
-    from ..stats.campaign import censored_failed_trials
     from ..report import campaign_report
     from ..stats import campaign_stats
+    from ..stats.campaign import censored_failed_trials
 
     if dry_run:
         if playbook is None or resume is not None:

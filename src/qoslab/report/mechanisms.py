@@ -17,7 +17,7 @@ Inputs are stats.json's ``conditions`` (name -> {n, mean, ...}), ``factorial`` b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -46,11 +46,13 @@ def _ranks(values: Mapping[str, float | None]) -> dict[str, int]:
 
 
 def mechanism_rows(conditions: Mapping[str, Any], factorial: Mapping[str, Any],
-                   censored: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+                   censored: Mapping[str, Any] | None = None,
+                   comparisons: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
     """One dict per (algorithm, mechanism) recovery of the factorial block, in seed 000's order
     within each algorithm: ``algorithm``, ``mechanism``, ``seed000_rank``, ``base_s`` (uncongested
     FIFO mean, seconds), ``rank`` (measured, 1 = fastest of its algorithm), ``n_base``,
-    ``congested_s``, ``n_congested``, ``slowdown`` (ratio), ``n_timed_out`` (trials of the
+    ``congested_s``, ``n_congested``, ``slowdown`` (the ratio of means congested / uncongested FIFO
+    of stats.json's ``comparisons``, the Java tool's; None without that comparison), ``n_timed_out`` (trials of the
     congested cell counted at their bound: the slowdown is then a lower bound), ``censored_other``
     (the baseline or treated cell has censored trials too), ``treated_s``, ``recovery`` and
     ``recovery_ci95`` ([lo, hi] or None), ``profile``. Empty when the block does not vary the
@@ -58,6 +60,7 @@ def mechanism_rows(conditions: Mapping[str, Any], factorial: Mapping[str, Any],
     if not applies(factorial):
         return []
     cens = {c: int(v["n"]) for c, v in (censored or {}).get("conditions", {}).items()}
+    ratio = {(c["a"], c["b"]): c.get("ratio") for c in comparisons}
     rows = []
     for r in factorial.get("recoveries", []):
         lv = r["levels"]
@@ -69,7 +72,7 @@ def mechanism_rows(conditions: Mapping[str, Any], factorial: Mapping[str, Any],
                      "seed000_rank": SEED000_ORDER.index(mech) + 1 if mech in SEED000_ORDER else None,
                      "base_s": base, "n_base": int(conditions.get(r["baseline"], {}).get("n") or 0),
                      "congested_s": cong, "n_congested": int(conditions.get(r["congested"], {}).get("n") or 0),
-                     "slowdown": cong / base if base and cong is not None else None,
+                     "slowdown": ratio.get((r["baseline"], r["congested"])),
                      "n_timed_out": cens.get(r["congested"], 0),
                      "censored_other": bool(cens.get(r["baseline"]) or cens.get(r["treated"])),
                      "treated_s": _mean(conditions, r["treated"]),

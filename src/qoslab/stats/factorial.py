@@ -1,12 +1,13 @@
 """The factorial block of stats.json: the QoS factor's recovery at every level of the other
 factors, and whether recoveries differ between levels.
 
-The recoveries themselves (ratio and BCa 95 % interval) are the Java tool's (``--recovery``
-triples planned per level by :func:`.stats.plan_comparisons`); this module labels them with their
-levels and adds what the Java tool does not compute: for every two recoveries of the same treated
-profile, the difference ``recovery(a) - recovery(b)`` with a seeded percentile bootstrap interval
-(numpy; every distinct condition resampled independently with replacement, a condition shared by
-both recoveries, such as their common baseline, resampled once per replicate). An interval
+The recoveries themselves (ratio and BCa 95 % interval, the one published interval of a recovery)
+are the Java tool's (``--recovery`` triples planned per level by
+:func:`qoslab.stats.campaign.plan_comparisons`); this module labels them with their levels and adds
+what the Java tool does not compute: for every two recoveries of the same treated profile, the
+difference ``recovery(a) - recovery(b)`` with a seeded percentile bootstrap interval
+(:mod:`qoslab.stats.recovery`: every distinct condition resampled independently with replacement,
+a condition shared by both recoveries, such as their common baseline, resampled once per replicate). An interval
 that excludes 0 says the recoveries differ between the two levels.
 """
 
@@ -20,18 +21,12 @@ from typing import Any
 import numpy as np
 
 from qoslab.campaign.playbook import Playbook
+from qoslab.stats.recovery import bootstrap_means, percentile_interval, recovery_ratio, recovery_replicates
 
 #: Bootstrap replicates of a difference of recoveries.
 RESAMPLES = 10_000
 #: The factor whose recovery is measured.
 QOS_FACTOR = "profile"
-
-
-def recovery_ratio(base: float, cong: float, treat: float) -> float:
-    """(congested - treated) / (congested - baseline) of three means; NaN when congestion does not
-    slow the baseline down (as the Java tool's TrialStats.recovery)."""
-    slowdown = cong - base
-    return float("nan") if slowdown <= 0 else (cong - treat) / slowdown
 
 
 def read_trials(csv_path: Path) -> dict[str, np.ndarray]:
@@ -43,43 +38,14 @@ def read_trials(csv_path: Path) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-def boot_means(data: dict[str, np.ndarray], names: set[str], resamples: int, seed: int) -> dict[str, np.ndarray]:
-    """Bootstrap means (``resamples`` each) of the conditions ``names``, one seeded generator,
-    conditions in sorted order (reproducible)."""
-    rng = np.random.default_rng(seed)
-    out = {}
-    for name in sorted(names):
-        x = data[name]
-        out[name] = x[rng.integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
-    return out
-
-
-def _rec(t: tuple[str, str, str], means: dict[str, Any]) -> Any:
-    slowdown = means[t[1]] - means[t[0]]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(slowdown > 0, (means[t[1]] - means[t[2]]) / slowdown, np.nan)
-
-
-def _interval(x: Any, level: float) -> list[float] | None:
-    ok = x[np.isfinite(x)]
-    tail = (1 - level) / 2 * 100
-    return [float(np.percentile(ok, tail)), float(np.percentile(ok, 100 - tail))] if len(ok) > 1 else None
-
-
-def recovery_interval(data: dict[str, np.ndarray], t: tuple[str, str, str], *, resamples: int = RESAMPLES,
-                      seed: int = 1, level: float = 0.95) -> list[float] | None:
-    """The percentile bootstrap interval of one recovery (the cross-check of the Java tool's BCa)."""
-    return _interval(_rec(t, boot_means(data, set(t), resamples, seed)), level)
-
-
 def recovery_difference(data: dict[str, np.ndarray], a: tuple[str, str, str], b: tuple[str, str, str], *,
                         resamples: int = RESAMPLES, seed: int = 1, level: float = 0.95) -> dict[str, Any]:
     """recovery(a) - recovery(b) of two (baseline, congested, treated) triples with its percentile
     bootstrap interval; replicates where either recovery is undefined are dropped and counted."""
-    m = boot_means(data, set(a) | set(b), resamples, seed)
+    m = bootstrap_means(data, sorted(set(a) | set(b)), resamples, seed)
     point = recovery_ratio(*(float(data[n].mean()) for n in a)) - recovery_ratio(*(float(data[n].mean()) for n in b))
-    diff = _rec(a, m) - _rec(b, m)
-    ci = _interval(diff, level)
+    diff = recovery_replicates(m, a) - recovery_replicates(m, b)
+    ci = percentile_interval(diff, level)
     return {"difference": None if np.isnan(point) else point, "ci95": ci,
             "excludes_zero": None if ci is None else bool(ci[0] > 0 or ci[1] < 0),
             "bootstrap_undefined": int(np.sum(~np.isfinite(diff))), "resamples": resamples, "seed": seed}
@@ -100,10 +66,7 @@ def factorial_block(pb: Playbook, stats: dict[str, Any], csv_path: Path) -> dict
         recs.append({"levels": {k: v for k, v in treated.items() if k != QOS_FACTOR},
                      "profile": treated.get(QOS_FACTOR), "reference_profile": levels.get(r["congested"], {})
                      .get(QOS_FACTOR), "baseline": r["baseline"], "congested": r["congested"],
-                     "treated": r["treated"], "ratio": r.get("ratio"), "ci95": r.get("ci95"),
-                     "ci95_percentile": recovery_interval(data, (r["baseline"], r["congested"], r["treated"]),
-                                                          seed=seed)
-                     if all(n in data for n in (r["baseline"], r["congested"], r["treated"])) else None})
+                     "treated": r["treated"], "ratio": r.get("ratio"), "ci95": r.get("ci95")})
     diffs = []
     for x, y in itertools.combinations(recs, 2):
         if x["profile"] != y["profile"]:

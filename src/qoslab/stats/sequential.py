@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from qoslab.campaign.playbook import StopRule
+from qoslab.stats.recovery import bootstrap_means, percentile_interval, recovery_replicates, undefined_share
 
 #: Bootstrap resamples of the recovery check.
 BOOTSTRAP_B = 2000
@@ -109,31 +110,18 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
     return diff, t_quantile(0.5 + level / 2.0, df) * se, t_sf2(diff / se, df)
 
 
-def recovery(base: float, cong: float, treat: float) -> float:
-    """(congested - treated) / (congested - baseline) of three means; NaN without a slowdown
-    (as the Java tool's TrialStats.recovery)."""
-    slow = cong - base
-    return (cong - treat) / slow if slow > 0 else math.nan
-
-
 def recovery_half_width(base: Sequence[float] | np.ndarray, cong: Sequence[float] | np.ndarray,
                         treat: Sequence[float] | np.ndarray, seed: int,
                         b: int = BOOTSTRAP_B, level: float = 0.95) -> float:
     """Half-width of the percentile-bootstrap interval of the recovery ratio of three samples
     (each resampled on its own, ``b`` times, seeded); inf when over 5 % of the resamples show no
     slowdown (the ratio is undefined there)."""
-    rng = np.random.default_rng(seed)
-    means = []
-    for x in (base, cong, treat):
-        arr = np.asarray(x, dtype=float)
-        means.append(arr[rng.integers(0, len(arr), size=(b, len(arr)))].mean(axis=1))
-    slow = means[1] - means[0]
-    ok = slow > 0
-    if ok.mean() < 0.95:
+    means = bootstrap_means({"b": base, "c": cong, "t": treat}, ("b", "c", "t"), b, seed)
+    r = recovery_replicates(means, ("b", "c", "t"))
+    ci = percentile_interval(r, level)
+    if undefined_share(r) > 0.05 or ci is None:
         return math.inf
-    r = (means[1][ok] - means[2][ok]) / slow[ok]
-    lo, hi = np.quantile(r, [(1 - level) / 2, (1 + level) / 2])
-    return float(hi - lo) / 2.0
+    return (ci[1] - ci[0]) / 2.0
 
 
 @dataclass(frozen=True)

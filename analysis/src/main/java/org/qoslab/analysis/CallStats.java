@@ -300,21 +300,6 @@ public final class CallStats {
             m.put("bootstrap_se", se);
             m.put("calls_with_rto", c.hasRto ? (Object) c.rtoCalls : null);
             m.put("retransmitted_segments", c.hasRetransmitted ? (Object) c.retransmitted : null);
-            List<Object> per = new ArrayList<>();
-            for (int t = 0; t < c.trials(); t++) {
-                double[] x = c.calls.get(t).clone();
-                Arrays.sort(x);
-                Map<String, Object> pt = new LinkedHashMap<>();
-                pt.put("trial", c.trials.get(t));
-                pt.put("calls", x.length);
-                pt.put("p50", Bootstrap.quantile7(x, 0.5));
-                pt.put("p99", Bootstrap.quantile7(x, 0.99));
-                pt.put("max", x[x.length - 1]);
-                pt.put("calls_with_rto", c.hasRto ? (Object) c.perTrialCounts.get(t)[0] : null);
-                pt.put("retransmitted_segments", c.hasRetransmitted ? (Object) c.perTrialCounts.get(t)[1] : null);
-                per.add(pt);
-            }
-            m.put("per_trial", per);
             conds.put(c.name, m);
         }
         List<Object> comps = new ArrayList<>();

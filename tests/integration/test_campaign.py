@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign.trial import LIFETIME_MARGIN_S
+from qoslab.campaign.trialplan import LIFETIME_MARGIN_S
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.testbed.plan import span_namespace, vswitch_dir

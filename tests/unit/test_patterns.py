@@ -122,7 +122,7 @@ def test_a_flood_needs_flows_or_a_pattern(write_yaml):
 
 
 def test_settle_waits_for_what_the_flood_delivers_not_for_a_full_link():
-    from qoslab.campaign.trial import settle_share
+    from qoslab.campaign.trialplan import settle_share
 
     t = topo()
     thesis = resolve(load_flood(REPO / "traffic-gen" / "thesis-flood.yaml"), t)

@@ -19,7 +19,8 @@ from typing import Any
 from qoslab.campaign.eta import evidence_means
 from qoslab.campaign.folder import with_trials
 from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook, resolve_path, schedule
-from qoslab.profiles import load_profile, render
+from qoslab.campaign.trialplan import TrialPlan, plan_trial
+from qoslab.profiles import load_profile
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood, resolve
 
@@ -39,6 +40,7 @@ class ConditionPlan:
     trial_s: float
     eta_s: float
     eta_min_s: float | None
+    trial: TrialPlan
 
 
 @dataclass(frozen=True)
@@ -83,18 +85,23 @@ def make_plan(path: Path, *, seed: int | None = None, trials: int | None = None,
     sched = schedule(pb, seed)
     ev = evidence_means(pb, roots)
     lo = pb.min_trials if pb.sequential is not None else None
+    topo = load_topology(resolve_path(pb.topology))
+    floods = {ref: load_flood(resolve_path(ref)) for ref in pb.floods()}
+    profiles = {ref: load_profile(ref) for ref in dict.fromkeys(c.profile for c in pb.conditions)}
     conds = []
     for c in pb.conditions:
         n = sum(1 for t in sched if t.condition == c.name and not t.warmup)
         w = sum(1 for t in sched if t.condition == c.name and t.warmup)
         mean = ev.means[c.name]
         conds.append(ConditionPlan(c.name, c.congestion, c.profile, w, n, lo, mean, (w + n) * mean,
-                                   None if lo is None else (w + lo) * mean))
-    return CampaignPlan(pb, path, seed, drawn, sched, conds, ev.source, references(pb))
+                                   None if lo is None else (w + lo) * mean,
+                                   plan_trial(pb, c, topo, floods, profiles)))
+    return CampaignPlan(pb, path, seed, drawn, sched, conds, ev.source, references(pb, conds))
 
 
-def references(pb: Playbook) -> list[tuple[str, str]]:
-    """What was checked, one line per reference (the playbook loaded, so each holds)."""
+def references(pb: Playbook, conds: list[ConditionPlan]) -> list[tuple[str, str]]:
+    """What was checked, one line per reference (the playbook loaded, so each holds); the
+    profiles' line counts are those of the conditions' trial plans."""
     topo = load_topology(resolve_path(pb.topology))
     out = [("topology", f"{pb.topology}: {topo.name}, {topo.environment}, {len(topo.host_names)} hosts, "
                         f"{topo.link.rate / 1e6:g} Mbit/s links")]
@@ -105,10 +112,9 @@ def references(pb: Playbook) -> list[tuple[str, str]]:
         out.append(("flood", f"{ref}: {len(flows)} flows ({pb.generator or defn.generator}), destinations "
                              f"{', '.join(dsts)}: all hosts of {topo.name} (interlock passed)"))
     rendered = []
-    for ref in dict.fromkeys(c.profile for c in pb.conditions):
-        cond = next(c for c in pb.conditions if c.profile == ref)
-        lines = render(load_profile(ref), topo, {"workload": pb.workload_of(cond).hosts})
-        rendered.append(f"{ref} ({len(lines)} IOS lines)")
+    for ref in dict.fromkeys(c.profile for c in conds):
+        trial = next(c.trial for c in conds if c.profile == ref)
+        rendered.append(f"{ref} ({len(trial.profile_lines)} IOS lines)")
     out.append(("profiles", ", ".join(rendered) + " rendered for the workload hosts"))
     wl: Any = pb.workload
     what = (f"hosts {', '.join(wl.hosts)}, size {wl.size}, {wl.frames} frame(s), rows per call {wl.rows_per_call}"

@@ -39,7 +39,8 @@ from ..workloads import backend
 from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
 from .playbook import resolve_path
 from .store import Store
-from .trial import TrialEnv, run_trial, trial_lifetime
+from .trial import TrialEnv, run_trial
+from .trialplan import trial_lifetime
 from .watchdog import TrialTimeout, deadline
 
 #: Pooled worker JVMs live at most this many trial lifetimes (``trial_timeout_s`` + margin) and

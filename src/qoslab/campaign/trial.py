@@ -19,7 +19,6 @@ phase minus the manager's own run: its JVM start and the workers' check), ``satu
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -30,21 +29,21 @@ from pathlib import Path
 from typing import Any
 
 from qoslab.meters.base import MeterSet, TrialContext
-from qoslab.meters.evidence import trial_ports
 
 from ..capture import LiveCapture
 from ..errors import QoslabError
 from ..executors import Executor
-from ..profiles import Profile, load_profile, render
+from ..profiles import Profile, load_profile
 from ..switch.backends import SwitchDevice
 from ..testbed import Testbed
-from ..topology import Topology, linux_ifname
-from ..trafficgen import Calibration, FloodDefinition, FloodResult, ResolvedFlow, open_flood
+from ..topology import Topology
+from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
 from ..trafficgen.base import DRAIN_WAIT_S
 from ..workloads import backend
 from ..workloads.base import Pool
 from ..workloads.gate import GO_FILE, GoGate
 from .playbook import Condition, Playbook
+from .trialplan import TrialPlan, plan_trial
 
 #: Seconds the flood's senders must have run before their start is checked (D-ITG): none, they are
 #: checked again once the flood has settled (a sender that fails later fails the trial at stop:
@@ -53,19 +52,10 @@ START_CHECK_S = 0.0
 #: Seconds a trial waits at most for the flood's packets to leave the queues once its senders
 #: have stopped (a full 128 KiB queue drains in 0.105 s at 10 Mbit/s, 1.05 s at 1 Mbit/s).
 DRAIN_TIMEOUT_S = 3.0
-#: Seconds a trial's processes may outlive its timeout before their own lifetime ends them.
-LIFETIME_MARGIN_S = 60.0
 #: Seconds a capture keeps running after the workload: the capture's JRMP call matching closes a
 #: connection's last call at the capture's end only after 1 s without traffic (``--call-quiet``,
 #: capture/README.md "JRMP calls"); stopped sooner, those calls are incomplete.
 CALL_QUIET_S = 1.2
-
-
-def trial_lifetime(pb: Playbook) -> float:
-    """The bounded lifetime of every process a trial starts (seconds): ``trial_timeout_s`` plus
-    LIFETIME_MARGIN_S (the runner ends an overrunning trial at ``trial_timeout_s``; the margin
-    covers stopping and decoding)."""
-    return pb.trial_timeout_s + LIFETIME_MARGIN_S
 
 
 @dataclass
@@ -74,8 +64,8 @@ class TrialEnv:
     on a real cluster), executors of the hosts, the switch device, the flood, D-ITG's calibration,
     the worker pool (None = workers per trial), a log callback, the config last pushed, the
     QoS profiles by the conditions' ``profile`` reference (the campaign's snapshot; a reference
-    missing here is read from the working tree), and each condition's rendered IOS lines with
-    their :func:`config_hash` (filled on first use)."""
+    missing here is read from the working tree), and each condition's :class:`TrialPlan` (filled
+    on first use by :meth:`plan_of`)."""
 
     pb: Playbook
     topo: Topology
@@ -91,8 +81,19 @@ class TrialEnv:
     current_config: str | None = None
     captured: set[str] = field(default_factory=set)
     profiles: dict[str, Profile] = field(default_factory=dict)
-    rendered: dict[str, tuple[list[str], str]] = field(default_factory=dict)
+    plans: dict[str, TrialPlan] = field(default_factory=dict)
     _lanes: ThreadPoolExecutor | None = None
+
+    def plan_of(self, cond: Condition) -> TrialPlan:
+        """The condition's :class:`TrialPlan`, resolved once per campaign run (its flood from the
+        campaign's definitions, its profile from the snapshot, else read from the working tree)."""
+        if cond.name not in self.plans:
+            if cond.profile not in self.profiles:
+                self.profiles[cond.profile] = load_profile(cond.profile)
+            ref = self.pb.flood_of(cond)
+            floods = {ref: self.floods.get(ref, self.flood)} if ref is not None else {}
+            self.plans[cond.name] = plan_trial(self.pb, cond, self.topo, floods, self.profiles)
+        return self.plans[cond.name]
 
     def lanes(self) -> ThreadPoolExecutor:
         """Two threads that live as long as the campaign (created on first use, ended by
@@ -110,90 +111,36 @@ class TrialEnv:
             lanes.shutdown()
 
 
-def flood_of(env: TrialEnv, cond: Condition) -> FloodDefinition | None:
-    """The flood of a condition (None: no congestion): the campaign's definition of its file."""
-    ref = env.pb.flood_of(cond)
-    if ref is None:
-        return None
-    return env.floods.get(ref, env.flood)
-
-
-def profile_of(env: TrialEnv, cond: Condition) -> Profile:
-    """The QoS profile of a condition (from the campaign's snapshot when it has one)."""
-    prof = env.profiles.get(cond.profile)
-    return prof if prof is not None else load_profile(cond.profile)
-
-
-def config_hash(lines: list[str]) -> str:
-    """A short fingerprint of a rendered switch config (16 hex digits of its SHA-256)."""
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
-
-
-def profile_lines(env: TrialEnv, cond: Condition) -> list[str]:
-    """The IOS lines of a condition's profile for the campaign's topology and workload hosts
-    (SPAN sessions come from the profile's ``span`` only)."""
-    return render(profile_of(env, cond), env.topo, {"workload": env.pb.workload_of(cond).hosts})
-
-
-def capture_host(env: TrialEnv, cond: Condition) -> str:
-    """The host a capture's directions are relative to: ``capture_host``, else the source of the
-    profile's SPAN session to the capture port, else the workload's head node."""
-    if env.pb.capture_host:
-        return env.pb.capture_host
-    for s in profile_of(env, cond).span:
-        if s.destination == env.pb.capture_port and s.source in env.topo.host_names:
-            return s.source
-    return env.pb.workload_of(cond).hosts[0]
-
-
-def _push(env: TrialEnv, cond: Condition, tdir: Path) -> None:
-    if cond.name not in env.rendered:  # rendering costs 10 ms a trial; a condition's lines never change
-        lines = profile_lines(env, cond)
-        env.rendered[cond.name] = (lines, config_hash(lines))
-    lines, key = env.rendered[cond.name]
-    if env.current_config != key:
+def _push(env: TrialEnv, plan: TrialPlan, tdir: Path) -> None:
+    if env.current_config != plan.config_hash:
         env.current_config = None  # unknown until the push has succeeded
-        env.switch.push(lines, tdir / "switch", profile_of(env, cond).name)
-        env.current_config = key
+        env.switch.push(list(plan.profile_lines), tdir / "switch", plan.profile.name)
+        env.current_config = plan.config_hash
 
 
-def _start_capture(env: TrialEnv, cond: Condition, tdir: Path) -> LiveCapture:
+def _start_capture(env: TrialEnv, plan: TrialPlan, tdir: Path) -> LiveCapture:
     if env.testbed is None:
         raise QoslabError("live capture needs the embedded testbed's SPAN namespace (or a capture host)")
-    ip = env.topo.host(capture_host(env, cond)).ip
-    cap = LiveCapture(env.testbed.span_executor(), linux_ifname(env.pb.capture_port), tdir / "capture", ip,
-                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=trial_lifetime(env.pb),
-                      calls=True)
+    cap = LiveCapture(env.testbed.span_executor(), plan.capture_ifname, tdir / "capture", plan.capture_ip,
+                      "flow", write=tdir / "capture" / "capture.pcap", lifetime_s=plan.lifetime_s, calls=True)
     cap.start()
     return cap
 
 
-def _settle(env: TrialEnv, flood: Any) -> bool | None:
+def _settle(env: TrialEnv, plan: TrialPlan) -> bool | None:
     """Wait for the flood to be established; returns whether every flooded port was saturated
     (None for a fixed wait)."""
     pb = env.pb
     if pb.settle == "fixed" or env.testbed is None:
         time.sleep(pb.settle_s)
         return None
-    ports = sorted({env.topo.host(f.dst).port for f in flood.flows})
-    delay = max((f.start_delay_s for f in flood.flows), default=0)
-    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay, settle_share(env.topo, flood.flows))
+    ports = list(plan.flooded_ports)
+    delay = max((f.start_delay_s for f in plan.flows), default=0)
+    saturated = env.testbed.wait_ports_saturated(ports, pb.settle_s + delay, plan.settle_share)
     if not saturated:
         env.log(f"the flood did not saturate every port of {', '.join(ports)} within {pb.settle_s:g} s; "
                 "the workload starts anyway (phases: saturated false)")
     return saturated
-
-
-def settle_share(topo: Topology, flows: list[ResolvedFlow], share: float = 0.95) -> float:
-    """The share of the link rate every flooded port must send before the workload starts (pure):
-    ``share`` of what the flood delivers to its least loaded destination port (the mean rate of
-    its flows there, capped at the link rate), so a flood below the link rate (an incast at 0.9x,
-    on-off bursts) settles as soon as it is established, as one above it does."""
-    into: dict[str, float] = {}
-    for f in flows:
-        port = topo.host(f.dst).port
-        into[port] = into.get(port, 0.0) + f.mean_pps * f.frame_bytes * 8
-    return share * min(1.0, min(into.values(), default=topo.link.rate) / topo.link.rate)
 
 
 def _flood_json(fres: FloodResult | None) -> str | None:
@@ -205,16 +152,16 @@ def _flood_json(fres: FloodResult | None) -> str | None:
 
 
 def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> dict[str, Any]:
-    """Run one trial of ``cond`` with its artifacts in ``tdir``; returns its store row (columns ->
-    values; the registered meters' columns included, see :mod:`.meters`). Raises QoslabError (or
+    """Run one trial of ``cond`` with its artifacts in ``tdir``: the condition's :class:`TrialPlan`
+    (resolved once, :meth:`TrialEnv.plan_of`) executed; returns its store row (columns -> values;
+    the registered meters' columns included, see :mod:`qoslab.meters`). Raises QoslabError (or
     anything unexpected) when the trial failed."""
     t = {"start": time.monotonic()}
     tdir.mkdir(parents=True, exist_ok=True)
-    defn = flood_of(env, cond)
-    flows = defn.flows if defn is not None else []
-    hosts = env.pb.workload_of(cond).hosts + [h for f in flows for h in (f.src, f.dst)]
-    ctx = TrialContext(condition=cond.name, congestion=cond.congestion, trial_dir=tdir, local=env.testbed is not None,
-                       switch=env.switch, ports=trial_ports(env.topo, hosts), log=env.log,
+    plan = env.plan_of(cond)
+    defn = plan.flood
+    ctx = TrialContext(condition=plan.condition, congestion=plan.congestion, trial_dir=tdir,
+                       local=env.testbed is not None, switch=env.switch, ports=list(plan.ports), log=env.log,
                        topology=env.topo, playbook=env.pb)
     meters = MeterSet(ctx)
     flood, prepared = None, None
@@ -222,12 +169,12 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
         if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
             flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
-                               lifetime_s=trial_lifetime(env.pb), start_check_s=START_CHECK_S)
+                               lifetime_s=plan.lifetime_s, start_check_s=START_CHECK_S)
         prepared = env.lanes().submit(flood.prepare) if flood is not None else None
-        _push(env, cond, tdir)
+        _push(env, plan, tdir)
         meters.begin()
         t["switch"] = time.monotonic()
-        run, saturated, fres, summary = _traffic(env, cond, tdir, capture_due, ctx, meters, t, flood, prepared)
+        run, saturated, fres, summary = _traffic(env, plan, tdir, capture_due, ctx, meters, t, flood, prepared)
         meters.end()
         t["stop"] = time.monotonic()
         columns = meters.columns()
@@ -240,7 +187,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     r = run.result
     if r.get("valid") is not True:
         raise QoslabError(f"workload failed: {r.get('error') or 'checksum ' + str(r.get('checksum'))}")
-    metrics = backend(env.pb.workload.kind).row(r)
+    metrics = backend(plan.workload_kind).row(r)
     if fres is not None and not fres.ok:
         raise QoslabError("flood failed: " + "; ".join(fres.errors))
     keys = list(t)
@@ -265,7 +212,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
             "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
 
 
-def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
+def _traffic(env: TrialEnv, plan: TrialPlan, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
              t: dict[str, float], flood: Any, prepared: Future[None] | None) -> tuple[Any, bool | None,
                                                                                 FloodResult | None, dict | None]:
     """Capture, flood and workload of one trial, stopped in every case: (workload run, saturated,
@@ -279,40 +226,40 @@ def _traffic(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool, ctx:
         if prepared is not None:
             prepared.result()  # re-raises what went wrong while the receivers started
         t["flood_prepare"] = time.monotonic()
-        cap = _start_capture(env, cond, tdir) if capture_due else None
+        cap = _start_capture(env, plan, tdir) if capture_due else None
         t["capture_start"] = time.monotonic()
         meters.traffic_begin()  # the switch's 'before' counters are complete: no trial traffic before
         t["switch_ready"] = time.monotonic()
-        run, saturated = _flood_and_workload(env, cond, tdir, ctx, meters, flood, t)
+        run, saturated = _flood_and_workload(env, plan, tdir, ctx, meters, flood, t)
         ok = True
     finally:
         ended = time.monotonic()
-        fres, summary = _stop(env, flood, cap, ctx, meters if ok else None, ended)
+        fres, summary = _stop(env, plan, flood, cap, ctx, meters if ok else None, ended)
     ctx.capture_summary = summary
     return run, saturated, fres, summary
 
 
-def _flood_up(env: TrialEnv, flood: Any) -> bool | None:
+def _flood_up(env: TrialEnv, plan: TrialPlan, flood: Any) -> bool | None:
     """Start the flood's senders and wait until it is established; returns ``saturated`` (see
     :func:`_settle`). Raises QoslabError when a sender failed to start."""
     flood.start()
     if flood.errors:
         raise QoslabError("flood did not start: " + "; ".join(flood.errors))
-    saturated = _settle(env, flood)
+    saturated = _settle(env, plan)
     late: list[str] = getattr(flood, "check_senders", list)()
     if late:
         raise QoslabError("flood did not start: " + "; ".join(late))
     return saturated
 
 
-def _flood_and_workload(env: TrialEnv, cond: Condition, tdir: Path, ctx: TrialContext, meters: MeterSet,
+def _flood_and_workload(env: TrialEnv, plan: TrialPlan, tdir: Path, ctx: TrialContext, meters: MeterSet,
                         flood: Any, t: dict[str, float]) -> tuple[Any, bool | None]:
     """The flood's senders and the workload: (workload run, saturated). A backend that takes a
     go gate (:mod:`qoslab.workloads.gate`) starts first, so its manager JVM boots while the flood
     settles, and its run begins at the go; any other starts once the flood is established. The
     meters' window begins right before the manager's run either way."""
-    wl = env.pb.workload_of(cond)
-    be = backend(wl.kind)
+    wl = plan.workload
+    be = backend(plan.workload_kind)
     gate = GoGate(tdir / "workload" / GO_FILE) if flood is not None and getattr(be, "gated", False) else None
 
     def started(workers: Any) -> None:
@@ -323,13 +270,13 @@ def _flood_and_workload(env: TrialEnv, cond: Condition, tdir: Path, ctx: TrialCo
     def run_backend() -> Any:
         extra = {"gate": gate} if gate is not None else {}
         return be.run(wl, env.executor_of, lambda h: env.topo.host(h).ip, tdir / "workload", pool=env.pool,
-                      lifetime_s=trial_lifetime(env.pb), on_started=started, **extra)
+                      lifetime_s=plan.lifetime_s, on_started=started, **extra)
 
     saturated = None
     launched = env.lanes().submit(run_backend) if gate is not None else None
     try:
         if flood is not None:
-            saturated = _flood_up(env, flood)
+            saturated = _flood_up(env, plan, flood)
         t["flood_start"] = time.monotonic()
         if gate is None or launched is None:  # (both None or neither: the two for the type checker)
             run = run_backend()
@@ -350,22 +297,22 @@ def _flood_and_workload(env: TrialEnv, cond: Condition, tdir: Path, ctx: TrialCo
     return run, saturated
 
 
-def _drain(env: TrialEnv, flood: Any) -> bool | None:
+def _drain(env: TrialEnv, plan: TrialPlan) -> bool | None:
     """After the flood's senders stopped: wait until its packets have left the queues toward its
     destinations (the testbed's qdiscs, polled) and return whether they did within
     DRAIN_TIMEOUT_S; without a testbed wait the generator's fixed DRAIN_WAIT_S (None)."""
     if env.testbed is None:
         time.sleep(DRAIN_WAIT_S)
         return None
-    ports = sorted({env.topo.host(f.dst).port for f in flood.flows})
-    drained = env.testbed.wait_drained(ports, sorted({f.src for f in flood.flows}), DRAIN_TIMEOUT_S)
+    ports = list(plan.flooded_ports)
+    drained = env.testbed.wait_drained(ports, list(plan.flood_sources), DRAIN_TIMEOUT_S)
     if not drained:
         env.log(f"the flood's queues toward {', '.join(ports)} were not empty {DRAIN_TIMEOUT_S:g} s after its "
                 "senders stopped (phases: drained false)")
     return drained
 
 
-def _stop(env: TrialEnv, flood: Any, cap: LiveCapture | None, ctx: TrialContext,
+def _stop(env: TrialEnv, plan: TrialPlan, flood: Any, cap: LiveCapture | None, ctx: TrialContext,
           meters: MeterSet | None, ended: float) -> tuple[FloodResult | None, dict | None]:
     """Stop the flood and the capture side by side (both always; an error of either is raised
     once both are done, the flood's when both failed). Given ``meters`` (the trial went well so
@@ -376,7 +323,7 @@ def _stop(env: TrialEnv, flood: Any, cap: LiveCapture | None, ctx: TrialContext,
     def stop_flood() -> FloodResult | None:
         if flood is not None and meters is not None:
             flood.halt()
-            ctx.drained = _drain(env, flood)
+            ctx.drained = _drain(env, plan)
         if meters is not None:
             meters.traffic_end()  # every trial packet has passed the switch
         fres = flood.stop() if flood is not None else None

@@ -42,6 +42,7 @@ def print_plan(plan: CampaignPlan, show: int) -> None:
                       f"{' x the mean' if seq.stop.metric == 'mean' else ''}), checked after "
                       f"{', '.join(map(str, seq.checkpoints()[:-1])) or 'none'} trials")
     console.print(_conditions_table(plan))
+    console.print(_trials_table(plan))
     console.print(f"ETA evidence: {escape(plan.evidence)}", highlight=False, soft_wrap=True)
     console.print(_order_table(plan, show))
 
@@ -60,6 +61,20 @@ def _conditions_table(plan: CampaignPlan) -> Table:
     total = f"{hms(plan.eta_min_s)}-{hms(plan.eta_s)}" if plan.eta_min_s is not None else hms(plan.eta_s)
     tab.add_row("total", "", "", str(sum(c.warmup for c in plan.conditions)),
                 str(sum(c.trials for c in plan.conditions)), "", total, style="bold")
+    return tab
+
+
+def _trials_table(plan: CampaignPlan) -> Table:
+    """What one trial of each condition does: its resolved :class:`TrialPlan`."""
+    tab = Table(title="what one trial of each condition does", title_justify="left")
+    for col in ("condition", "flood", "switch ports", "profile", "capture"):
+        tab.add_column(col, justify="left")
+    for c in plan.conditions:
+        tp = c.trial
+        flood = ("none" if tp.flood is None
+                 else f"{tp.flood.name}: {len(tp.flows)} flows -> {', '.join(tp.flooded_ports)}")
+        tab.add_row(c.name, flood, ", ".join(tp.ports), f"{len(tp.profile_lines)} lines, config {tp.config_hash}",
+                    f"{tp.capture_ifname} ({tp.capture_host})")
     return tab
 
 

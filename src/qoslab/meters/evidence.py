@@ -27,15 +27,9 @@ from typing import Any
 
 from qoslab.ios.show_qos import PortCounters
 from qoslab.switch.counters import read_statistics
-from qoslab.topology import Topology, canonical_port, long_port
+from qoslab.topology import canonical_port, long_port
 
 Reader = Callable[[Any, list[str]], dict[str, PortCounters]]
-
-
-def trial_ports(topo: Topology, hosts: list[str]) -> list[str]:
-    """Switch ports (short names) of ``hosts`` in topology order, without repeats."""
-    wanted = set(hosts)
-    return [h.port for h in topo.hosts if h.name in wanted]
 
 
 def _hist(before: list[int], after: list[int]) -> dict[str, int]:

@@ -12,6 +12,7 @@ so nothing else can ever reach a switch through a profile.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import jinja2
 
@@ -159,6 +160,14 @@ def _check_ios(profile: Profile, topology: Topology, lines: list[str]) -> None:
         raise fail(profile, ("name",), f"renders a line that is not QoS configuration: {other[0]!r}")
 
 
+@lru_cache(maxsize=4)
+def _template(name: str) -> jinja2.Template:
+    """The Jinja2 template ``name`` of switch-configs/, read and compiled once per process."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return env.get_template(name)
+
+
 def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
     """Profile -> IOS configuration lines (config-mode order: globals, ACLs, class-maps,
     policy-map, interfaces, monitor sessions). Pure. Raises QoslabError (ConfigError naming the
@@ -175,11 +184,9 @@ def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | 
     acls, classes = _rule_acls(profile, topology, group)
     ports = _interface_lines(profile, topology, group, bool(classes))
     spans = _spans(profile, topology)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     port_lines = [(long_port(port), lines) for port, lines in sorted(ports.items(), key=lambda kv: _port_key(kv[0]))
                   if lines]
-    text = env.get_template("catalyst3750-qos.j2").render(
+    text = _template("catalyst3750-qos.j2").render(
         p=profile, acls=acls, classes=classes, extra_acls=profile.extra_acls, ports=port_lines, spans=spans)
     lines = [line for line in text.splitlines() if line.strip()]
     _check_ios(profile, topology, lines)

@@ -131,9 +131,9 @@ switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.
 meters: Registry[Callable[..., object]] = Registry("meter")
-meters.register("switch", "qoslab.meters.base:SwitchMeter")
-meters.register("cpu", "qoslab.meters.base:CpuMeter")
-meters.register("capture", "qoslab.meters.base:CaptureDropsMeter")
+meters.register("switch", "qoslab.meters.switch:SwitchMeter")
+meters.register("cpu", "qoslab.meters.cpu:CpuMeter")
+meters.register("capture", "qoslab.meters.drops:CaptureDropsMeter")
 meters.register("fidelity", "qoslab.meters.fidelity:FidelityMeter")
 meters.register("calls", "qoslab.meters.calls:CallMeter")
 

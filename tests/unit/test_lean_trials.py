@@ -16,8 +16,9 @@ import pytest
 from qoslab.campaign.playbook import ScheduledTrial
 from qoslab.campaign.store import Store
 from qoslab.ios.show_qos import PortCounters, render_statistics
-from qoslab.meters.base import MeterSet, SwitchMeter, TrialContext
+from qoslab.meters.base import MeterSet, TrialContext
 from qoslab.meters.evidence import TrialEvidence
+from qoslab.meters.switch import SwitchMeter
 from qoslab.stats.campaign import overhead_summary
 from qoslab.switch.backends import send_batch, split_batch
 from qoslab.switch.counters import read_statistics

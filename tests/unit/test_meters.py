@@ -10,7 +10,8 @@ import pytest
 
 from qoslab.campaign.playbook import ScheduledTrial
 from qoslab.campaign.store import Store
-from qoslab.meters.base import BaseMeter, CaptureDropsMeter, Meter, MeterSet, TrialContext, meter_columns
+from qoslab.meters.base import BaseMeter, Meter, MeterSet, TrialContext, meter_columns
+from qoslab.meters.drops import CaptureDropsMeter
 from qoslab.registry import meters
 
 

@@ -1,6 +1,7 @@
 """Per-trial measurement as plug-ins: the :class:`Meter` protocol, the trial's view a meter gets
-(:class:`TrialContext`), the built-in meters, and :class:`MeterSet`, which runs every registered
-meter through a trial's phases.
+(:class:`TrialContext`), :class:`BaseMeter`, and :class:`MeterSet`, which runs every registered
+meter through a trial's phases. The built-in meters live beside this module, each with the code
+that computes its columns.
 
 A trial (:func:`qoslab.campaign.trial.run_trial`) calls, in this order::
 
@@ -18,7 +19,7 @@ A trial (:func:`qoslab.campaign.trial.run_trial`) calls, in this order::
     close()            always, also after a failed trial (idempotent)
 
 A meter declares its store columns in the class attribute ``COLUMNS`` (name -> SQLite type:
-``REAL``, ``INTEGER`` or ``TEXT``); the store (:mod:`.store`) adds them to ``trials`` when a
+``REAL``, ``INTEGER`` or ``TEXT``); the store (:mod:`qoslab.campaign.store`) adds them to ``trials`` when a
 campaign folder is opened, so adding a meter is one module and one registration::
 
     from qoslab.registry import meters
@@ -30,13 +31,13 @@ in registration order (built-ins: ``switch``, ``cpu``, ``capture``, ``fidelity``
 
 Built-in meters (their column definitions live with the code that computes them):
 
-- ``switch`` (:class:`SwitchMeter`): the switch's QoS counters of the trial's ports before/after
-  (:mod:`.evidence`, columns ``switch_json``, ``switch_drops_q1..q4``, ``switch_policer_out``),
+- ``switch`` (:class:`qoslab.meters.switch.SwitchMeter`): the switch's QoS counters of the trial's
+  ports before/after (:mod:`.evidence`, columns ``switch_json``, ``switch_drops_q1..q4``, ``switch_policer_out``),
   read in the background: 'before' while the capture starts (complete at ``traffic_begin``),
   'after' while the capture stops (from ``traffic_end``);
-- ``cpu`` (:class:`CpuMeter`): CPU time of flood, workers, forwarding and other load over the
+- ``cpu`` (:class:`qoslab.meters.cpu.CpuMeter`): CPU time of flood, workers, forwarding and other load over the
   workload window (:mod:`.cpu`, columns ``cpu_*``); NULL off the embedded testbed;
-- ``capture`` (:class:`CaptureDropsMeter`): the live capture's packet accounting (:mod:`.drops`,
+- ``capture`` (:class:`qoslab.meters.drops.CaptureDropsMeter`): the live capture's packet accounting (:mod:`.drops`,
   columns ``capture_*``); NULL for trials without a capture;
 - ``fidelity`` (:class:`qoslab.meters.fidelity.FidelityMeter`): whether the trial was emulated
   faithfully (CPU headroom, bottleneck departure rate, flood rate; columns ``fidelity*``).
@@ -50,11 +51,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
-
-from qoslab.meters.evidence import COLUMNS as SWITCH_COLUMNS
-from qoslab.meters.evidence import TrialEvidence
-
-from . import cpu, drops
 
 
 @dataclass
@@ -135,90 +131,6 @@ class BaseMeter:
 
     def close(self) -> None:
         """Release threads and files (idempotent)."""
-
-
-class SwitchMeter(BaseMeter):
-    """The switch's QoS counters of the trial's ports, before (``begin``) and after (``end``), as
-    deltas (:mod:`.evidence`). A switch that cannot be read loses the evidence, never the trial."""
-
-    COLUMNS: ClassVar[Mapping[str, str]] = SWITCH_COLUMNS
-
-    def __init__(self, ctx: TrialContext) -> None:
-        super().__init__(ctx)
-        self.evidence = TrialEvidence(ctx.switch, ctx.ports)
-        self.after_started = False
-
-    def begin(self, ctx: TrialContext) -> None:
-        """Start reading the counters before the trial (in the background)."""
-        self.evidence.start(background=True)
-
-    def traffic_begin(self, ctx: TrialContext) -> None:
-        """The 'before' reading is complete before any trial traffic starts."""
-        self.evidence.wait()
-
-    def traffic_end(self, ctx: TrialContext) -> None:
-        """Start reading them after (in the background: the capture may still be stopping)."""
-        self.after_started = True
-        self.evidence.finish(background=True)
-
-    def end(self, ctx: TrialContext) -> None:
-        """Have the 'after' reading (read now unless ``traffic_end`` started it); a read error is logged."""
-        if not self.after_started:
-            self.evidence.finish()
-        self.evidence.wait()
-        if self.evidence.error:
-            ctx.log(self.evidence.error)
-
-    @property
-    def seconds(self) -> float:
-        """Wall time of the two readings (seconds)."""
-        return self.evidence.seconds
-
-    def columns(self, ctx: TrialContext) -> dict[str, Any]:
-        """``switch_json`` and its numeric summaries."""
-        return self.evidence.columns()
-
-    def close(self) -> None:
-        """Wait for a reading still running."""
-        self.evidence.wait()
-
-
-class CpuMeter(BaseMeter):
-    """CPU time of the trial's parts over the workload window (:mod:`.cpu`); NULL columns when the
-    trial's processes are not on this machine (``ctx.local`` false)."""
-
-    COLUMNS: ClassVar[Mapping[str, str]] = cpu.COLUMNS
-
-    def __init__(self, ctx: TrialContext) -> None:
-        super().__init__(ctx)
-        self.meter = cpu.meter_for(ctx.local)
-
-    def window_begin(self, ctx: TrialContext) -> None:
-        """Start the window: track the workers and the flood's processes."""
-        self.meter.begin(ctx.workers, ctx.flood)
-
-    def window_end(self, ctx: TrialContext) -> None:
-        """Close the window."""
-        self.meter.end()
-
-    def columns(self, ctx: TrialContext) -> dict[str, Any]:
-        """The ``cpu_*`` columns (the busiest worker from the workload's per-worker results)."""
-        return self.meter.columns(ctx.result.get("per_worker", []))
-
-    def close(self) -> None:
-        """Stop the sampler thread."""
-        self.meter.close()
-
-
-class CaptureDropsMeter(BaseMeter):
-    """The live capture's packet accounting (:mod:`.drops`): what the kernel handed it and what
-    was dropped where. Pure over ``ctx.capture_summary``."""
-
-    COLUMNS: ClassVar[Mapping[str, str]] = drops.COLUMNS
-
-    def columns(self, ctx: TrialContext) -> dict[str, Any]:
-        """The ``capture_*`` columns (None without a capture)."""
-        return drops.drop_columns(ctx.capture_summary)
 
 
 def meter_columns() -> dict[str, str]:

@@ -43,9 +43,11 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from qoslab.testbed.procs import descendants
+
+from .base import BaseMeter, TrialContext
 
 #: /proc/stat per-CPU fields, in file order (proc(5)); guest times are inside user already.
 STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
@@ -267,3 +269,30 @@ def meter_for(local: bool) -> TrialCpu:
     """A meter that measures when the trial's processes run on this machine (``local``: the
     embedded testbed), else one whose columns stay NULL."""
     return TrialCpu(enabled=local)
+
+
+class CpuMeter(BaseMeter):
+    """CPU time of the trial's parts over the workload window (this module); NULL columns when the
+    trial's processes are not on this machine (``ctx.local`` false)."""
+
+    COLUMNS: ClassVar[Mapping[str, str]] = COLUMNS
+
+    def __init__(self, ctx: TrialContext) -> None:
+        super().__init__(ctx)
+        self.meter = meter_for(ctx.local)
+
+    def window_begin(self, ctx: TrialContext) -> None:
+        """Start the window: track the workers and the flood's processes."""
+        self.meter.begin(ctx.workers, ctx.flood)
+
+    def window_end(self, ctx: TrialContext) -> None:
+        """Close the window."""
+        self.meter.end()
+
+    def columns(self, ctx: TrialContext) -> dict[str, Any]:
+        """The ``cpu_*`` columns (the busiest worker from the workload's per-worker results)."""
+        return self.meter.columns(ctx.result.get("per_worker", []))
+
+    def close(self) -> None:
+        """Stop the sampler thread."""
+        self.meter.close()

@@ -15,7 +15,10 @@ interface + own), ``capture_drops_kernel``, ``capture_drops_interface``, ``captu
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .base import BaseMeter, TrialContext
 
 #: The per-trial columns (name -> SQL type), for the store's ADDED_COLUMNS.
 COLUMNS = {"capture_received": "INTEGER", "capture_drops": "INTEGER", "capture_drops_kernel": "INTEGER",
@@ -47,3 +50,14 @@ def drop_columns(summary: dict | None) -> dict[str, int | None]:
     out["capture_drops"] = total if total is not None else (
         sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None)
     return {c: out[c] for c in COLUMNS}
+
+
+class CaptureDropsMeter(BaseMeter):
+    """The live capture's packet accounting (this module): what the kernel handed it and what
+    was dropped where. Pure over ``ctx.capture_summary``."""
+
+    COLUMNS: ClassVar[Mapping[str, str]] = COLUMNS
+
+    def columns(self, ctx: TrialContext) -> dict[str, Any]:
+        """The ``capture_*`` columns (None without a capture)."""
+        return drop_columns(ctx.capture_summary)

@@ -1,6 +1,6 @@
 """Backends registered by name, as Nornir registers its plugins.
 
-qoslab has four kinds of backend, each a :class:`typing.Protocol` in its own module:
+qoslab has five kinds of backend, each a :class:`typing.Protocol` in its own module:
 
 - ``executor`` (:class:`qoslab.executors.Executor`): runs commands on a node: ``netns``,
   ``local`` (and ``ssh`` for real clusters);

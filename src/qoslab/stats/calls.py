@@ -75,7 +75,8 @@ def calls_argv(calls: Path, out: Path, compare: Iterable[tuple[str, str]],
 
 def stats_block(cs: Mapping[str, Any], file: str = "calls-stats.json") -> dict[str, Any]:
     """What stats.json keeps of calls-stats.json (pure): per condition the quantiles, their
-    intervals and counts (``per_trial`` stays in the file), the comparisons, the recovery."""
+    intervals and counts, the comparisons, the recovery (per-trial figures are the calls meter's store
+    columns, not computed here)."""
     keep = ("trials", "calls", "p50", "p90", "p99", "p99_9", "max", "mean", "ci95", "calls_with_rto",
             "retransmitted_segments")
     return {"file": file, "value": "manager render-call latency (ms)", "settings": cs.get("settings"),

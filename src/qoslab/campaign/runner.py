@@ -41,7 +41,7 @@ from .playbook import resolve_path
 from .store import Store
 from .trial import TrialEnv, run_trial
 from .trialplan import trial_lifetime
-from .watchdog import TrialTimeout, deadline
+from .watchdog import TrialTimeout, deadline, interrupt_requested
 
 #: Pooled worker JVMs live at most this many trial lifetimes (``trial_timeout_s`` + margin) and
 #: are restarted before a trial when less than one is left (see :class:`qoslab.workloads.base.Pool`).
@@ -240,7 +240,13 @@ class Runner:
             try:
                 with deadline(self.pb.trial_timeout_s):
                     row = run_trial(env, self.pb.condition(cname), tdir, due)
+            except KeyboardInterrupt:
+                self._interrupted(env, idx)
+                raise
             except (Exception, TrialTimeout) as e:  # noqa: BLE001 - any failure of a trial is recorded
+                if interrupt_requested():  # a clean-up error or the timeout must not replace the interrupt
+                    self._interrupted(env, idx)
+                    raise KeyboardInterrupt from e
                 msg = str(e) if isinstance(e, (QoslabError, TrialTimeout)) else f"{type(e).__name__}: {e}"
                 failures += 1
                 if self._failed(env, idx, cname, attempts, failures, msg):
@@ -252,6 +258,14 @@ class Runner:
                 env.captured.add(cname)
             self.on_trial({**info, **row})
             break
+
+    def _interrupted(self, env: TrialEnv, idx: int) -> None:
+        """An interrupt (Ctrl-C, SIGTERM) ended trial ``idx``: it is pending again, not a failure
+        (``--resume`` runs it), and whatever it left running on the testbed is ended."""
+        self.store.record(idx, status="pending", error="interrupted (Ctrl-C or SIGTERM); --resume runs it again")
+        self.log(f"trial {idx} interrupted: it runs again on --resume")
+        if env.testbed is not None:
+            env.testbed.end_survivors()
 
     def _fresh_dir(self, idx: int) -> Path:
         """``trials/NNNN`` for a new attempt: an earlier attempt's folder is kept as ``NNNN.attempt-K``."""

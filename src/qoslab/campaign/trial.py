@@ -44,6 +44,7 @@ from ..workloads.base import Pool
 from ..workloads.gate import GO_FILE, GoGate
 from .playbook import Condition, Playbook
 from .trialplan import TrialPlan, plan_trial
+from .watchdog import interrupt_requested
 
 #: Seconds the flood's senders must have run before their start is checked (D-ITG): none, they are
 #: checked again once the flood has settled (a sender that fails later fails the trial at stop:
@@ -290,11 +291,22 @@ def _flood_and_workload(env: TrialEnv, plan: TrialPlan, tdir: Path, ctx: TrialCo
     finally:
         if gate is not None and launched is not None:
             gate.abort()  # failed before the go: the waiting manager ends without a run
+            if interrupt_requested() and not launched.done():
+                _end_workload(env)  # past the go: end its processes rather than wait for its run
             wait_futures([launched])
     ctx.result = run.result
     meters.window_end()
     t["workload"] = time.monotonic()
     return run, saturated
+
+
+def _end_workload(env: TrialEnv) -> None:
+    """After an interrupt: end the workload's processes (on the testbed every process in the
+    hosts' namespaces, by PID; elsewhere the pool's workers) so the trial stops within seconds."""
+    if env.testbed is not None:
+        env.testbed.end_survivors()
+    elif env.pool is not None:
+        env.pool.close()
 
 
 def _drain(env: TrialEnv, plan: TrialPlan) -> bool | None:

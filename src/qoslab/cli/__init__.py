@@ -47,7 +47,12 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """qoslab command line."""
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:  # the same clean-up path as Ctrl-C
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM: the same clean-up path (KeyboardInterrupt), remembered so that no
+    trial timeout or clean-up error replaces it (:func:`qoslab.campaign.watchdog.request_interrupt`)."""
+    from ..campaign.watchdog import request_interrupt
+
+    request_interrupt()
     raise KeyboardInterrupt
 
 
@@ -55,7 +60,8 @@ def main() -> None:
     """Entry point of the ``qoslab`` command. Exit codes: 2 for an expected error (a QoslabError:
     its message, one line per problem, never a stack trace), 3 for an unexpected one (one line
     naming its type; ``QOSLAB_DEBUG=1`` shows the stack trace), 130 after an interrupt."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, _on_interrupt)
+    signal.signal(signal.SIGINT, _on_interrupt)
     try:
         app()
     except QoslabError as e:

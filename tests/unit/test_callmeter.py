@@ -166,10 +166,13 @@ def test_export_pools_the_counted_trials_render_calls(tmp_path):
             st.record(idx, status="done", valid=1)
             _write(tmp_path / "trials" / f"{idx:04d}" / "workload" / "workload-calls.jsonl", MANAGER)
         st.record(3, status="failed", valid=None)
-        counts = export_calls(st, tmp_path, tmp_path / "calls.jsonl")
-    assert counts == {"A": 8, "B": 4}  # warm-up 0 and failed 3 left out; 4 ok render calls a trial
+        counts, invalid = export_calls(st, tmp_path, tmp_path / "calls.jsonl")
+        assert counts == {"A": 8, "B": 4} and invalid == 0  # warm-up 0 and failed 3 left out; 4 render calls a trial
+        st.record(4, fidelity="invalid")  # the fidelity monitor's verdict: left out as in every other block
+        counts, invalid = export_calls(st, tmp_path, tmp_path / "calls.jsonl")
+    assert counts == {"A": 4, "B": 4} and invalid == 1
     recs = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
-    assert {(r["condition"], r["trial"]) for r in recs} == {("A", 1), ("A", 2), ("B", 1)}
+    assert {(r["condition"], r["trial"]) for r in recs} == {("A", 1), ("B", 1)}
     assert all(r["method"] == "render" for r in recs) and recs[0]["latency_ms"] == pytest.approx(20.0)
 
 

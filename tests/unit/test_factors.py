@@ -126,6 +126,7 @@ def test_factorial_block_cross_checked_with_the_java_tool(tmp_path):
     csv.write_text("condition,trial,elapsed_s\n" + "".join(f"{c},{i + 1},{float(x)!r}\n" for c, xs in cells.items()
                                                            for i, x in enumerate(xs)))
     stats = run_stats(pb, csv, tmp_path / "stats.json")
+    assert stats["source"] == "trials.csv" and json.loads((tmp_path / "stats.json").read_text())["source"] == "trials.csv"
     block = factorial_block(pb, stats, csv)
     assert block is not None
     data = read_trials(csv)

@@ -62,9 +62,10 @@ def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
     """``qoslab-analysis thesis`` on the thesis's Appendix A data into ``out`` (stats JSON); returns it.
     Raises QoslabError when the Java statistics fail."""
 
-    from qoslab.stats.jar import analysis_argv, run_analysis
+    from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
 
     run_analysis(analysis_argv("thesis", "--data", str(data), "--out", str(out)), "thesis statistics", timeout_s=120)
+    portable_source(out)
     return out
 
 

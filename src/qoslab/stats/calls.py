@@ -15,7 +15,8 @@ from typing import Any
 
 from qoslab.campaign.store import Store
 from qoslab.meters.calls import read_jsonl
-from qoslab.stats.jar import analysis_argv, run_analysis
+from qoslab.stats.fidelity import is_invalid
+from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
 from qoslab.workloads.pool import CALLS_FILE
 
 #: Fields of a manager record kept in the pooled file (besides condition and trial).
@@ -38,11 +39,16 @@ def pooled_records(trials: Iterable[tuple[str, int, Sequence[Mapping[str, Any]]]
     return out
 
 
-def export_calls(store: Store, folder: Path, path: Path) -> dict[str, int]:
-    """Write the counted trials' render calls to ``path`` (JSON lines); returns calls per
-    condition (conditions whose trials have no calls file are absent)."""
+def export_calls(store: Store, folder: Path, path: Path) -> tuple[dict[str, int], int]:
+    """Write the counted trials' render calls to ``path`` (JSON lines), without the trials the
+    fidelity monitor judged ``invalid`` (as every other block of stats.json); returns (calls per
+    condition (conditions whose trials have no calls file are absent), trials left out as invalid)."""
     trials = []
+    invalid = 0
     for row in store.trials(counted=True):
+        if is_invalid(row):
+            invalid += 1
+            continue
         f = manager_calls_path(folder, row.idx)
         if f.is_file():
             trials.append((row.condition, row.trial, read_jsonl(f)[0]))
@@ -53,7 +59,7 @@ def export_calls(store: Store, folder: Path, path: Path) -> dict[str, int]:
     counts: dict[str, int] = {}
     for r in recs:
         counts[r["condition"]] = counts.get(r["condition"], 0) + 1
-    return counts
+    return counts, invalid
 
 
 def calls_argv(calls: Path, out: Path, compare: Iterable[tuple[str, str]],
@@ -88,12 +94,13 @@ def run_call_stats(store: Store, folder: Path, compare: Iterable[tuple[str, str]
                    recovery: Iterable[tuple[str, str, str]]) -> dict[str, Any] | None:
     """``calls.jsonl`` and ``calls-stats.json`` in ``folder``; returns :func:`stats_block` of it,
     or None when no counted trial has call times (a campaign from before issue 24: stale files
-    are removed). Raises QoslabError with the tool's message when it fails."""
+    are removed); ``excluded_invalid_trials`` counts the trials left out as fidelity-invalid.
+    Raises QoslabError with the tool's message when it fails."""
     calls, out = folder / "calls.jsonl", folder / "calls-stats.json"
-    have = export_calls(store, folder, calls)
+    have, invalid = export_calls(store, folder, calls)
     if not have:
         calls.unlink(missing_ok=True)
         out.unlink(missing_ok=True)
         return None
     run_analysis(calls_argv(calls, out, compare, recovery, have), "call-latency statistics", timeout_s=600)
-    return stats_block(json.loads(out.read_text()))
+    return {**stats_block(portable_source(out)), "excluded_invalid_trials": invalid}

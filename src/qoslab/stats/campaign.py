@@ -17,7 +17,7 @@ from qoslab.stats.calls import run_call_stats
 from qoslab.stats.censoring import CensoredAttempt, censored_attempts, censoring_summary, write_censored_csv
 from qoslab.stats.factorial import factorial_block
 from qoslab.stats.fidelity import fidelity_block, is_invalid
-from qoslab.stats.jar import analysis_argv, run_analysis
+from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
 from qoslab.stats.stopping import stopping_summary
 
 
@@ -90,7 +90,7 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
     for r in recovery:
         argv += ["--recovery", "|".join(r)]
     run_analysis(argv, "statistics")
-    return json.loads(out.read_text())  # type: ignore[no-any-return]
+    return portable_source(out)
 
 
 def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:

@@ -8,9 +8,12 @@ and ``thesis`` (the thesis's Appendix A data, :mod:`qoslab.report.notebook`).
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import QoslabError
 from ..topology import repo_root
@@ -38,3 +41,40 @@ def run_analysis(argv: Sequence[str], what: str, timeout_s: float = 300) -> None
         raise QoslabError(f"{what} failed: the analysis tool took over {timeout_s:g} s") from None
     if p.returncode != 0:
         raise QoslabError(f"{what} failed: {p.stderr.strip()[-300:]}")
+
+
+def _portable(path: str, folder: Path) -> str:
+    """``path`` relative to ``folder`` when inside it, else to the repository when inside that,
+    else its file name: no absolute path of the machine that ran it."""
+    p = Path(path)
+    if not p.is_absolute():
+        return path
+    for base in (folder.resolve(), repo_root().resolve(), repo_root().parent.resolve()):
+        try:
+            return str(p.resolve().relative_to(base))
+        except ValueError:
+            continue
+    return p.name
+
+
+def portable_source(out: Path) -> dict[str, Any]:
+    """Rewrite the ``source`` of the JSON file ``out`` the analysis tool wrote (a path, a list of
+    paths or a mapping of them) so that no absolute path remains (see :func:`_portable`, relative
+    to ``out``'s folder); returns the JSON. Raises OSError/ValueError for a missing or broken file."""
+    data: dict[str, Any] = json.loads(out.read_text())
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, str):
+            return _portable(v, out.parent)
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        if isinstance(v, dict):
+            return {k: fix(x) for k, x in v.items()}
+        return v
+
+    if "source" in data:
+        data["source"] = fix(data["source"])
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")))
+        os.replace(tmp, out)
+    return data

@@ -272,12 +272,7 @@ public final class Manager {
     }
 
     /** The innermost cause's class and message, e.g. "ConnectException: Connection refused". */
-    public static String rootMessage(Throwable t) {
-        Throwable r = t;
-        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
-        String msg = r.getMessage();
-        return r.getClass().getSimpleName() + (msg == null ? "" : ": " + msg);
-    }
+    public static String rootMessage(Throwable t) { return WorkloadException.rootMessage(t); }
 
     /**
      * Validity of a run: TRUE when every frame agrees and equals the JGF reference, FALSE when frames

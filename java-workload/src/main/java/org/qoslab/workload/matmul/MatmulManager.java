@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.qoslab.workload.Manager;
 import org.qoslab.workload.WorkloadException;
 
 /**
@@ -155,7 +154,7 @@ public final class MatmulManager {
                 pool.shutdownNow();
             }
         } catch (java.io.IOException e) {
-            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + Manager.rootMessage(e), e);
+            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + WorkloadException.rootMessage(e), e);
         }
     }
 
@@ -296,7 +295,7 @@ public final class MatmulManager {
             if (!Double.isNaN(phaseStartNanos)) elapsed = (System.nanoTime() - phaseStartNanos) / 1e9;
             boolean timedOut = e.getCause() instanceof java.net.SocketTimeoutException
                     || e.getCause() instanceof java.rmi.UnmarshalException && e.getCause().getCause() instanceof java.net.SocketTimeoutException;
-            throw new WorkloadException("worker " + who + ": " + what + " failed: " + Manager.rootMessage(e.getCause()),
+            throw new WorkloadException("worker " + who + ": " + what + " failed: " + WorkloadException.rootMessage(e.getCause()),
                     e.getCause(), elapsed, timedOut);
         }
     }

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.qoslab.workload.Manager;
 import org.qoslab.workload.WorkloadException;
 import org.qoslab.workload.matmul.MechanismClient;
 import org.qoslab.workload.matmul.WorkerAddr;
@@ -103,7 +102,7 @@ public final class PingPong {
             out.put("elapsed_s", elapsed);
             return out;
         } catch (java.io.IOException e) {
-            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + Manager.rootMessage(e), e);
+            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + WorkloadException.rootMessage(e), e);
         }
     }
 
@@ -116,7 +115,7 @@ public final class PingPong {
             throw new WorkloadException("worker " + c.worker + ": " + what + " got no answer within " + c.timeoutS + " s", e,
                     Double.NaN, true);
         } catch (Exception e) {
-            throw new WorkloadException("worker " + c.worker + ": " + what + " failed: " + Manager.rootMessage(e), e);
+            throw new WorkloadException("worker " + c.worker + ": " + what + " failed: " + WorkloadException.rootMessage(e), e);
         }
     }
 }

@@ -33,6 +33,7 @@ final class JrmpSequencer {
     void data(JrmpConnection c, int dir, long ts, Classifier.Decoded d, ByteBuffer b, long frame, int len, long gap) {
         int seq = d.tcpSeq;
         if (!c.seqKnown[dir]) { c.next[dir] = seq; c.seqKnown[dir] = true; }
+        if (dir == 1 && c.phase == PH_REPLY && !c.lost && acknowledgesUnseenClientBytes(c, d)) clientMessageNotSeen(c, ts, d.tcpAck);
         int delta = seq - c.next[dir];
         if (delta > 0) { // bytes before this segment were not captured (yet)
             gapBefore(c, dir, ts, d, b, frame, len, gap);
@@ -41,6 +42,29 @@ final class JrmpSequencer {
         } else {
             fresh(c, dir, ts, d, b, frame, len, gap, delta);
         }
+    }
+
+    /** A server segment whose ACK covers client bytes the capture never saw (while the client should be silent, reading the return). */
+    private static boolean acknowledgesUnseenClientBytes(JrmpConnection c, Classifier.Decoded d) {
+        return (d.tcpFlags & 0x10) != 0 && c.seqKnown[0] && d.tcpAck - c.next[0] > 0;
+    }
+
+    /**
+     * The server acknowledges client bytes sent during a return: the client's next message, which
+     * the capture did not see. It ended the call (incomplete: what the client acknowledged is
+     * unknown); both streams resume at message boundaries, the client's at the server's ACK.
+     */
+    private void clientMessageNotSeen(JrmpConnection c, long ts, int serverAck) {
+        if (c.broken == null) {
+            c.broken = "the client's next message was not captured (the server acknowledged "
+                    + (serverAck - c.next[0]) + " client bytes the capture did not see)";
+        }
+        m.closeCall(c, CallMatcher.CLOSE_NEXT, ts, null);
+        m.ackResyncs++;
+        c.next[0] = serverAck;
+        c.hole[0] = false;
+        c.st[0] = ST_BOUNDARY;
+        c.st[1] = ST_BOUNDARY;
     }
 
     private void gapBefore(JrmpConnection c, int dir, long ts, Classifier.Decoded d, ByteBuffer b, long frame, int len,

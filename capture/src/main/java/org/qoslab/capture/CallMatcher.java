@@ -21,7 +21,14 @@ import java.util.function.Consumer;
  * Call and ReturnData bodies are Java serialization streams whose length is not cheap to find, so
  * a body runs until the peer starts the next message: a call starts at its 0x50 byte and its return
  * ends with the last server->client data segment before the client's next message (Call, Ping,
- * DgcAck), the connection's FIN/RST or the end of the capture.
+ * DgcAck), the connection's FIN/RST or the end of the capture. A call is complete only when every
+ * return byte the client acknowledged was seen ({@link CallVerdict}); on lossy captures a client
+ * message acknowledging unseen server bytes, or a server segment acknowledging unseen client bytes,
+ * ends the call incomplete and resumes the other stream at the acknowledged sequence number.
+ *
+ * <p>The work is split by responsibility: this class keeps the connection table and the counts,
+ * {@link JrmpSequencer} places segments by sequence number, {@link JrmpParser} reads JRMP bytes,
+ * {@link JrmpConnection} holds a connection's state and {@link CallVerdict} decides each record.
  *
  * <p>Not thread-safe; one instance per capture.
  */

@@ -1,8 +1,5 @@
 package org.qoslab.analysis;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -10,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.commons.rng.UniformRandomProvider;
 import org.apache.commons.rng.simple.RandomSource;
-import org.qoslab.common.Json;
 
 /**
  * Call-latency tail statistics per condition: quantiles p50/p90/p99/p99.9 and the maximum of the
@@ -44,7 +40,6 @@ public final class CallStats {
         final List<double[]> calls = new ArrayList<>();
         long rtoCalls, retransmitted;
         boolean hasRto, hasRetransmitted;
-        final List<long[]> perTrialCounts = new ArrayList<>(); // {rto calls, retransmitted} per trial
         // pooled calls sorted ascending, with the trial each came from
         double[] v;
         int[] owner;
@@ -84,82 +79,12 @@ public final class CallStats {
     }
 
     /**
-     * Read call records (JSON lines; a file holding one JSON array also works): {@code value} is the
-     * latency field, {@code by} the condition fields, {@code trial} the field naming the trial (the
-     * cluster). Records whose value is null or missing (incomplete calls) are skipped and counted;
-     * {@code where} keeps only records whose fields equal the given text (e.g. method=render).
-     *
-     * @return conditions in the order first seen; {@code skipped[0]} gets the skipped count
+     * Read call records: kept for its callers, the reading is {@link CallsFile#read}'s (this class
+     * computes, it does no I/O of its own).
      */
-    public static Map<String, Condition> read(List<Path> files, List<String> by, String trial, String value,
-                                              Map<String, String> where, long[] skipped) throws IOException {
-        Map<String, Condition> out = new LinkedHashMap<>();
-        Map<String, Map<String, List<Double>>> acc = new LinkedHashMap<>();
-        Map<String, Map<String, long[]>> extra = new LinkedHashMap<>();
-        Map<String, boolean[]> has = new LinkedHashMap<>();
-        for (Path f : files) {
-            List<Object> recs = new ArrayList<>();
-            List<String> lines = Files.readAllLines(f);
-            String all = String.join("\n", lines).trim();
-            if (all.startsWith("[")) {
-                recs.addAll((List<?>) parse(all, f, 1));
-            } else {
-                for (int n = 0; n < lines.size(); n++) {
-                    String line = lines.get(n).trim();
-                    if (!line.isEmpty()) recs.add(parse(line, f, n + 1));
-                }
-            }
-            int n = 0;
-            for (Object o : recs) {
-                n++;
-                if (!(o instanceof Map)) throw new IOException(f + ": record " + n + " is not a JSON object");
-                @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) o;
-                boolean keep = true;
-                for (Map.Entry<String, String> e : where.entrySet()) keep &= e.getValue().equals(String.valueOf(r.get(e.getKey())));
-                if (!keep) continue;
-                Object val = r.get(value);
-                if (val == null) { skipped[0]++; continue; }
-                if (!(val instanceof Number)) throw new IOException(f + ": record " + n + ": " + value + " is not a number: " + val);
-                StringBuilder name = new StringBuilder();
-                for (int i = 0; i < by.size(); i++) {
-                    if (!r.containsKey(by.get(i))) throw new IOException(f + ": record " + n + " has no field '" + by.get(i) + "'");
-                    if (by.size() > 1) name.append(i > 0 ? "," : "").append(by.get(i)).append('=');
-                    name.append(r.get(by.get(i)));
-                }
-                if (!r.containsKey(trial)) throw new IOException(f + ": record " + n + " has no trial field '" + trial + "'");
-                String cond = name.toString(), tr = String.valueOf(r.get(trial));
-                acc.computeIfAbsent(cond, k -> new LinkedHashMap<>()).computeIfAbsent(tr, k -> new ArrayList<>())
-                        .add(((Number) val).doubleValue());
-                long[] e = extra.computeIfAbsent(cond, k -> new LinkedHashMap<>()).computeIfAbsent(tr, k -> new long[2]);
-                boolean[] h = has.computeIfAbsent(cond, k -> new boolean[2]);
-                if (r.get("rto") instanceof Boolean) { h[0] = true; if ((Boolean) r.get("rto")) e[0]++; }
-                if (r.get("retransmitted") instanceof Number) { h[1] = true; e[1] += ((Number) r.get("retransmitted")).longValue(); }
-            }
-        }
-        for (Map.Entry<String, Map<String, List<Double>>> e : acc.entrySet()) {
-            Condition c = new Condition(e.getKey());
-            for (Map.Entry<String, List<Double>> t : e.getValue().entrySet()) {
-                c.trials.add(t.getKey());
-                c.calls.add(t.getValue().stream().mapToDouble(Double::doubleValue).toArray());
-                long[] x = extra.get(e.getKey()).get(t.getKey());
-                c.perTrialCounts.add(x);
-                c.rtoCalls += x[0];
-                c.retransmitted += x[1];
-            }
-            c.hasRto = has.get(e.getKey())[0];
-            c.hasRetransmitted = has.get(e.getKey())[1];
-            c.pool();
-            out.put(c.name, c);
-        }
-        return out;
-    }
-
-    private static Object parse(String text, Path f, int line) throws IOException {
-        try {
-            return Json.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new IOException(f + ":" + line + ": " + e.getMessage());
-        }
+    public static Map<String, Condition> read(java.util.List<java.nio.file.Path> files, List<String> by, String trial,
+            String value, Map<String, String> where, long[] skipped) throws java.io.IOException {
+        return CallsFile.read(files, by, trial, value, where, skipped);
     }
 
     /** A condition built from per-trial latency arrays (tests, and callers with data in memory). */
@@ -168,7 +93,6 @@ public final class CallStats {
         for (int t = 0; t < trials.length; t++) {
             c.trials.add(Integer.toString(t + 1));
             c.calls.add(trials[t].clone());
-            c.perTrialCounts.add(new long[2]);
         }
         c.pool();
         return c;
@@ -279,75 +203,95 @@ public final class CallStats {
         for (Condition c : data.values()) {
             int[] ones = new int[c.trials()];
             Arrays.fill(ones, 1);
-            double[] obs = stats(c, ones);
-            observed.put(c.name, obs);
-            double[][] bs = resample(c, resamples, seed);
-            boot.put(c.name, bs);
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("trials", c.trials());
-            m.put("calls", c.calls());
-            for (int q = 0; q < NAMES.length; q++) m.put(NAMES[q], obs[q]);
-            m.put("max", c.v[c.v.length - 1]);
-            m.put("mean", obs[S_MEAN]);
-            Map<String, Object> ci = new LinkedHashMap<>(), se = new LinkedHashMap<>();
-            for (int k = 0; k < NSTAT; k++) {
-                double[] d = column(bs, k);
-                String key = k == S_MEAN ? "mean" : NAMES[k];
-                ci.put(key, percentile(d, level));
-                se.put(key, undefined(d) > 0 ? null : (Object) Bootstrap.sd(d));
-            }
-            m.put("ci95", ci);
-            m.put("bootstrap_se", se);
-            m.put("calls_with_rto", c.hasRto ? (Object) c.rtoCalls : null);
-            m.put("retransmitted_segments", c.hasRetransmitted ? (Object) c.retransmitted : null);
-            conds.put(c.name, m);
+            observed.put(c.name, stats(c, ones));
+            boot.put(c.name, resample(c, resamples, seed));
+            conds.put(c.name, conditionBlock(c, observed.get(c.name), boot.get(c.name), level));
         }
         List<Object> comps = new ArrayList<>();
         for (String[] ab : compare) {
             for (String x : ab) if (!data.containsKey(x)) throw new IllegalArgumentException("--compare: no condition " + x + " (have " + data.keySet() + ")");
-            for (String st : EFFECT_STATS) {
-                int k = statIndex(st);
-                double a = observed.get(ab[0])[k], b = observed.get(ab[1])[k];
-                double[] da = column(boot.get(ab[0]), k), db = column(boot.get(ab[1]), k);
-                double[] diff = new double[resamples], ratio = new double[resamples];
-                for (int i = 0; i < resamples; i++) {
-                    diff[i] = db[i] - da[i];
-                    ratio[i] = da[i] > 0 ? db[i] / da[i] : Double.NaN;
-                }
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("a", ab[0]);
-                m.put("b", ab[1]);
-                m.put("statistic", st);
-                m.put("a_value", a);
-                m.put("b_value", b);
-                m.put("difference", b - a);
-                m.put("difference_ci95", percentile(diff, level));
-                m.put("ratio", a > 0 ? (Object) (b / a) : null);
-                m.put("ratio_ci95", percentile(ratio, level));
-                comps.add(m);
-            }
+            for (String st : EFFECT_STATS) comps.add(comparison(ab, st, observed, boot, resamples, level));
         }
         List<Object> recs = new ArrayList<>();
         for (String[] r3 : recovery) {
             for (String x : r3) if (!data.containsKey(x)) throw new IllegalArgumentException("--recovery: no condition " + x + " (have " + data.keySet() + ")");
-            for (String st : EFFECT_STATS) {
-                int k = statIndex(st);
-                double v = TrialStats.recovery(observed.get(r3[0])[k], observed.get(r3[1])[k], observed.get(r3[2])[k]);
-                double[] d0 = column(boot.get(r3[0]), k), d1 = column(boot.get(r3[1]), k), d2 = column(boot.get(r3[2]), k);
-                double[] dist = new double[resamples];
-                for (int i = 0; i < resamples; i++) dist[i] = TrialStats.recovery(d0[i], d1[i], d2[i]);
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("baseline", r3[0]);
-                m.put("congested", r3[1]);
-                m.put("treated", r3[2]);
-                m.put("statistic", st);
-                m.put("ratio", num(v));
-                m.put("ci95", percentile(dist, level));
-                m.put("bootstrap_se", undefined(dist) > 0 ? null : (Object) Bootstrap.sd(dist));
-                m.put("bootstrap_undefined", undefined(dist));
-                recs.add(m);
-            }
+            for (String st : EFFECT_STATS) recs.add(recoveryBlock(r3, st, observed, boot, resamples, level));
         }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("settings", settings(resamples, seed, level, unit));
+        out.put("conditions", conds);
+        out.put("comparisons", comps);
+        out.put("recovery", recs);
+        return out;
+    }
+
+    /** One condition's block: observed statistics, their intervals and standard errors (per-trial figures are the calls meter's). */
+    private static Map<String, Object> conditionBlock(Condition c, double[] obs, double[][] bs, double level) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("trials", c.trials());
+        m.put("calls", c.calls());
+        for (int q = 0; q < NAMES.length; q++) m.put(NAMES[q], obs[q]);
+        m.put("max", c.v[c.v.length - 1]);
+        m.put("mean", obs[S_MEAN]);
+        Map<String, Object> ci = new LinkedHashMap<>(), se = new LinkedHashMap<>();
+        for (int k = 0; k < NSTAT; k++) {
+            double[] d = column(bs, k);
+            String key = k == S_MEAN ? "mean" : NAMES[k];
+            ci.put(key, percentile(d, level));
+            se.put(key, undefined(d) > 0 ? null : (Object) Bootstrap.sd(d));
+        }
+        m.put("ci95", ci);
+        m.put("bootstrap_se", se);
+        m.put("calls_with_rto", c.hasRto ? (Object) c.rtoCalls : null);
+        m.put("retransmitted_segments", c.hasRetransmitted ? (Object) c.retransmitted : null);
+        return m;
+    }
+
+    /** Statistic {@code st} of B against A ({@code ab} = {A, B}): difference and ratio with percentile intervals. */
+    private static Map<String, Object> comparison(String[] ab, String st, Map<String, double[]> observed,
+                                                  Map<String, double[][]> boot, int resamples, double level) {
+        int k = statIndex(st);
+        double a = observed.get(ab[0])[k], b = observed.get(ab[1])[k];
+        double[] da = column(boot.get(ab[0]), k), db = column(boot.get(ab[1]), k);
+        double[] diff = new double[resamples], ratio = new double[resamples];
+        for (int i = 0; i < resamples; i++) {
+            diff[i] = db[i] - da[i];
+            ratio[i] = da[i] > 0 ? db[i] / da[i] : Double.NaN;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("a", ab[0]);
+        m.put("b", ab[1]);
+        m.put("statistic", st);
+        m.put("a_value", a);
+        m.put("b_value", b);
+        m.put("difference", b - a);
+        m.put("difference_ci95", percentile(diff, level));
+        m.put("ratio", a > 0 ? (Object) (b / a) : null);
+        m.put("ratio_ci95", percentile(ratio, level));
+        return m;
+    }
+
+    /** Recovery of statistic {@code st} for {@code r3} = {baseline, congested, treated}, with its percentile interval. */
+    private static Map<String, Object> recoveryBlock(String[] r3, String st, Map<String, double[]> observed,
+                                                     Map<String, double[][]> boot, int resamples, double level) {
+        int k = statIndex(st);
+        double v = TrialStats.recovery(observed.get(r3[0])[k], observed.get(r3[1])[k], observed.get(r3[2])[k]);
+        double[] d0 = column(boot.get(r3[0]), k), d1 = column(boot.get(r3[1]), k), d2 = column(boot.get(r3[2]), k);
+        double[] dist = new double[resamples];
+        for (int i = 0; i < resamples; i++) dist[i] = TrialStats.recovery(d0[i], d1[i], d2[i]);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("baseline", r3[0]);
+        m.put("congested", r3[1]);
+        m.put("treated", r3[2]);
+        m.put("statistic", st);
+        m.put("ratio", num(v));
+        m.put("ci95", percentile(dist, level));
+        m.put("bootstrap_se", undefined(dist) > 0 ? null : (Object) Bootstrap.sd(dist));
+        m.put("bootstrap_undefined", undefined(dist));
+        return m;
+    }
+
+    private static Map<String, Object> settings(int resamples, long seed, double level, String unit) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("confidence_level", level);
         settings.put("unit", unit);
@@ -356,12 +300,7 @@ public final class CallStats {
         settings.put("bootstrap_resamples", resamples);
         settings.put("bootstrap_seed", seed);
         settings.put("bootstrap_rng", Bootstrap.RNG + " seeded with {seed, condition name hashCode}");
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("settings", settings);
-        out.put("conditions", conds);
-        out.put("comparisons", comps);
-        out.put("recovery", recs);
-        return out;
+        return settings;
     }
 
     static double[] column(double[][] rows, int k) {

@@ -199,7 +199,7 @@ public final class Main implements Runnable {
                     w.put(x.substring(0, eq), x.substring(eq + 1));
                 }
                 long[] skipped = new long[1];
-                Map<String, CallStats.Condition> data = CallStats.read(files, by, trial, value, w, skipped);
+                Map<String, CallStats.Condition> data = CallsFile.read(files, by, trial, value, w, skipped);
                 if (data.isEmpty()) throw new IllegalArgumentException("no call records with a " + value + " in " + files);
                 List<String[]> cmp = new ArrayList<>();
                 for (String c : compare) cmp.add(split(c, 2, "--compare"));

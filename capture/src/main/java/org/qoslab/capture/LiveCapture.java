@@ -158,6 +158,13 @@ public final class LiveCapture {
         } finally {
             if (o.write == null) Files.deleteIfExists(file);
         }
+        Map<String, Object> out = dumpcapCounters(o, all, r, p);
+        out.put("file_truncated", r.truncated);
+        return out;
+    }
+
+    /** The drops block from dumpcap's closing line, else from the statistics block it wrote; an error naming the interface if neither. */
+    private Map<String, Object> dumpcapCounters(Options o, String all, PcapFileReader.Result r, Process p) throws IOException {
         Map<String, Object> out = base(o, "dumpcap");
         Matcher m = DUMPCAP_STATS.matcher(all);
         if (m.find()) { // dumpcap's closing line: the most detail
@@ -177,7 +184,6 @@ public final class LiveCapture {
         } else {
             throw new IOException("dumpcap on " + o.ifname + " gave no statistics (exit " + p.exitValue() + "): " + tail(all));
         }
-        out.put("file_truncated", r.truncated);
         return out;
     }
 

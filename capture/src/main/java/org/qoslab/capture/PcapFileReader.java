@@ -145,7 +145,7 @@ public final class PcapFileReader {
         return res;
     }
 
-    private Result pcapng(Result res, PacketSink sink) throws IOException, CaptureFormatException {
+    private Result pcapng(Result res, PacketSink sink) throws IOException, CaptureFormatException { // long: one loop over the blocks keeps the packet path (EPB/SPB) inline for the reader's speed (README, "Speed")
         res.format = "pcapng";
         ByteOrder order = ByteOrder.LITTLE_ENDIAN;
         fileOrder = order;
@@ -182,33 +182,10 @@ public final class PcapFileReader {
                     tsUnitNs = java.util.Arrays.copyOf(tsUnitNs, nIf * 2 + 4);
                 }
                 linkOf[nIf] = blk.getShort(s + 8) & 0xFFFF;
-                tsUnitNs[nIf] = 1000; // default 10^-6 s
-                int o = s + 16;
-                while (o + 4 <= s + len - 4) { // options: if_tsresol (9)
-                    int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
-                    if (code == 0) break;
-                    if (code == 9 && olen >= 1) {
-                        int v = blk.get(o + 4) & 0xFF;
-                        if ((v & 0x80) == 0 && v <= 9) tsUnitNs[nIf] = (long) Math.pow(10, 9 - v);
-                    }
-                    o += 4 + ((olen + 3) & ~3);
-                }
+                tsUnitNs[nIf] = tsUnitNs(blk, s, len);
                 nIf++;
             } else if (type == 0x00000005) { // ISB: the capturing program's own counters (dumpcap writes one per interface)
-                int o = s + 20;
-                while (o + 4 <= s + len - 4) {
-                    int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
-                    if (code == 0) break;
-                    if (olen == 8 && o + 12 <= s + len - 4) {
-                        long v = blk.getLong(o + 4);
-                        if (code == 4) res.isbIfRecv = add(res.isbIfRecv, v);
-                        else if (code == 5) res.isbIfDrop = add(res.isbIfDrop, v);
-                        else if (code == 7) res.isbOsDrop = add(res.isbOsDrop, v);
-                        else if (code == 8) res.isbUsrDeliv = add(res.isbUsrDeliv, v);
-                    }
-                    o += 4 + ((olen + 3) & ~3);
-                }
-                res.isbBlocks++;
+                isb(res, blk, s, len);
             } else if (type == 0x00000006 || type == 0x00000003) { // EPB, SPB
                 int ifId = type == 6 ? blk.getInt(s + 8) : 0;
                 int cap, orig, dataOff;
@@ -235,5 +212,39 @@ public final class PcapFileReader {
             pos += len;
         }
         return res;
+    }
+
+    /** An IDB's timestamp unit in ns from its if_tsresol option (9): 10^-v s; default 10^-6 s (1000 ns). */
+    private static long tsUnitNs(ByteBuffer blk, int s, long len) {
+        long unit = 1000;
+        int o = s + 16;
+        while (o + 4 <= s + len - 4) { // options
+            int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
+            if (code == 0) break;
+            if (code == 9 && olen >= 1) {
+                int v = blk.get(o + 4) & 0xFF;
+                if ((v & 0x80) == 0 && v <= 9) unit = (long) Math.pow(10, 9 - v);
+            }
+            o += 4 + ((olen + 3) & ~3);
+        }
+        return unit;
+    }
+
+    /** An ISB: the capturing program's own counters (dumpcap writes one per interface), summed into {@code res}. */
+    private static void isb(Result res, ByteBuffer blk, int s, long len) {
+        int o = s + 20;
+        while (o + 4 <= s + len - 4) {
+            int code = blk.getShort(o) & 0xFFFF, olen = blk.getShort(o + 2) & 0xFFFF;
+            if (code == 0) break;
+            if (olen == 8 && o + 12 <= s + len - 4) {
+                long v = blk.getLong(o + 4);
+                if (code == 4) res.isbIfRecv = add(res.isbIfRecv, v);
+                else if (code == 5) res.isbIfDrop = add(res.isbIfDrop, v);
+                else if (code == 7) res.isbOsDrop = add(res.isbOsDrop, v);
+                else if (code == 8) res.isbUsrDeliv = add(res.isbUsrDeliv, v);
+            }
+            o += 4 + ((olen + 3) & ~3);
+        }
+        res.isbBlocks++;
     }
 }

@@ -2,8 +2,6 @@ package org.qoslab.capture;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,15 +36,14 @@ public final class Summary implements PacketSink {
     public static final long DENSE_ROWS_PER_PACKET = 16;
 
     private static final int NC = TrafficClass.values().length;
-    private static final int E_MIN = 2 * NC, E_MAX = 2 * NC + 1; // bin entry: bytes[NC], packets[NC], min ts, max ts
     private final Classifier classifier;
     private final int host4;
     private final long host6hi, host6lo;
     private final int hostVersion;
     private final String hostText;
     private final double binSeconds;
-    private final long binNanos;
     private final double maxGapSeconds;
+    private final TimeSeries series;
     private final long[] packets = new long[NC * 3], bytes = new long[NC * 3]; // [class * 3 + dir], dir: 0 in, 1 out, 2 other
     private final long[] first = new long[NC], last = new long[NC];
     private final long[] dscp = new long[NC * 64]; // [class * 64 + dscp]
@@ -55,15 +52,9 @@ public final class Summary implements PacketSink {
     private final long[] otherProto = new long[256];
     private long otherNonIp, otherUndecodable, fragFirst;
     private final Map<Integer, Long> unsupportedLinks = new TreeMap<>();
-    private final java.util.HashMap<Long, long[]> bins = new java.util.HashMap<>();
-    private long curBin = Long.MIN_VALUE;
-    private long[] cur;
-    private long seriesDropped;
-    private long t0 = Long.MIN_VALUE;
     private long total;
     private final PrintWriter perPacket;
     private String[] encapLabels;
-    private Range range; // computed once at the end
     private CallMatcher calls = new CallMatcher(100_000, 300_000_000_000L, 1_000_000_000L);
 
     public Summary(Classifier classifier, String hostIp, double binSeconds, PrintWriter perPacket) {
@@ -82,14 +73,14 @@ public final class Summary implements PacketSink {
         if (hostIp == null) {
             hostVersion = 0; host4 = 0; host6hi = host6lo = 0;
         } else if (hostIp.contains(":")) {
-            ByteBuffer a = ByteBuffer.wrap(ipv6Bytes(hostIp));
+            ByteBuffer a = ByteBuffer.wrap(IpText.ipv6Bytes(hostIp));
             hostVersion = 6; host4 = 0; host6hi = a.getLong(0); host6lo = a.getLong(8);
         } else {
             hostVersion = 4; host4 = ipToInt(hostIp); host6hi = host6lo = 0;
         }
         this.binSeconds = binSeconds;
-        this.binNanos = Math.max(1, (long) (binSeconds * 1e9));
         this.maxGapSeconds = maxGapSeconds;
+        this.series = new TimeSeries(binSeconds, maxGapSeconds);
         this.perPacket = perPacket;
         if (perPacket != null) perPacket.println("index,time_s,class,cap_len,orig_len,dscp,src,dst,sport,dport,encap");
         java.util.Arrays.fill(first, Long.MAX_VALUE);
@@ -104,47 +95,12 @@ public final class Summary implements PacketSink {
 
     public CallMatcher calls() { return calls; }
 
-    private static byte[] ipv6Bytes(String ip) {
-        if (!ip.matches("[0-9a-fA-F:.]+")) throw new IllegalArgumentException("not an IP address: " + ip);
-        try {
-            byte[] a = InetAddress.getByName(ip).getAddress(); // a literal: no name lookup
-            if (a.length != 16) throw new IllegalArgumentException("not an IPv6 address: " + ip);
-            return a;
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("not an IP address: " + ip);
-        }
-    }
+    /** "198.18.0.1" -> int (big-endian), IllegalArgumentException otherwise (see {@link IpText#ipToInt}). */
+    public static int ipToInt(String ip) { return IpText.ipToInt(ip); }
 
-    /** "198.18.0.1" -> int (big-endian), IllegalArgumentException otherwise. */
-    public static int ipToInt(String ip) {
-        String[] p = ip.split("\\.");
-        if (p.length != 4) throw new IllegalArgumentException("not an IPv4 address: " + ip);
-        int v = 0;
-        for (String s : p) {
-            int o;
-            try {
-                o = Integer.parseInt(s);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not an IPv4 address: " + ip);
-            }
-            if (o < 0 || o > 255) throw new IllegalArgumentException("not an IPv4 address: " + ip);
-            v = (v << 8) | o;
-        }
-        return v;
-    }
+    static String intToIp(int v) { return IpText.intToIp(v); }
 
-    static String intToIp(int v) {
-        return ((v >>> 24) & 0xFF) + "." + ((v >>> 16) & 0xFF) + "." + ((v >>> 8) & 0xFF) + "." + (v & 0xFF);
-    }
-
-    static String ip6ToString(long hi, long lo) {
-        byte[] a = ByteBuffer.allocate(16).putLong(hi).putLong(lo).array();
-        try {
-            return InetAddress.getByAddress(a).getHostAddress();
-        } catch (UnknownHostException e) {
-            return "";
-        }
-    }
+    static String ip6ToString(long hi, long lo) { return IpText.ip6ToString(hi, lo); }
 
     private int direction(Classifier.Decoded d) {
         if (hostVersion == 4 && d.ipVersion == 4) return d.dst == host4 ? 0 : d.src == host4 ? 1 : 2;
@@ -177,27 +133,7 @@ public final class Summary implements PacketSink {
             else if (d.ipVersion == 0) otherNonIp++;
             else otherProto[d.proto & 0xFF]++;
         }
-        if (t0 == Long.MIN_VALUE) t0 = ts;
-        long bin = Math.floorDiv(ts - t0, binNanos);
-        if (bin != curBin) {
-            long[] e = bins.get(bin);
-            if (e == null && bins.size() < MAX_BINS) {
-                e = new long[2 * NC + 2];
-                e[E_MIN] = Long.MAX_VALUE;
-                e[E_MAX] = Long.MIN_VALUE;
-                bins.put(bin, e);
-            }
-            cur = e;
-            curBin = e == null ? Long.MIN_VALUE : bin;
-        }
-        if (cur != null) {
-            cur[ci] += origLen;
-            cur[NC + ci]++;
-            if (ts < cur[E_MIN]) cur[E_MIN] = ts;
-            if (ts > cur[E_MAX]) cur[E_MAX] = ts;
-        } else {
-            seriesDropped++;
-        }
+        series.add(ts, ci, origLen);
         if (d.tcp) calls.packet(ts, d, buf, total + 1);
         total++;
         if (perPacket != null) perPacketRow(ts, c, capLen, origLen, d);
@@ -209,7 +145,7 @@ public final class Summary implements PacketSink {
         if (el == null) el = encapLabels[d.encap] = Classifier.encapLabel(d.encap);
         String src = d.ipVersion == 4 ? intToIp(d.src) : d.ipVersion == 6 ? ip6ToString(d.src6hi, d.src6lo) : "";
         String dst = d.ipVersion == 4 ? intToIp(d.dst) : d.ipVersion == 6 ? ip6ToString(d.dst6hi, d.dst6lo) : "";
-        perPacket.append(Long.toString(total)).append(',').append(seconds(ts - t0)).append(',').append(c.label)
+        perPacket.append(Long.toString(total)).append(',').append(seconds(ts - series.t0)).append(',').append(c.label)
                 .append(',').append(Integer.toString(capLen)).append(',').append(Integer.toString(origLen))
                 .append(',').append(Integer.toString(d.dscp)).append(',').append(src).append(',').append(dst)
                 .append(',').append(Integer.toString(d.sport)).append(',').append(Integer.toString(d.dport))
@@ -229,67 +165,11 @@ public final class Summary implements PacketSink {
 
     public long total() { return total; }
 
-    /** Packets in the time series' own range and outside it (after {@link #range()}). */
-    static final class Range {
-        long[] keys = new long[0];   // occupied bins in range, ascending
-        long firstTs, lastTs, inRange, outliers;
-        List<Double> outlierExamples = new ArrayList<>();
-        boolean dense;
-        long rows;
-    }
-
-    private Range range() {
-        if (range != null) return range;
-        Range r = new Range();
-        long[] all = bins.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
-        if (all.length == 0) return range = r;
-        long gapBins = Math.max(1, (long) Math.ceil(maxGapSeconds / binSeconds));
-        int bestStart = 0, bestEnd = 0, s = 0;
-        long bestPk = -1, pk = 0;
-        for (int i = 0; i <= all.length; i++) {
-            if (i == all.length || (i > s && all[i] - all[i - 1] > gapBins)) {
-                if (pk > bestPk) { bestPk = pk; bestStart = s; bestEnd = i; }
-                s = i;
-                pk = 0;
-                if (i == all.length) break;
-            }
-            long[] e = bins.get(all[i]);
-            for (int k = 0; k < NC; k++) pk += e[NC + k];
-        }
-        r.keys = java.util.Arrays.copyOfRange(all, bestStart, bestEnd);
-        r.inRange = bestPk;
-        r.outliers = total - bestPk - seriesDropped;
-        r.firstTs = Long.MAX_VALUE;
-        r.lastTs = Long.MIN_VALUE;
-        for (long k : r.keys) {
-            long[] e = bins.get(k);
-            r.firstTs = Math.min(r.firstTs, e[E_MIN]);
-            r.lastTs = Math.max(r.lastTs, e[E_MAX]);
-        }
-        for (int i = 0; i < all.length && r.outlierExamples.size() < 5; i++) {
-            if (i < bestStart || i >= bestEnd) r.outlierExamples.add(bins.get(all[i])[E_MIN] / 1e9);
-        }
-        long span = r.keys[r.keys.length - 1] - r.keys[0] + 1;
-        r.dense = span <= Math.max(MIN_DENSE_ROWS, DENSE_ROWS_PER_PACKET * r.inRange);
-        r.rows = r.dense ? span : sparseRows(r.keys).size();
-        return range = r;
-    }
-
-    private static List<Long> sparseRows(long[] keys) {
-        List<Long> rows = new ArrayList<>();
-        for (int i = 0; i < keys.length; i++) {
-            if (i > 0 && keys[i] - keys[i - 1] > 1) {
-                rows.add(keys[i - 1] + 1);
-                if (keys[i] - 1 > keys[i - 1] + 1) rows.add(keys[i] - 1);
-            }
-            rows.add(keys[i]);
-        }
-        return rows;
-    }
+    private TimeSeries.Range range() { return series.range(total); }
 
     /** Warnings for the user (time outliers, a sparse or cut series); empty when all is well. */
     public List<String> warnings() {
-        Range r = range();
+        TimeSeries.Range r = range();
         List<String> w = new ArrayList<>();
         if (r.outliers > 0) {
             w.add(r.outliers + " packet(s) with timestamps far outside the capture's own range ("
@@ -301,15 +181,15 @@ public final class Summary implements PacketSink {
                     + " a dense series would have " + (r.keys[r.keys.length - 1] - r.keys[0] + 1) + " rows for "
                     + r.inRange + " packets");
         }
-        if (seriesDropped > 0) {
-            w.add(seriesDropped + " packet(s) left out of the time series: more than " + MAX_BINS + " occupied bins");
+        if (series.dropped > 0) {
+            w.add(series.dropped + " packet(s) left out of the time series: more than " + MAX_BINS + " occupied bins");
         }
         return w;
     }
 
     /** The summary as JSON-ready maps. {@code extra} (source, drops, problems) is merged in first. */
     public Map<String, Object> toMap(Map<String, Object> extra) {
-        Range r = range();
+        TimeSeries.Range r = range();
         Map<String, Object> out = new LinkedHashMap<>(extra);
         out.put("host", hostText);
         out.put("packets", total);
@@ -335,7 +215,7 @@ public final class Summary implements PacketSink {
         time.put("outlier_examples_epoch_s", r.outlierExamples);
         time.put("series_mode", r.dense ? "dense" : "sparse");
         time.put("series_rows", r.rows);
-        time.put("series_dropped_packets", seriesDropped);
+        time.put("series_dropped_packets", series.dropped);
         out.put("time", time);
         calls.finish(r.keys.length == 0 ? 0 : r.lastTs); // calls still open end with the capture's own range
         out.put("calls", calls.toMap());
@@ -343,7 +223,7 @@ public final class Summary implements PacketSink {
         return out;
     }
 
-    private Map<String, Object> classMap(TrafficClass c, Range r) {
+    private Map<String, Object> classMap(TrafficClass c, TimeSeries.Range r) {
         int i = c.ordinal();
         long p = packetsOf(c), by = bytes[i * 3] + bytes[i * 3 + 1] + bytes[i * 3 + 2];
         long f = first[i], l = last[i];
@@ -351,8 +231,8 @@ public final class Summary implements PacketSink {
             f = Long.MAX_VALUE;
             l = Long.MIN_VALUE;
             for (long k : r.keys) {
-                long[] e = bins.get(k);
-                if (e[NC + i] > 0) { f = Math.min(f, e[E_MIN]); l = Math.max(l, e[E_MAX]); }
+                long[] e = series.bin(k);
+                if (e[NC + i] > 0) { f = Math.min(f, e[TimeSeries.E_MIN]); l = Math.max(l, e[TimeSeries.E_MAX]); }
             }
         }
         boolean has = p > 0 && f != Long.MAX_VALUE && r.keys.length > 0;
@@ -411,50 +291,7 @@ public final class Summary implements PacketSink {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("summary.json"), Json.write(toMap(extra)) + "\n");
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(dir.resolve("timeseries.csv")))) {
-            writeSeries(w, window);
+            series.write(w, window, total);
         }
-    }
-
-    private void writeSeries(PrintWriter w, int window) {
-        List<String> head = new ArrayList<>(List.of("time_s"));
-        for (TrafficClass c : TrafficClass.values()) head.add(c.label + "_bps");
-        for (TrafficClass c : TrafficClass.values()) head.add(c.label + "_avg_bps");
-        w.println(String.join(",", head));
-        Range r = range();
-        if (r.keys.length == 0) return;
-        long k0 = r.keys[0], kN = r.keys[r.keys.length - 1];
-        java.util.PrimitiveIterator.OfLong rows = r.dense ? java.util.stream.LongStream.rangeClosed(k0, kN).iterator()
-                : sparseRows(r.keys).stream().mapToLong(Long::longValue).iterator();
-        double[] sum = new double[NC];
-        int lo = 0, hi = 0; // occupied bins in (row - window, row]
-        double scale = 8 / binSeconds;
-        StringBuilder sb = new StringBuilder(256);
-        while (rows.hasNext()) {
-            long row = rows.nextLong();
-            while (hi < r.keys.length && r.keys[hi] <= row) {
-                long[] e = bins.get(r.keys[hi++]);
-                for (int i = 0; i < NC; i++) sum[i] += e[i];
-            }
-            while (lo < hi && r.keys[lo] <= row - window) {
-                long[] e = bins.get(r.keys[lo++]);
-                for (int i = 0; i < NC; i++) sum[i] -= e[i];
-            }
-            long[] e = bins.get(row);
-            long n = Math.min(row - k0 + 1, window);
-            sb.setLength(0);
-            sb.append(fixed((row - k0) * binSeconds, 3));
-            for (int i = 0; i < NC; i++) sb.append(',').append(fixed(e == null ? 0 : e[i] * scale, 1));
-            for (int i = 0; i < NC; i++) sb.append(',').append(fixed(sum[i] * scale / n, 1));
-            w.println(sb);
-        }
-    }
-
-    /** A non-negative number with {@code digits} decimals, without String.format. */
-    static String fixed(double v, int digits) {
-        long m = digits == 1 ? 10 : 1000;
-        long q = Math.round(v * m);
-        String f = Long.toString(Math.abs(q % m));
-        while (f.length() < digits) f = "0" + f;
-        return (q < 0 ? "-" : "") + Math.abs(q / m) + "." + f;
     }
 }

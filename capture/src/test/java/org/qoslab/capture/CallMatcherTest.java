@@ -143,7 +143,7 @@ class CallMatcherTest {
     static long ms(double v) { return T0 + Math.round(v * 1e6); }
 
     @Test
-    void acceptanceCaptureGivesExactlyTheKnownCalls() throws Exception {
+    void acceptanceCaptureGivesExactlyTheKnownCalls() throws Exception { // long: one capture, every field of its four calls asserted
         Acceptance a = new Acceptance();
         Run r = classify(a.v.pcap(), 1_000_000_000L);
         List<CallMatcher.Call> calls = r.calls;

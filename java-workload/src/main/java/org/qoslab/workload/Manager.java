@@ -102,6 +102,23 @@ public final class Manager {
         long calls, busyNanos;
     }
 
+    /** What the render phase fills: the image, each worker's per-frame checksums and counts. */
+    private static final class Render {
+        final int[] image;
+        final long[][] frameSums;
+        final WorkerStats[] stats;
+
+        Render(Config c, int n) {
+            image = new int[c.width * c.width];
+            frameSums = new long[n][c.frames];
+            stats = new WorkerStats[n];
+            for (int w = 0; w < n; w++) {
+                stats[w] = new WorkerStats();
+                stats[w].rows = rowsOf(w, n, c.width).length;
+            }
+        }
+    }
+
     /**
      * Run the render and return the result fields (as printed in the JSON line).
      *
@@ -120,109 +137,120 @@ public final class Manager {
         });
         try {
             // 1. find the workers and send the scene once
-            Scene scene = Scene.jgf();
-            List<Future<RenderService>> found = new ArrayList<>();
-            for (Endpoint e : c.workers) {
-                found.add(pool.submit(() -> {
-                    Registry reg = LocateRegistry.getRegistry(e.address, e.port > 0 ? e.port : c.registryPort, csf);
-                    RenderService s = timed(c.callLog, e, "lookup", -1, 0, -1,
-                            () -> (RenderService) reg.lookup(RenderService.NAME));
-                    timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width); return null; });
-                    return s;
-                }));
-            }
-            List<RenderService> services = new ArrayList<>();
-            for (int w = 0; w < n; w++)
-                services.add(await(found.get(w), c.workers.get(w), "lookup/prepare at registry port " + c.registryPort,
-                        c.callTimeoutS));
-
+            List<RenderService> services = lookUp(c, csf, pool);
             // 2. render: one thread per worker, calls in sequence, rows cyclic
             long tRender = System.nanoTime();
-            int[] image = new int[c.width * c.width];
-            long[][] frameSums = new long[n][c.frames];
-            WorkerStats[] stats = new WorkerStats[n];
+            Render r = new Render(c, n);
             List<Future<?>> jobs = new ArrayList<>();
             for (int w = 0; w < n; w++) {
                 final int wi = w;
-                stats[w] = new WorkerStats();
                 List<int[]> calls = chunks(rowsOf(w, n, c.width), c.rowsPerCall);
-                stats[w].rows = rowsOf(w, n, c.width).length;
-                jobs.add(pool.submit(() -> {
-                    int index = 2; // after lookup and prepare
-                    for (int f = 0; f < c.frames; f++) {
-                        for (int[] rows : calls) {
-                            RowBlock b = timed(c.callLog, c.workers.get(wi), "render", f, index++, rows.length,
-                                    () -> services.get(wi).render(rows, c.codec));
-                            if (b.rows.length != rows.length || b.pixels.length != rows.length * c.width)
-                                throw new WorkloadException("answered " + b.rows.length + " rows for " + rows.length);
-                            long sum = Renderer.checksum(b.pixels, 0, b.pixels.length);
-                            if (sum != b.checksum)
-                                throw new WorkloadException("pixel checksum " + sum + " != reported " + b.checksum);
-                            for (int i = 0; i < rows.length; i++)
-                                System.arraycopy(b.pixels, i * c.width, image, rows[i] * c.width, c.width);
-                            frameSums[wi][f] += sum;
-                            stats[wi].calls++;
-                            stats[wi].busyNanos += b.busyNanos;
-                        }
-                    }
-                    return null;
-                }));
+                jobs.add(pool.submit(() -> { renderCalls(c, r, wi, services.get(wi), calls); return null; }));
             }
-            // every worker's whole job may take its calls times the call timeout at most
-            for (int w = 0; w < n; w++) {
-                long calls = (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size();
-                try {
-                    await(jobs.get(w), c.workers.get(w), "render", c.callTimeoutS * Math.max(1, calls));
-                } catch (WorkloadException e) {
-                    throw new WorkloadException(e.getMessage(), e.getCause(), (System.nanoTime() - tRender) / 1e9,
-                            isCallTimeout(e));
-                }
-            }
+            awaitRender(c, jobs, tRender);
             long tEnd = System.nanoTime();
-
             // 3. validate every frame
-            Long ref = referenceChecksum(c.width);
-            long[] perFrame = new long[c.frames];
-            for (int f = 0; f < c.frames; f++) for (int w = 0; w < n; w++) perFrame[f] += frameSums[w][f];
-            long imageSum = Renderer.checksum(image, 0, image.length);
-            boolean consistent = imageSum == perFrame[c.frames - 1];
-            for (long s : perFrame) consistent &= s == perFrame[0];
-            Boolean valid = validity(ref, consistent, perFrame[0]);
-
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("mode", "rmi");
-            out.put("size", sizeLabel(c.width));
-            out.put("width", c.width);
-            out.put("workers", n);
-            out.put("hosts", c.workers.stream().map(e -> e.name).collect(java.util.stream.Collectors.toList()));
-            out.put("rows_per_call", c.rowsPerCall <= 0 ? "all" : (Object) c.rowsPerCall);
-            out.put("codec", c.codec);
-            out.put("frames", c.frames);
-            out.put("dscp", c.dscp < 0 ? null : (Object) c.dscp);
-            out.put("elapsed_render_s", (tEnd - tRender) / 1e9);
-            out.put("elapsed_total_s", (tEnd - tStart) / 1e9);
-            out.put("checksum", perFrame[0]);
-            out.put("reference", ref);
-            out.put("valid", valid);
-            List<Object> per = new ArrayList<>();
-            long totalCalls = 0;
-            for (int w = 0; w < n; w++) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("host", c.workers.get(w).name);
-                m.put("rows", stats[w].rows);
-                m.put("calls", stats[w].calls);
-                m.put("busy_s", stats[w].busyNanos / 1e9);
-                per.add(m);
-                totalCalls += stats[w].calls;
-            }
-            out.put("per_worker", per);
-            out.put("rmi_calls", totalCalls + 2L * n); // render calls + lookup + prepare per worker
-            out.put("bytes_sent", MarkingSocketFactory.BYTES_SENT.sum());
-            out.put("bytes_received", MarkingSocketFactory.BYTES_RECEIVED.sum());
-            return out;
+            return result(c, r, tEnd - tStart, tEnd - tRender);
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Every worker's registry lookup and prepare (the scene sent once), in parallel. */
+    private static List<RenderService> lookUp(Config c, MarkingSocketFactory csf, ExecutorService pool) throws WorkloadException {
+        Scene scene = Scene.jgf();
+        List<Future<RenderService>> found = new ArrayList<>();
+        for (Endpoint e : c.workers) {
+            found.add(pool.submit(() -> {
+                Registry reg = LocateRegistry.getRegistry(e.address, e.port > 0 ? e.port : c.registryPort, csf);
+                RenderService s = timed(c.callLog, e, "lookup", -1, 0, -1,
+                        () -> (RenderService) reg.lookup(RenderService.NAME));
+                timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width); return null; });
+                return s;
+            }));
+        }
+        List<RenderService> services = new ArrayList<>();
+        for (int w = 0; w < c.workers.size(); w++)
+            services.add(await(found.get(w), c.workers.get(w), "lookup/prepare at registry port " + c.registryPort,
+                    c.callTimeoutS));
+        return services;
+    }
+
+    /** Worker {@code wi}'s render calls, frame after frame, each checked and copied into the image. */
+    private static void renderCalls(Config c, Render r, int wi, RenderService service, List<int[]> calls) throws Exception {
+        int index = 2; // after lookup and prepare
+        for (int f = 0; f < c.frames; f++) {
+            for (int[] rows : calls) {
+                RowBlock b = timed(c.callLog, c.workers.get(wi), "render", f, index++, rows.length,
+                        () -> service.render(rows, c.codec));
+                if (b.rows.length != rows.length || b.pixels.length != rows.length * c.width)
+                    throw new WorkloadException("answered " + b.rows.length + " rows for " + rows.length);
+                long sum = Renderer.checksum(b.pixels, 0, b.pixels.length);
+                if (sum != b.checksum)
+                    throw new WorkloadException("pixel checksum " + sum + " != reported " + b.checksum);
+                for (int i = 0; i < rows.length; i++)
+                    System.arraycopy(b.pixels, i * c.width, r.image, rows[i] * c.width, c.width);
+                r.frameSums[wi][f] += sum;
+                r.stats[wi].calls++;
+                r.stats[wi].busyNanos += b.busyNanos;
+            }
+        }
+    }
+
+    /** Wait for every worker's job: at most its calls times the call timeout (a failure carries the render's elapsed time). */
+    private static void awaitRender(Config c, List<Future<?>> jobs, long tRender) throws WorkloadException {
+        int n = jobs.size();
+        for (int w = 0; w < n; w++) {
+            long calls = (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size();
+            try {
+                await(jobs.get(w), c.workers.get(w), "render", c.callTimeoutS * Math.max(1, calls));
+            } catch (WorkloadException e) {
+                throw new WorkloadException(e.getMessage(), e.getCause(), (System.nanoTime() - tRender) / 1e9,
+                        isCallTimeout(e));
+            }
+        }
+    }
+
+    /** Validate every frame and build the result fields (times in ns in, seconds out). */
+    private static Map<String, Object> result(Config c, Render r, long totalNs, long renderNs) {
+        int n = c.workers.size();
+        Long ref = referenceChecksum(c.width);
+        long[] perFrame = new long[c.frames];
+        for (int f = 0; f < c.frames; f++) for (int w = 0; w < n; w++) perFrame[f] += r.frameSums[w][f];
+        long imageSum = Renderer.checksum(r.image, 0, r.image.length);
+        boolean consistent = imageSum == perFrame[c.frames - 1];
+        for (long s : perFrame) consistent &= s == perFrame[0];
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("mode", "rmi");
+        out.put("size", sizeLabel(c.width));
+        out.put("width", c.width);
+        out.put("workers", n);
+        out.put("hosts", c.workers.stream().map(e -> e.name).collect(java.util.stream.Collectors.toList()));
+        out.put("rows_per_call", c.rowsPerCall <= 0 ? "all" : (Object) c.rowsPerCall);
+        out.put("codec", c.codec);
+        out.put("frames", c.frames);
+        out.put("dscp", c.dscp < 0 ? null : (Object) c.dscp);
+        out.put("elapsed_render_s", renderNs / 1e9);
+        out.put("elapsed_total_s", totalNs / 1e9);
+        out.put("checksum", perFrame[0]);
+        out.put("reference", ref);
+        out.put("valid", validity(ref, consistent, perFrame[0]));
+        List<Object> per = new ArrayList<>();
+        long totalCalls = 0;
+        for (int w = 0; w < n; w++) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("host", c.workers.get(w).name);
+            m.put("rows", r.stats[w].rows);
+            m.put("calls", r.stats[w].calls);
+            m.put("busy_s", r.stats[w].busyNanos / 1e9);
+            per.add(m);
+            totalCalls += r.stats[w].calls;
+        }
+        out.put("per_worker", per);
+        out.put("rmi_calls", totalCalls + 2L * n); // render calls + lookup + prepare per worker
+        out.put("bytes_sent", MarkingSocketFactory.BYTES_SENT.sum());
+        out.put("bytes_received", MarkingSocketFactory.BYTES_RECEIVED.sum());
+        return out;
     }
 
     /** A remote call. */
@@ -272,12 +300,7 @@ public final class Manager {
     }
 
     /** The innermost cause's class and message, e.g. "ConnectException: Connection refused". */
-    public static String rootMessage(Throwable t) {
-        Throwable r = t;
-        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
-        String msg = r.getMessage();
-        return r.getClass().getSimpleName() + (msg == null ? "" : ": " + msg);
-    }
+    public static String rootMessage(Throwable t) { return WorkloadException.rootMessage(t); }
 
     /**
      * Validity of a run: TRUE when every frame agrees and equals the JGF reference, FALSE when frames

@@ -29,4 +29,12 @@ public final class WorkloadException extends Exception {
 
     /** True when a render call got no reply within the call timeout (the render time is censored). */
     public boolean callTimeout() { return callTimeout; }
+
+    /** The innermost cause's class and message, e.g. "ConnectException: Connection refused" (for messages to the user). */
+    public static String rootMessage(Throwable t) {
+        Throwable r = t;
+        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
+        String msg = r.getMessage();
+        return r.getClass().getSimpleName() + (msg == null ? "" : ": " + msg);
+    }
 }

@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.qoslab.workload.Manager;
 import org.qoslab.workload.WorkloadException;
 
 /**
@@ -78,15 +77,9 @@ public final class MatmulManager {
      * @throws WorkloadException naming the worker when one is unreachable, fails or overruns the timeout
      */
     public static Map<String, Object> run(Config c) throws WorkloadException {
+        check(c);
         int k = c.workers.size();
-        if (k == 0) throw new WorkloadException("no workers given");
-        if (!ALGORITHMS.contains(c.algorithm)) throw new WorkloadException("--algorithm must be spa or mca, got " + c.algorithm);
-        if (!MechanismClient.MECHANISMS.contains(c.mechanism))
-            throw new WorkloadException("--mechanism must be one of " + String.join(", ", MechanismClient.MECHANISMS) + ", got " + c.mechanism);
         int q = Matrices.gridSide(k);
-        int minN = c.algorithm.equals("spa") ? k : q;
-        if (c.n < minN || c.n > Matrices.MAX_N)
-            throw new WorkloadException("--size must be " + minN + ".." + Matrices.MAX_N + " for " + c.algorithm + " on " + k + " workers, got " + c.n);
         long timeoutMs = Math.max(1, (long) (c.timeoutS * 1000));
         int[][] a = Matrices.random(c.n, c.seed, 1), b = Matrices.random(c.n, c.seed, 2);
         long job = new SecureRandom().nextLong();
@@ -101,14 +94,7 @@ public final class MatmulManager {
             try {
                 // 0. reach every worker once (outside the timed run)
                 long tConn = System.nanoTime();
-                List<Future<String>> hellos = new ArrayList<>();
-                for (int w = 0; w < k; w++) {
-                    final int wi = w;
-                    hellos.add(pool.submit(() -> client.hello(wi)));
-                }
-                for (int w = 0; w < k; w++)
-                    await(hellos.get(w), c.workers.get(w), "connect (" + c.mechanism + " port " + client.port(c.workers.get(w)) + ")",
-                            tConn + timeoutMs * 1_000_000L, Double.NaN);
+                hello(c, client, pool, tConn + timeoutMs * 1_000_000L);
                 long tPrep0 = System.nanoTime();
 
                 // 1. partition (and pre-skew)
@@ -118,31 +104,10 @@ public final class MatmulManager {
                 long tCalls0 = System.nanoTime();
 
                 // 2. all tasks at once, one thread each
-                List<Future<Task>> running = new ArrayList<>();
-                for (Task t : tasks) {
-                    running.add(pool.submit(() -> {
-                        t.start = System.nanoTime();
-                        t.reply = t.plan == null ? client.spa(t.worker, t.request) : client.mca(t.worker, t.plan, t.request);
-                        t.end = System.nanoTime();
-                        return t;
-                    }));
-                }
-                long deadline = tCalls0 + timeoutMs * 1_000_000L;
-                for (int i = 0; i < tasks.size(); i++) {
-                    Task t = tasks.get(i);
-                    String what = t.plan == null ? "SPA task" : "MCA " + t.plan;
-                    await(running.get(i), c.workers.get(t.worker), what, deadline, tCalls0);
-                }
-
+                runAll(c, client, pool, tasks, tCalls0, tCalls0 + timeoutMs * 1_000_000L);
                 // 3. recombine
                 long tAsm0 = System.nanoTime();
-                int[][] prod = new int[c.n][c.n];
-                for (Task t : tasks) {
-                    int[][] blk = t.reply.a;
-                    if (blk == null || blk.length != t.h || (t.h > 0 && blk[0].length != t.w))
-                        throw new WorkloadException("worker " + c.workers.get(t.worker) + " answered a block of the wrong shape");
-                    Matrices.place(prod, blk, t.r0, t.c0);
-                }
+                int[][] prod = recombine(c, tasks);
                 long tEnd = System.nanoTime();
 
                 // 4. check against the sequential product (not timed in total_s)
@@ -155,8 +120,65 @@ public final class MatmulManager {
                 pool.shutdownNow();
             }
         } catch (java.io.IOException e) {
-            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + Manager.rootMessage(e), e);
+            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + WorkloadException.rootMessage(e), e);
         }
+    }
+
+    /** The options' checks, each naming the option. */
+    private static void check(Config c) throws WorkloadException {
+        int k = c.workers.size();
+        if (k == 0) throw new WorkloadException("no workers given");
+        if (!ALGORITHMS.contains(c.algorithm)) throw new WorkloadException("--algorithm must be spa or mca, got " + c.algorithm);
+        if (!MechanismClient.MECHANISMS.contains(c.mechanism))
+            throw new WorkloadException("--mechanism must be one of " + String.join(", ", MechanismClient.MECHANISMS) + ", got " + c.mechanism);
+        int q = Matrices.gridSide(k);
+        int minN = c.algorithm.equals("spa") ? k : q;
+        if (c.n < minN || c.n > Matrices.MAX_N)
+            throw new WorkloadException("--size must be " + minN + ".." + Matrices.MAX_N + " for " + c.algorithm + " on " + k + " workers, got " + c.n);
+    }
+
+    /** Reach every worker once, in parallel, before {@code deadlineNanos} (System.nanoTime). */
+    private static void hello(Config c, MechanismClient client, ExecutorService pool, long deadlineNanos) throws WorkloadException {
+        int k = c.workers.size();
+        List<Future<String>> hellos = new ArrayList<>();
+        for (int w = 0; w < k; w++) {
+            final int wi = w;
+            hellos.add(pool.submit(() -> client.hello(wi)));
+        }
+        for (int w = 0; w < k; w++)
+            await(hellos.get(w), c.workers.get(w), "connect (" + c.mechanism + " port " + client.port(c.workers.get(w)) + ")",
+                    deadlineNanos, Double.NaN);
+    }
+
+    /** Every task at once, one thread each; each records its call's start and end (System.nanoTime). */
+    private static void runAll(Config c, MechanismClient client, ExecutorService pool, List<Task> tasks, long tCalls0,
+                               long deadlineNanos) throws WorkloadException {
+        List<Future<Task>> running = new ArrayList<>();
+        for (Task t : tasks) {
+            running.add(pool.submit(() -> {
+                t.start = System.nanoTime();
+                t.reply = t.plan == null ? client.spa(t.worker, t.request) : client.mca(t.worker, t.plan, t.request);
+                t.end = System.nanoTime();
+                return t;
+            }));
+        }
+        for (int i = 0; i < tasks.size(); i++) {
+            Task t = tasks.get(i);
+            String what = t.plan == null ? "SPA task" : "MCA " + t.plan;
+            await(running.get(i), c.workers.get(t.worker), what, deadlineNanos, tCalls0);
+        }
+    }
+
+    /** The product from the tasks' blocks; a block of the wrong shape names its worker. */
+    private static int[][] recombine(Config c, List<Task> tasks) throws WorkloadException {
+        int[][] prod = new int[c.n][c.n];
+        for (Task t : tasks) {
+            int[][] blk = t.reply.a;
+            if (blk == null || blk.length != t.h || (t.h > 0 && blk[0].length != t.w))
+                throw new WorkloadException("worker " + c.workers.get(t.worker) + " answered a block of the wrong shape");
+            Matrices.place(prod, blk, t.r0, t.c0);
+        }
+        return prod;
     }
 
     private static MechanismClient open(Config c, long timeoutMs) throws java.io.IOException {
@@ -253,31 +275,34 @@ public final class MatmulManager {
         out.put("calls", calls);
         if (c.mechanism.equals("datagram")) out.put("retransmits", retrans);
         List<Object> per = new ArrayList<>();
-        for (int w = 0; w < k; w++) {
-            long callMax = 0, comp = 0, exch = 0;
-            int n = 0, pushes = 0;
-            for (Task t : tasks) {
-                if (t.worker != w) continue;
-                n++;
-                callMax = Math.max(callMax, t.end - t.start);
-                comp += t.reply.computeNanos;
-                exch += t.reply.exchangeNanos;
-                pushes += t.reply.pushes;
-            }
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("host", c.workers.get(w).name);
-            m.put("tasks", n);
-            m.put("call_s", callMax / 1e9);
-            m.put("compute_s", comp / 1e9);
-            if (c.algorithm.equals("mca")) {
-                m.put("exchange_s", exch / 1e9);
-                m.put("pushes", pushes);
-            }
-            per.add(m);
-        }
+        for (int w = 0; w < k; w++) per.add(perWorker(c, tasks, w));
         out.put("per_worker", per);
         out.put("elapsed_s", totalS);
         return out;
+    }
+
+    /** Worker {@code w}'s line: its tasks, longest call, compute and exchange times (s). */
+    private static Map<String, Object> perWorker(Config c, List<Task> tasks, int w) {
+        long callMax = 0, comp = 0, exch = 0;
+        int n = 0, pushes = 0;
+        for (Task t : tasks) {
+            if (t.worker != w) continue;
+            n++;
+            callMax = Math.max(callMax, t.end - t.start);
+            comp += t.reply.computeNanos;
+            exch += t.reply.exchangeNanos;
+            pushes += t.reply.pushes;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("host", c.workers.get(w).name);
+        m.put("tasks", n);
+        m.put("call_s", callMax / 1e9);
+        m.put("compute_s", comp / 1e9);
+        if (c.algorithm.equals("mca")) {
+            m.put("exchange_s", exch / 1e9);
+            m.put("pushes", pushes);
+        }
+        return m;
     }
 
     private static <T> T await(Future<T> f, WorkerAddr who, String what, long deadlineNanos, double phaseStartNanos)
@@ -296,7 +321,7 @@ public final class MatmulManager {
             if (!Double.isNaN(phaseStartNanos)) elapsed = (System.nanoTime() - phaseStartNanos) / 1e9;
             boolean timedOut = e.getCause() instanceof java.net.SocketTimeoutException
                     || e.getCause() instanceof java.rmi.UnmarshalException && e.getCause().getCause() instanceof java.net.SocketTimeoutException;
-            throw new WorkloadException("worker " + who + ": " + what + " failed: " + Manager.rootMessage(e.getCause()),
+            throw new WorkloadException("worker " + who + ": " + what + " failed: " + WorkloadException.rootMessage(e.getCause()),
                     e.getCause(), elapsed, timedOut);
         }
     }

@@ -207,26 +207,8 @@ public final class ReliableDatagram implements Closeable {
             } catch (IOException e) {
                 if (closed) return;
             }
-            MsgKey mk = new MsgKey(from, id);
-            if (completed.containsKey(mk)) { duplicates.increment(); continue; }
-            Partial p = partial.get(mk);
-            if (p == null) {
-                if (partial.size() > 1024) sweep();
-                p = new Partial(total);
-                partial.put(mk, p);
-            }
-            if (p.chunks.length != total || p.chunks[seq] != null) { duplicates.increment(); continue; }
-            byte[] data = new byte[buf.remaining()];
-            buf.get(data);
-            p.chunks[seq] = data;
-            p.have++;
-            p.bytes += data.length;
-            if (p.have < total) continue;
-            partial.remove(mk);
-            completed.put(mk, Boolean.TRUE);
-            byte[] msg = new byte[p.bytes];
-            int off = 0;
-            for (byte[] c : p.chunks) { System.arraycopy(c, 0, msg, off, c.length); off += c.length; }
+            byte[] msg = assemble(new MsgKey(from, id), total, seq, buf);
+            if (msg == null) continue;
             delivered.increment();
             try {
                 handler.onMessage((InetSocketAddress) from, msg);
@@ -236,6 +218,33 @@ public final class ReliableDatagram implements Closeable {
                 System.err.println("[qoslab-workload] datagram handler failed: " + e);
             }
         }
+    }
+
+    /**
+     * Keep packet {@code seq} of {@code total} of message {@code mk} (its payload is what remains in
+     * {@code buf}); the whole message once every packet is in, else null (duplicates are counted).
+     */
+    private byte[] assemble(MsgKey mk, int total, int seq, ByteBuffer buf) {
+        if (completed.containsKey(mk)) { duplicates.increment(); return null; }
+        Partial p = partial.get(mk);
+        if (p == null) {
+            if (partial.size() > 1024) sweep();
+            p = new Partial(total);
+            partial.put(mk, p);
+        }
+        if (p.chunks.length != total || p.chunks[seq] != null) { duplicates.increment(); return null; }
+        byte[] data = new byte[buf.remaining()];
+        buf.get(data);
+        p.chunks[seq] = data;
+        p.have++;
+        p.bytes += data.length;
+        if (p.have < total) return null;
+        partial.remove(mk);
+        completed.put(mk, Boolean.TRUE);
+        byte[] msg = new byte[p.bytes];
+        int off = 0;
+        for (byte[] c : p.chunks) { System.arraycopy(c, 0, msg, off, c.length); off += c.length; }
+        return msg;
     }
 
     /** Forget partial messages older than a minute (their sender gave up). */

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.qoslab.workload.Manager;
 import org.qoslab.workload.WorkloadException;
 import org.qoslab.workload.matmul.MechanismClient;
 import org.qoslab.workload.matmul.WorkerAddr;
@@ -45,6 +44,12 @@ public final class PingPong {
         return out;
     }
 
+    /**
+     * Echo payloads of every size (after {@code warmup} unrecorded round trips) and return the
+     * result fields (the JSON line): round-trip times in seconds, throughput in bits/s.
+     *
+     * @throws WorkloadException naming the option or the worker when a run cannot be made
+     */
     public static Map<String, Object> run(Config c) throws WorkloadException {
         if (c.worker == null) throw new WorkloadException("no worker given");
         if (!MECHANISMS.contains(c.mechanism))
@@ -75,18 +80,7 @@ public final class PingPong {
                     if (!Arrays.equals(back, payload)) { valid = false; mismatches++; }
                     if (r >= 0) rtt[r] = e;
                 }
-                Arrays.sort(rtt);
-                double median = (c.reps % 2 == 1 ? rtt[c.reps / 2] : (rtt[c.reps / 2 - 1] + rtt[c.reps / 2]) / 2.0) / 1e9;
-                Map<String, Object> row = new LinkedHashMap<>();
-                row.put("bytes", size);
-                Map<String, Object> rt = new LinkedHashMap<>();
-                rt.put("median", median);
-                rt.put("min", rtt[0] / 1e9);
-                rt.put("p99", rtt[Math.min(c.reps - 1, (int) Math.ceil(0.99 * c.reps) - 1)] / 1e9);
-                row.put("rtt_s", rt);
-                row.put("throughput_bits_s", 2.0 * size * 8 / median);
-                row.put("reps", c.reps);
-                rows.add(row);
+                rows.add(row(size, rtt));
             }
             double elapsed = (System.nanoTime() - t0) / 1e9;
             Map<String, Object> out = new LinkedHashMap<>();
@@ -103,8 +97,25 @@ public final class PingPong {
             out.put("elapsed_s", elapsed);
             return out;
         } catch (java.io.IOException e) {
-            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + Manager.rootMessage(e), e);
+            throw new WorkloadException("cannot open the " + c.mechanism + " mechanism: " + WorkloadException.rootMessage(e), e);
         }
+    }
+
+    /** One size's row: median, min and p99 round trip (s, from {@code rtt} in ns; sorted here) and throughput. */
+    static Map<String, Object> row(int size, long[] rtt) {
+        int reps = rtt.length;
+        Arrays.sort(rtt);
+        double median = (reps % 2 == 1 ? rtt[reps / 2] : (rtt[reps / 2 - 1] + rtt[reps / 2]) / 2.0) / 1e9;
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("bytes", size);
+        Map<String, Object> rt = new LinkedHashMap<>();
+        rt.put("median", median);
+        rt.put("min", rtt[0] / 1e9);
+        rt.put("p99", rtt[Math.min(reps - 1, (int) Math.ceil(0.99 * reps) - 1)] / 1e9);
+        row.put("rtt_s", rt);
+        row.put("throughput_bits_s", 2.0 * size * 8 / median);
+        row.put("reps", reps);
+        return row;
     }
 
     private interface Call<T> { T call() throws Exception; }
@@ -116,7 +127,7 @@ public final class PingPong {
             throw new WorkloadException("worker " + c.worker + ": " + what + " got no answer within " + c.timeoutS + " s", e,
                     Double.NaN, true);
         } catch (Exception e) {
-            throw new WorkloadException("worker " + c.worker + ": " + what + " failed: " + Manager.rootMessage(e), e);
+            throw new WorkloadException("worker " + c.worker + ": " + what + " failed: " + WorkloadException.rootMessage(e), e);
         }
     }
 }

@@ -106,10 +106,13 @@ class Host(StrictModel):
 
 
 class Management(StrictModel):
-    """Where the switch's SSH CLI listens (for the virtual Catalyst: a loopback address)."""
+    """Where the switch's SSH CLI listens (for the virtual Catalyst: a loopback address), and the
+    SSH algorithms it announces and qoslab's client offers (``c3750``: a 3750 on 12.2(55)SE, RSA
+    host key, SHA-1 Diffie-Hellman, CBC ciphers; ``modern``: today's; qoslab.vcatalyst.sshprofile)."""
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
+    ssh_profile: Literal["c3750", "modern"] = "c3750"
 
     @field_validator("host")
     @classmethod

@@ -16,6 +16,7 @@ from napalm import get_network_driver
 from napalm.base.exceptions import MergeConfigException
 from netmiko.exceptions import NetmikoAuthenticationException
 
+from qoslab.switch.legacyssh import paramiko_default_transport
 from qoslab.topology import load_topology
 
 
@@ -24,10 +25,23 @@ def _driver(sw, password=None, **extra):
                                      optional_args={"port": sw.port, "secret": sw.secret, **extra})
 
 
+def _open(d):
+    """NAPALM ``ios`` opens Netmiko's ConnectHandler itself (no transport option): the 3750's SHA-1
+    algorithms through paramiko's default transport (replaced for the whole module: the SCP
+    transfers of a merge open connections of their own)."""
+    d.open()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _legacy_paramiko():
+    with paramiko_default_transport():
+        yield
+
+
 @pytest.fixture(scope="module")
 def dev(vswitch):
     d = _driver(vswitch)
-    d.open()
+    _open(d)
     d.device.send_config_set(["ip scp server enable"])  # NAPALM's documented requirement
     yield d
     d.close()
@@ -131,7 +145,7 @@ def test_inline_transfer_through_tclsh(vswitch):
     "flash:candidate_config.txt" w+] {...}`` (lines split by CR inside the braces) and
     ``tclquit``; the file's MD5 (``verify /md5``) matches, the merge and its rollback work."""
     d = _driver(vswitch, inline_transfer=True)
-    d.open()
+    _open(d)
     try:
         before = d.get_config()["running"]
         d.load_merge_candidate(config="interface GigabitEthernet1/0/7\n description via-tclsh\n")
@@ -164,4 +178,4 @@ def test_uptime_advances(dev, vswitch):
 
 def test_wrong_password_is_refused(vswitch):
     with pytest.raises(NetmikoAuthenticationException):  # NAPALM lets netmiko's error through
-        _driver(vswitch, password="not-the-password").open()
+        _open(_driver(vswitch, password="not-the-password"))

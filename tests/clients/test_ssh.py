@@ -1,6 +1,7 @@
-"""The SSH transport as a person or a script uses it (paramiko): the exec channel answers one
-command and closes, ``terminal length`` paging with ``--More--``, ``enable`` with three tries,
-user-EXEC limits, SCP refused until ``ip scp server enable``."""
+"""The SSH transport as a person or a script uses it (paramiko with qoslab's LegacyTransport: the
+switch announces a 3750's SHA-1 algorithms): the exec channel answers one command and closes,
+``terminal length`` paging with ``--More--``, ``enable`` with three tries, user-EXEC limits, SCP
+refused until ``ip scp server enable``."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import time
 import paramiko
 import pytest
 
+from qoslab.switch.legacyssh import LegacyTransport
+
 
 def _client(sw) -> paramiko.SSHClient:
     c = paramiko.SSHClient()
     c.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    c.connect(sw.host, sw.port, sw.username, sw.password, allow_agent=False, look_for_keys=False, timeout=10)
+    c.connect(sw.host, sw.port, sw.username, sw.password, allow_agent=False, look_for_keys=False, timeout=10,
+              transport_factory=LegacyTransport)
     return c
 
 

@@ -33,15 +33,16 @@ from typing import Any
 from ..errors import QoslabError
 from .configdiff import intended_config, non_qos_lines, normalized_config, remediation
 from .device import Device
+from .legacyssh import netmiko_class
 
 #: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set).
 ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
 
 def connect(dev: Device):
-    """Open a Netmiko cisco_ios session in privileged EXEC. Raises QoslabError (auth, host key,
-    unreachable) naming the device."""
-    from netmiko import ConnectHandler
+    """Open a Netmiko cisco_ios session in privileged EXEC, offering the device's SSH profile's
+    algorithms (:mod:`.legacyssh`). Raises QoslabError (auth, host key, unreachable) naming the
+    device."""
     from netmiko.exceptions import (
         NetmikoAuthenticationException,
         NetmikoTimeoutException,
@@ -49,7 +50,7 @@ def connect(dev: Device):
 
     c = dev.credentials()
     try:
-        conn = ConnectHandler(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username,
+        conn = netmiko_class(dev.ssh_profile)(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username,
                               password=c.password, secret=c.secret, ssh_strict=True, system_host_keys=False,
                               alt_host_keys=True, alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s,
                               conn_timeout=dev.timeout_s, auth_timeout=dev.timeout_s, allow_agent=False,

@@ -232,7 +232,10 @@ def _pmapc_line(c: _Ctx) -> Mode:
     if c.negate:
         _remove_prefix(sec.children, key)
     else:
-        text = c.text.replace("set dscp", "set ip dscp")
+        # IOS keeps `set ip dscp N` as `set dscp N` in the running-config (Catalyst 3750-X/3560-X
+        # Software Configuration Guide, OL-21521-01, "Configuring QoS": classifying, policing and
+        # marking with policy maps), so a profile that writes either reads back the same
+        text = c.text.replace("set ip dscp", "set dscp")
         if key == "police" and "exceed-action" not in text:
             text += " exceed-action drop"  # the default exceed action, shown as IOS shows it
         _set_unique(sec.children, text, key)

@@ -107,8 +107,40 @@ def test_flash_copy_md5_dir_more_delete(s):
     assert "(No such file or directory)" in s.line("dir flash:/nope.txt").text
     assert s.line("verify /md5 flash:/rb.txt").text.split(" = ")[1].strip().isalnum()
     assert s.line("more flash:/rb.txt").text == s.sw.running.render()
-    s.line("delete flash:/rb.txt")
+    assert s.line("delete flash:/rb.txt").text == "Delete flash:/rb.txt? [confirm]"  # quiet: the confirm only
+    s.line("")
     assert "rb.txt" not in s.line("dir").text
+
+
+def test_file_prompts_follow_ios_in_every_mode(s):
+    """alert (default): copy asks the destination (running-config too: scrapli-cfg's merge commit
+    waits for it), delete the file then [confirm]; noisy: the source first; quiet: no copy
+    question, delete's [confirm] still (scrapli-cfg's abort waits for it); 'n' keeps the file."""
+    s.privileged = True
+    (s.sw.dir / "flash").mkdir(exist_ok=True)
+    (s.sw.dir / "flash" / "cand.txt").write_text("interface GigabitEthernet1/0/3\n description merged\n")
+    r = s.line("copy flash:cand.txt running-config")
+    assert (r.text, r.prompt) == ("Destination filename [running-config]? ", "")
+    s.line("")
+    assert "description merged" in s.sw.running.render()
+    assert s.line("copy running-config startup-config").text == "Destination filename [startup-config]? "
+    assert "[OK]" in s.line("").text
+    assert s.line("delete flash:cand.txt").text == "Delete filename [cand.txt]? "
+    assert s.line("").text == "Delete flash:/cand.txt? [confirm]"
+    s.line("n")
+    assert "cand.txt" in s.line("dir").text
+    run(s, "conf t", "file prompt noisy", "end")
+    assert s.line("copy flash:cand.txt running-config").text == "Source filename [cand.txt]? "
+    assert s.line("").text == "Destination filename [running-config]? "
+    assert s.line("").prompt is None
+    run(s, "conf t", "file prompt quiet", "end")
+    assert s.sw.running.kept.count("file prompt quiet") == 1 and "file prompt noisy" not in s.sw.running.kept
+    assert s.line("copy flash:cand.txt running-config").prompt is None
+    assert s.line("delete flash:cand.txt").text == "Delete flash:/cand.txt? [confirm]"
+    s.line("y")
+    assert "cand.txt" not in s.line("dir").text
+    run(s, "conf t", "file prompt alert", "end")
+    assert not [k for k in s.sw.running.kept if k.startswith("file prompt")]
 
 
 def test_configure_replace_and_archive_diffs(s, tmp_path):

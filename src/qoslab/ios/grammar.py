@@ -178,7 +178,7 @@ PASSTHROUGH = [
     T("ip subnet-zero", "keep"), T("ip classless", "keep"), T("ip http server", "keep"),
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
     T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
-    T("file prompt quiet", "keep"), T("ip scp server enable", "keep"),  # NAPALM's file operations
+    T("file prompt {m:alert|noisy|quiet}", "keep"), T("ip scp server enable", "keep"),  # file operations
 ]
 IF_TEMPLATES = [
     T("mls qos trust {t:dscp|cos|ip-precedence}", "if"),

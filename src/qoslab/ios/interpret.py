@@ -102,6 +102,10 @@ def _hostname(c: _Ctx) -> Mode:
 
 
 def _keep(c: _Ctx) -> Mode:
+    if c.text.startswith("file prompt "):  # one mode at a time; alert, the default, is not shown
+        _remove_prefix(c.rc.kept, "file prompt")
+    if c.text == "file prompt alert":
+        return Mode(GLOBAL)
     if c.negate:
         _remove_prefix(c.rc.kept, c.text)
     elif c.text not in c.rc.kept:
@@ -232,9 +236,7 @@ def _pmapc_line(c: _Ctx) -> Mode:
     if c.negate:
         _remove_prefix(sec.children, key)
     else:
-        # IOS keeps `set ip dscp N` as `set dscp N` in the running-config (Catalyst 3750-X/3560-X
-        # Software Configuration Guide, OL-21521-01, "Configuring QoS": classifying, policing and
-        # marking with policy maps), so a profile that writes either reads back the same
+        # IOS keeps `set ip dscp N` as `set dscp N` (3750-X/3560-X QoS configuration, OL-21521-01)
         text = c.text.replace("set ip dscp", "set dscp")
         if key == "police" and "exceed-action" not in text:
             text += " exceed-action drop"  # the default exceed action, shown as IOS shows it

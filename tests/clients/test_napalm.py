@@ -179,3 +179,26 @@ def test_uptime_advances(dev, vswitch):
 def test_wrong_password_is_refused(vswitch):
     with pytest.raises(NetmikoAuthenticationException):  # NAPALM lets netmiko's error through
         _open(_driver(vswitch, password="not-the-password"))
+
+
+def test_state_getters(dev, vswitch):
+    """The getters of issue 35: ARP (no SVI address: empty, as a layer-2 3750's), SNMP from the
+    running-config (chassis ID: the serial), environment (CPU from the table, memory), LLDP (on
+    with ``lldp run``, no neighbour: testbed hosts send none), MAC table (the CPU's static
+    entries; the bridge's learned ones on a testbed that applies its config)."""
+    assert dev.get_arp_table() == []
+    snmp = dev.get_snmp_information()
+    assert snmp["chassis_id"] == dev.get_facts()["serial_number"] and snmp["community"] == {}
+    dev.device.send_config_set(["snmp-server community qoslab-ro RO 10", "snmp-server location lab-3",
+                                "snmp-server contact ops", "lldp run"])
+    snmp = dev.get_snmp_information()
+    assert snmp["community"] == {"qoslab-ro": {"mode": "ro", "acl": "10"}}
+    assert (snmp["location"], snmp["contact"]) == ("lab-3", "ops")
+    env = dev.get_environment()
+    assert 0 <= env["cpu"][0]["%usage"] <= 100 and env["memory"]["available_ram"] > env["memory"]["used_ram"] > 0
+    assert dev.get_lldp_neighbors() == {} and dev.get_lldp_neighbors_detail() == {}
+    macs = dev.get_mac_address_table()
+    assert len(macs) == 20 and all(m["static"] and m["vlan"] == 0 and m["interface"] == "" for m in macs)
+    assert "FF:FF:FF:FF:FF:FF" in {m["mac"] for m in macs}
+    counters = dev.get_interfaces_counters()
+    assert set(counters) >= {"GigabitEthernet1/0/1"}

@@ -11,7 +11,6 @@ import pytest
 from scrapli import AuthOptions, Cli, LookupKeyValue, TransportBinOptions, TransportSsh2Options
 from scrapli.exceptions import OperationException
 
-
 #: OpenSSH (9.x) options for a 3750 on 12.2(55)SE: SHA-1 key exchanges, ssh-rsa host keys, CBC, SHA-1 MACs
 OPENSSH_3750 = ["-o", "KexAlgorithms=+diffie-hellman-group14-sha1,diffie-hellman-group1-sha1",
                 "-o", "HostKeyAlgorithms=+ssh-rsa", "-o", "Ciphers=+aes128-cbc,3des-cbc", "-o", "MACs=+hmac-sha1"]

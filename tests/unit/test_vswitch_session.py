@@ -214,3 +214,13 @@ def test_tclsh_inline_transfer_pattern(s):
     assert md5 in s.line("verify /md5 flash:candidate_config.txt").text  # an EXEC command inside tclsh
     assert s.line('puts "hi"').text == "hi\n"
     assert s.line("tclquit").text == "" and s.prompt == "Switch#"
+
+
+def test_user_exec_show_commands(s):
+    """User EXEC answers the status displays (Command Modes: User EXEC in the 3750 command
+    reference) and refuses configurations, SNMP and files with the caret under the keyword."""
+    for cmd in ("show arp", "show mac address-table", "show cdp neighbors", "show env all", "show ip route",
+                "show processes cpu", "show interfaces counters", "show vlan id 1"):
+        assert "Invalid input" not in s.line(cmd).text, cmd
+    for cmd in ("show snmp", "show running-config", "show memory statistics", "dir"):
+        assert "% Invalid input detected at '^' marker." in s.line(cmd).text, cmd

@@ -179,6 +179,7 @@ PASSTHROUGH = [
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
     T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
     T("file prompt {m:alert|noisy|quiet}", "keep"), T("ip scp server enable", "keep"),  # file operations
+    T("snmp-server {rest:word}", "keep", 12, 1), T("lldp run", "keep"), T("no cdp run", "keep"),
 ]
 IF_TEMPLATES = [
     T("mls qos trust {t:dscp|cos|ip-precedence}", "if"),

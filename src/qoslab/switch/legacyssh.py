@@ -97,8 +97,8 @@ def paramiko_default_transport() -> Iterator[None]:
     import paramiko.client
 
     saved = paramiko.client.Transport
-    paramiko.client.Transport = LegacyTransport  # type: ignore[misc]
+    paramiko.client.Transport = LegacyTransport
     try:
         yield
     finally:
-        paramiko.client.Transport = saved  # type: ignore[misc]
+        paramiko.client.Transport = saved

@@ -50,11 +50,12 @@ def connect(dev: Device):
 
     c = dev.credentials()
     try:
-        conn = netmiko_class(dev.ssh_profile)(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username,
-                              password=c.password, secret=c.secret, ssh_strict=True, system_host_keys=False,
-                              alt_host_keys=True, alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s,
-                              conn_timeout=dev.timeout_s, auth_timeout=dev.timeout_s, allow_agent=False,
-                              use_keys=False, read_timeout_override=dev.timeout_s)
+        cls = netmiko_class(dev.ssh_profile)
+        conn = cls(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username, password=c.password,
+                   secret=c.secret, ssh_strict=True, system_host_keys=False, alt_host_keys=True,
+                   alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s, conn_timeout=dev.timeout_s,
+                   auth_timeout=dev.timeout_s, allow_agent=False, use_keys=False,
+                   read_timeout_override=dev.timeout_s)
         conn.enable()
     except NetmikoAuthenticationException:
         raise QoslabError(f"switch {dev.host}:{dev.port}: authentication failed") from None

@@ -40,7 +40,8 @@ def ensure_identity(d: Path, profile: str | None = None) -> Credentials:
     if key.exists() and asyncssh.read_private_key(str(key)).get_algorithm() != kind:
         key.unlink()
     if not key.exists():
-        k = asyncssh.generate_private_key(kind, **({"key_size": 2048} if kind == "ssh-rsa" else {}))
+        k = asyncssh.generate_private_key(kind, key_size=2048) if kind == "ssh-rsa" else \
+            asyncssh.generate_private_key(kind)
         write_private(key, k.export_private_key())
         (d / "ssh_host_key.pub").unlink(missing_ok=True)
         k.write_public_key(str(d / "ssh_host_key.pub"))
@@ -52,7 +53,7 @@ def host_keypair(path: str, profile: SshProfile) -> asyncssh.SSHKeyPair:
     as ``ssh-rsa`` alone for the 3750, which signs with SHA-1 and knows no ``rsa-sha2-*``)."""
     kp = asyncssh.load_keypairs(path)[0]
     if profile.host_key_algs:
-        kp.host_key_algorithms = [a.encode() for a in profile.host_key_algs]  # type: ignore[attr-defined]
+        kp.host_key_algorithms = [a.encode() for a in profile.host_key_algs]
     return kp
 
 

@@ -107,7 +107,8 @@ def test_resource_modules_gathered(results):
     ace = acls["scavenger"]["aces"][0]
     assert (ace["grant"], ace["protocol"], ace["destination"]["port_protocol"]) == ("permit", "udp", {"eq": "9"})
     ifs = {i["name"]: i for i in r["interfaces"]["gathered"]}
-    assert len(ifs) == 24 and ifs["GigabitEthernet1/0/5"]["description"] == "jp-5"
+    assert len(ifs) == 25 and "Vlan1" in ifs  # 24 ports and interface Vlan1, as a 3750 lists them
+    assert ifs["GigabitEthernet1/0/5"]["description"] == "jp-5"
 
 
 def test_invalid_line_fails_with_the_ios_error(results):

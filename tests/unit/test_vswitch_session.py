@@ -92,7 +92,7 @@ def test_show_commands_render_from_state(s):
     assert "buffers   :      70      30" in s.line("show mls qos input-queue").text
     v = s.line("show version").text
     assert "Switch uptime is 1 hour, 1 minute" in v and f"Processor board ID {device_facts(s.sw).serial}" in v
-    assert s.line("show running-config | count ^interface").text == "Number of lines which match regexp = 24\n"
+    assert s.line("show running-config | count ^interface").text == "Number of lines which match regexp = 25\n"  # 24 ports and Vlan1
 
 
 def test_flash_copy_md5_dir_more_delete(s):
@@ -224,3 +224,27 @@ def test_user_exec_show_commands(s):
         assert "Invalid input" not in s.line(cmd).text, cmd
     for cmd in ("show snmp", "show running-config", "show memory statistics", "dir"):
         assert "% Invalid input detected at '^' marker." in s.line(cmd).text, cmd
+
+
+def test_running_config_stock_lines_and_flash_image(s):
+    """A 3750's running-config prints its stock lines (boot markers, spanning-tree mode,
+    VLAN allocation, interface Vlan1, HTTP server, console and vty lines) and loads back to the
+    same text; ``dir`` lists the IOS image and, once saved, config.text (the startup-config)."""
+    s.privileged = True
+    run_text = s.line("show running-config").text
+    body = run_text.split("\n")
+    for line in ("boot-start-marker", "boot-end-marker", "spanning-tree mode pvst", "spanning-tree extend system-id",
+                 "vlan internal allocation policy ascending", "interface Vlan1", " no ip address", "ip classless",
+                 "line con 0", "line vty 0 4", " login", "line vty 5 15"):
+        assert line in body, line
+    assert body.index("hostname Switch") < body.index("boot-start-marker") < body.index("spanning-tree mode pvst") \
+        < body.index("interface GigabitEthernet1/0/1") < body.index("interface Vlan1") < body.index("line con 0")
+    again = RunningConfig.factory("Switch", s.sw.topo.switch.ports)
+    from qoslab.ios import load_config
+    assert load_config(run_text, again) == [] and again.render() == run_text
+    listing = s.line("dir").text
+    assert "c3750-ipservicesk9-mz.122-55.SE12.bin" in listing and "config.text" not in listing
+    s.line("write memory")
+    listing = s.line("dir flash:").text
+    assert "config.text" in listing
+    assert s.line("more flash:config.text").text == (s.sw.dir / "startup-config").read_text()

@@ -133,3 +133,13 @@ def test_rendered_profile_lines_are_what_ios_shows(name):
     assert load_config("\n".join(lines), rc) == []
     shown = {l.strip() for l in rc.render().splitlines()}
     assert [l for l in lines if l.strip() not in shown] == []
+
+
+def test_exit_leaves_each_mode_for_its_parent():
+    """``exit``: a policy-map class to its policy-map, other sub-modes to global configuration,
+    global configuration to EXEC (IOS)."""
+    rc = fresh()
+    m = run(rc, "policy-map p", "class c")
+    assert interpret(rc, m, "exit").name == "config-pmap"
+    assert interpret(rc, run(rc, "interface Gi1/0/2"), "exit").name == "config"
+    assert interpret(rc, Mode(), "exit").name == "exec"

@@ -248,3 +248,20 @@ def test_running_config_stock_lines_and_flash_image(s):
     listing = s.line("dir flash:").text
     assert "config.text" in listing
     assert s.line("more flash:config.text").text == (s.sw.dir / "startup-config").read_text()
+
+
+def test_context_help_follows_mode_and_privilege(s):
+    """``?`` (qoslab.vcatalyst.cli_help): user EXEC offers only its commands; ``show mls qos ?``
+    the keywords that may follow, ``|`` and ``<cr>``; an abbreviation its completions; config
+    mode its own commands; nothing fits: ``% Unrecognized command``."""
+    assert "  configure" not in s.help("") and "  show" in s.help("")
+    s.privileged = True
+    out = s.help("show mls qos ").splitlines()
+    assert {"  interface", "  maps", "  queue-set", "  <cr>"} <= set(out)
+    assert s.help("conf") == "configure  \n\n"
+    assert s.help("frobnicate ") == "% Unrecognized command\n"
+    s.line("configure terminal")
+    assert {"  mls", "  interface", "  exit", "  end"} <= set(s.help("").splitlines())
+    run(s, "policy-map p", "class c")
+    assert {"  set", "  police", "  trust"} <= set(s.help("").splitlines())
+    assert "  <0-63>" in s.help("set dscp ").splitlines()

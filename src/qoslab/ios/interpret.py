@@ -339,8 +339,8 @@ def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
     if not toks or toks[0][0].startswith("!"):
         return mode
     first = toks[0][0]
-    if first == "exit":
-        return Mode("config-pmap", mode.target) if mode.name == "config-pmap-c" else Mode(GLOBAL)
+    if first == "exit":  # to the parent mode; global configuration's is EXEC
+        return {"config-pmap-c": Mode("config-pmap", mode.target), GLOBAL: Mode("exec")}.get(mode.name, Mode(GLOBAL))
     if first == "end":
         return Mode("exec")
     negate = first == "no"

@@ -121,14 +121,62 @@ async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, 
     return True
 
 
+def register_hot_keys(process: asyncssh.SSHServerProcess, session: IosSession, state: dict) -> None:
+    """IOS's keys on the line editor (Cisco IOS Configuration Fundamentals Configuration Guide
+    12.2, "Using the Cisco IOS Command-Line Interface"): ``?`` context help, Ctrl-Z (``^Z``) ends
+    configuration mode, Ctrl-C discards the typed line. Each is delivered to :func:`run_shell` as
+    a signal named after the key, the typed line in ``state["line"]``; while a password is typed
+    (``state["secret"]``) or a question or Tcl line waits, ``?`` is text and Ctrl-Z rings."""
+    def hot(name: str):
+        def handler(line: str, pos: int):
+            if state.get("secret"):
+                return ("", 0) if name == "ctrl-c" else name == "help"
+            if name == "help" and not session.takes_help():
+                return True
+            state["line"] = line
+            return (name, -1)
+        return handler
+
+    if process.get_terminal_type() is None:  # no pty: no line editor
+        return
+    for key, name in (("?", "help"), ("\x1a", "ctrl-z"), ("\x03", "ctrl-c")):
+        process.channel.register_key(key, hot(name))  # type: ignore[attr-defined]
+
+
+def hot_key(process: asyncssh.SSHServerProcess, session: IosSession, name: str, line: str) -> None:
+    """What a hot key (:func:`register_hot_keys`) does: help below the line (the typed line stays),
+    ``^Z`` runs the typed line and ends configuration mode, ``^C`` drops the typed line."""
+    out = process.stdout
+    if name == "help":
+        out.write("?\n" + session.help(line) + session.prompt)
+        return
+    process.channel.clear_input()  # type: ignore[attr-defined]
+    if name == "ctrl-c":
+        session.interrupt()
+        out.write(line + "^C\n" + session.prompt)
+        return
+    out.write(line + "^Z\n")
+    if line.strip():
+        out.write(session.line(line).text)
+    if session.mode is not None:
+        out.write(session.line("end").text)
+    out.write(session.prompt)
+
+
 async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
     """An interactive shell session on an asyncssh server process (line editor on). The first
     prompt was written by the process factory (:func:`start_server`), before any typed input."""
     out = process.stdout
+    state: dict = {}
+    register_hot_keys(process, session, state)
     try:
         while True:
             try:
                 line = await _next_input(process)
+            except asyncssh.SignalReceived as sig:
+                async with lock:
+                    hot_key(process, session, sig.signal, state.pop("line", ""))
+                continue
             except (asyncssh.BreakReceived, asyncssh.TerminalSizeChanged):
                 continue
             if line == "":
@@ -138,7 +186,9 @@ async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, loc
             while reply.secret:
                 out.write(reply.text)
                 process.channel.set_echo(False)  # type: ignore[attr-defined]
+                state["secret"] = True
                 secret = await _next_input(process)
+                state["secret"] = False
                 process.channel.set_echo(True)  # type: ignore[attr-defined]
                 out.write("\n")
                 if secret == "":

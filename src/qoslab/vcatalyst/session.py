@@ -27,8 +27,10 @@ from dataclasses import dataclass
 
 from ..errors import QoslabError
 from ..ios import IosError, Mode, interpret
+from ..ios.grammar import MODE_TEMPLATES
 from .archive import config_differences, copied, incremental_diffs, merge, replace
-from .execparse import USER_EXEC, ExecCommand, apply_modifier, parse_exec
+from .cli_help import context_help
+from .execparse import EXEC_COMMANDS, USER_EXEC, ExecCommand, apply_modifier, parse_exec
 from .fileprompt import confirmed, copy_questions, delete_questions, prompt_mode
 from .flash import Flash
 from .show import show_output
@@ -143,6 +145,26 @@ class IosSession:
         if n.startswith("show "):
             return self._show(cmd, text)
         return self._file_command(cmd)
+
+    def interrupt(self) -> None:
+        """Ctrl-C: a question waiting for its answer is dropped (its file operation does not run),
+        as is a Tcl command whose braces are still open."""
+        self._pending = None
+        self._tcl_lines = None
+
+    def takes_help(self) -> bool:
+        """Whether ``?`` asks for help now (not while a question or a Tcl line waits for its answer,
+        where it is text, as in IOS's tclsh)."""
+        return self._pending is None and self._tcl_lines is None and not self.tcl
+
+    def help(self, line: str) -> str:
+        """The context help for ``line?`` (:mod:`.cli_help`) in the session's mode and privilege."""
+        if self.mode is None:
+            specs = [(tuple(EXEC_COMMANDS[n].split()), 1) for n in EXEC_COMMANDS if self.privileged or n in USER_EXEC]
+            return context_help(line, specs, modifiers=True)
+        tpls = MODE_TEMPLATES.get(self.mode.name, [])
+        specs = [(t.specs, t.repeat) for t in tpls] + [(("no", *t.specs), t.repeat) for t in tpls if t.specs[0] != "no"]
+        return context_help(line, specs + [(("exit",), 1), (("end",), 1), (("do", "{rest}"), 1)])
 
     def secret_line(self, text: str) -> Reply:
         """The answer to ``Password:`` after ``enable``: three tries, then ``% Bad secrets``."""

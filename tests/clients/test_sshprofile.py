@@ -84,3 +84,18 @@ def test_qoslab_switch_push_connects(vswitch, tmp_path):
     assert first.returncode == 0 and "pushed" in first.stdout, first.stdout + first.stderr
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "nothing sent" in again.stdout, again.stdout + again.stderr
+
+
+def test_push_with_the_modern_profile_fails_in_one_line(vswitch, tmp_path):
+    """A device file with ``ssh_profile: modern`` (stock paramiko) against a 3750: refused with a
+    one-line error that names the setting, no traceback (paramiko's own log records silenced)."""
+    kh = tmp_path / "known_hosts"
+    kh.write_text(f"[{vswitch.host}]:{vswitch.port} " + (vswitch.state / "ssh_host_key.pub").read_text())
+    dev = tmp_path / "dev.yaml"
+    dev.write_text(f"device: catalyst\nhost: {vswitch.host}\nport: {vswitch.port}\n"
+                   f"credentials_file: {vswitch.state / 'credentials'}\nknown_hosts: {kh}\nssh_profile: modern\n")
+    p = subprocess.run([sys.executable, "-m", "qoslab", "switch", "push", "thesis", "--device", str(dev), "-t",
+                        str(vswitch.topology), "--out", str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode != 0 and "Traceback" not in p.stderr + p.stdout
+    assert "no SSH algorithm in common with ssh_profile modern" in p.stderr and "ssh_profile: c3750" in p.stderr

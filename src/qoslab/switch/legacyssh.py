@@ -19,6 +19,7 @@ section 7.1), so the device setting ``ssh_profile: c3750`` costs nothing against
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from hashlib import sha1
@@ -102,3 +103,12 @@ def paramiko_default_transport() -> Iterator[None]:
         yield
     finally:
         paramiko.client.Transport = saved
+
+
+def quiet_paramiko() -> None:
+    """Keep paramiko's own log records (a failed key exchange logs its whole traceback at ERROR)
+    off the terminal: the caller reports the failure in one line. Records still reach handlers an
+    application configures on the root logger."""
+    log = logging.getLogger("paramiko")
+    if not any(isinstance(h, logging.NullHandler) for h in log.handlers):
+        log.addHandler(logging.NullHandler())

@@ -133,6 +133,8 @@ def register_hot_keys(process: asyncssh.SSHServerProcess, session: IosSession, s
                 return ("", 0) if name == "ctrl-c" else name == "help"
             if name == "help" and not session.takes_help():
                 return True
+            if name == "ctrl-z" and (session.mode is None or not session.takes_help()):
+                return False  # ^Z only ends configuration mode
             state["line"] = line
             return (name, -1)
         return handler

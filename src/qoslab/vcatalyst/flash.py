@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from .show_sys import FileEntry, render_dir
+from .show_sys import DeviceFacts, FileEntry, render_dir
 
 #: ``dir flash:`` of a WS-C3750G-24T (32 MB flash): "32514048 bytes total"
 FLASH_BYTES = 32514048
@@ -19,7 +19,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,63}$")
 #: The IOS image a 3750 boots from flash: (``show version``: System image file), listed by
 #: ``dir`` as on hardware. Its size is a stand-in of the order of the 12.2(55)SE ipservicesk9
 #: image's (no image is stored: the virtual switch has none).
-IMAGE = "c3750-ipservicesk9-mz.122-55.SE12.bin"
+IMAGE = DeviceFacts.image
 IMAGE_BYTES = 16_000_000
 #: The file a 3750 keeps its startup-config in (``boot config-file``, default flash:config.text).
 CONFIG_TEXT = "config.text"

@@ -61,8 +61,10 @@ def check_condition(name: str, d: dict, x: np.ndarray) -> None:
     assert d["n"] == n, w
     close(d["mean"], mean, f"{w} mean")
     close(d["sd"], sd, f"{w} sd")
-    ci = scipy_stats.t.interval(0.95, n - 1, loc=mean, scale=scipy_stats.sem(x))
-    close(d["ci95"][0], ci[0], f"{w} ci95"), close(d["ci95"][1], ci[1], f"{w} ci95")
+    # the mean's interval is BCa (checked against scipy's in check_section's bootstrap part): inside
+    # the values' support, around the mean
+    eps = 1e-9 * max(1.0, abs(x.max()))  # an end may be the extreme value, to the last bit
+    assert x.min() - eps <= d["ci95"][0] <= mean <= d["ci95"][1] <= x.max() + eps, (w, d["ci95"])
     close(d["median"], np.median(x), f"{w} median")
     close(d["min"], x.min(), f"{w} min"), close(d["max"], x.max(), f"{w} max")
     close(d["cv"], scipy_stats.variation(x, ddof=1), f"{w} cv")
@@ -180,6 +182,10 @@ def check_section(s: dict, data: dict[str, np.ndarray], *, bootstrap: bool = Tru
     if not bootstrap:
         return
     seed = st["bootstrap_seed"]
+    for name in sorted(s["conditions"])[:4]:  # the mean's BCa interval (four conditions: the time budget)
+        if data[name].std() > 0:
+            bca_check(s["conditions"][name]["ci95"], (data[name],), lambda x, axis: x.mean(axis), seed,
+                      f"mean of {name}")
     for c in comps:
         a, b = data[c["a"]], data[c["b"]]
         bca_check(c["difference_ci95_s"], (a, b), lambda x, y, axis: y.mean(axis) - x.mean(axis), seed,

@@ -60,11 +60,11 @@ def _rto_ms(ss_text: str) -> float:
 
 @pytest.fixture(scope="module")
 def scaled(tmp_path_factory):
-    from .conftest import free_port, unique_name
-
     import yaml
 
     from conftest import ECENET
+
+    from .conftest import free_port, unique_name
 
     data = yaml.safe_load(ECENET.read_text())
     data.update(name=unique_name("k"), scale=KNOBS)

@@ -14,7 +14,8 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
 PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcompile", "vcatalyst.execparse",
-        "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render"}
+        "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render",
+        "scale"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
 #: The rules per package: (importer, forbidden target, targets allowed all the same, why).

@@ -9,8 +9,8 @@ host, validated strictly (unknown fields are errors).
   ACK by 40 ms at least, ``TCP_DELACK_MIN``, which a scaled-down run cannot scale).
 - ``switch_queue_ms`` / ``host_queue_ms``: queue limits as time at the link rate, converted to
   bytes (``rate/8 x ms``) in place of ``buffers.switch_port_bytes`` / ``buffers.host_bytes``
-  (giving both is an error unless they agree, as in a resolved topology written back). A queue must hold two full frames (2 x 1514 B, as the HTB burst
-  floor in :class:`qoslab.topology.Link`).
+  (giving both is an error unless they agree, as in a resolved topology written back). A queue
+  must hold two full frames (2 x 1514 B, as the HTB burst floor in :class:`qoslab.topology.Link`).
 
 The testbed applies them (``qoslab.testbed.plan.route_lines``); on ``environment: cluster`` a
 real cluster's hosts are configured by its own provisioning (the values are checked all the same).
@@ -40,7 +40,7 @@ class ScaleKnobs(StrictModel):
     absent one leaves the kernel's or the topology's default."""
 
     rto_min_ms: float | None = Field(None, ge=1, le=1000, description="ms, TCP minimum RTO on host routes")
-    quickack: bool | None = Field(None, description="true: no delayed ACKs on host routes")
+    quickack: bool | None = Field(None, strict=True, description="true: no delayed ACKs on host routes")
     switch_queue_ms: float | None = Field(None, gt=0, le=1000, description="ms at the link rate, switch port FIFO")
     host_queue_ms: float | None = Field(None, gt=0, le=1000, description="ms at the link rate, host NIC queue")
 

@@ -172,3 +172,16 @@ def test_cli_writes_a_topology_that_loads(tmp_path, write_yaml):
                           str(write_yaml({**REAL, "rtt_us": -1}, "bad.yaml"))], capture_output=True, text=True,
                          timeout=60, env={"COLUMNS": "200", "PATH": ""})
     assert bad.returncode != 0 and "bad.yaml:" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_supersample_is_a_strict_workload_setting():
+    from pydantic import ValidationError
+
+    from qoslab.workloads.raytracer import RaytracerSettings
+
+    s = RaytracerSettings(hosts=["jp-1", "jp-2"], supersample=4)
+    assert s.describe().endswith("supersample 4")
+    assert "supersample" not in RaytracerSettings(hosts=["jp-1"]).describe()  # 1 = the JGF benchmark
+    for bad in (0, 5, "2x"):
+        with pytest.raises(ValidationError):
+            RaytracerSettings(hosts=["jp-1"], supersample=bad)

@@ -26,7 +26,7 @@ class RaytracerSettings(WorkloadSettings, WorkloadBase):
 
     def describe(self) -> str:
         return (f"raytracer on {', '.join(self.hosts)}, size {self.size}, {self.frames} frame(s), rows per call "
-                f"{self.rows_per_call}")
+                f"{self.rows_per_call}" + (f", supersample {self.supersample}" if self.supersample > 1 else ""))
 
 
 class Raytracer:

@@ -16,7 +16,8 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcompile", "vcatalyst.execparse",
         "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render",
         "meters.fidelityjudge", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
-        "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms"}
+        "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",
+        "workloads.metrics"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}

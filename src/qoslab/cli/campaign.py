@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import QoslabError
+from ..workloads.metrics import DEFAULT, Metric, decimals, fmt, primary_value
 from .common import console
 
 app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
@@ -41,6 +42,7 @@ class _TrialProgress:
 
     def __init__(self, prog: Progress, means: dict[str, list[float]], pending: dict[int, str]) -> None:
         self.prog, self.means, self.pending = prog, means, dict(pending)
+        self.values: dict[str, list[float | None]] = {}  # a declared primary metric's values
         self.wall: dict[str, list[float]] = {}
         self.overheads: list[float] = []  # wall minus render time of this run's successful trials
         self.last = time.monotonic()
@@ -62,12 +64,18 @@ class _TrialProgress:
             self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] "
                                     f"{escape(row['error'][:200])}")
         else:
+            metric, value = primary_value(row.get("metrics_json"), row["elapsed_s"])
             if not row["warmup"]:
                 self.means.setdefault(row["condition"], []).append(row["elapsed_s"])
-            m = self.means.get(row["condition"], [])
-            mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
+                self.values.setdefault(row["condition"], []).append(value)
+            # a declared metric's running mean is over this run's trials (the store's means are elapsed_s)
+            v = self.means.get(row["condition"], []) if metric == DEFAULT.primary else \
+                [x for x in self.values.get(row["condition"], []) if x is not None]
+            d = decimals(metric, [value, *v])
+            mean = f"mean {fmt(sum(v) / len(v), d, metric.unit)} over {len(v)}" if v else "warm-up"
             self.prog.update(self.task, description=f"{row['condition']} #{row['trial']}")
-            self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
+            self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {fmt(value, d, metric.unit):>9}   "
+                                    f"({mean})")
         overhead = sum(self.overheads) / len(self.overheads) if self.overheads else 0.0
         self.prog.update(self.task, eta=_hms(eta_s(list(self.pending.values()), self.wall, self.means, overhead)))
 
@@ -156,7 +164,11 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    _print_stats(stats, _times_title(getattr(runner.pb.workload, "kind", "raytracer")))
+    _print_stats(stats, _times_title(getattr(runner.pb.workload, "kind", "raytracer"), stats.get("metric")))
+    for name, sec in (stats.get("secondary") or {}).items():
+        if sec.get("stats"):
+            _print_stats(json.loads((folder / sec["stats"]).read_text()), f"secondary metric {name} ({sec['unit']})",
+                         Metric.from_dict({"name": name, **sec}))
     _print_stopping(stats.get("stopping"))
     _print_overhead(stats.get("overhead_s"))
     if (folder / "stats-network.json").exists():
@@ -177,22 +189,31 @@ def _print_fidelity(block: dict[str, Any] | None) -> None:
         console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
-def _times_title(kind: str) -> str:
-    """The console title of the trial times table for a workload kind."""
+def _times_title(kind: str, metric: dict[str, Any] | None = None) -> str:
+    """The console title of the statistics table for a workload kind and its declared primary
+    ``metric`` (stats.json's ``metric`` block, None: elapsed_s in seconds)."""
+    if metric:
+        better = "lower" if metric.get("direction", "lower") == "lower" else "higher"
+        return f"{metric['name']} ({kind}: {metric['unit']}, {better} is better)"
     return "trial times (render phase, seconds)" if kind == "raytracer" else \
         f"trial times ({kind}: the workload's elapsed_s, seconds)"
 
 
-def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)") -> None:
+def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)",
+                 metric: Metric | None = None) -> None:
+    """A statistics table (mean, sd, CI, median, CV per condition) with its comparisons and
+    recoveries, values in ``metric``'s unit and precision (default: stats.json's ``metric``)."""
+    m = metric or (Metric.from_dict(stats["metric"]) if stats.get("metric") else DEFAULT.primary)
+    d_ = decimals(m, [d["mean"] for d in stats["conditions"].values()])
     tab = Table(title=title)
-    for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
+    for c in ("condition", "n", f"mean {m.unit}", f"sd {m.unit}", "95% CI", f"median {m.unit}", "CV"):
         tab.add_column(c, justify="left" if c == "condition" else "right")
     for name, d in stats["conditions"].items():
-        tab.add_row(name, str(d["n"]), f"{d['mean']:.3f}", f"{d['sd']:.3f}", f"{d['ci95'][0]:.3f}-{d['ci95'][1]:.3f}",
-                    f"{d['median']:.3f}", f"{d['cv']:.1%}")
+        tab.add_row(name, str(d["n"]), fmt(d["mean"], d_), fmt(d["sd"], d_),
+                    f"{fmt(d['ci95'][0], d_)}-{fmt(d['ci95'][1], d_)}", fmt(d["median"], d_), f"{d['cv']:.1%}")
     console.print(tab)
     for c in stats.get("comparisons", []):
-        console.print(_comparison_line(c))
+        console.print(_comparison_line(c, m.unit, d_))
     for r in stats.get("recovery", []):
         ratio, ci = r["ratio"], r.get("ci95")
         interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] (BCa 95 %)" if ci and None not in ci else ""
@@ -208,14 +229,14 @@ def _print_overhead(overhead: dict[str, Any] | None) -> None:
                       f"trials; {per}")
 
 
-def _comparison_line(c: dict[str, Any]) -> str:
+def _comparison_line(c: dict[str, Any], unit: str = "s", places: int = 3) -> str:
     """One comparison as a line: difference with its bootstrap interval, ratio, Hedges' g, Holm-
     adjusted p values, and, where no difference was detected (Welch p >= 0.05), whether the data
     show the conditions equivalent within the TOST margin (absence of evidence is not equivalence)."""
     ci = c.get("difference_ci95_s")
-    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s"
+    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.{places}f} {unit}"
     if ci:
-        line += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+        line += f" [{ci[0]:+.{places}f}, {ci[1]:+.{places}f}]"
     line += f" ({c['ratio']:.2f}x)"
     if c.get("hedges_g") is not None:
         line += f", g = {c['hedges_g']:+.2f}"
@@ -263,8 +284,7 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
     st = Store(folder / "trials.sqlite")
     console.print(f"{folder}: {st.counts()}")
-    for c, v in st.done_times().items():
-        console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")
+    _print_means(st)
     seq = st.meta("sequential")
     if seq:
         stop = seq.get("stopped")
@@ -273,6 +293,26 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
                                         f"{len(seq.get('checks', []))} check(s), the rule has not held"
                                         + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
                       soft_wrap=True)
+
+
+def _print_means(st: Any) -> None:
+    """Running means per condition of the primary metric (declared, else elapsed_s in seconds)."""
+    from ..stats.metrics import declared_metrics
+
+    try:
+        ms = declared_metrics(st)
+    except QoslabError as e:
+        console.print(f"[yellow]{escape(str(e))}[/]")
+        ms = None
+    m = ms.primary if ms else DEFAULT.primary
+    per: dict[str, list[float]] = {}
+    for row in st.trials(counted=True):
+        v = row.metric(m.name)
+        if v is not None:
+            per.setdefault(row.condition, []).append(v)
+    places = decimals(m, [sum(v) / len(v) for v in per.values()])
+    for c, v in per.items():
+        console.print(f"  {c:<24} n={len(v):3d} mean {fmt(sum(v) / len(v), places, m.unit)}")
 
 
 @app.command("sweep")

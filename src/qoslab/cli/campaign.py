@@ -164,7 +164,16 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    _print_stats(stats, _times_title(getattr(runner.pb.workload, "kind", "raytracer"), stats.get("metric")))
+    _print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
+    with console.status("executing the report notebook ..."):
+        page = campaign_report(folder)
+    console.print(f"campaign folder: {folder}\nreport: {page}")
+
+
+def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:
+    """A campaign's statistics on the console: the primary metric, each secondary metric, the
+    stopping rule, the harness overhead, the network wait and the fidelity verdicts."""
+    _print_stats(stats, _times_title(kind, stats.get("metric")))
     for name, sec in (stats.get("secondary") or {}).items():
         if sec.get("stats"):
             _print_stats(json.loads((folder / sec["stats"]).read_text()), f"secondary metric {name} ({sec['unit']})",
@@ -175,9 +184,6 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
     _print_fidelity(stats.get("fidelity"))
-    with console.status("executing the report notebook ..."):
-        page = campaign_report(folder)
-    console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
 def _print_fidelity(block: dict[str, Any] | None) -> None:

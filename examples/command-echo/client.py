@@ -2,8 +2,9 @@
 """Head command of the `command` workload example (stdlib only): sends --requests request/response
 round trips of --bytes bytes to each echo server of --servers (ADDRESS:PORT,...) in parallel, one
 connection per server, checks every echo and prints ONE JSON line on stdout (the qoslab command
-contract): elapsed_s (required: wall seconds of the whole exchange), valid, and extra metrics
-(requests, rtt_median_s, rtt_p99_s, bytes). Exit code 0 = valid."""
+contract): elapsed_s (required: wall seconds of the whole exchange), valid, the declared metrics
+(``metrics``: rtt_p99_ms primary, rtt_p50_ms, requests_per_s) and extra keys (requests,
+rtt_median_s, rtt_p99_s, bytes). Exit code 0 = valid."""
 
 from __future__ import annotations
 
@@ -73,9 +74,14 @@ def main() -> int:
         t.join()
     elapsed = time.perf_counter() - t0
     rtts.sort()
+    p50 = statistics.median(rtts) if rtts else None
+    p99 = rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))] if rtts else None
     result = {"elapsed_s": elapsed, "valid": not errors, "servers": len(servers), "requests": len(rtts),
-              "bytes": a.bytes, "rtt_median_s": statistics.median(rtts) if rtts else None,
-              "rtt_p99_s": rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))] if rtts else None}
+              "bytes": a.bytes, "rtt_median_s": p50, "rtt_p99_s": p99}
+    if rtts:  # the metrics this workload is about (qoslab's contract: `metrics` names them, with units)
+        result.update({"rtt_p99_ms": p99 * 1e3, "rtt_p50_ms": p50 * 1e3, "requests_per_s": len(rtts) / elapsed,
+                       "metrics": {"rtt_p99_ms": {"unit": "ms", "primary": True}, "rtt_p50_ms": {"unit": "ms"},
+                                   "requests_per_s": {"unit": "req/s", "direction": "higher"}}})
     if errors:
         result["error"] = "; ".join(errors)[:500]
         print(result["error"], file=sys.stderr)

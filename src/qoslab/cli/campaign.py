@@ -92,7 +92,8 @@ class _TrialProgress:
 
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
-                     resume: Path | None, seed: int | None = None) -> tuple[Path, dict[str, list[float]]]:
+                     resume: Path | None, seed: int | None = None,
+                     smoke: bool = False) -> tuple[Path, dict[str, list[float]]]:
     """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
     from ..campaign import Store, create, load_playbook
 
@@ -108,8 +109,8 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
     pb = load_playbook(playbook)
     if seed is not None:
         pb = pb.model_copy(update={"seed": seed})
-    folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    create(pb, playbook, folder, trials)
+    folder = out or Path("results/campaigns") / f"{pb.name}{'-smoke' if smoke else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
+    create(pb, playbook, folder, trials, smoke=smoke)
     return folder, {}
 
 
@@ -125,9 +126,11 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                                                                    "playbook's; `campaign plan` shows its schedule)."),
                  dry_run: bool = typer.Option(False, "--dry-run", help="Only check the playbook and print its "
                                                                        "plan (as `campaign plan`); start nothing."),
-                 show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print.")) -> None:
+                 show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print."),
+                 smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
+                                                                   "condition, no warm-up, no statistics.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
-    stats.json and report.html."""
+    stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner, Store
     from ..report import campaign_report
     from ..stats import campaign_stats
@@ -140,7 +143,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
         plan_command(playbook, trials, seed, show)
         return
-    folder, means = _campaign_folder(playbook, trials, out, resume, seed)
+    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
         with Store(folder / "trials.sqlite") as st:
             st.set_meta("confirm_flood", confirm_flood)
@@ -160,6 +163,9 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                           f"`qoslab campaign run --resume {folder}` runs them again")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
+    if store.meta("smoke"):
+        _print_smoke(store, folder)
+        return
     stats = campaign_stats(runner.pb, store, folder)
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
@@ -168,6 +174,16 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     with console.status("executing the report notebook ..."):
         page = campaign_report(folder)
     console.print(f"campaign folder: {folder}\nreport: {page}")
+
+
+def _print_smoke(store: Any, folder: Path) -> None:
+    """A smoke run's outcome: each condition's one value of the primary metric (no statistics)."""
+    console.print(f"smoke run (one trial per condition): no statistics; campaign folder: {folder}")
+    for row in store.trials():
+        metric, value = primary_value(row.metrics_json, row.elapsed_s)
+        shown = fmt(value, decimals(metric, [value]), metric.unit) if row.status == "done" else row.status
+        console.print(f"  {row.condition:<24} {metric.name} {shown}" + (f"  ({row.error[:200]})" if row.error else ""),
+                      markup=False, soft_wrap=True)
 
 
 def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:

@@ -148,7 +148,7 @@ for name, sec in secondary.items():  # each secondary metric its own statistics 
         table(rt.comparison_tables(s2, kinds, sec["unit"], p2)[1])
     for rec in s2.get("recovery", []):
         display(Markdown(f"**Recovery of {name} by {rec['treated']}**: " + rl.recovery_value(rec)
-                         + (f" ({rec['method']})" if rec.get("method") else "")))
+                         + (f"; {rec['method']}" if rec.get("method") else "")))
 
 
 # %%

@@ -238,7 +238,8 @@ def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase,
         console.print(_comparison_line(c, m.unit, d_))
     for r in stats.get("recovery", []):
         ratio, ci = r["ratio"], r.get("ci95")
-        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] (BCa 95 %)" if ci and None not in ci else ""
+        kind = "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's recovery
+        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
                       + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
 

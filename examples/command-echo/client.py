@@ -30,7 +30,7 @@ def recv_exact(sock: socket.socket, n: int) -> bytes:
 
 
 def exchange(server: str, requests: int, size: int, tos: int, timeout: float, rtts: list[float],
-             errors: list[str]) -> None:
+             errors: list[str], server_closes: bool = False) -> None:
     host, port = server.rsplit(":", 1)
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -49,6 +49,10 @@ def exchange(server: str, requests: int, size: int, tos: int, timeout: float, rt
                 if back != payload:
                     errors.append(f"{server}: echo {i} differs")
                     return
+            if server_closes:  # a 0-byte request: the server closes first (its port keeps the TIME-WAIT)
+                s.sendall(struct.pack("!I", 0))
+                while s.recv(4096):
+                    pass
     except (OSError, EOFError) as e:
         errors.append(f"{server}: {e}")
 
@@ -60,13 +64,16 @@ def main() -> int:
     ap.add_argument("--bytes", type=int, default=1024)
     ap.add_argument("--dscp", default="", help="DSCP (0-63) of the requests; empty = unmarked")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds one socket operation may take")
+    ap.add_argument("--server-closes", action="store_true", help="end each connection with a 0-byte request the "
+                    "server answers by closing first (as many real servers do: the TIME-WAIT is then theirs)")
     a = ap.parse_args()
     tos = int(a.dscp) << 2 if a.dscp != "" else 0
     servers = [s for s in a.servers.split(",") if s]
     rtts: list[float] = []
     errors: list[str] = []
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=exchange, args=(s, a.requests, a.bytes, tos, a.timeout, rtts, errors))
+    threads = [threading.Thread(target=exchange,
+                                args=(s, a.requests, a.bytes, tos, a.timeout, rtts, errors, a.server_closes))
                for s in servers]
     for t in threads:
         t.start()

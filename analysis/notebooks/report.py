@@ -84,7 +84,9 @@ else:
     kinds = rl.playbook_kinds(playbook)
 ORDER = rl.condition_order(kinds)
 COLOR = rl.condition_colors(ORDER, kinds)
-ctx = rctx.context(stats, playbook)  # the workload, its metric, which sections apply
+flood_file = camp / "inputs" / "flood.yaml" if camp else None
+ctx = rctx.context(stats, playbook,  # the workload, its metric, which sections apply
+                   yaml.safe_load(flood_file.read_text()) if flood_file and flood_file.exists() else None)
 
 display(Markdown(f"# {title}"))
 fidelity_warning = rfid.top_warning(stats)

@@ -396,3 +396,16 @@ def test_tables_in_the_declared_unit_and_values_of_the_declared_metric():
     assert rl.with_values(trials, "p99").value.tolist()[0] == 1.5 and np.isnan(rl.with_values(trials, "p99").value[1])
     assert rl.with_values(trials).value.tolist() == [3.0, 3.1]
     assert rl.cpu_parts("worker processes")["worker JVMs"] == "worker processes"
+
+
+def test_profiles_and_floods_by_their_stem_and_the_floods_own_generator():
+    from qoslab.report import context as rctx
+    from qoslab.report import factors as rf
+
+    block = {"recoveries": [{"levels": {"flood": "traffic-gen/incast.yaml"}, "profile": "playbooks/examples/ef.yaml",
+                             "reference_profile": "fifo", "ratio": 0.9, "ci95": [0.8, 1.0]}], "differences": []}
+    assert rf.recovery_table(block).iloc[0].tolist() == ["flood incast", "ef vs fifo", "0.90", "[0.80, 1.00]"]
+    assert rf.recovery_points(block)[0][0] == "flood incast\nef"
+    c = rctx.context({"conditions": {}}, {"workload": {"kind": "command"}}, {"generator": "iperf3"})
+    assert c.generator == "iperf3"
+    assert rctx.context({"conditions": {}}, {"generator": "ditg"}, {"generator": "iperf3"}).generator == "D-ITG"

@@ -31,8 +31,11 @@ GroupOpt = typer.Option([], "--group", "-g", help="Override a profile group: wor
 def _typed(profile: str) -> str:
     """A profile the user typed: a file that exists from the current directory made absolute (a
     playbook's references resolve against the repository instead), else as given."""
+    from ..topology import repo_root
+
     p = Path(profile)
-    return str(p.resolve()) if (p.suffix or len(p.parts) > 1) and p.exists() else profile
+    typed_file = (p.suffix or len(p.parts) > 1) and p.exists()
+    return str(p.resolve()) if typed_file and (repo_root() / p).resolve() != p.resolve() else profile
 
 
 @app.command("render")

@@ -313,7 +313,8 @@ def profile_path(path_or_name: str | Path) -> Path:
         return p
     if not p.suffix and len(p.parts) == 1:
         return PROFILE_DIR / f"{path_or_name}.yaml"
-    return repo_root() / p
+    in_repo = repo_root() / p
+    return p if p.resolve() == in_repo.resolve() else in_repo  # as written when that is the same file (messages)
 
 
 def load_profile(path_or_name: str | Path) -> Profile:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from qoslab.ios import DEFAULT_DSCP_OUTPUT_QUEUE
 from qoslab.workloads.metrics import DEFAULT, Metric, decimals
+
+from .factors import stem as factor_stem
 
 #: The workloads whose processes are JVMs (the built-in Java workloads).
 JAVA_KINDS = frozenset({"raytracer", "matmul", "pingpong"})
@@ -66,21 +67,20 @@ class ReportContext:
 def stem(ref: str | None) -> str:
     """A profile or flood reference by its file stem ("qos-profiles/ef.yaml" -> "ef"); a bare
     name as given; "" for None."""
-    if not ref:
-        return ""
-    s = str(ref)
-    return PurePosixPath(s).stem if "/" in s or s.endswith((".yaml", ".yml")) else s
+    return factor_stem(ref) if ref else ""
 
 
-def context(stats: Mapping[str, Any], playbook: Mapping[str, Any] | None) -> ReportContext:
-    """The report's context from stats.json (its ``metric`` block, absent: elapsed_s in seconds)
-    and the campaign's parsed playbook (None: the thesis's own data, the RayTracer)."""
+def context(stats: Mapping[str, Any], playbook: Mapping[str, Any] | None,
+            flood: Mapping[str, Any] | None = None) -> ReportContext:
+    """The report's context from stats.json (its ``metric`` block, absent: elapsed_s in seconds),
+    the campaign's parsed playbook (None: the thesis's own data, the RayTracer) and its flood file
+    (the generator when the playbook names none)."""
     main = stats.get("table5", stats)
     metric = Metric.from_dict(stats["metric"]) if stats.get("metric") else DEFAULT.primary
     wl = (playbook or {}).get("workload") or {}
     kind = str(wl.get("kind") or "raytracer")
     places = decimals(metric, [c.get("mean") for c in main.get("conditions", {}).values()])
-    gen = str((playbook or {}).get("generator") or "ditg")
+    gen = str((playbook or {}).get("generator") or (flood or {}).get("generator") or "ditg")
     dscp = wl.get("dscp")
     return ReportContext(kind, metric, places, kind == "raytracer" and metric == DEFAULT.primary,
                          kind in JAVA_KINDS, GENERATORS.get(gen, gen), dscp if isinstance(dscp, int) else None)

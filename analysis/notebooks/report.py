@@ -117,7 +117,7 @@ else:
 
 # %%
 sections = ({"Table 3: scaling": stats["table3"], "Table 5: congestion and QoS": stats["table5"]} if thesis
-            else {"Trial times by condition" if ctx.thesis_like else f"{ctx.metric.name} by condition": stats})
+            else {"Trial times by condition" if ctx.times else f"{ctx.metric.name} by condition": stats})
 fmt = f"{{:.{ctx.places}f}}".format
 for head, s in sections.items():
     display(Markdown(f"## {head}"))

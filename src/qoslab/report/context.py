@@ -50,6 +50,11 @@ class ReportContext:
         return self.metric.unit
 
     @property
+    def times(self) -> bool:
+        """The metric is the run's elapsed time (every built-in workload): "trial times"."""
+        return self.metric.name == "elapsed_s"
+
+    @property
     def axis(self) -> str:
         """An axis label for the primary metric: "elapsed s" or e.g. "p99_rtt_ms ms"."""
         return f"{'elapsed' if self.metric.name == 'elapsed_s' else self.metric.name} {self.unit}"

@@ -97,7 +97,7 @@ def box_cdf(raw: Mapping[str, pd.DataFrame], order: Sequence[str], color: Colors
     a2.set_xlabel(f"{ctx.axis} (log)")
     a2.set_ylabel("fraction of trials <= x")
     a2.grid(alpha=0.3)
-    a2.set_title("CDF of trial times" if ctx.thesis_like else f"CDF of {ctx.metric.name}")
+    a2.set_title("CDF of trial times" if ctx.times else f"CDF of {ctx.metric.name}")
     legend(a2, order, color, loc="lower right")
     return fig
 

@@ -291,3 +291,19 @@ def test_a_campaign_whose_every_attempt_fails_the_same_way_stops(tmp_path, monke
     rows = _rows(folder)
     assert [rows[i]["status"] for i in range(4)] == ["failed", "failed", "pending", "pending"]
     assert rows[0]["failures"] == 2 and rows[1]["failures"] == 2
+
+
+def test_a_smoke_campaign_schedules_one_trial_per_condition_and_no_warmup(tmp_path):
+    _folder(tmp_path, warmup=1)
+    with Store(tmp_path / "c" / "trials.sqlite") as st:
+        assert len(st.rows()) == 2 * 2 + 2 and not st.meta("smoke")  # the plain campaign: 2 per condition + warm-ups
+    pfile = tmp_path / "pb.yaml"
+    pb = load_playbook(pfile)
+    with create(pb, pfile, tmp_path / "smoke", trials=1, smoke=True) as st:
+        rows = st.rows()
+        assert [(r["condition"], r["trial"], r["warmup"]) for r in sorted(rows, key=lambda r: r["condition"])] == [
+            ("a", 1, 0), ("b", 1, 0)] and st.meta("smoke") is True
+    with pytest.raises(QoslabError, match="--smoke runs one trial per condition"):
+        create(pb, pfile, tmp_path / "smoke2", trials=3, smoke=True)
+    with pytest.raises(QoslabError, match=r"--trials 1: .*--smoke tries a campaign once"):
+        create(pb, pfile, tmp_path / "one", trials=1)

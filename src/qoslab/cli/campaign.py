@@ -157,15 +157,14 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
+    if store.meta("smoke"):  # a try-out: every condition's value (or why it failed), no statistics
+        return _print_smoke(store, folder, counts.get("failed", 0))
     if counts.get("failed") and len(censored_failed_trials(runner.pb, store, folder)) != counts["failed"]:
         raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
                           f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
                           f"`qoslab campaign run --resume {folder}` runs them again")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
-    if store.meta("smoke"):
-        _print_smoke(store, folder)
-        return
     stats = campaign_stats(runner.pb, store, folder)
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
@@ -176,14 +175,17 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
-def _print_smoke(store: Any, folder: Path) -> None:
-    """A smoke run's outcome: each condition's one value of the primary metric (no statistics)."""
+def _print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
+    """A smoke run's outcome: each condition's one value of the primary metric (no statistics);
+    QoslabError after the values when ``failed`` conditions failed."""
     console.print(f"smoke run (one trial per condition): no statistics; campaign folder: {folder}")
     for row in store.trials():
         metric, value = primary_value(row.metrics_json, row.elapsed_s)
         shown = fmt(value, decimals(metric, [value]), metric.unit) if row.status == "done" else row.status
         console.print(f"  {row.condition:<24} {metric.name} {shown}" + (f"  ({row.error[:200]})" if row.error else ""),
                       markup=False, soft_wrap=True)
+    if failed:
+        raise QoslabError(f"smoke run: {failed} condition(s) failed (see above)")
 
 
 def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:

@@ -14,6 +14,7 @@ PACKAGES=(
   openssh-server netcat-openbsd            # ssh executor / real-cluster parity (nc: Ansible's way into the testbed)
   python3 python3-venv                     # the orchestrator
   chromium                                 # report check: the HTML must render in a real browser
+  openmpi-bin libopenmpi-dev               # the mpi workload (examples/mpi-osu, compiled below)
 )
 
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -60,4 +61,14 @@ if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-common java-workload capture a
   touch "$stamp"
 else
   log "Java modules: up to date"
+fi
+
+# The mpi workload's example program (examples/mpi-osu): rebuilt when its source is newer.
+osu=examples/mpi-osu/build/osu-qoslab
+if [ ! -x "$osu" ] || [ examples/mpi-osu/osu_qoslab.c -nt "$osu" ]; then
+  log "building the MPI example (mpicc)"
+  mkdir -p examples/mpi-osu/build
+  mpicc -O2 -Wall -o "$osu" examples/mpi-osu/osu_qoslab.c
+else
+  log "MPI example: up to date"
 fi

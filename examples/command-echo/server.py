@@ -33,6 +33,8 @@ class Echo(socketserver.BaseRequestHandler):
         try:
             while True:
                 (n,) = struct.unpack("!I", recv_exact(sock, 4))
+                if n == 0:  # the client's goodbye: this side closes first (and keeps the TIME-WAIT)
+                    return
                 sock.sendall(struct.pack("!I", n) + recv_exact(sock, n))
         except (EOFError, ConnectionError):
             return
@@ -48,7 +50,10 @@ def main() -> None:
     ap.add_argument("--bind", required=True)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--dscp", default="", help="DSCP (0-63) of the replies; empty = unmarked")
+    ap.add_argument("--no-reuseaddr", action="store_true", help="bind without SO_REUSEADDR (as a naive server "
+                    "does: a restart within 60 s of closed connections then fails with errno 98)")
     a = ap.parse_args()
+    Server.allow_reuse_address = not a.no_reuseaddr
     Echo.tos = int(a.dscp) << 2 if a.dscp != "" else 0
     with Server((a.bind, a.port), Echo) as srv:
         print(f"echo server listening on {a.bind}:{a.port}", file=sys.stderr, flush=True)

@@ -247,9 +247,6 @@ def test_a_long_method_is_found_and_named_with_its_line(tmp_path):
     assert methods["why"].says_why
 
 
-@pytest.mark.xfail(strict=True, reason="analysis/notebooks/report.py is 597 lines: it is split after "
-                   "src/qoslab/report*.py move into the qoslab.report package (issue 31); remove this "
-                   "marker with the split")
 def test_the_report_notebook_source_is_under_400_lines():
     n = len(NOTEBOOK.read_text(encoding="utf-8").splitlines())
     assert n < MAX_FILE_LINES, f"{NOTEBOOK.relative_to(ROOT)}:1: {n} lines (under {MAX_FILE_LINES})"

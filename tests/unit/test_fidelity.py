@@ -25,6 +25,7 @@ from qoslab.meters.fidelityjudge import (
     campaign_counts,
     flood_capacity,
     invalid_warning,
+    max_min_shares,
     verdict,
 )
 from qoslab.report import fidelity as rfid
@@ -267,3 +268,22 @@ def test_the_flood_is_judged_against_what_its_port_left_it():
     b = FlowRates("jp-6", "jp-1", 4e6, 3.2e6, 400.0, 400.0, port)
     assert flood_capacity(_clean(ports={port: _full(10, 0.9)}, flows=[a, b])) == pytest.approx([4e6, 4e6])
     assert flood_capacity(_clean(flows=[FlowRates("jp-5", "jp-1", 11e6, 9e6, 950.0, 950.0)])) == [10e6]
+
+
+def test_an_incast_shares_its_port_max_min_fair():
+    """Issue 34: 4 x 3 Mbit/s into one 10 Mbit/s port, the port at the link rate: each flow could
+    get 2.5 Mbit/s, not the port's whole room; the trial is not judged invalid."""
+    port = "Gi1-0-1"
+    flows = [FlowRates(f"jp-{5 + k}", "jp-1", 3e6, 2.5e6, 260.0, 260.0, port) for k in range(4)]
+    m = _clean(ports={port: _full(10)}, flows=flows)
+    assert flood_capacity(m) == pytest.approx([2.5e6] * 4)
+    v, reasons, s = verdict(m, TH)
+    assert "flood_ratio" not in [r.check for r in reasons] and s["flood_ratio"] == pytest.approx(1.0)
+    assert v == "ok"
+    # one flow starved inside the incast is still caught: 1 Mbit/s of its 2.5 fair share
+    starved = flows[:3] + [FlowRates("jp-8", "jp-1", 3e6, 1.0e6, 260.0, 260.0, port)]
+    v, reasons, s = verdict(_clean(ports={port: _full(10, 0.85)}, flows=starved), TH)
+    assert v == "invalid" and "flood_ratio" in [r.check for r in reasons]
+    # unequal demands: the small flow gets what it asks, the others share the rest
+    assert max_min_shares(10e6, [1e6, 9e6, 9e6]) == pytest.approx([1e6, 4.5e6, 4.5e6])
+    assert max_min_shares(6e6, [9e6, 1e6]) == pytest.approx([5e6, 1e6]) and max_min_shares(-1.0, [1.0]) == [0.0]

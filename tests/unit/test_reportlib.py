@@ -4,12 +4,14 @@ notebook source (analysis/notebooks/report.py) as qoslab.report.notebook reads i
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from qoslab.report import lib as rl
+from qoslab.report import tables as rt
 
 NC_FIFO, NC_QOS, C_FIFO, C_QOS = "no congestion, no QoS", "no congestion, QoS", "congestion, no QoS", "congestion, QoS"
 
@@ -105,7 +107,7 @@ def _comp(a, b, **kw):
 
 def test_cond_table():
     s = {"conditions": {"a": _cond(1.0), "b": _cond(2.0, shapiro_w=None, shapiro_p=None)}}
-    t = rl.cond_table(s, ["b", "a"])
+    t = rt.cond_table(s, ["b", "a"])
     assert t.condition.tolist() == ["b", "a"]
     assert list(t.columns) == ["condition", "n", "mean s", "sd s", "95% CI of mean", "median s", "CV",
                                "Shapiro-Wilk W (p)", "Tukey outliers low / high"]
@@ -118,7 +120,7 @@ def test_cond_table():
 def test_cond_table_with_published_values():
     s = {"conditions": {"a": _cond(1.0, published_mean=1.0, published_sd=0.1, sd_matches_published=True),
                         "b": _cond(2.0, published_mean=2.0, published_sd=0.3, sd_matches_published=False)}}
-    t = rl.cond_table(s, ["a", "b"])
+    t = rt.cond_table(s, ["a", "b"])
     assert t["published sd"].tolist() == [0.1, 0.3]
     assert t["sd as published?"].tolist() == ["yes", "NO (raw data differ)"]
 
@@ -127,7 +129,7 @@ def test_comparison_tables_tost_only_without_congestion():
     kinds = rl.thesis_kinds([NC_FIFO, NC_QOS, C_FIFO])
     s = {"comparisons": [_comp(NC_FIFO, C_FIFO), _comp(NC_FIFO, NC_QOS, tost={**_comp("x", "y")["tost"],
                                                                               "equivalent": True})]}
-    tests, effects, tost = rl.comparison_tables(s, kinds)
+    tests, effects, tost = rt.comparison_tables(s, kinds)
     assert tests.comparison.tolist() == [f"{C_FIFO} vs {NC_FIFO}", f"{NC_QOS} vs {NC_FIFO}"]
     row = tests.iloc[0]
     assert row["difference s"] == "+0.500" and row["Welch t (df)"] == "3.14 (17.3)"
@@ -140,7 +142,7 @@ def test_comparison_tables_tost_only_without_congestion():
 
 
 def test_comparison_tables_without_uncongested_pairs():
-    _, _, tost = rl.comparison_tables({"comparisons": [_comp(NC_FIFO, C_FIFO)]}, rl.thesis_kinds([NC_FIFO, C_FIFO]))
+    _, _, tost = rt.comparison_tables({"comparisons": [_comp(NC_FIFO, C_FIFO)]}, rl.thesis_kinds([NC_FIFO, C_FIFO]))
     assert len(tost) == 0
 
 
@@ -152,7 +154,7 @@ def test_thesis_side_tables_match_conditions_by_kind():
           "comparisons": [_comp(NC_FIFO, C_FIFO, cohens_d=1.83, ratio=2.5, ratio_ci95=None, mde_s=5.2, mde_rel=0.136)],
           "recovery": [{"treated": C_QOS, "ratio": 0.699, "ci95": None}]}
     kinds = {"nc fifo": (False, False), "c fifo": (True, False), "c strict": (True, True)}
-    side, comps = rl.thesis_side_tables(main, th, ["nc fifo", "c fifo", "c strict"], kinds)
+    side, comps = rt.thesis_side_tables(main, th, ["nc fifo", "c fifo", "c strict"], kinds)
     assert side.condition.tolist() == ["nc fifo", "c fifo", "c strict", "recovery of c strict [95% BCa]"]
     assert side["campaign x baseline"].tolist() == ["1.00", "3.00", "1.50", ""]
     assert side["thesis condition"].tolist() == [NC_FIFO, C_FIFO, "", f"recovery of {C_QOS}"]
@@ -339,3 +341,71 @@ def test_the_notebook_source_converts_with_its_parameters_cell():
     assert [c.id for c in nb.cells] == [f"cell-{i}" for i in range(len(nb.cells))]
     code = "\n".join(c.source for c in nb.cells)
     assert "from qoslab.report import lib" in code and "sqlite3" not in code
+
+
+# -- a workload-neutral report (issue 34) ------------------------------------------------------
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "analysis" / "notebooks" / "report.py"
+
+
+def test_the_notebook_stays_small():
+    """The notebook reads inputs and decides what to show; its logic lives in qoslab.report."""
+    assert len(NOTEBOOK.read_text().splitlines()) < 400
+
+
+def test_context_of_the_raytracer_and_of_a_command_with_a_declared_metric():
+    from qoslab.report import context as rctx
+
+    rt_ctx = rctx.context({"conditions": {"a": {"mean": 38.1}}}, {"workload": {"size": "A"}})
+    assert rt_ctx.thesis_like and rt_ctx.java and rt_ctx.places == 3 and rt_ctx.val(38.1) == "38.100 s"
+    assert rt_ctx.axis == "elapsed s" and rt_ctx.generator == "D-ITG" and rt_ctx.workers == "worker JVMs"
+    stats = {"metric": {"name": "p99_rtt_ms", "unit": "ms", "direction": "lower"},
+             "conditions": {"a": {"mean": 1.02}, "b": {"mean": 2.5}}}
+    c = rctx.context(stats, {"workload": {"kind": "command", "dscp": 46}, "generator": "iperf3"})
+    assert not c.thesis_like and not c.java and c.unit == "ms" and c.val(1.0) == "1.00 ms"
+    assert c.axis == "p99_rtt_ms ms" and c.generator == "iperf3" and c.dscp == 46 and c.workers == "worker processes"
+    # matmul in seconds: Java, but not the thesis's workload
+    assert not rctx.context({"conditions": {}}, {"workload": {"kind": "matmul"}}).thesis_like
+
+
+def test_the_marking_shown_is_the_profiles():
+    from qoslab.report import context as rctx
+
+    c = rctx.context({"conditions": {}}, {"workload": {"kind": "command", "dscp": 46}})
+    thesis = {"name": "thesis", "mls_qos": True, "rules": [{"set_dscp": 40}], "egress": {"priority_queue_out": True}}
+    ef = {"name": "ef", "mls_qos": True, "rules": [{"set_dscp": 46}], "egress": {"priority_queue_out": True}}
+    trust = {"name": "trust", "mls_qos": True, "trust": {"workload": "dscp"}}
+    mapped = {"name": "af", "mls_qos": True, "rules": [{"set_dscp": 26}], "dscp_output_map": {3: [26]}}
+    assert rctx.marking_sentence([{"name": "fifo"}, thesis], c) == (
+        "with the thesis profile queue 1 is the expedite queue of DSCP 40 (the workload) and the flood (DSCP 0) "
+        "goes to queue 2.")
+    assert "expedite queue of DSCP 46" in rctx.marking_sentence([ef], c)
+    assert "DSCP 46 (the workload) goes to queue 1" in rctx.marking_sentence([trust], c)  # no priority queue
+    assert "DSCP 26 (the workload) goes to queue 3" in rctx.marking_sentence([mapped], c)
+    assert rctx.marking_sentence([{"name": "fifo", "mls_qos": False}], c) == ""
+    assert rctx.stem("playbooks/examples/ef.yaml") == "ef" and rctx.stem("thesis") == "thesis" and rctx.stem(None) == ""
+
+
+def test_tables_in_the_declared_unit_and_values_of_the_declared_metric():
+    s = {"conditions": {"a": {"n": 5, "mean": 1.0234, "sd": 0.05, "ci95": [0.98, 1.07], "median": 1.02, "cv": 0.05,
+                              "shapiro_w": None, "outliers_low": 0, "outliers_high": 0}}}
+    t = rt.cond_table(s, ["a"], "ms", 2)
+    assert list(t.columns[2:4]) == ["mean ms", "sd ms"] and t["95% CI of mean"][0] == "0.98 - 1.07"
+    assert "mean s" in rt.cond_table(s, ["a"]).columns  # the RayTracer's columns as before
+    trials = pd.DataFrame({"elapsed_s": [3.0, 3.1], "metrics_json": [json.dumps({"values": {"p99": 1.5}}), None]})
+    assert rl.with_values(trials, "p99").value.tolist()[0] == 1.5 and np.isnan(rl.with_values(trials, "p99").value[1])
+    assert rl.with_values(trials).value.tolist() == [3.0, 3.1]
+    assert rl.cpu_parts("worker processes")["worker JVMs"] == "worker processes"
+
+
+def test_profiles_and_floods_by_their_stem_and_the_floods_own_generator():
+    from qoslab.report import context as rctx
+    from qoslab.report import factors as rf
+
+    block = {"recoveries": [{"levels": {"flood": "traffic-gen/incast.yaml"}, "profile": "playbooks/examples/ef.yaml",
+                             "reference_profile": "fifo", "ratio": 0.9, "ci95": [0.8, 1.0]}], "differences": []}
+    assert rf.recovery_table(block).iloc[0].tolist() == ["flood incast", "ef vs fifo", "0.90", "[0.80, 1.00]"]
+    assert rf.recovery_points(block)[0][0] == "flood incast\nef"
+    c = rctx.context({"conditions": {}}, {"workload": {"kind": "command"}}, {"generator": "iperf3"})
+    assert c.generator == "iperf3"
+    assert rctx.context({"conditions": {}}, {"generator": "ditg"}, {"generator": "iperf3"}).generator == "D-ITG"

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -18,7 +20,7 @@ import qoslab.campaign.runner as runner_mod
 from conftest import ECENET, REPO
 from qoslab.campaign import Runner, Store, create, load_playbook
 from qoslab.campaign.trial import TrialEnv
-from qoslab.errors import ConfigError
+from qoslab.errors import ConfigError, QoslabError
 
 
 def _folder(tmp_path: Path, **changes) -> Path:
@@ -37,9 +39,23 @@ def _folder(tmp_path: Path, **changes) -> Path:
     return tmp_path / "c"
 
 
-def _env(r: Runner) -> TrialEnv:
-    return TrialEnv(pb=r.pb, topo=r.topo, out=r.out, testbed=None, executor_of=None, switch=None,  # type: ignore
-                    flood=None, profiles=r.profiles)  # type: ignore[arg-type]
+class _Tables:
+    """A host's executor as the runner's TIME-WAIT check sees it: ``tables`` is what
+    ``cat /proc/net/tcp /proc/net/tcp6`` prints (a list: one text per call, the last repeated)."""
+
+    def __init__(self, tables: list[str] | None = None) -> None:
+        self.tables, self.calls = list(tables or [""]), 0
+
+    def run(self, argv, timeout=60.0, check=True):
+        self.calls += 1
+        text = self.tables.pop(0) if len(self.tables) > 1 else self.tables[0]
+        return SimpleNamespace(stdout=text, returncode=0)
+
+
+def _env(r: Runner, tables: _Tables | None = None) -> TrialEnv:
+    ex = tables or _Tables()
+    return TrialEnv(pb=r.pb, topo=r.topo, out=r.out, testbed=None, executor_of=lambda h: ex,  # type: ignore
+                    switch=None, flood=None, profiles=r.profiles)  # type: ignore[arg-type]
 
 
 def _rows(folder: Path) -> dict[int, dict]:
@@ -204,3 +220,90 @@ def test_no_statistics_over_unequal_trial_counts(tmp_path):
     with pytest.raises(QoslabError, match=r"campaign incomplete \(1 failed\): no statistics over unequal trial counts"):
         campaign_stats(r.pb, st, folder)
     assert not (folder / "trials.csv").exists()
+
+
+# -- what a crash leaves (issue 34): TIME-WAIT and a failure that repeats -----------------------
+
+TCP_HEAD = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+
+
+def _tcp(port: int, state: str = "06") -> str:
+    return (f"   0: 020012C6:{port:04X} 030012C6:D2C4 {state} 00000000:00000000 03:00000F1A 00000000     0        0 0 "
+            "3 0000000000000000\n")
+
+
+def test_time_wait_ports_reads_proc_net_tcp():
+    from qoslab.campaign.portwait import same_failure, time_wait_ports
+
+    text = TCP_HEAD + _tcp(7300) + _tcp(7300) + _tcp(7300, "0A") + _tcp(1099) + _tcp(5555)
+    assert time_wait_ports(text, [7300, 1099, 1100]) == {7300: 2, 1099: 1}  # LISTEN (0A) is not TIME-WAIT
+    assert time_wait_ports("garbage\n\n", [7300]) == {}
+    a = same_failure("worker jp-2 (198.18.0.2) exited: errno=98 Address already in use (log /tmp/x/0003/w.log)")
+    b = same_failure("worker jp-3 (198.18.0.3) exited: errno=98 Address already in use (log /tmp/x/0007/w.log)")
+    assert a == b and a != same_failure("worker jp-2: Connection refused")
+    assert same_failure("trial timed out: still running after 30 s") is None
+
+
+def test_wait_ports_free_waits_only_while_a_port_is_in_time_wait():
+    from qoslab.campaign.portwait import wait_ports_free
+
+    ex = _Tables([TCP_HEAD + _tcp(7300), TCP_HEAD + _tcp(7300), TCP_HEAD])
+    said: list[str] = []
+    waited = wait_ports_free(lambda h: ex, ["jp-1"], [7300], said.append, poll_s=0.01)  # type: ignore[arg-type]
+    assert ex.calls == 3 and 0 < waited < 1 and len(said) == 1 and "jp-1 7300 (1)" in said[0]
+    assert wait_ports_free(lambda h: _Tables([TCP_HEAD]), ["jp-1"], [7300]) == 0.0  # type: ignore[arg-type]
+    stuck = _Tables([TCP_HEAD + _tcp(7300)])
+    assert wait_ports_free(lambda h: stuck, ["jp-1"], [7300], limit_s=0.05, poll_s=0.01) >= 0.05  # type: ignore
+
+
+def test_resume_waits_for_time_wait_before_the_first_and_every_retried_attempt(tmp_path, monkeypatch):
+    folder = _folder(tmp_path, retries=1)
+    tables = _Tables([TCP_HEAD + _tcp(1099), TCP_HEAD + _tcp(1099), TCP_HEAD])  # the RayTracer's registry port
+    seen: list[int] = []
+
+    def fake(env, cond, tdir, due):
+        seen.append(tables.calls)  # how often the table was read before this attempt
+        if int(tdir.name) == 1 and len(seen) == 2:
+            raise QoslabError("worker jp-2 exited during start-up")
+        return ROW
+
+    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(runner_mod, "wait_ports_free", partial(runner_mod.wait_ports_free, poll_s=0.01))
+    r = Runner(folder)
+    r._loop(_env(r, tables))
+    rows = _rows(folder)
+    assert all(v["status"] == "done" for v in rows.values())
+    # 2 hosts read per round: the first attempt after 2 rounds (port 1099 in TIME-WAIT in the first), the
+    # next trial on the warm workers without a check, its retry (fresh workers) after one more round
+    assert seen[:3] == [4, 4, 6] and seen[3:] == [6] * (len(seen) - 3)
+
+
+def test_a_campaign_whose_every_attempt_fails_the_same_way_stops(tmp_path, monkeypatch):
+    folder = _folder(tmp_path, retries=1)
+
+    def fake(env, cond, tdir, due):
+        raise QoslabError(f"worker jp-2 exited: OSError: [Errno 98] Address already in use (trial {tdir.name})")
+
+    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    r = Runner(folder)
+    with pytest.raises(QoslabError, match=r"stopped: every attempt of trials 0 and 1 failed the same way"):
+        r._loop(_env(r))
+    rows = _rows(folder)
+    assert [rows[i]["status"] for i in range(4)] == ["failed", "failed", "pending", "pending"]
+    assert rows[0]["failures"] == 2 and rows[1]["failures"] == 2
+
+
+def test_a_smoke_campaign_schedules_one_trial_per_condition_and_no_warmup(tmp_path):
+    _folder(tmp_path, warmup=1)
+    with Store(tmp_path / "c" / "trials.sqlite") as st:
+        assert len(st.rows()) == 2 * 2 + 2 and not st.meta("smoke")  # the plain campaign: 2 per condition + warm-ups
+    pfile = tmp_path / "pb.yaml"
+    pb = load_playbook(pfile)
+    with create(pb, pfile, tmp_path / "smoke", trials=1, smoke=True) as st:
+        rows = st.rows()
+        assert [(r["condition"], r["trial"], r["warmup"]) for r in sorted(rows, key=lambda r: r["condition"])] == [
+            ("a", 1, 0), ("b", 1, 0)] and st.meta("smoke") is True
+    with pytest.raises(QoslabError, match="--smoke runs one trial per condition"):
+        create(pb, pfile, tmp_path / "smoke2", trials=3, smoke=True)
+    with pytest.raises(QoslabError, match=r"--trials 1: .*--smoke tries a campaign once"):
+        create(pb, pfile, tmp_path / "one", trials=1)

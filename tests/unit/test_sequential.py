@@ -9,6 +9,7 @@ import json
 import math
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -132,9 +133,16 @@ def _fake_trials(monkeypatch, means: dict[str, float], sd: float) -> list[int]:
     return ran
 
 
+class _NoTimeWait:
+    """A host's executor as the runner's TIME-WAIT check sees it: no socket in TIME-WAIT."""
+
+    def run(self, argv, timeout=60.0, check=True):
+        return SimpleNamespace(stdout="", returncode=0)
+
+
 def _env(r: Runner) -> TrialEnv:
-    return TrialEnv(pb=r.pb, topo=r.topo, out=r.out, testbed=None, executor_of=None, switch=None,  # type: ignore
-                    flood=None, profiles=r.profiles)  # type: ignore[arg-type]
+    return TrialEnv(pb=r.pb, topo=r.topo, out=r.out, testbed=None, executor_of=lambda h: _NoTimeWait(),
+                    switch=None, flood=None, profiles=r.profiles)  # type: ignore[arg-type]
 
 
 MEANS = {"no congestion fifo": 1.3, "congestion fifo": 20.0, "no congestion thesis": 1.3, "congestion thesis": 2.0}

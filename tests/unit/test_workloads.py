@@ -30,9 +30,9 @@ def _pb(tmp_path, workload: str, conditions: str = HEAD):
 
 
 def test_every_kind_is_registered():
-    assert {"raytracer", "matmul", "pingpong", "command"} <= set(workloads.names())
-    with pytest.raises(ConfigError, match="unknown workload 'mpi'"):
-        backend("mpi")
+    assert {"raytracer", "matmul", "pingpong", "command", "mpi"} <= set(workloads.names())
+    with pytest.raises(ConfigError, match="unknown workload 'pvm'"):
+        backend("pvm")
 
 
 @pytest.mark.parametrize("name", ["quick", "quick-ssh", "thesis-table5", "thesis-table3", "thesis-table5-sequential"])
@@ -63,7 +63,7 @@ def test_matmul_and_pingpong_settings(tmp_path):
     ("workload:\n  kind: matmul\n  hosts: [jp-1]\n  mechanism: udp\n", 5, r"workload\.mechanism: Input should be"),
     ("workload:\n  kind: matmul\n  hosts: [jp-1]\n  frames: 2\n", 5, r"workload\.frames: unknown field \(typo\?\) "
                                                                      r"\(kind matmul\)"),
-    ("workload:\n  kind: mpi\n  hosts: [jp-1]\n", 3, r"workload\.kind: unknown workload 'mpi' \(known: command, "),
+    ("workload:\n  kind: pvm\n  hosts: [jp-1]\n", 3, r"workload\.kind: unknown workload 'pvm' \(known: command, "),
     ("workload:\n  kind: pingpong\n  hosts: [jp-1, jp-2, jp-3]\n", 4, r"workload\.hosts: pingpong needs two hosts"),
     ("workload:\n  kind: command\n  hosts: [jp-1]\n  head: \"run --x {nope}\"\n", 5,
      r"workload\.head: .*unknown template variable 'nope'"),

@@ -41,12 +41,14 @@ def flood_ref(level: Any) -> str | None:
 
 
 def _label(factor: str, level: Any) -> str:
-    """How a level appears in a condition name: flood files by stem, workload settings as
-    ``frames 2``, the rest as written."""
+    """How a level appears in a condition name: flood and profile files by stem, workload
+    settings as ``frames 2``, the rest as written."""
     if factor == "flood":
         return NO_FLOOD if flood_ref(level) is None else Path(str(level)).stem
     if factor.startswith("workload."):
         return f"{factor.removeprefix('workload.')} {level}"
+    if factor == "profile" and ("/" in str(level) or str(level).endswith((".yaml", ".yml"))):
+        return Path(str(level)).stem  # a profile file by its stem, as a flood file
     return str(level)
 
 

@@ -83,7 +83,8 @@ def with_trials(pb: Playbook, trials: int | None) -> Playbook:
     try:
         return Playbook.model_validate({**pb.model_dump(), "trials": trials})
     except ValidationError as e:
-        raise QoslabError(f"--trials {trials}: {e.errors()[0]['msg']}") from None
+        hint = " (one trial per condition gives no statistics: --smoke tries a campaign once)" if trials == 1 else ""
+        raise QoslabError(f"--trials {trials}: {e.errors()[0]['msg']}{hint}") from None
 
 
 def _sha256(path: Path) -> str:
@@ -128,13 +129,17 @@ def _write_json(path: Path, data: Any) -> None:
     tmp.replace(path)
 
 
-def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None) -> Store:
+def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None, smoke: bool = False) -> Store:
     """Make a new campaign folder: the resolved playbook, the inputs' snapshot, provenance and
     the schedule (``trials.sqlite`` appears last, complete, so a kill while making the folder
-    leaves none that looks like a campaign). Raises QoslabError if it already holds one."""
+    leaves none that looks like a campaign). ``smoke``: schedule one trial per condition and no
+    warm-up (meta ``smoke``: a try-out without statistics; ``trials`` must then be 1 or None).
+    Raises QoslabError if the folder already holds a campaign."""
     if (out / "trials.sqlite").exists():
         raise QoslabError(f"{out} already holds a campaign: resume it with --resume {out}")
-    pb = with_trials(pb, trials)
+    if smoke and trials not in (None, 1):
+        raise QoslabError(f"--smoke runs one trial per condition: give --trials 1 or no --trials (not {trials})")
+    pb = with_trials(pb, None if smoke else trials)
     out.mkdir(parents=True, exist_ok=True)
     seed = pb.seed if pb.seed is not None else random.SystemRandom().randrange(2**31)
     pb = pb.model_copy(update={"seed": seed})
@@ -147,7 +152,8 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None) ->
     for stale in out.glob("trials.sqlite.new*"):
         stale.unlink()
     store = Store(tmp)
-    store.init(schedule(pb, seed), {"name": pb.name, "seed": seed})
+    plan = pb.model_copy(update={"trials": 1, "warmup": 0}) if smoke else pb
+    store.init(schedule(plan, seed), {"name": pb.name, "seed": seed, **({"smoke": True} if smoke else {})})
     store.close()
     tmp.replace(out / "trials.sqlite")
     return Store(out / "trials.sqlite")

@@ -38,6 +38,7 @@ from ..trafficgen.patterns import expand
 from ..workloads import backend
 from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
 from .playbook import resolve_path
+from .portwait import same_failure, wait_ports_free
 from .store import Store
 from .trial import TrialEnv, run_trial
 from .trialplan import trial_lifetime
@@ -66,6 +67,8 @@ class Runner:
         self.store = Store(out / "trials.sqlite")
         self.pb = load_campaign_playbook(out)
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
+        self._fresh_workers = True  # this run's first workers bind their ports (a killed run's may be in TIME-WAIT)
+        self._last_failure: tuple[int, str] | None = None  # (idx, normalised error) of the last trial that failed
         self.manifest = inputs(out)
         self.topo, self.floods, self.profiles, self.device = self._inputs()
         #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
@@ -228,11 +231,18 @@ class Runner:
         return skipped
 
     def _run_one(self, env: TrialEnv, idx: int, cname: str, trial: int, warmup: bool, attempts: int) -> None:
-        """Run one scheduled trial with its retries; store the outcome."""
+        """Run one scheduled trial with its retries; store the outcome. Before an attempt that
+        starts workers afresh (the run's first, every retry) the workload's ports are waited out
+        of TIME-WAIT (:mod:`.portwait`); when this trial and the one before it used up their
+        retries each failing one and the same way, the campaign stops (QoslabError) instead of
+        burning every other trial's retries."""
         info = {"idx": idx, "condition": cname, "trial": trial, "warmup": warmup}
         failures = 0  # failed attempts in this run (the retry budget is per run)
+        errors: list[str | None] = []
         while True:
             attempts += 1
+            if self._fresh_workers:
+                self._wait_ports(env, cname)
             due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in env.captured
                                                  and not warmup)
             tdir = self._fresh_dir(idx)
@@ -249,10 +259,13 @@ class Runner:
                     raise KeyboardInterrupt from e
                 msg = str(e) if isinstance(e, (QoslabError, TrialTimeout)) else f"{type(e).__name__}: {e}"
                 failures += 1
+                errors.append(same_failure(msg))
                 if self._failed(env, idx, cname, attempts, failures, msg):
                     self.on_trial({**info, "error": msg})
+                    self._repeated_failure(idx, errors, msg)
                     break
                 continue
+            self._last_failure = None
             self.store.record(idx, status="done", finished=time.time(), error=None, **row)
             if due:
                 env.captured.add(cname)
@@ -266,6 +279,25 @@ class Runner:
         self.log(f"trial {idx} interrupted: it runs again on --resume")
         if env.testbed is not None:
             env.testbed.end_survivors()
+
+    def _wait_ports(self, env: TrialEnv, cname: str) -> None:
+        """Wait for the condition's workload TCP ports to leave TIME-WAIT on its hosts (testbed
+        or cluster alike, through the executors)."""
+        s = self.pb.workload_of(self.pb.condition(cname))
+        ports = [p for _, proto, p in s.listen_ports() if proto == "tcp"]
+        waited = wait_ports_free(env.executor_of, list(s.hosts), ports, self.log)
+        if waited:
+            self.log(f"the workload's ports were free after {waited:.1f} s")
+        self._fresh_workers = False
+
+    def _repeated_failure(self, idx: int, errors: list[str | None], msg: str) -> None:
+        """Stop the campaign (QoslabError) when every attempt of this trial and of the trial that
+        failed before it failed the same way (timeouts excepted: :func:`.portwait.same_failure`)."""
+        same = errors[0] if len(set(errors)) == 1 else None
+        last, self._last_failure = self._last_failure, (idx, same) if same else None
+        if same is not None and last is not None and last[1] == same:
+            raise QoslabError(f"stopped: every attempt of trials {last[0]} and {idx} failed the same way "
+                              f"({msg[:300]}); fix the cause, then `qoslab campaign run --resume {self.out}`")
 
     def _fresh_dir(self, idx: int) -> Path:
         """``trials/NNNN`` for a new attempt: an earlier attempt's folder is kept as ``NNNN.attempt-K``."""
@@ -283,6 +315,7 @@ class Runner:
         self.store.record_failure(idx, msg, time.time(), final)
         self.log(f"trial {idx} ({cname}) attempt {attempts} failed: {msg}")
         env.current_config = None  # re-push next time: the switch state is unknown
+        self._fresh_workers = True  # the retry's workers bind their ports again
         if env.pool is not None:
             env.pool.close()  # fresh workers for the retry
         if env.testbed is not None:

@@ -43,15 +43,17 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 #: Schema migrations: user_version N -> N+1 is MIGRATIONS[N] (columns name -> SQLite type added).
 #: 0 -> 1: the worker busy times and the failure count (the first campaigns had neither).
+#: 1 -> 2: the workload's declared metrics (issue 34: ``{"set": MetricSet, "values": name -> number}``).
 MIGRATIONS: list[dict[str, str]] = [
     {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0"},
+    {"metrics_json": "TEXT"},
 ]
 #: The trial columns of the schema after the migrations, in table order (name -> Python type).
 BASE_COLUMNS: dict[str, type] = {
     "idx": int, "condition": str, "trial": int, "warmup": int, "status": str, "attempts": int,
     "elapsed_s": float, "total_s": float, "checksum": int, "valid": int, "flood_json": str,
     "capture_summary": str, "config_hash": str, "phases_json": str, "error": str, "started": float,
-    "finished": float, "busy_max_s": float, "failures": int}
+    "finished": float, "busy_max_s": float, "failures": int, "metrics_json": str}
 #: Per-trial values a campaign's statistics can be made of (seconds): the render phase's wall
 #: time, or its network wait = render time minus the busiest worker's render time (what the
 #: slowest worker spent not computing: waiting for requests, results and retransmissions; the
@@ -84,6 +86,7 @@ class TrialRow:
     started: float | None = None
     finished: float | None = None
     busy_max_s: float | None = None
+    metrics_json: str | None = None
     measurements: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -98,11 +101,19 @@ class TrialRow:
         """A done, valid, non-warm-up trial: what the statistics count."""
         return self.status == "done" and not self.warmup and self.valid is True
 
+    @property
+    def declared(self) -> dict[str, Any] | None:
+        """The workload's declared metrics of this trial (``metrics_json`` decoded: ``set``, the
+        MetricSet as a dict, and ``values``, name -> number in its unit), or None."""
+        return json.loads(self.metrics_json) if self.metrics_json else None
+
     def metric(self, name: str) -> float | None:
-        """The value of metric ``name`` (one of METRICS). Raises QoslabError for another name."""
-        if name not in METRICS:
-            raise QoslabError(f"unknown metric {name!r}: one of {sorted(METRICS)}")
-        return self.elapsed_s if name == "elapsed_s" else self.network_s
+        """The value of metric ``name``: one of METRICS, or a metric the workload declared
+        (None when this trial has no value for it)."""
+        if name in METRICS:
+            return self.elapsed_s if name == "elapsed_s" else self.network_s
+        v = (self.declared or {}).get("values", {}).get(name)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
     def get(self, column: str) -> Any:
         """Any column by name (base or meter column); None for a column the store lacks."""

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import QoslabError
+from ..workloads.metrics import DEFAULT, Metric, decimals, fmt, primary_value
 from .common import console
 
 app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
@@ -41,6 +42,7 @@ class _TrialProgress:
 
     def __init__(self, prog: Progress, means: dict[str, list[float]], pending: dict[int, str]) -> None:
         self.prog, self.means, self.pending = prog, means, dict(pending)
+        self.values: dict[str, list[float | None]] = {}  # a declared primary metric's values
         self.wall: dict[str, list[float]] = {}
         self.overheads: list[float] = []  # wall minus render time of this run's successful trials
         self.last = time.monotonic()
@@ -62,12 +64,18 @@ class _TrialProgress:
             self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] "
                                     f"{escape(row['error'][:200])}")
         else:
+            metric, value = primary_value(row.get("metrics_json"), row["elapsed_s"])
             if not row["warmup"]:
                 self.means.setdefault(row["condition"], []).append(row["elapsed_s"])
-            m = self.means.get(row["condition"], [])
-            mean = f"mean {sum(m) / len(m):.3f} s over {len(m)}" if m else "warm-up"
+                self.values.setdefault(row["condition"], []).append(value)
+            # a declared metric's running mean is over this run's trials (the store's means are elapsed_s)
+            v = self.means.get(row["condition"], []) if metric == DEFAULT.primary else \
+                [x for x in self.values.get(row["condition"], []) if x is not None]
+            d = decimals(metric, [value, *v])
+            mean = f"mean {fmt(sum(v) / len(v), d, metric.unit)} over {len(v)}" if v else "warm-up"
             self.prog.update(self.task, description=f"{row['condition']} #{row['trial']}")
-            self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {row['elapsed_s']:7.3f} s   ({mean})")
+            self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {fmt(value, d, metric.unit):>9}   "
+                                    f"({mean})")
         overhead = sum(self.overheads) / len(self.overheads) if self.overheads else 0.0
         self.prog.update(self.task, eta=_hms(eta_s(list(self.pending.values()), self.wall, self.means, overhead)))
 
@@ -84,7 +92,8 @@ class _TrialProgress:
 
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
-                     resume: Path | None, seed: int | None = None) -> tuple[Path, dict[str, list[float]]]:
+                     resume: Path | None, seed: int | None = None,
+                     smoke: bool = False) -> tuple[Path, dict[str, list[float]]]:
     """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
     from ..campaign import Store, create, load_playbook
 
@@ -100,8 +109,8 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
     pb = load_playbook(playbook)
     if seed is not None:
         pb = pb.model_copy(update={"seed": seed})
-    folder = out or Path("results/campaigns") / f"{pb.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    create(pb, playbook, folder, trials)
+    folder = out or Path("results/campaigns") / f"{pb.name}{'-smoke' if smoke else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
+    create(pb, playbook, folder, trials, smoke=smoke)
     return folder, {}
 
 
@@ -117,9 +126,11 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                                                                    "playbook's; `campaign plan` shows its schedule)."),
                  dry_run: bool = typer.Option(False, "--dry-run", help="Only check the playbook and print its "
                                                                        "plan (as `campaign plan`); start nothing."),
-                 show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print.")) -> None:
+                 show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print."),
+                 smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
+                                                                   "condition, no warm-up, no statistics.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
-    stats.json and report.html."""
+    stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner, Store
     from ..report import campaign_report
     from ..stats import campaign_stats
@@ -132,7 +143,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
         plan_command(playbook, trials, seed, show)
         return
-    folder, means = _campaign_folder(playbook, trials, out, resume, seed)
+    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
         with Store(folder / "trials.sqlite") as st:
             st.set_meta("confirm_flood", confirm_flood)
@@ -146,6 +157,8 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
+    if store.meta("smoke"):  # a try-out: every condition's value (or why it failed), no statistics
+        return _print_smoke(store, folder, counts.get("failed", 0))
     if counts.get("failed") and len(censored_failed_trials(runner.pb, store, folder)) != counts["failed"]:
         raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
                           f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
@@ -156,16 +169,39 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    _print_stats(stats, _times_title(getattr(runner.pb.workload, "kind", "raytracer")))
+    _print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
+    with console.status("executing the report notebook ..."):
+        page = campaign_report(folder)
+    console.print(f"campaign folder: {folder}\nreport: {page}")
+
+
+def _print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
+    """A smoke run's outcome: each condition's one value of the primary metric (no statistics);
+    QoslabError after the values when ``failed`` conditions failed."""
+    console.print(f"smoke run (one trial per condition): no statistics; campaign folder: {folder}")
+    for row in store.trials():
+        metric, value = primary_value(row.metrics_json, row.elapsed_s)
+        shown = fmt(value, decimals(metric, [value]), metric.unit) if row.status == "done" else row.status
+        console.print(f"  {row.condition:<24} {metric.name} {shown}" + (f"  ({row.error[:200]})" if row.error else ""),
+                      markup=False, soft_wrap=True)
+    if failed:
+        raise QoslabError(f"smoke run: {failed} condition(s) failed (see above)")
+
+
+def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:
+    """A campaign's statistics on the console: the primary metric, each secondary metric, the
+    stopping rule, the harness overhead, the network wait and the fidelity verdicts."""
+    _print_stats(stats, _times_title(kind, stats.get("metric")))
+    for name, sec in (stats.get("secondary") or {}).items():
+        if sec.get("stats"):
+            _print_stats(json.loads((folder / sec["stats"]).read_text()), f"secondary metric {name} ({sec['unit']})",
+                         Metric.from_dict({"name": name, **sec}))
     _print_stopping(stats.get("stopping"))
     _print_overhead(stats.get("overhead_s"))
     if (folder / "stats-network.json").exists():
         _print_stats(json.loads((folder / "stats-network.json").read_text()),
                      "network wait (render time minus the busiest worker's, seconds)")
     _print_fidelity(stats.get("fidelity"))
-    with console.status("executing the report notebook ..."):
-        page = campaign_report(folder)
-    console.print(f"campaign folder: {folder}\nreport: {page}")
 
 
 def _print_fidelity(block: dict[str, Any] | None) -> None:
@@ -177,25 +213,35 @@ def _print_fidelity(block: dict[str, Any] | None) -> None:
         console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
-def _times_title(kind: str) -> str:
-    """The console title of the trial times table for a workload kind."""
+def _times_title(kind: str, metric: dict[str, Any] | None = None) -> str:
+    """The console title of the statistics table for a workload kind and its declared primary
+    ``metric`` (stats.json's ``metric`` block, None: elapsed_s in seconds)."""
+    if metric:
+        better = "lower" if metric.get("direction", "lower") == "lower" else "higher"
+        return f"{metric['name']} ({kind}: {metric['unit']}, {better} is better)"
     return "trial times (render phase, seconds)" if kind == "raytracer" else \
         f"trial times ({kind}: the workload's elapsed_s, seconds)"
 
 
-def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)") -> None:
+def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)",
+                 metric: Metric | None = None) -> None:
+    """A statistics table (mean, sd, CI, median, CV per condition) with its comparisons and
+    recoveries, values in ``metric``'s unit and precision (default: stats.json's ``metric``)."""
+    m = metric or (Metric.from_dict(stats["metric"]) if stats.get("metric") else DEFAULT.primary)
+    d_ = decimals(m, [d["mean"] for d in stats["conditions"].values()])
     tab = Table(title=title)
-    for c in ("condition", "n", "mean", "sd", "95% CI", "median", "CV"):
+    for c in ("condition", "n", f"mean {m.unit}", f"sd {m.unit}", "95% CI", f"median {m.unit}", "CV"):
         tab.add_column(c, justify="left" if c == "condition" else "right")
     for name, d in stats["conditions"].items():
-        tab.add_row(name, str(d["n"]), f"{d['mean']:.3f}", f"{d['sd']:.3f}", f"{d['ci95'][0]:.3f}-{d['ci95'][1]:.3f}",
-                    f"{d['median']:.3f}", f"{d['cv']:.1%}")
+        tab.add_row(name, str(d["n"]), fmt(d["mean"], d_), fmt(d["sd"], d_),
+                    f"{fmt(d['ci95'][0], d_)}-{fmt(d['ci95'][1], d_)}", fmt(d["median"], d_), f"{d['cv']:.1%}")
     console.print(tab)
     for c in stats.get("comparisons", []):
-        console.print(_comparison_line(c))
+        console.print(_comparison_line(c, m.unit, d_))
     for r in stats.get("recovery", []):
         ratio, ci = r["ratio"], r.get("ci95")
-        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] (BCa 95 %)" if ci and None not in ci else ""
+        kind = "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's recovery
+        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
                       + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
 
@@ -208,14 +254,14 @@ def _print_overhead(overhead: dict[str, Any] | None) -> None:
                       f"trials; {per}")
 
 
-def _comparison_line(c: dict[str, Any]) -> str:
+def _comparison_line(c: dict[str, Any], unit: str = "s", places: int = 3) -> str:
     """One comparison as a line: difference with its bootstrap interval, ratio, Hedges' g, Holm-
     adjusted p values, and, where no difference was detected (Welch p >= 0.05), whether the data
     show the conditions equivalent within the TOST margin (absence of evidence is not equivalence)."""
     ci = c.get("difference_ci95_s")
-    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.3f} s"
+    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.{places}f} {unit}"
     if ci:
-        line += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+        line += f" [{ci[0]:+.{places}f}, {ci[1]:+.{places}f}]"
     line += f" ({c['ratio']:.2f}x)"
     if c.get("hedges_g") is not None:
         line += f", g = {c['hedges_g']:+.2f}"
@@ -263,8 +309,7 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
     st = Store(folder / "trials.sqlite")
     console.print(f"{folder}: {st.counts()}")
-    for c, v in st.done_times().items():
-        console.print(f"  {c:<24} n={len(v):3d} mean {sum(v) / len(v):.3f} s")
+    _print_means(st)
     seq = st.meta("sequential")
     if seq:
         stop = seq.get("stopped")
@@ -273,6 +318,26 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
                                         f"{len(seq.get('checks', []))} check(s), the rule has not held"
                                         + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
                       soft_wrap=True)
+
+
+def _print_means(st: Any) -> None:
+    """Running means per condition of the primary metric (declared, else elapsed_s in seconds)."""
+    from ..stats.metrics import declared_metrics
+
+    try:
+        ms = declared_metrics(st)
+    except QoslabError as e:
+        console.print(f"[yellow]{escape(str(e))}[/]")
+        ms = None
+    m = ms.primary if ms else DEFAULT.primary
+    per: dict[str, list[float]] = {}
+    for row in st.trials(counted=True):
+        v = row.metric(m.name)
+        if v is not None:
+            per.setdefault(row.condition, []).append(v)
+    places = decimals(m, [sum(v) / len(v) for v in per.values()])
+    for c, v in per.items():
+        console.print(f"  {c:<24} n={len(v):3d} mean {fmt(sum(v) / len(v), places, m.unit)}")
 
 
 @app.command("sweep")

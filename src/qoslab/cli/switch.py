@@ -28,13 +28,23 @@ DeviceOpt = typer.Option("virtual", "--device", help="Switch: `virtual` (the tes
 GroupOpt = typer.Option([], "--group", "-g", help="Override a profile group: workload=jp-1,jp-2 (repeatable).")
 
 
+def _typed(profile: str) -> str:
+    """A profile the user typed: a file that exists from the current directory made absolute (a
+    playbook's references resolve against the repository instead), else as given."""
+    from ..topology import repo_root
+
+    p = Path(profile)
+    typed_file = (p.suffix or len(p.parts) > 1) and p.exists()
+    return str(p.resolve()) if typed_file and (repo_root() / p).resolve() != p.resolve() else profile
+
+
 @app.command("render")
 def switch_render(profile: str = typer.Argument(..., help="Profile name (qos-profiles/NAME.yaml) or file."),
                   group: list[str] = GroupOpt, topology: Path | None = TopologyOpt) -> None:
     """Print the IOS configuration lines of a QoS profile for a topology."""
     from ..profiles import load_profile, render
 
-    for line in render(load_profile(profile), load_topology(topology), _groups(group)):
+    for line in render(load_profile(_typed(profile)), load_topology(topology), _groups(group)):
         print(line)
 
 
@@ -50,7 +60,7 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
     from ..switch.backends import open_switch
 
     topo = load_topology(topology)
-    prof = load_profile(profile)
+    prof = load_profile(_typed(profile))
     lines = render(prof, topo, _groups(group))
     sw = open_switch(device, topo)
     with console.status(f"pushing {prof.name} to {sw.name} ..."):

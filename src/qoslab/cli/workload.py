@@ -38,10 +38,17 @@ def workload_run(
     timeout: float = typer.Option(120.0, help="Seconds one call (matmul: the call phase) may take."),
     out: Path = typer.Option(Path("results/workload"), help="Folder for logs and the result JSON."),
     topology: Path | None = TopologyOpt,
+    playbook: Path | None = typer.Option(None, "--playbook", help="Run the workload of this campaign playbook "
+                                                                  "(any kind, command included) once; the options "
+                                                                  "above are then ignored."),
+    condition: str | None = typer.Option(None, "--condition", help="With --playbook: the condition whose workload "
+                                                                   "settings to use (default: the baseline)."),
 ) -> None:
     """Run a workload on testbed hosts (the testbed must be up) and print its result."""
     from qoslab.workloads.raytracer import WorkloadSettings, run_workload
 
+    if playbook is not None:
+        raise typer.Exit(_run_playbook(playbook, condition, out))
     tb = running_testbed(topology)
     names = [h.strip() for h in hosts.split(",") if h.strip()]
     for n in names:
@@ -111,6 +118,42 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
     console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {r.get('error') or ''}")
                   + f"; result: {out / 'workload-result.json'}")
     assert isinstance(s, WorkloadBase)
+    return 0 if ok else 1
+
+
+def _run_playbook(path: Path, condition: str | None, out: Path) -> int:
+    """One run of a playbook's workload (a condition's settings, default the baseline's) on the
+    testbed of its topology, which must be up; no profile is pushed and no flood started (`campaign
+    run --trials 1 --smoke` runs whole conditions). Prints the result line's metrics; returns the
+    exit code (0 = valid)."""
+    from ..campaign.playbook import load_playbook, resolve_path
+    from ..workloads import backend
+    from ..workloads.metrics import decimals, fmt, parse_declaration
+
+    pb = load_playbook(path)
+    try:
+        cond = pb.condition(condition) if condition else pb.baseline_condition()
+    except KeyError:
+        raise QoslabError(f"{path}: no condition {condition!r} (one of: "
+                          f"{', '.join(c.name for c in pb.conditions)})") from None
+    tb = running_testbed(resolve_path(pb.topology))
+    s = pb.workload_of(cond)
+    for h in s.hosts:
+        tb.namespace(h)  # unknown host -> clear error
+    with console.status(f"{cond.name}: {s.describe()} ..."):
+        run = backend(s.kind).run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
+    r = run.result
+    declared = parse_declaration(r) if r.get("valid") is True and r.get("metrics") else None
+    if declared is not None:
+        ms, values = declared
+        for m in ms.all:
+            console.print(f"  {m.name:<24} {fmt(values[m.name], decimals(m, [values[m.name]]), m.unit)}"
+                          f"{'  (primary)' if m is ms.primary else ''}")
+    else:
+        console.print(f"  elapsed_s {r.get('elapsed_s', r.get('elapsed_render_s'))}")
+    ok = r.get("valid") is True
+    console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {r.get('error') or ''}")
+                  + f"; result: {out / 'workload-result.json'}")
     return 0 if ok else 1
 
 

@@ -304,12 +304,17 @@ PROFILE_DIR = repo_root() / "qos-profiles"
 
 
 def profile_path(path_or_name: str | Path) -> Path:
-    """Where a profile lives: a name (``thesis``) -> ``qos-profiles/thesis.yaml``; anything with a
-    suffix or an existing path -> that path. Does not check that it exists."""
+    """Where a profile lives: a bare name (``thesis``) -> ``qos-profiles/thesis.yaml``; an
+    absolute path as given; any other path relative to the repository, as a playbook's topology
+    and flood files are (issue 34: one rule for every reference, whatever the current directory;
+    the CLI makes a path the user typed absolute first). Does not check that it exists."""
     p = Path(path_or_name)
-    if not p.suffix and not p.exists():
+    if p.is_absolute():
+        return p
+    if not p.suffix and len(p.parts) == 1:
         return PROFILE_DIR / f"{path_or_name}.yaml"
-    return p
+    in_repo = repo_root() / p
+    return p if p.resolve() == in_repo.resolve() else in_repo  # as written when that is the same file (messages)
 
 
 def load_profile(path_or_name: str | Path) -> Profile:

@@ -55,10 +55,11 @@ def ci(v: Sequence[float] | None, f: str = "{:.3f}") -> str:
 
 def recovery_value(r: Mapping[str, Any]) -> str:
     """A recovery entry of stats.json (``ratio``, ``ci95``) as Markdown: bold percentage and its
-    BCa interval, "n/a" when congestion slowed nothing."""
-    ratio = r["ratio"]
+    BCa interval (percentile with a ``method``: a higher-is-better metric's), "n/a" when congestion
+    slowed nothing."""
+    ratio, kind = r["ratio"], "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's
     return ((f"**{ratio:.1%}**" if ratio is not None else "n/a")
-            + (f" (95 % BCa {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else ""))
+            + (f" (95 % {kind} {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else ""))
 
 
 def recovery_cell(r: Mapping[str, Any]) -> str:
@@ -117,93 +118,6 @@ def ordered(df: pd.DataFrame, order: Sequence[str], then: Sequence[str] = ()) ->
     """``df`` sorted by its ``condition`` column in ``order``, then by the columns ``then``."""
     by: str | list[str] = ["o", *then] if then else "o"
     return df.assign(o=df.condition.map(list(order).index)).sort_values(by).drop(columns="o")
-
-
-# -- statistics tables (stats.json) ----------------------------------------------------------
-
-def cond_table(s: Mapping[str, Any], names: Iterable[str]) -> pd.DataFrame:
-    """One row per condition of ``names`` from a stats.json section ``s``: n, mean, sd, median
-    (s, floats), CI, CV, Shapiro-Wilk, Tukey outliers (formatted), and the published values when
-    present (thesis)."""
-    rows = []
-    for name in names:
-        d = s["conditions"][name]
-        r = {"condition": name, "n": d["n"], "mean s": d["mean"], "sd s": d["sd"], "95% CI of mean": ci(d["ci95"]),
-             "median s": d["median"], "CV": f"{d['cv']:.1%}",
-             "Shapiro-Wilk W (p)": "n/a" if d.get("shapiro_w") is None
-             else f"{d['shapiro_w']:.3f} ({pfmt(d['shapiro_p'])})",
-             "Tukey outliers low / high": f"{d['outliers_low']} / {d['outliers_high']}"}
-        if "published_mean" in d:
-            r["published mean"] = d["published_mean"]
-            r["published sd"] = d["published_sd"]
-            r["sd as published?"] = "yes" if d["sd_matches_published"] else "NO (raw data differ)"
-        rows.append(r)
-    return pd.DataFrame(rows)
-
-
-def comparison_tables(s: Mapping[str, Any], kinds: Mapping[str, Kind]
-                      ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(tests, effects, tost) frames of a stats.json section's comparisons, one row per
-    comparison "b vs a" (all formatted strings); TOST only for pairs of uncongested conditions
-    ("does the profile cost anything without congestion")."""
-    tests, effects, tost = [], [], []
-    for c in s["comparisons"]:
-        same_uncongested = c["a"] in kinds and c["b"] in kinds and not kinds[c["a"]][0] and not kinds[c["b"]][0]
-        name = f"{c['b']} vs {c['a']}"
-        tests.append({"comparison": name, "difference s": f"{c['difference_s']:+.3f}",
-                      "Welch t (df)": f"{c['welch_t']:.2f} ({c['welch_df']:.1f})",
-                      "Welch p": pfmt(c["welch_t_p"]), "Welch p, Holm": pfmt(c["welch_t_p_holm"]),
-                      "Mann-Whitney p": pfmt(c["mann_whitney_p"]), "MW p, Holm": pfmt(c["mann_whitney_p_holm"]),
-                      "MW method": c["mann_whitney_method"]})
-        effects.append({"comparison": name,
-                        "difference s [95% BCa]": f"{c['difference_s']:+.3f} [{ci(c['difference_ci95_s'])}]",
-                        "ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
-                        "Cohen's d": f"{c['cohens_d']:+.2f}", "Hedges' g": f"{c['hedges_g']:+.2f}",
-                        "Hodges-Lehmann s [95%]": f"{c['hodges_lehmann_s']:+.3f} [{ci(c['hodges_lehmann_ci95_s'])}]",
-                        "P(b > a)": f"{c['prob_superiority']:.2f}",
-                        "MDE (80% power)": f"{c['mde_s']:.3f} s ({c['mde_rel']:.1%})"})
-        t = c["tost"]
-        if same_uncongested:  # a profile against fifo without congestion (stats.json has every pair)
-            tost.append({"comparison": name,
-                         "margin": f"+-{t['margin_s']:.3f} s ({t['margin_rel']:.0%} of {t['reference']})",
-                         "90% CI of difference s": ci(t["ci90_s"]), "TOST p": pfmt(t["p"]),
-                         "verdict": "equivalent" if t["equivalent"] else "not shown equivalent"})
-    return pd.DataFrame(tests), pd.DataFrame(effects), pd.DataFrame(tost)
-
-
-def thesis_side_tables(main: Mapping[str, Any], th: Mapping[str, Any], order: Sequence[str],
-                       kinds: Mapping[str, Kind]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 5 of a campaign (stats.json ``main``) beside the thesis's (``th``: stats-thesis.json's
-    table5), conditions matched by kind: (conditions with n, mean, sd, x baseline and the recovery
-    rows; comparisons with Cohen's d, ratio and the thesis's MDE). Strings; "" where the thesis
-    has no counterpart. ``order[0]`` is the campaign's baseline."""
-    tnames = {thesis_kind(n): n for n in th["conditions"]}
-    base_t, base_c = th["conditions"][tnames[(False, False)]]["mean"], main["conditions"][order[0]]["mean"]
-    rows = []
-    for n in order:
-        tn = tnames.get(kinds[n])
-        d = main["conditions"][n]
-        r = {"condition": n, "campaign n": str(d["n"]), "campaign mean s": f"{d['mean']:.3f}",
-             "campaign sd s": f"{d['sd']:.3f}", "campaign x baseline": f"{d['mean'] / base_c:.2f}"}
-        if tn:
-            t = th["conditions"][tn]
-            r.update({"thesis condition": tn, "thesis n": str(t["n"]), "thesis mean s": f"{t['mean']:.2f}",
-                      "thesis sd s": f"{t['sd']:.2f}", "thesis x baseline": f"{t['mean'] / base_t:.2f}"})
-        rows.append(r)
-    for rc in main.get("recovery", []):
-        rt = th["recovery"][0]
-        rows.append({"condition": f"recovery of {rc['treated']} [95% BCa]", "campaign mean s": recovery_cell(rc),
-                     "thesis condition": f"recovery of {rt['treated']}", "thesis mean s": recovery_cell(rt)})
-    drows = []
-    for c in main["comparisons"]:
-        tc = next((x for x in th["comparisons"]
-                   if tnames.get(kinds[c["a"]]) == x["a"] and tnames.get(kinds[c["b"]]) == x["b"]), None)
-        drows.append({"comparison": f"{c['b']} vs {c['a']}", "campaign Cohen's d": f"{c['cohens_d']:+.2f}",
-                      "campaign ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
-                      "thesis Cohen's d": f"{tc['cohens_d']:+.2f}" if tc else "",
-                      "thesis ratio [95% BCa]": f"{tc['ratio']:.3f} [{ci(tc['ratio_ci95'])}]" if tc else "",
-                      "thesis MDE": f"{tc['mde_s']:.2f} s ({tc['mde_rel']:.1%})" if tc else ""})
-    return pd.DataFrame(rows).astype(object).fillna(""), pd.DataFrame(drows)
 
 
 # -- trial times -----------------------------------------------------------------------------
@@ -397,3 +311,18 @@ def class_mean(summaries: Iterable[Mapping[str, Any]], cls: str, key: str) -> fl
 def provenance_table(prov: Mapping[str, Any]) -> pd.DataFrame:
     """provenance.json as (what, value) rows sorted by key."""
     return pd.DataFrame(sorted(prov.items()), columns=["what", "value"])
+
+
+def with_values(trials: pd.DataFrame, metric: str = "elapsed_s") -> pd.DataFrame:
+    """The trials frame with a ``value`` column: the primary metric of each trial (``elapsed_s``,
+    or the declared metric ``metric`` from the store's ``metrics_json``; NaN where missing)."""
+    if metric == "elapsed_s" or "metrics_json" not in trials.columns:
+        return trials.assign(value=pd.to_numeric(trials.elapsed_s, errors="coerce"))
+    vals = [json.loads(j)["values"].get(metric) if isinstance(j, str) else None for j in trials.metrics_json]
+    return trials.assign(value=pd.to_numeric(pd.Series(vals, index=trials.index, dtype=object), errors="coerce"))
+
+
+def cpu_parts(workers: str = "worker JVMs") -> dict[str, str]:
+    """CPU_PARTS key -> the label shown: the workers' part named ``workers`` ("worker JVMs" for
+    the Java workloads, "worker processes" for the others), the rest as they are."""
+    return {k: (workers if k == "worker JVMs" else k) for k in CPU_PARTS}

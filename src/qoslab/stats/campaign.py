@@ -18,17 +18,21 @@ from qoslab.stats.censoring import CensoredAttempt, censored_attempts, censoring
 from qoslab.stats.factorial import factorial_block
 from qoslab.stats.fidelity import fidelity_block, is_invalid
 from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
+from qoslab.stats.metrics import declared_metrics, higher_is_better_recovery, metric_block, secondary_block
 from qoslab.stats.stopping import stopping_summary
+from qoslab.workloads.metrics import MetricSet
 
 
-def export_csv(store: Store, path: Path, metric: str = "elapsed_s", exclude_invalid: bool = False) -> int:
+def export_csv(store: Store, path: Path, metric: str = "elapsed_s", exclude_invalid: bool = False,
+               declared: MetricSet | None = None) -> int:
     """Write ``condition,trial,elapsed_s`` rows of the done, valid, non-warm-up trials (the column
-    keeps its name so the statistics read either file; ``metric`` chooses its content, see
-    METRICS); returns the number of rows. Trials without the metric (older stores) are left out,
-    and with ``exclude_invalid`` those the fidelity monitor judged invalid (:mod:`.fidelitystats`).
-    Raises QoslabError for an unknown metric."""
-    if metric not in METRICS:
-        raise QoslabError(f"unknown metric {metric!r}: one of {sorted(METRICS)}")
+    keeps its name so the statistics read either file; ``metric`` chooses its content: one of
+    METRICS or a metric of ``declared``, in its unit); returns the number of rows. Trials without
+    the metric (older stores) are left out, and with ``exclude_invalid`` those the fidelity
+    monitor judged invalid (:mod:`.fidelitystats`). Raises QoslabError for an unknown metric."""
+    known = [*METRICS, *(m.name for m in declared.all)] if declared else list(METRICS)
+    if metric not in known:
+        raise QoslabError(f"unknown metric {metric!r}: one of {sorted(known)}")
     n = 0
     with open(path, "w") as f:
         f.write("condition,trial,elapsed_s\n")
@@ -113,7 +117,11 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
                           f"`qoslab campaign run --resume {folder}` runs them")
     fidelity = fidelity_block(pb, store)
     drop = bool(fidelity["excluded_applied"])
-    main = export_csv(store, folder / "trials.csv", exclude_invalid=drop)
+    ms = declared_metrics(store)
+    primary = ms.primary.name if ms else "elapsed_s"
+    if primary != "elapsed_s":  # censoring bounds are seconds of elapsed_s: not this metric's
+        timed_out = []
+    main = export_csv(store, folder / "trials.csv", primary, exclude_invalid=drop, declared=ms)
     if main < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
     source = folder / "trials.csv"
@@ -121,22 +129,30 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
         source = folder / "trials-censored.csv"
         write_censored_csv(folder / "trials.csv", timed_out, source)
     stats = run_stats(pb, source, folder / "stats.json")
+    if ms is not None and ms.primary.direction == "higher":
+        higher_is_better_recovery(stats, source)
     if timed_out:
         stats["censored"] = censored_block(timed_out)
     stats.update(_blocks(pb, store, folder, stats, source, exclude_invalid=drop))
+    if ms is not None:  # a declared metric set (without one stats.json is what it always was)
+        stats["metric"] = metric_block(ms)
+        stats["secondary"] = secondary_block(
+            ms, folder, lambda csv, name: export_csv(store, csv, name, exclude_invalid=drop, declared=ms),
+            lambda csv, out: run_stats(pb, csv, out))
     stats["fidelity"] = fidelity
     (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     for stale in ("trials-all.csv", "stats-all.json"):
         (folder / stale).unlink(missing_ok=True)
     if fidelity["excluded"]:  # the second set: every trial, invalid ones included
-        export_csv(store, folder / "trials-all.csv")
+        export_csv(store, folder / "trials-all.csv", primary, declared=ms)
         if timed_out:
             write_censored_csv(folder / "trials-all.csv", timed_out, folder / "trials-all.csv")
         run_stats(pb, folder / "trials-all.csv", folder / "stats-all.json")
     (folder / "stats-network.json").unlink(missing_ok=True)
     # (a timed-out trial has no network wait: with censored trials the network statistics would
     # compare unequal, survivor-only samples, so there are none)
-    if export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop) == main and not timed_out:
+    network = export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop)
+    if network == main and not timed_out and primary == "elapsed_s":
         run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
     if not timed_out:
         censoring_stats(pb, store, folder)
@@ -209,6 +225,8 @@ def censoring_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     """``censoring.json`` (see :mod:`.censoring`) and, when any attempt was censored,
     ``trials-censored.csv`` and ``stats-censored.json`` (the statistics with every censored attempt
     at its lower bound); a stale stats-censored.json is removed when none is. Needs trials.csv.
+    A declared primary metric other than elapsed_s gets no censored statistics (the bounds are
+    seconds of elapsed_s).
     Returns censoring.json as a dict. Raises QoslabError when the statistics fail."""
     censored = censored_attempts(pb, store, folder)
     counts = {c: len(v) for c, v in store.done_times().items()}
@@ -216,7 +234,8 @@ def censoring_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     (folder / "censoring.json").write_text(json.dumps(summary, indent=1) + "\n")
     for stale in ("trials-censored.csv", "stats-censored.json"):
         (folder / stale).unlink(missing_ok=True)
-    if censored:
+    ms = declared_metrics(store)
+    if censored and (ms is None or ms.primary.name == "elapsed_s"):  # bounds are seconds of elapsed_s
         write_censored_csv(folder / "trials.csv", censored, folder / "trials-censored.csv")
         run_stats(pb, folder / "trials-censored.csv", folder / "stats-censored.json")
     return summary

@@ -7,7 +7,8 @@ campaign's executor (netns, ssh), with the parent-death signal and a bounded lif
 ``workload-<host>.log``, stopped by PID, kept warm across trials by the pool. With ``port`` set a
 worker is ready once it listens on TCP ``port``. Then ``head`` runs on the head node; the last
 line of its stdout that is a JSON object is the result: ``elapsed_s`` (a number) is required,
-``valid`` (bool, default: exit code 0) decides whether the trial counts, every other key is kept
+``valid`` (bool, default: exit code 0) decides whether the trial counts, ``metrics`` declares the
+trial's metrics (:mod:`.metrics`: primary, unit, direction, secondary), every other key is kept
 in ``workload-result.json``. Commands are templates (:data:`TEMPLATE_VARS`), split like a shell
 line (no shell runs them).
 """
@@ -27,6 +28,7 @@ from qoslab.workloads.pool import ProcessPool, WorkloadRun
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from .metrics import parse_declaration
 
 #: Template variables of ``worker`` and ``head`` ({name} in a word of the command).
 TEMPLATE_VARS = ("host", "ip", "index", "port", "head", "head_ip", "hosts", "ips", "workers", "dscp", "tos",
@@ -95,7 +97,9 @@ def variables(s: CommandSettings, address_of: AddressOf, root: str | Path, host:
 
 def check_result(result: dict) -> dict:
     """Apply the contract to a head command's last JSON line: ``elapsed_s`` must be a number
-    (QoslabError otherwise); ``valid`` becomes exit code 0 unless the line gives a bool."""
+    (QoslabError otherwise); ``valid`` becomes exit code 0 unless the line gives a bool; a valid
+    line's ``metrics`` declaration (:func:`qoslab.workloads.metrics.parse_declaration`) is checked
+    (QoslabError naming the field) and kept as ``metrics_declared`` (set and values)."""
     e = result.get("elapsed_s")
     if not isinstance(e, (int, float)) or isinstance(e, bool):
         raise QoslabError(f"the head command's result line has no numeric elapsed_s (keys: "
@@ -106,6 +110,10 @@ def check_result(result: dict) -> dict:
         result["valid"] = False
     if result.get("exit_code", 0) != 0:
         result.setdefault("error", f"head command exited with code {result['exit_code']}")
+    if result["valid"]:  # a declaration that does not hold fails the trial, with the field named
+        declared = parse_declaration(result)
+        if declared is not None:
+            result["metrics_declared"] = {"set": declared[0].as_dict(), "values": declared[1]}
     return result
 
 
@@ -150,4 +158,5 @@ class Command:
         return {"elapsed_s": float(result["elapsed_s"]),
                 "total_s": float(total) if isinstance(total, (int, float)) else None,
                 "checksum": checksum if isinstance(checksum, int) and not isinstance(checksum, bool) else None,
-                "busy_max_s": None}
+                "busy_max_s": None,
+                "metrics_json": json.dumps(result["metrics_declared"]) if result.get("metrics_declared") else None}

@@ -1,0 +1,131 @@
+"""``mpi``: an Open MPI program (Debian ``openmpi-bin``) across the workload hosts (issue 34).
+
+qoslab launches ``mpirun`` on the head node through its executor and sets what only an expert
+finds: the launcher agent (``plm_rsh_agent``: a script written per run that runs Open MPI's
+``orted`` in each host's namespace with that host's own hostname, ``unshare --uts``, so the
+daemons see distinct nodes), no tree spawn (``plm_rsh_no_tree_spawn``: every daemon is started
+from the head, where the agent's namespace map is), the BTL and out-of-band interface
+(``interface``, ``eth0`` on the testbed) and the BTL's TCP port range (``btl_port_min`` ..
+``+btl_port_range``: Open MPI's TCP BTL sets no DSCP, so a profile classifies MPI traffic by
+this range). The program and its arguments come from the playbook (templates as for ``command``);
+its last JSON line is the result, under the ``command`` contract (``elapsed_s``, ``valid``,
+``metrics``). ``examples/mpi-osu/`` ships an OSU-style ping-pong/allreduce/barrier, compiled by
+``make setup``, whose per-operation latency percentiles are its metrics.
+
+Only the ``netns`` executor (the embedded testbed) is supported; on a cluster (``ssh``) Open MPI's
+own ssh launcher would be used, which this backend does not configure yet.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..errors import QoslabError
+from ..executors import BackgroundProcess, Executor
+from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from .command import check_result
+from .pool import ProcessPool, WorkloadRun
+
+#: The example program built by ``make setup`` (scripts/setup.sh) from examples/mpi-osu/.
+EXAMPLE = "{root}/examples/mpi-osu/build/osu-qoslab"
+
+
+class MpiSettings(WorkloadBase):
+    """``kind: mpi``: ``program`` and ``args`` (templates: ``{root}``, ``{timeout_s}``, ``{ranks}``),
+    ``slots`` (ranks per host), ``interface`` (BTL/OOB interface), ``btl_port_min`` and
+    ``btl_port_range`` (the TCP BTL's ports, for a profile's ACLs)."""
+
+    kind: Literal["mpi"] = "mpi"
+    program: str = EXAMPLE
+    args: str = "--iters 200 --warmup 20 --bytes 8"
+    slots: int = Field(1, ge=1, le=64)
+    interface: str = Field("eth0", pattern=r"^[A-Za-z0-9_.-]{1,15}$")
+    btl_port_min: int = Field(7400, ge=1024, le=65000)
+    btl_port_range: int = Field(32, ge=1, le=512)
+
+    def listen_ports(self) -> list[tuple[str, str, int]]:
+        return [("btl_port_min", "tcp", p) for p in range(self.btl_port_min, self.btl_port_min + self.btl_port_range)]
+
+    def describe(self) -> str:
+        return f"mpi {self.program.rsplit('/', 1)[-1]} {self.args} on {len(self.hosts)} hosts x {self.slots} slot(s)"
+
+
+def agent_script(hosts: dict[str, tuple[str, str]]) -> str:
+    """The launcher agent (``plm_rsh_agent``) for ``hosts``: address -> (namespace, hostname).
+    Called by mpirun as ``AGENT [ssh-style options] HOST COMMAND...``; runs COMMAND in HOST's
+    namespace under HOST's hostname (a UTS namespace of its own). Pure."""
+    cases = "\n".join(f"  {shlex.quote(ip)}) ns={shlex.quote(ns)}; name={shlex.quote(name)};;"
+                      for ip, (ns, name) in hosts.items())
+    return ("#!/bin/sh\n# qoslab's Open MPI launcher agent (workloads/mpi.py), written per run\n"
+            'while [ "${1#-}" != "$1" ]; do shift; done\n'
+            'host=$1; shift\ncase "$host" in\n' + cases + "\n"
+            '  *) echo "qoslab mpi agent: unknown host $host" >&2; exit 255;;\nesac\n'
+            'exec ip netns exec "$ns" unshare --uts sh -c "hostname $name; $*"\n')
+
+
+def mpirun_argv(s: MpiSettings, ips: list[str], agent: Path, root: str) -> list[str]:
+    """``mpirun`` with every setting qoslab owns (see the module doc), then the program. Pure."""
+    ranks = len(ips) * s.slots
+    variables = {"root": root.rstrip("/"), "timeout_s": f"{s.timeout_s:g}", "ranks": ranks}
+    mca = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1", "btl": "tcp,self", "pml": "ob1",
+           "btl_tcp_if_include": s.interface, "oob_tcp_if_include": s.interface,
+           "btl_tcp_port_min_v4": str(s.btl_port_min), "btl_tcp_port_range_v4": str(s.btl_port_range)}
+    argv = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
+            "--host", ",".join(f"{ip}:{s.slots}" for ip in ips)]
+    for k, v in mca.items():
+        argv += ["--mca", k, v]
+    return argv + [w.format(**variables) for w in shlex.split(s.program)] + \
+        [w.format(**variables) for w in shlex.split(s.args)]
+
+
+class Mpi:
+    """The ``mpi`` backend (see the module doc). No warm workers: mpirun starts every rank per run."""
+
+    settings_model = MpiSettings
+
+    def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
+                  lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:
+        def start(s: Any, host: str, ex: Executor, ip: str, log: str, life: float | None) -> BackgroundProcess:
+            raise AssertionError("the mpi backend keeps no workers")
+
+        return ProcessPool(executor_of, address_of, log_dir, start, key_of=lambda s: (tuple(s.hosts),),
+                           hosts_of=lambda s: [], ready_port=lambda s: None, lifetime_s=lifetime_s,
+                           renew_below_s=renew_below_s)
+
+    def run(self, settings: Any, executor_of: ExecutorOf, address_of: AddressOf, out_dir: Path,
+            on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
+            pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        own = pool is None
+        use = pool if pool is not None else self.open_pool(executor_of, address_of, out_dir, lifetime_s)
+        ex = executor_of(settings.hosts[0])
+        hosts = {}
+        for h in settings.hosts:
+            ns = getattr(executor_of(h), "namespace", None)
+            if not ns:
+                raise QoslabError(f"kind mpi runs on the netns executor (the embedded testbed); {h} has none")
+            hosts[address_of(h)] = (ns, h)
+        agent = out_dir / "mpi-agent.sh"
+        agent.write_text(agent_script(hosts))
+        agent.chmod(0o755)
+
+        def head(logs: dict[str, Path]) -> dict:
+            argv = ["unshare", "--uts", "sh", "-c", f'hostname {shlex.quote(settings.hosts[0])}; exec "$@"', "sh",
+                    *mpirun_argv(settings, list(hosts), agent.resolve(), str(ex.qoslab_root))]
+            checked = check_result(head_result(ex, argv, settings.timeout_s + 30, out_dir, logs, "mpirun"))
+            (out_dir / RESULT_FILE).write_text(json.dumps(checked, indent=1))
+            return checked
+
+        return run_pooled(settings, use, own, on_started, head)
+
+    def row(self, result: dict) -> dict[str, Any]:
+        """As the command workload's (elapsed_s, the declared metrics)."""
+        from .command import Command
+
+        return Command().row(result)

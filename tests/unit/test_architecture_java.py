@@ -14,8 +14,6 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 MAX_FILE_LINES = 400
 MAX_METHOD_LINES = 60

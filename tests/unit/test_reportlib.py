@@ -109,10 +109,10 @@ def test_cond_table():
     s = {"conditions": {"a": _cond(1.0), "b": _cond(2.0, shapiro_w=None, shapiro_p=None)}}
     t = rt.cond_table(s, ["b", "a"])
     assert t.condition.tolist() == ["b", "a"]
-    assert list(t.columns) == ["condition", "n", "mean s", "sd s", "95% CI of mean", "median s", "CV",
+    assert list(t.columns) == ["condition", "n", "mean s", "sd s", "95% BCa CI of mean", "median s", "CV",
                                "Shapiro-Wilk W (p)", "Tukey outliers low / high"]
     a = t.iloc[1]
-    assert a["mean s"] == 1.0 and a["95% CI of mean"] == "0.800 - 1.200" and a["CV"] == "5.0%"
+    assert a["mean s"] == 1.0 and a["95% BCa CI of mean"] == "0.800 - 1.200" and a["CV"] == "5.0%"
     assert a["Shapiro-Wilk W (p)"] == "0.910 (0.0004)" and a["Tukey outliers low / high"] == "0 / 2"
     assert t.iloc[0]["Shapiro-Wilk W (p)"] == "n/a"
 
@@ -390,7 +390,7 @@ def test_tables_in_the_declared_unit_and_values_of_the_declared_metric():
     s = {"conditions": {"a": {"n": 5, "mean": 1.0234, "sd": 0.05, "ci95": [0.98, 1.07], "median": 1.02, "cv": 0.05,
                               "shapiro_w": None, "outliers_low": 0, "outliers_high": 0}}}
     t = rt.cond_table(s, ["a"], "ms", 2)
-    assert list(t.columns[2:4]) == ["mean ms", "sd ms"] and t["95% CI of mean"][0] == "0.98 - 1.07"
+    assert list(t.columns[2:4]) == ["mean ms", "sd ms"] and t["95% BCa CI of mean"][0] == "0.98 - 1.07"
     assert "mean s" in rt.cond_table(s, ["a"]).columns  # the RayTracer's columns as before
     trials = pd.DataFrame({"elapsed_s": [3.0, 3.1], "metrics_json": [json.dumps({"values": {"p99": 1.5}}), None]})
     assert rl.with_values(trials, "p99").value.tolist()[0] == 1.5 and np.isnan(rl.with_values(trials, "p99").value[1])

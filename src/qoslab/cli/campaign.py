@@ -230,7 +230,7 @@ def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase,
     m = metric or (Metric.from_dict(stats["metric"]) if stats.get("metric") else DEFAULT.primary)
     d_ = decimals(m, [d["mean"] for d in stats["conditions"].values()])
     tab = Table(title=title)
-    for c in ("condition", "n", f"mean {m.unit}", f"sd {m.unit}", "95% CI", f"median {m.unit}", "CV"):
+    for c in ("condition", "n", f"mean {m.unit}", f"sd {m.unit}", "95% BCa CI", f"median {m.unit}", "CV"):
         tab.add_column(c, justify="left" if c == "condition" else "right")
     for name, d in stats["conditions"].items():
         tab.add_row(name, str(d["n"]), fmt(d["mean"], d_), fmt(d["sd"], d_),

@@ -57,7 +57,7 @@ def legend(ax: Axes, names: Sequence[str], color: Colors, **kw: Any) -> None:
 
 
 def means(main: Mapping[str, Any], order: Sequence[str], color: Colors, ctx: ReportContext) -> Figure:
-    """Mean and 95 % CI per condition on a log axis (the thesis's Figure 22 for the RayTracer)."""
+    """Mean and 95 % BCa CI per condition on a log axis (the thesis's Figure 22 for the RayTracer)."""
     fig, ax = plt.subplots(figsize=(8, 3.6))
     for i, n in enumerate(order):
         d = main["conditions"][n]
@@ -70,7 +70,7 @@ def means(main: Mapping[str, Any], order: Sequence[str], color: Colors, ctx: Rep
     ax.set_xlim(-0.5, len(order) - 0.5)
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo, hi * 1.6)
-    ax.set_ylabel(f"{ctx.axis} (log), mean and 95% CI")
+    ax.set_ylabel(f"{ctx.axis} (log), mean and 95% BCa CI")
     legend(ax, order, color, loc="upper left")
     ax.set_title("Figure 22 style: time lost to congestion and won back by QoS" if ctx.thesis_like else
                   f"{ctx.metric.name}: lost to congestion and won back by QoS ({ctx.metric.direction} is better)")

@@ -23,7 +23,7 @@ def cond_table(s: Mapping[str, Any], names: Iterable[str], unit: str = "s", plac
     for name in names:
         d = s["conditions"][name]
         r = {"condition": name, "n": d["n"], f"mean {unit}": d["mean"], f"sd {unit}": d["sd"],
-             "95% CI of mean": ci(d["ci95"], f), f"median {unit}": d["median"], "CV": f"{d['cv']:.1%}",
+             "95% BCa CI of mean": ci(d["ci95"], f), f"median {unit}": d["median"], "CV": f"{d['cv']:.1%}",
              "Shapiro-Wilk W (p)": "n/a" if d.get("shapiro_w") is None
              else f"{d['shapiro_w']:.3f} ({pfmt(d['shapiro_p'])})",
              "Tukey outliers low / high": f"{d['outliers_low']} / {d['outliers_high']}"}

@@ -67,6 +67,12 @@ XE_MODE_TEMPLATES: dict[str, list[Template]] = {
 DIALECTS = ("c3750", "c9300")
 
 
+def dialect_of_model(model: str) -> str:
+    """The dialect a switch model speaks: ``c9300`` for C9300/C9200 models (and the platform name
+    ``catalyst9300``), else ``c3750``."""
+    return "c9300" if model.upper().startswith(("C9300", "C9200", "CATALYST9300")) else "c3750"
+
+
 def templates_of(dialect: str) -> dict[str, list[Template]]:
     """The command templates per config mode of ``dialect`` (an unknown one is the 3750's)."""
     return XE_MODE_TEMPLATES if dialect == "c9300" else MODE_TEMPLATES

@@ -28,13 +28,21 @@ DeviceOpt = typer.Option("virtual", "--device", help="Switch: `virtual` (the tes
 GroupOpt = typer.Option([], "--group", "-g", help="Override a profile group: workload=jp-1,jp-2 (repeatable).")
 
 
+PlatformOpt = typer.Option(None, "--platform", help="Switch platform (catalyst3750, catalyst9300); default: the "
+                          "topology's switch model's.")
+
+
 @app.command("render")
 def switch_render(profile: str = typer.Argument(..., help="Profile name (qos-profiles/NAME.yaml) or file."),
-                  group: list[str] = GroupOpt, topology: Path | None = TopologyOpt) -> None:
-    """Print the IOS configuration lines of a QoS profile for a topology."""
-    from ..profiles import load_profile, render
+                  group: list[str] = GroupOpt, topology: Path | None = TopologyOpt,
+                  platform: str | None = PlatformOpt) -> None:
+    """Print the configuration lines of a QoS profile for a topology, in a platform's dialect."""
+    from ..platforms import get_platform, platform_for_model
+    from ..profiles import load_profile
 
-    for line in render(load_profile(profile), load_topology(topology), _groups(group)):
+    topo = load_topology(topology)
+    plat = get_platform(platform or platform_for_model(topo.switch.model))
+    for line in plat.render(load_profile(profile), topo, _groups(group)):
         print(line)
 
 
@@ -46,12 +54,13 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
                 topology: Path | None = TopologyOpt) -> None:
     """Push a QoS profile with Netmiko: backup, diff (hier-config), send, verify, write memory;
     roll back on any error."""
-    from ..profiles import load_profile, render
+    from ..platforms import get_platform, platform_for_model
+    from ..profiles import load_profile
     from ..switch.backends import open_switch
 
     topo = load_topology(topology)
     prof = load_profile(profile)
-    lines = render(prof, topo, _groups(group))
+    lines = get_platform(platform_for_model(topo.switch.model)).render(prof, topo, _groups(group))
     sw = open_switch(device, topo)
     with console.status(f"pushing {prof.name} to {sw.name} ..."):
         rep = sw.push(lines, out, prof.name)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QoslabError
-from ..profiles.model import Profile
 from ..platforms.base import get_platform, platform_for_model
+from ..profiles.model import Profile
 from ..topology import Topology, linux_ifname
 from ..trafficgen.definitions import FloodDefinition, ResolvedFlow, resolve
 from .playbook import Condition, Playbook

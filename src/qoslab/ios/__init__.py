@@ -15,7 +15,6 @@ from .acl import Ace, ace_text, parse_ace
 from .config import Mode, RunningConfig, Section
 from .grammar import GLOBAL, MODES, IosError
 from .interpret import interpret, load_config
-from .xeinterp import xe_pmapc_line  # registers the IOS-XE handlers  # noqa: F401
 from .qos import (
                   DEFAULT_DSCP_OUTPUT_QUEUE,
                   ClassMap,
@@ -25,6 +24,7 @@ from .qos import (
                   QosConfig,
                   qos_model,
 )
+from .xeinterp import xe_pmapc_line  # registers the IOS-XE handlers  # noqa: F401
 
 __all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "GLOBAL", "MODES", "Ace", "ClassMap",
            "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section",

@@ -58,7 +58,8 @@ class RunningConfig:
         named ACLs by name then numbered ACLs by number (:func:`acl_order`), monitor sessions by
         number. The entries inside a section (ACEs, a policy-map's classes) keep their order."""
         slots, rest = stock.place(self.kept)
-        out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", VERSION_LINE.get(self.dialect, "version 12.2"),
+        version = VERSION_LINE.get(self.dialect, "version 12.2")
+        out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", version,
                "no service pad", *slots["service"], "!", f"hostname {self.hostname}", "!", *slots["boot"], "!"]
         out += rest
         if rest:

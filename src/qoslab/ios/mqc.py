@@ -29,9 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..topology import canonical_port
-from .config import RunningConfig
-from .grammar import dscp_value
 from .config import RunningConfig, Section
+from .grammar import dscp_value
 from .qos import InterfaceQos, QosConfig, class_maps_of, monitor_sessions_of, policy_maps_of
 from .show_qos import QueueSet
 
@@ -130,15 +129,15 @@ def mqc_model(rc: RunningConfig) -> QosConfig:
     for port, s in rc.interfaces.items():
         if port.startswith("Vlan"):
             continue
-        q = InterfaceQos(trust="dscp", shape=[0] * N_EMULATED, queue_set=PLAIN_QUEUE_SET)
-        for c in s.children:
-            w = c.split()
+        iq = InterfaceQos(trust="dscp", shape=[0] * N_EMULATED, queue_set=PLAIN_QUEUE_SET)
+        for line in s.children:
+            w = line.split()
             if w[:2] == ["service-policy", "input"]:
-                q.service_policy_in = w[2]
+                iq.service_policy_in = w[2]
             elif w[:2] == ["service-policy", "output"]:
                 outputs[port] = w[2]
-        iface[port] = q
-    enabled = bool(outputs) or any(q.service_policy_in for q in iface.values())
+        iface[port] = iq
+    enabled = bool(outputs) or any(x.service_policy_in for x in iface.values())
     q = QosConfig(enabled, dict(rc.acls), cmaps, pmaps, dict.fromkeys(range(64), 1), iface,
                   monitor_sessions_of(rc), [], queue_sets={PLAIN_QUEUE_SET: _plain_queue_set()},
                   dscp_output_threshold=dict.fromkeys(range(64), 3))
@@ -152,14 +151,13 @@ def mqc_model(rc: RunningConfig) -> QosConfig:
     q.unsupported += notes
     _apply_classes(q, rc, classes)
     for port in outputs:
-        iq = q.interfaces[port]
-        prio = any(c.priority for c in classes)
-        iq.priority_queue_out = prio
-        iq.share = [1] * N_EMULATED
-        for c in classes:
-            iq.share[c.queue - 1] = max(1, c.share)
-        iq.shape = [0] * N_EMULATED
-        iq.queue_set = MQC_QUEUE_SET
+        piq = q.interfaces[port]
+        piq.priority_queue_out = any(c.priority for c in classes)
+        piq.share = [1] * N_EMULATED
+        for ec in classes:
+            piq.share[ec.queue - 1] = max(1, ec.share)
+        piq.shape = [0] * N_EMULATED
+        piq.queue_set = MQC_QUEUE_SET
     return q
 
 

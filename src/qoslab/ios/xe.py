@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .grammar import DSCP_NAMES, MODE_TEMPLATES, PASSTHROUGH, T, Template, dscp_value
 
+
 def dscp_name(value: int) -> str:
     """How IOS-XE prints DSCP ``value``: its name, else the number."""
     return DSCP_NAMES.get(value, str(value))

@@ -3,15 +3,19 @@ takes, the expedite queue, the shares, the buffers and the drop thresholds.
 
 Profiles are written in the 3750's terms (qos-profiles/README.md); this is how they carry over:
 
-| 3750 term (profile field) | neutral term | Catalyst 9300 (IOS-XE MQC) |
-| --- | --- | --- |
-| DSCP-to-output-queue map (3750 default + ``dscp_output_map``) | a queue's DSCPs | a class-map ``match dscp`` per queue; the queue of DSCP 0 is ``class-default`` |
-| ``egress.priority_queue_out`` (queue 1 expedited) | expedite queue | ``priority level 1`` |
-| ``egress.share`` (SRR shared weights) | weights of the other queues | ``bandwidth remaining percent`` (weights scaled to 100) |
-| queue-set ``buffers`` | buffer % per queue | ``queue-buffers ratio`` |
-| queue-set thresholds (% of the queue's buffer, up to its maximum) and the DSCP's threshold 1-3 | drop % of the queue's limit per DSCP: ``100 x threshold / maximum`` (at most 100) | ``queue-limit dscp V percent P`` for P < 100 |
-| ``egress.shape`` | (none) | refused: no shaped SRR queues |
-| ``ingress`` (ingress queues) | (none) | not rendered: the 9300 has no ingress queues for front-panel ports |
+- the DSCP-to-output-queue map (the 3750 default and ``dscp_output_map``) -> the DSCPs of each
+  queue -> on a 9300 a class-map ``match dscp`` per queue; the queue of DSCP 0 is ``class-default``;
+- ``egress.priority_queue_out`` (queue 1 expedited) -> the expedite queue -> ``priority level 1``;
+- ``egress.share`` (SRR shared weights) -> the other queues' weights -> ``bandwidth remaining
+  percent`` (weights scaled to 100);
+- queue-set ``buffers`` -> buffer % per queue -> ``queue-buffers ratio``;
+- queue-set thresholds (% of the queue's buffer, up to its maximum) and each DSCP's threshold 1-3
+  -> the drop % of the queue's limit per DSCP, ``100 x threshold / maximum`` (at most 100) ->
+  ``queue-limit dscp V percent P`` where P < 100;
+- ``egress.shape`` -> no neutral term: refused for the 9300 (no shaped SRR queues);
+- ``ingress`` (ingress queues) -> no neutral term: not rendered for the 9300 (no ingress queues on
+  its front-panel ports); ``trust: dscp`` is the 9300's default (nothing rendered), other trust
+  states are refused.
 
 Sources: Catalyst 3750 QoS configuration guide 12.2(25)SE ("Configuring Egress Queue
 Characteristics": default DSCP map, queue-sets, WTD thresholds); Catalyst 9300 QoS configuration

@@ -41,7 +41,8 @@ ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
 
 def connect(dev: Device):
-    """Open a Netmiko session (the device's platform's device type: ``cisco_ios``, ``cisco_xe``) in privileged EXEC, offering the device's SSH profile's
+    """Open a Netmiko session (the device's platform's device type: ``cisco_ios``, ``cisco_xe``) in
+    privileged EXEC, offering the device's SSH profile's
     algorithms (:mod:`.legacyssh`). Raises QoslabError (auth, host key, unreachable) naming the
     device."""
     from netmiko.exceptions import (
@@ -53,7 +54,8 @@ def connect(dev: Device):
     quiet_paramiko()
     try:
         cls = netmiko_class(dev.ssh_profile)
-        conn = cls(device_type=get_platform(dev.platform).netmiko_device_type, host=dev.host, port=dev.port, username=c.username, password=c.password,
+        conn = cls(device_type=get_platform(dev.platform).netmiko_device_type, host=dev.host, port=dev.port,
+                   username=c.username, password=c.password,
                    secret=c.secret, ssh_strict=True, system_host_keys=False, alt_host_keys=True,
                    alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s, conn_timeout=dev.timeout_s,
                    auth_timeout=dev.timeout_s, allow_agent=False, use_keys=False,

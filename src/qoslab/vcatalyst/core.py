@@ -8,8 +8,8 @@ import asyncio
 import time
 
 from ..ios import RunningConfig, load_config, qos_model
-from ..ios.xe import dialect_of_model
 from ..ios.show_qos import PortCounters
+from ..ios.xe import dialect_of_model
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname

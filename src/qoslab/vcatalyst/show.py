@@ -35,7 +35,6 @@ from ..topology import canonical_port, long_port
 from .core import BOOT_SECONDS
 from .execparse import ExecCommand
 from .flash import Flash
-from .show_xe import QueueStat, render_input_xe, render_output_xe, render_version_xe
 from .show_l2 import render_arp, render_cdp, render_env, render_lldp, render_mac_table
 from .show_mqc import (
     ClassCounters,
@@ -68,6 +67,7 @@ from .show_sys import (
     render_version,
     render_vlan_brief,
 )
+from .show_xe import QueueStat, render_input_xe, render_output_xe, render_version_xe
 
 
 def _ports(sw) -> list[str]:
@@ -312,7 +312,7 @@ def _xe_policy_map_interface(sw, cmd: ExecCommand) -> str:
             rows = []
             for pc in q.policy_maps[pin]:
                 cm = q.class_maps.get(pc.class_name)
-                acts = ([f"QoS Set", f"  dscp {dscp_name(pc.set_dscp)}"] if pc.set_dscp is not None else [])
+                acts = (["QoS Set", f"  dscp {dscp_name(pc.set_dscp)}"] if pc.set_dscp is not None else [])
                 acts += [f"police: cir {pc.police.rate_bps} bps, bc {pc.police.burst_bytes} bytes"] if pc.police else []
                 rows.append((pc.class_name, "match-all" if cm is None or cm.match_all else "match-any",
                              cm.dscps if cm else [], cm.acls if cm else [],

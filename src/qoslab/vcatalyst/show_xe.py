@@ -134,7 +134,8 @@ def render_output_xe(policy: str, classes: list[tuple[EgressClass, list[int], Qu
         if c.priority:
             out += ["      Priority: Strict,", "", f"      Priority Level: {c.priority}"]
         else:
-            out += ["      Queueing", "", f"      (total drops) {s.dropped_bytes}", f"      (bytes output) {s.sent_bytes}"]
+            out += ["      Queueing", "", f"      (total drops) {s.dropped_bytes}",
+                    f"      (bytes output) {s.sent_bytes}"]
             if c.share:
                 out.append(f"      bandwidth remaining {c.share}%")
         if c.buffers is not None:

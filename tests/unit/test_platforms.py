@@ -137,3 +137,34 @@ def test_9300_mqc_compiles_to_the_same_data_path():
     assert any("classid 1:11 htb rate 9900000bit" in line and "prio 0" in line for line in plan)
     assert plan[0].endswith(f"htb default 1{q.dscp_output_queue[0]}")
     assert isinstance(load_profile("fifo"), Profile)
+
+
+class _FakeXe:
+    """A SwitchDevice of platform catalyst9300 whose counters grow by one reading's worth."""
+
+    platform = "catalyst9300"
+
+    def __init__(self) -> None:
+        self.text = (DATA / "catalyst9300-counters.txt").read_text()
+        self.reads = 0
+
+    def show(self, commands: list[str]) -> dict[str, str]:
+        self.reads += 1
+        text = self.text if self.reads == 1 else self.text.replace("(total drops) 449400", "(total drops) 500000")
+        return dict.fromkeys(commands, text)
+
+
+def test_switch_evidence_stores_any_number_of_queues_as_json():
+    import json
+
+    from qoslab.meters.evidence import COLUMNS, TrialEvidence
+
+    ev = TrialEvidence(_FakeXe(), ["Gi1/0/1"])
+    ev.start()
+    ev.finish()
+    cols = ev.columns()
+    assert ev.error is None and set(cols) == set(COLUMNS)
+    assert cols["switch_json"] is None and cols["switch_drops_q1"] is None  # the 3750's columns stay NULL
+    q = json.loads(cols["switch_queues_json"])
+    assert q["platform"] == "catalyst9300" and q["ports"]["Gi1/0/1"]["queues"][-1] == "class-default"
+    assert q["ports"]["Gi1/0/1"]["dropped_bytes"] == [0, 0, 50600] and q["ports"]["Gi1/0/1"]["dropped_packets"] is None

@@ -79,6 +79,8 @@ class NetmikoSwitch:
 
     def __init__(self, name: str, endpoint: Device) -> None:
         self.name, self.endpoint = name, endpoint
+        #: the switch platform (qoslab.registry.platforms): what the switch meter reads it with
+        self.platform = getattr(endpoint, "platform", "catalyst3750")
         self._conn: Any = None
 
     def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:

@@ -168,3 +168,19 @@ def test_switch_evidence_stores_any_number_of_queues_as_json():
     q = json.loads(cols["switch_queues_json"])
     assert q["platform"] == "catalyst9300" and q["ports"]["Gi1/0/1"]["queues"][-1] == "class-default"
     assert q["ports"]["Gi1/0/1"]["dropped_bytes"] == [0, 0, 50600] and q["ports"]["Gi1/0/1"]["dropped_packets"] is None
+
+
+def test_device_file_platform_must_match_the_topology_model(tmp_path):
+    from qoslab.switch.backends import CatalystSwitch
+
+    f = tmp_path / "c9300.yaml"
+    f.write_text("device: catalyst\nhost: 192.0.2.1\nplatform: cisco_xe\nknown_hosts: /nonexistent\n")
+    with pytest.raises(QoslabError, match=r"c9300.yaml:3: platform: catalyst9300, but topology ecenet's switch is a "
+                                          r"WS-C3750G-24T \(catalyst3750\)"):
+        CatalystSwitch(load_topology(ECENET), str(f))
+    f.write_text("device: catalyst\nhost: 192.0.2.1\nplatform: ios-xr\nknown_hosts: /nonexistent\n")
+    with pytest.raises(QoslabError, match=r"c9300.yaml:3: platform: unknown platform 'ios-xr'"):
+        CatalystSwitch(load_topology(ECENET), str(f))
+    f.write_text("device: catalyst\nhost: 192.0.2.1\nplatform: catalyst9300\nknown_hosts: /nonexistent\n")
+    sw = CatalystSwitch(load_topology(REPO / "playbooks" / "topologies" / "ecenet9300.yaml"), str(f))
+    assert sw.platform == "catalyst9300" and sw.endpoint.platform == "catalyst9300"

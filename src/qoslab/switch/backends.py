@@ -237,6 +237,10 @@ class CatalystSwitch(NetmikoSwitch):
         if plat not in platforms.names():
             raise config_error(spec, ("platform",), f"unknown platform {f.platform!r} (known: "
                                                     f"{', '.join(platforms.names())}, or cisco_ios, cisco_xe)")
+        if plat != (topo_plat := platform_for_model(topology.switch.model)):
+            raise config_error(spec, ("platform",), f"{plat}, but topology {topology.name}'s switch is a "
+                                                    f"{topology.switch.model} ({topo_plat}): profiles render for "
+                                                    "the topology's model")
         ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
                     timeout_s=f.timeout_s, ssh_profile=f.ssh_profile, platform=plat)
         super().__init__(f"{f.host}:{f.port}", ep)

@@ -75,13 +75,18 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
 def switch_show(device: str = DeviceOpt,
                 port: str | None = typer.Option(None, help="Also show queueing and statistics of this port."),
                 topology: Path | None = TopologyOpt) -> None:
-    """Print the switch's QoS state (show mls qos, queue-sets, ACLs, class-maps, policy-maps)."""
+    """Print the switch's QoS state (3750: show mls qos, queue-sets; both: ACLs, class-maps,
+    policy-maps; with --port the port's queue counters in the platform's own command)."""
+    from ..platforms import get_platform
     from ..switch.backends import open_switch
 
-    cmds = ["show mls qos", "show mls qos queue-set", "show access-lists", "show class-map", "show policy-map"]
+    sw = open_switch(device, load_topology(topology))
+    plat = get_platform(getattr(sw, "platform", "catalyst3750"))
+    mls = ["show mls qos", "show mls qos queue-set"] if plat.dialect == "c3750" else []
+    cmds = mls + ["show access-lists", "show class-map", "show policy-map"]
     if port:
-        cmds += [f"show mls qos interface {port} queueing", f"show mls qos interface {port} statistics"]
-    for c, text in open_switch(device, load_topology(topology)).show(cmds).items():
+        cmds += ([f"show mls qos interface {port} queueing"] if mls else []) + plat.counters_commands([port])
+    for c, text in sw.show(cmds).items():
         console.print(f"[bold]{c}[/]")
         print(text)
 
@@ -89,7 +94,8 @@ def switch_show(device: str = DeviceOpt,
 @app.command("serve")
 def switch_serve(topology: Path | None = TopologyOpt,
                  no_apply: bool = typer.Option(False, "--no-apply", help="Do not touch tc (CLI only).")) -> None:
-    """Run the virtual Catalyst 3750 of the testbed on its management endpoint (foreground)."""
+    """Run the virtual Catalyst of the testbed on its management endpoint (foreground): a 3750, or
+    a 9300 speaking IOS-XE when the topology's switch model is a C9300."""
     import asyncio
 
     from ..vcatalyst import serve

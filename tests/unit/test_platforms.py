@@ -184,3 +184,14 @@ def test_device_file_platform_must_match_the_topology_model(tmp_path):
     f.write_text("device: catalyst\nhost: 192.0.2.1\nplatform: catalyst9300\nknown_hosts: /nonexistent\n")
     sw = CatalystSwitch(load_topology(REPO / "playbooks" / "topologies" / "ecenet9300.yaml"), str(f))
     assert sw.platform == "catalyst9300" and sw.endpoint.platform == "catalyst9300"
+
+
+def test_a_port_without_an_output_policy_has_no_queues():
+    from qoslab.switch.counters import read_queue_counters
+
+    class Empty:
+        def show(self, commands: list[str]) -> dict[str, str]:
+            return dict.fromkeys(commands, "")
+
+    got = read_queue_counters(Empty(), ["Gi1/0/1"], "catalyst9300")["GigabitEthernet1/0/1"]
+    assert got.queues == [] and got.dropped_bytes is None and got.n_thresholds == 0

@@ -97,6 +97,10 @@ class Platform:
         """Output of :meth:`counters_commands` -> {long port name: QueueCounters}."""
         raise NotImplementedError
 
+    def no_queues(self) -> QueueCounters:
+        """The counters of a port the output does not list (no egress queuing configured)."""
+        return QueueCounters([])
+
 
 def get_platform(name: str) -> Platform:
     """The platform registered as ``name`` (an instance). Raises ConfigError listing the known ones."""

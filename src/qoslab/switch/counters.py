@@ -188,8 +188,9 @@ def read_queue_counters(dev: Any, ports: list[str], platform: str) -> dict[str, 
     """The egress queue counters of ``ports`` through ``platform``'s own show commands and parser
     (:meth:`qoslab.platforms.Platform.counters_commands`, ``parse_counters``): {long port name:
     QueueCounters}, any n queues x m thresholds. ``dev``: a SwitchDevice or a netmiko-style
-    connection, as for :func:`read_statistics`. Raises QoslabError when the switch rejects a
-    command or a port's counters are missing."""
+    connection, as for :func:`read_statistics`. A port the output does not list (a 9300 port
+    without an output policy: one FIFO, no per-queue counters) gets a QueueCounters with no queues.
+    Raises QoslabError when the switch rejects a command."""
     from ..platforms.base import get_platform
 
     plat = get_platform(platform)
@@ -202,7 +203,4 @@ def read_queue_counters(dev: Any, ports: list[str], platform: str) -> dict[str, 
         if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
             raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
         out.update(plat.parse_counters(text))
-    missing = [p for p in longs if p not in out]
-    if missing:
-        raise QoslabError(f"`{cmds[0]}`...: no queue counters for {', '.join(missing)} (no output policy?)")
-    return {p: out[p] for p in longs}
+    return {p: out.get(p) or plat.no_queues() for p in longs}

@@ -7,7 +7,8 @@ mutating the config they are given).
 - a policy-map class action: one per kind (``set``, ``police``, ``priority``, ``bandwidth``,
   ``queue-buffers``, and ``queue-limit dscp V`` per DSCP), a new one replacing the old.
   IOS-XE's own checks (Catalyst 9300 QoS configuration guide, 17.x, "Restrictions for QoS"):
-  ``priority`` and ``bandwidth`` exclude each other in one class.
+  ``priority`` and ``bandwidth`` exclude each other in one class (refused here with the caret
+  under the line; IOS-XE's own message text is not reproduced).
 """
 
 from __future__ import annotations
@@ -16,11 +17,6 @@ from .config import Mode
 from .grammar import IosError
 from .interpret import HANDLERS, Ctx
 from .xe import normalize_dscp_words, pmapc_key
-
-#: IOS-XE's message for a class that would get both a priority and a bandwidth action (shown
-#: after the line, as on a Catalyst 9300 running 17.x).
-PRIORITY_BANDWIDTH = "Cannot configure both priority and bandwidth in the same class"
-
 
 def _remove(lines: list[str], key: str) -> None:
     lines[:] = [x for x in lines if not (x == key or x.startswith(key + " "))]

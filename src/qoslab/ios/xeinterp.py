@@ -18,6 +18,7 @@ from .grammar import IosError
 from .interpret import HANDLERS, Ctx
 from .xe import normalize_dscp_words, pmapc_key
 
+
 def _remove(lines: list[str], key: str) -> None:
     lines[:] = [x for x in lines if not (x == key or x.startswith(key + " "))]
 

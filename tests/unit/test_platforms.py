@@ -195,3 +195,20 @@ def test_a_port_without_an_output_policy_has_no_queues():
 
     got = read_queue_counters(Empty(), ["Gi1/0/1"], "catalyst9300")["GigabitEthernet1/0/1"]
     assert got.queues == [] and got.dropped_bytes is None and got.n_thresholds == 0
+
+
+def test_stats_switch_queues_block_means_per_trial_by_queue_name():
+    import json
+
+    from qoslab.stats.switchq import summarize
+
+    rec = {"platform": "catalyst9300", "reset": [], "ports": {
+        "Gi1/0/1": {"queues": ["QOSLAB-Q1", "class-default"], "enqueued_packets": [10, 4], "dropped_packets": None,
+                    "enqueued_bytes": [1000, 400], "dropped_bytes": [0, 3000]},
+        "Gi1/0/2": {"queues": ["QOSLAB-Q1", "class-default"], "enqueued_packets": [2, 0], "dropped_packets": None,
+                    "enqueued_bytes": [200, 0], "dropped_bytes": [0, 1000]}}}
+    got = summarize([("c", json.dumps(rec)), ("c", json.dumps(rec)), ("d", None)])
+    assert got == {"platform": "catalyst9300", "conditions": {"c": {"n": 2, "queues": {
+        "QOSLAB-Q1": {"enqueued_packets": 12.0, "enqueued_bytes": 1200.0, "dropped_bytes": 0.0},
+        "class-default": {"enqueued_packets": 4.0, "enqueued_bytes": 400.0, "dropped_bytes": 4000.0}}}}}
+    assert summarize([("d", None)]) is None

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from .scale.knobs import ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
@@ -31,8 +32,7 @@ _LONG = {v: k for k, v in _SHORT.items()}
 _HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}\Z")
 _MGMT_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
 _SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
-#: Link rates a topology may ask for (bits/s): tc's HTB works from a few kbit/s; 100 Gbit/s is
-#: beyond any NIC of a cluster this models.
+#: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC.
 LINK_RATE_RANGE = (8_000, 100_000_000_000)
 #: Largest queue a topology may give a port or host (bytes): a Catalyst 3750 has 2 MB per stack member.
 MAX_BUFFER_BYTES = 64 * 1024 * 1024
@@ -246,11 +246,10 @@ class CaptureWiring(StrictModel):
 
 
 class Topology(StrictModel):
-    """A whole cluster. ``environment: embedded`` topologies are built as namespaces and must
-    keep every address inside 198.18.0.0/15 (RFC 2544) and the management endpoint on loopback.
-    ``environment: cluster`` topologies must declare their ``experiment_network`` (every host
-    address inside it; floods go to nothing else) and a ``flood_rate_cap`` (bits/s on the wire,
-    all flows of a flood together)."""
+    """A whole cluster. ``embedded``: namespaces, every address in 198.18.0.0/15 (RFC 2544), the
+    management endpoint on loopback. ``cluster``: must declare ``experiment_network`` (floods go
+    nowhere else) and ``flood_rate_cap`` (bits/s on the wire, a whole flood). ``scale``: the scale
+    model's knobs (:mod:`qoslab.scale.knobs`; its queue times become ``buffers`` bytes)."""
 
     name: str
     description: str = ""
@@ -263,6 +262,7 @@ class Topology(StrictModel):
     hosts: list[Host]
     ssh: SshSettings | None = None
     capture: CaptureWiring | None = None
+    scale: ScaleKnobs | None = None
     source: str | None = Field(None, exclude=True, description="file this topology was read from")
 
     @field_validator("flood_rate_cap", mode="before")
@@ -318,7 +318,7 @@ class Topology(StrictModel):
             if h.address.ip not in self.network:
                 raise FieldProblem(("hosts", i, "address"), f"{h.ip} is outside the experiment network {self.network}")
         self._capture_wiring()
-        return self
+        return apply_scale(self)
 
     def _cluster_safety(self) -> None:
         if self.environment != "cluster":

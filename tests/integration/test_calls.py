@@ -235,6 +235,10 @@ def test_wire_call_latency_agrees_with_the_managers(tmp_path):
     print(json.dumps(out, indent=1))
     assert base["median_ms"] <= bound, out
     stats = json.loads((folder / "stats.json").read_text())
+    if "calls" not in stats and (stats.get("fidelity") or {}).get("excluded_applied"):
+        # the calls block leaves out fidelity-invalid trials (issue 35), as every block does: on a
+        # machine someone else loads, every trial may be judged invalid for outside CPU load
+        pytest.skip(f"every trial was judged fidelity-invalid on this loaded machine: {stats['fidelity']}")
     calls = stats["calls"]
     assert set(calls["conditions"]) == {"no congestion fifo", "congestion fifo"}
     for c in calls["conditions"].values():

@@ -237,3 +237,30 @@ def testbed_calibrate(playbook: Path = typer.Argument(..., help="Campaign playbo
 def _extreme(trials: list[dict], key: str, pick) -> str:  # noqa: ANN001 - min or max
     vals = [t[key] for t in trials if t.get(key) is not None]
     return f"{pick(vals):.3f}" if vals else "n/a"
+
+
+@app.command("scale")
+def testbed_scale(real: Path = typer.Option(..., "--from", help="A real cluster's description (REAL.yaml: "
+                                                                  "link rate, switch buffer, RTT, CPU, run time)."),
+                  topology: Path | None = TopologyOpt,
+                  out: Path | None = typer.Option(None, help="Write the base topology with the derived link rate "
+                                                             "and scale: block here.")) -> None:
+    """Derive the testbed's scale-model settings from a real cluster (docs/scale-model.md, "Derivation")."""
+    from ..scale.derive import derive, load_real_cluster
+    from ..topology import default_topology_path
+    from ..yamlio import dump_yaml, read_yaml
+
+    d = derive(load_real_cluster(real))
+    frag = d.topology_fragment()
+    console.print(f"time scale s = {d.time_scale:.4g} (testbed uncongested run / real)")
+    console.print(dump_yaml({**frag, "flood_rate": f"{d.flood_multiple:g}x"}), end="")
+    for note in d.deviations:
+        console.print(f"deviation: {note}")
+    for note in d.unmatched:
+        console.print(f"not scaled: {note}")
+    if out is not None:
+        base, _ = read_yaml(topology or default_topology_path())
+        base = {**base, "link": {**base.get("link", {}), **frag["link"]}, "scale": frag["scale"]}
+        base.get("buffers", {}).pop("switch_port_bytes", None)
+        out.write_text(dump_yaml(base))
+        console.print(f"topology written: {out}")

@@ -1,6 +1,6 @@
 """The report's call-latency helpers (issue 24; :mod:`qoslab.report.lib` is full): the frames of
 the tail table, the p99 comparisons and recovery, the CDF's points, and the per-trial RTO table.
-Pure like reportlib: they work on what they are given (calls-stats.json as a dict,
+Pure like report.lib: they work on what they are given (calls-stats.json as a dict,
 ``analysis/README.md`` "Call latency"; the pooled calls.jsonl records; the trials frame with the
 ``calls_*`` columns of :mod:`qoslab.meters.calls`)."""
 

@@ -39,14 +39,15 @@ def pooled_records(trials: Iterable[tuple[str, int, Sequence[Mapping[str, Any]]]
     return out
 
 
-def export_calls(store: Store, folder: Path, path: Path) -> tuple[dict[str, int], int]:
-    """Write the counted trials' render calls to ``path`` (JSON lines), without the trials the
-    fidelity monitor judged ``invalid`` (as every other block of stats.json); returns (calls per
-    condition (conditions whose trials have no calls file are absent), trials left out as invalid)."""
+def export_calls(store: Store, folder: Path, path: Path, exclude_invalid: bool = True) -> tuple[dict[str, int], int]:
+    """Write the counted trials' render calls to ``path`` (JSON lines), with ``exclude_invalid``
+    without the trials the fidelity monitor judged ``invalid`` (as the main statistics when their
+    exclusion applies, stats.json's ``fidelity.excluded_applied``); returns (calls per condition
+    (conditions whose trials have no calls file are absent), trials left out as invalid)."""
     trials = []
     invalid = 0
     for row in store.trials(counted=True):
-        if is_invalid(row):
+        if exclude_invalid and is_invalid(row):
             invalid += 1
             continue
         f = manager_calls_path(folder, row.idx)
@@ -91,13 +92,13 @@ def stats_block(cs: Mapping[str, Any], file: str = "calls-stats.json") -> dict[s
 
 
 def run_call_stats(store: Store, folder: Path, compare: Iterable[tuple[str, str]],
-                   recovery: Iterable[tuple[str, str, str]]) -> dict[str, Any] | None:
+                   recovery: Iterable[tuple[str, str, str]], exclude_invalid: bool = False) -> dict[str, Any] | None:
     """``calls.jsonl`` and ``calls-stats.json`` in ``folder``; returns :func:`stats_block` of it,
     or None when no counted trial has call times (a campaign from before issue 24: stale files
     are removed); ``excluded_invalid_trials`` counts the trials left out as fidelity-invalid.
     Raises QoslabError with the tool's message when it fails."""
     calls, out = folder / "calls.jsonl", folder / "calls-stats.json"
-    have, invalid = export_calls(store, folder, calls)
+    have, invalid = export_calls(store, folder, calls, exclude_invalid)
     if not have:
         calls.unlink(missing_ok=True)
         out.unlink(missing_ok=True)

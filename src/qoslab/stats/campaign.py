@@ -124,7 +124,7 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
     stats = run_stats(pb, source, folder / "stats.json")
     if timed_out:
         stats["censored"] = censored_block(timed_out)
-    stats.update(_blocks(pb, store, folder, stats, source))
+    stats.update(_blocks(pb, store, folder, stats, source, exclude_invalid=drop))
     stats["fidelity"] = fidelity
     (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     for stale in ("trials-all.csv", "stats-all.json"):
@@ -170,15 +170,16 @@ def censored_block(timed_out: list[CensoredAttempt]) -> dict[str, Any]:
 
 
 def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any],
-            source: Path | None = None) -> dict[str, Any]:
+            source: Path | None = None, exclude_invalid: bool = False) -> dict[str, Any]:
     """stats.json's optional blocks: ``stopping`` (sequential campaigns), ``calls`` (per-call
-    latency tails), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost),
+    latency tails; without the fidelity-invalid trials when ``exclude_invalid``, as the main
+    statistics), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost),
     ``switch_queues`` (per-queue switch counters, :mod:`.switchq`)."""
     out: dict[str, Any] = {}
     stopping = stopping_summary(pb, store)
     if stopping is not None:  # which rule stopped each condition, and after how many trials
         out["stopping"] = stopping
-    calls = run_call_stats(store, folder, *plan_comparisons(pb))
+    calls = run_call_stats(store, folder, *plan_comparisons(pb), exclude_invalid=exclude_invalid)
     if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
         out["calls"] = calls
     factorial = factorial_block(pb, stats, source or folder / "trials.csv")

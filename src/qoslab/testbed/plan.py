@@ -83,6 +83,16 @@ def switch_port_lines(topo: Topology, port: str) -> list[str]:
     return shaping_lines(linux_ifname(port), topo.link.rate, topo.link.burst_bytes, topo.buffers.switch_port_bytes)
 
 
+def route_lines(topo: Topology, host: str) -> list[str]:
+    """``ip -batch`` lines that put the topology's ``scale:`` route knobs (``rto_min``,
+    ``quickack``) on the host's connected route, run after its link is up; none without knobs. Pure."""
+    opts = topo.scale.route_options() if topo.scale is not None else []
+    if not opts:
+        return []
+    h = topo.host(host)
+    return [f"route replace {h.address.network} dev {HOST_IF} proto kernel scope link src {h.ip} {' '.join(opts)}"]
+
+
 @dataclass(frozen=True)
 class TestbedPlan:
     """What building a testbed does, as data (no side effects), in the order it is applied.
@@ -131,7 +141,8 @@ def build_plan(topo: Topology) -> TestbedPlan:
             f'link set {port} master {BRIDGE} alias "{long_port(h.port)}"',
         ]
         ip[sw].append(f"link set {port} up")
-        ip[ns] = ["link set lo up", f"addr add {h.address} dev {HOST_IF}", f"link set {HOST_IF} up"]
+        ip[ns] = ["link set lo up", f"addr add {h.address} dev {HOST_IF}", f"link set {HOST_IF} up",
+                  *route_lines(topo, h.name)]
         switch_tc += switch_port_lines(topo, h.port)
         tc[ns] = shaping_lines(HOST_IF, topo.link.rate, topo.link.burst_bytes, topo.buffers.host_bytes)
         if not topo.link.offloads:

@@ -33,7 +33,8 @@ class WorkloadSettings(StrictModel):
     RMI call, or "all"; ``codec``: serializable | externalizable; ``frames``: renders per run;
     ports: RMI registry and render-service export port (fixed, so a QoS profile can match them);
     ``dscp``: 0-63 marking every RMI socket, or None; ``timeout_s``: seconds one RMI call may take;
-    ``startup_timeout_s``: seconds a worker JVM may take to listen.
+    ``startup_timeout_s``: seconds a worker JVM may take to listen; ``supersample``: k x k rays per
+    pixel (1 = the JGF benchmark; compute grows k^2-fold, bytes do not; checksums in java-workload).
     Invalid values raise pydantic's ValidationError (ConfigError with file and line when loaded
     from a playbook)."""
 
@@ -47,6 +48,7 @@ class WorkloadSettings(StrictModel):
     dscp: int | None = Field(None, ge=0, le=63)
     timeout_s: float = Field(120.0, gt=0, le=86_400)
     startup_timeout_s: float = Field(30.0, gt=0, le=3600)
+    supersample: int = Field(1, ge=1, le=4)
 
     @field_validator("hosts")
     @classmethod
@@ -137,6 +139,7 @@ def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Execut
                         "--frames", str(settings.frames), "--registry-port", str(settings.registry_port),
                         "--timeout", f"{settings.timeout_s:g}", *marking, "--calls-out", node_calls,
                         *(["--go-file", gate.arm(ex)] if gate is not None else []),
+                        *(["--supersample", str(settings.supersample)] if settings.supersample > 1 else []),
                         hostname=address_of(head), root=ex.qoslab_root)
     # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
     res = ex.run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
@@ -217,7 +220,7 @@ class RaytracerSettings(WorkloadSettings, WorkloadBase):
 
     def describe(self) -> str:
         return (f"raytracer on {', '.join(self.hosts)}, size {self.size}, {self.frames} frame(s), rows per call "
-                f"{self.rows_per_call}")
+                f"{self.rows_per_call}" + (f", supersample {self.supersample}" if self.supersample > 1 else ""))
 
 
 class Raytracer:

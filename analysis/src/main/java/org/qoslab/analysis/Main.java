@@ -54,7 +54,7 @@ public final class Main implements Runnable {
         out.put("settings", settings(s));
         Map<String, Object> conds = new LinkedHashMap<>();
         for (Map.Entry<String, double[]> e : data.entrySet()) {
-            Map<String, Object> d = TrialStats.describe(e.getValue());
+            Map<String, Object> d = TrialStats.describe(e.getValue(), s);
             double[] pub = published.get(e.getKey());
             if (pub != null) {
                 d.put("published_mean", pub[0]);

@@ -3,7 +3,6 @@ package org.qoslab.analysis;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.commons.math3.distribution.TDistribution;
 import org.apache.commons.math3.stat.descriptive.DescriptiveStatistics;
 import org.apache.commons.statistics.inference.DataDispersion;
 import org.apache.commons.statistics.inference.MannWhitneyUTest;
@@ -39,22 +38,30 @@ public final class TrialStats {
     /** Exact Mann-Whitney only when its table, (min n + 1)(max n + 1)(n m / 2 + 1) doubles, stays under 32 MB. */
     static final long EXACT_MW_CELLS = 4_000_000L;
 
+    /** {@link #describe(double[], Settings)} with the default settings. */
+    public static Map<String, Object> describe(double[] x) {
+        return describe(x, Settings.defaults());
+    }
+
     /**
-     * n, mean, sample standard deviation, 95 % confidence interval of the mean (Student t with n-1
-     * degrees of freedom), median, min, max, coefficient of variation (sd / mean).
+     * n, mean, sample standard deviation, 95 % confidence interval of the mean, median, min, max,
+     * coefficient of variation (sd / mean). The interval is the BCa bootstrap one ({@code s}'s
+     * resamples, seed and level), like every other interval of a trial time: it stays inside the
+     * values' support, where a Student t interval of a skewed congested condition ran below 0 s
+     * (issue 35: -15.5 to 65.9 s). All values equal: the interval is [mean, mean].
      *
      * @throws IllegalArgumentException for fewer than 2 values
      */
-    public static Map<String, Object> describe(double[] x) {
+    public static Map<String, Object> describe(double[] x, Settings s) {
         if (x.length < 2) throw new IllegalArgumentException("need at least 2 trials, got " + x.length);
         DescriptiveStatistics d = new DescriptiveStatistics(x);
         double mean = d.getMean(), sd = d.getStandardDeviation(); // sample (n-1) standard deviation
-        double half = new TDistribution(x.length - 1).inverseCumulativeProbability(0.975) * sd / Math.sqrt(x.length);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("n", x.length);
         m.put("mean", mean);
         m.put("sd", sd);
-        m.put("ci95", Arrays.asList(mean - half, mean + half));
+        m.put("ci95", sd == 0 ? Arrays.asList(mean, mean)
+                : Bootstrap.bca(new double[][] {x}, v -> v[0], s.resamples(), s.seed(), s.level()).get("ci"));
         m.put("median", d.getPercentile(50));
         m.put("min", d.getMin());
         m.put("max", d.getMax());

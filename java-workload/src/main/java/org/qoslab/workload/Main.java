@@ -71,6 +71,9 @@ public final class Main implements Runnable {
         String codec;
         @Option(names = "--frames", defaultValue = "1", description = "Render the scene this many times.")
         int frames;
+        @Option(names = "--supersample", defaultValue = "1",
+                description = "k x k rays per pixel (1 = the JGF benchmark): compute grows k^2-fold, bytes do not.")
+        int supersample;
         @Option(names = "--registry-port", defaultValue = "1099") int registryPort;
         @Option(names = "--dscp", defaultValue = "-1", description = "DSCP (0-63) for the manager's RMI sockets.")
         int dscp;
@@ -99,6 +102,7 @@ public final class Main implements Runnable {
                 for (String w : workers) c.workers.add(Manager.Endpoint.parse(w.trim()));
                 c.codec = codec;
                 c.frames = frames;
+                c.supersample = supersample;
                 c.registryPort = registryPort;
                 c.dscp = dscp;
                 c.callTimeoutS = timeout;
@@ -167,12 +171,13 @@ public final class Main implements Runnable {
     static final class SequentialCmd implements Callable<Integer> {
         @Option(names = "--size", defaultValue = "A") String size;
         @Option(names = "--frames", defaultValue = "1") int frames;
+        @Option(names = "--supersample", defaultValue = "1") int supersample;
 
         @Override
         public Integer call() {
             Map<String, Object> r;
             try {
-                r = Manager.runSequential(Manager.parseSize(size), frames);
+                r = Manager.runSequential(Manager.parseSize(size), frames, supersample);
             } catch (IllegalArgumentException e) {
                 log("error: " + e.getMessage());
                 return 1;

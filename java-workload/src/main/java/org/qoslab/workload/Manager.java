@@ -66,6 +66,8 @@ public final class Manager {
         public int rowsPerCall = 0;
         public String codec = "serializable";
         public int frames = 1;
+        /** k x k rays per pixel (1 = the JGF benchmark): compute grows k^2-fold, bytes do not. */
+        public int supersample = 1;
         public int registryPort = 1099;
         public int dscp = -1;
         /** Seconds a single RMI call (lookup, prepare or render) may take before the run fails. */
@@ -79,6 +81,20 @@ public final class Manager {
     public static Long referenceChecksum(int width) {
         return width == 150 ? Long.valueOf(REFVAL_A) : width == 500 ? Long.valueOf(REFVAL_B) : null;
     }
+
+    /**
+     * Reference checksum for a width and supersampling k: JGF's for k = 1; for k > 1 qoslab's own
+     * (size A, k = 2..4), computed with {@code java -jar qoslab-workload.jar sequential --size A
+     * --supersample K} (one JVM, no RMI; java-workload/README.md, "Supersampling"); null otherwise.
+     */
+    public static Long referenceChecksum(int width, int supersample) {
+        if (supersample == 1) return referenceChecksum(width);
+        if (width != 150 || supersample < 2 || supersample > QOSLAB_REFVAL_A.length + 1) return null;
+        return QOSLAB_REFVAL_A[supersample - 2];
+    }
+
+    /** qoslab's size-A checksums for k = 2, 3, 4 (see {@link #referenceChecksum(int, int)}). */
+    static final long[] QOSLAB_REFVAL_A = {2720036L, 2719939L, 2722019L};
 
     /** Rows of worker {@code w} of {@code n} in a {@code width}-row image (cyclic distribution). */
     public static int[] rowsOf(int w, int n, int width) {
@@ -128,6 +144,7 @@ public final class Manager {
         int n = c.workers.size();
         if (n == 0) throw new WorkloadException("no workers given");
         if (c.frames < 1) throw new WorkloadException("--frames must be >= 1");
+        if (c.supersample < 1 || c.supersample > 16) throw new WorkloadException("--supersample must be 1-16");
         long tStart = System.nanoTime();
         MarkingSocketFactory csf = new MarkingSocketFactory(c.dscp, c.connectTimeoutMs);
         ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
@@ -165,7 +182,7 @@ public final class Manager {
                 Registry reg = LocateRegistry.getRegistry(e.address, e.port > 0 ? e.port : c.registryPort, csf);
                 RenderService s = timed(c.callLog, e, "lookup", -1, 0, -1,
                         () -> (RenderService) reg.lookup(RenderService.NAME));
-                timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width); return null; });
+                timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width, c.supersample); return null; });
                 return s;
             }));
         }
@@ -214,7 +231,7 @@ public final class Manager {
     /** Validate every frame and build the result fields (times in ns in, seconds out). */
     private static Map<String, Object> result(Config c, Render r, long totalNs, long renderNs) {
         int n = c.workers.size();
-        Long ref = referenceChecksum(c.width);
+        Long ref = referenceChecksum(c.width, c.supersample);
         long[] perFrame = new long[c.frames];
         for (int f = 0; f < c.frames; f++) for (int w = 0; w < n; w++) perFrame[f] += r.frameSums[w][f];
         long imageSum = Renderer.checksum(r.image, 0, r.image.length);
@@ -229,6 +246,7 @@ public final class Manager {
         out.put("rows_per_call", c.rowsPerCall <= 0 ? "all" : (Object) c.rowsPerCall);
         out.put("codec", c.codec);
         out.put("frames", c.frames);
+        out.put("supersample", c.supersample);
         out.put("dscp", c.dscp < 0 ? null : (Object) c.dscp);
         out.put("elapsed_render_s", renderNs / 1e9);
         out.put("elapsed_total_s", totalNs / 1e9);
@@ -330,8 +348,13 @@ public final class Manager {
 
     /** Render in this JVM without RMI (the sequential baseline): same rows, same checksum rules. */
     public static Map<String, Object> runSequential(int width, int frames) {
+        return runSequential(width, frames, 1);
+    }
+
+    /** {@link #runSequential(int, int)} with {@code supersample} x {@code supersample} rays per pixel. */
+    public static Map<String, Object> runSequential(int width, int frames, int supersample) {
         long t0 = System.nanoTime();
-        Renderer r = new Renderer(Scene.jgf(), width);
+        Renderer r = new Renderer(Scene.jgf(), width, supersample);
         int[] image = new int[width * width];
         long first = -1;
         boolean consistent = true;
@@ -341,9 +364,10 @@ public final class Manager {
             if (first < 0) first = sum; else consistent &= sum == first;
         }
         long t1 = System.nanoTime();
-        Long ref = referenceChecksum(width);
+        Long ref = referenceChecksum(width, supersample);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("mode", "sequential");
+        out.put("supersample", supersample);
         out.put("size", sizeLabel(width));
         out.put("width", width);
         out.put("workers", 0);

@@ -83,7 +83,7 @@ class RayTracerTest {
     void bothCodecsGiveIdenticalImages() throws Exception {
         Scene scene = Scene.jgf();
         RenderService s = new org.qoslab.workload.rmi.RenderServiceImpl("local");
-        s.prepare(scene, 150);
+        s.prepare(scene, 150, 1);
         int[] rows = Manager.rowsOf(1, 3, 150);
         RowBlock a = s.render(rows, "serializable");
         RowBlock b = s.render(rows, "externalizable");
@@ -172,6 +172,25 @@ class RayTracerTest {
     }
 
     @Test
+    void supersamplingGrowsComputeNotBytesAndHasItsOwnReference() {
+        // k = 2 at size A: qoslab's reference (Manager.QOSLAB_REFVAL_A), reached again when a fresh
+        // renderer does the rows in reverse order (any row distribution gives the same image)
+        Map<String, Object> r = Manager.runSequential(150, 1, 2);
+        assertEquals(Manager.referenceChecksum(150, 2), r.get("checksum"));
+        assertEquals(Boolean.TRUE, r.get("valid"));
+        Renderer rr = new Renderer(Scene.jgf(), 150, 2);
+        int[] px = new int[150 * 150];
+        long sum = 0;
+        for (int y = 149; y >= 0; y--) sum += rr.renderRow(y, px, y * 150);
+        assertEquals(r.get("checksum"), sum);
+        // same image size as k = 1, a different image (the JGF reference holds only for k = 1)
+        assertNotEquals(Manager.REFVAL_A, sum);
+        assertEquals(Manager.REFVAL_A, Manager.referenceChecksum(150, 1));
+        assertNull(Manager.referenceChecksum(150, 5));
+        assertThrows(IllegalArgumentException.class, () -> new Renderer(Scene.jgf(), 150, 0));
+    }
+
+    @Test
     void validityRules() {
         assertEquals(Boolean.TRUE, Manager.validity(2676692L, true, 2676692L));
         assertEquals(Boolean.FALSE, Manager.validity(2676692L, true, 2676693L));
@@ -196,7 +215,7 @@ class RayTracerTest {
     static final class SlowService implements RenderService {
         final long sleepMs;
         SlowService(long sleepMs) { this.sleepMs = sleepMs; }
-        @Override public void prepare(Scene scene, int width) { }
+        @Override public void prepare(Scene scene, int width, int supersample) { }
         @Override public RowBlock render(int[] rows, String codec) throws java.rmi.RemoteException {
             try { Thread.sleep(sleepMs); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
             throw new java.rmi.RemoteException("slow worker gave up");

@@ -9,8 +9,9 @@ public interface RenderService extends Remote {
     /** Registry name under which a worker binds its service. */
     String NAME = "qoslab-render";
 
-    /** Receive the scene once per run and prepare a renderer for a {@code width} x {@code width} image. */
-    void prepare(Scene scene, int width) throws RemoteException;
+    /** Receive the scene once per run and prepare a renderer for a {@code width} x {@code width} image
+     * with {@code supersample} x {@code supersample} rays per pixel (1 = the JGF benchmark). */
+    void prepare(Scene scene, int width, int supersample) throws RemoteException;
 
     /**
      * Render the given rows (0-based, each in 0..width-1) of the prepared scene.

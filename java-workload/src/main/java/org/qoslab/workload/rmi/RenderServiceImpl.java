@@ -12,9 +12,9 @@ public final class RenderServiceImpl implements RenderService {
     public RenderServiceImpl(String description) { this.description = description; }
 
     @Override
-    public synchronized void prepare(Scene scene, int width) throws RemoteException {
+    public synchronized void prepare(Scene scene, int width, int supersample) throws RemoteException {
         try {
-            renderer = new Renderer(scene, width);
+            renderer = new Renderer(scene, width, supersample);
         } catch (IllegalArgumentException e) {
             throw new RemoteException(e.getMessage());
         }

@@ -1,0 +1,88 @@
+"""A topology's ``scale:`` block: the knobs of the scale model that the testbed applies to every
+host, validated strictly (unknown fields are errors).
+
+- ``rto_min_ms``: TCP's minimum retransmission timeout on the hosts' routes (``ip route replace
+  ... rto_min Xms`` in each host namespace). Linux's default is 200 ms (``TCP_RTO_MIN``,
+  include/net/tcp.h); a scale model whose workload runs s times faster than the real one scales
+  it by s too, or every timeout weighs 1/s times more.
+- ``quickack``: ``true`` turns delayed ACKs off on those routes (``quickack 1``; Linux delays an
+  ACK by 40 ms at least, ``TCP_DELACK_MIN``, which a scaled-down run cannot scale).
+- ``switch_queue_ms`` / ``host_queue_ms``: queue limits as time at the link rate, converted to
+  bytes (``rate/8 x ms``) in place of ``buffers.switch_port_bytes`` / ``buffers.host_bytes``
+  (giving both is an error unless they agree, as in a resolved topology written back). A queue
+  must hold two full frames (2 x 1514 B, as the HTB burst floor in :class:`qoslab.topology.Link`).
+
+The testbed applies them (``qoslab.testbed.plan.route_lines``); on ``environment: cluster`` a
+real cluster's hosts are configured by its own provisioning (the values are checked all the same).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from ..yamlio import FieldProblem, StrictModel
+
+if TYPE_CHECKING:
+    from ..topology import Topology
+
+#: Smallest queue (bytes): two full Ethernet frames of 1514 B (the HTB burst floor in topology.Link).
+MIN_QUEUE_BYTES = 2 * 1514
+#: Linux's default minimum RTO (ms): TCP_RTO_MIN = HZ/5 in include/net/tcp.h.
+LINUX_RTO_MIN_MS = 200.0
+#: Linux's minimum delayed-ACK timeout (ms): TCP_DELACK_MIN = HZ/25 in include/net/tcp.h.
+LINUX_DELACK_MIN_MS = 40.0
+
+
+class ScaleKnobs(StrictModel):
+    """The ``scale:`` block of a topology (see the module doc). Every field is optional: an
+    absent one leaves the kernel's or the topology's default."""
+
+    rto_min_ms: float | None = Field(None, ge=1, le=1000, description="ms, TCP minimum RTO on host routes")
+    quickack: bool | None = Field(None, strict=True, description="true: no delayed ACKs on host routes")
+    switch_queue_ms: float | None = Field(None, gt=0, le=1000, description="ms at the link rate, switch port FIFO")
+    host_queue_ms: float | None = Field(None, gt=0, le=1000, description="ms at the link rate, host NIC queue")
+
+    def route_options(self) -> list[str]:
+        """``ip route`` metric words for the host routes, e.g. ``["rto_min", "10ms", "quickack", "1"]``."""
+        out: list[str] = []
+        if self.rto_min_ms is not None:
+            out += ["rto_min", f"{self.rto_min_ms:g}ms"]
+        if self.quickack is not None:
+            out += ["quickack", "1" if self.quickack else "0"]
+        return out
+
+
+def queue_bytes(rate_bps: int, ms: float) -> int:
+    """Bytes a queue of ``ms`` milliseconds holds at ``rate_bps`` bits/s (rounded down)."""
+    return int(rate_bps / 8 * ms / 1000)
+
+
+def apply_scale(topo: Topology) -> Topology:
+    """``topo`` with its ``scale:`` queue times turned into ``buffers`` bytes (a copy; ``topo``
+    itself when there is nothing to convert). Raises FieldProblem (file/line/field reported by
+    the loader) when a queue is given both ways or holds less than two full frames."""
+    knobs = topo.scale
+    if knobs is None:
+        return topo
+    update: dict[str, int] = {}
+    for name, field in (("switch_queue_ms", "switch_port_bytes"), ("host_queue_ms", "host_bytes")):
+        ms = getattr(knobs, name)
+        if ms is None:
+            continue
+        size = queue_bytes(topo.link.rate, ms)
+        given = getattr(topo.buffers, field)
+        if field in topo.buffers.model_fields_set and given != size:  # equal: a resolved topology read back
+            raise FieldProblem(("scale", name), f"the queue is given twice and the two disagree: buffers.{field} "
+                                                f"{given} B, scale.{name} {ms:g} ms = {size} B; keep one")
+        if size < MIN_QUEUE_BYTES:
+            least = MIN_QUEUE_BYTES * 8 / topo.link.rate * 1000
+            raise FieldProblem(("scale", name), f"{ms:g} ms at {topo.link.rate / 1e6:g} Mbit/s is {size} B, less "
+                                                f"than two full frames ({MIN_QUEUE_BYTES} B); the least is "
+                                                f"{least:.3g} ms")
+        update[field] = size
+    if not update:
+        return topo
+    buffers = topo.buffers.model_copy(update=update)
+    return topo.model_copy(update={"buffers": buffers})

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import ConfigError
+from ..profiles.model import Profile
 from ..registry import platforms
 from ..switch.configdiff import C3750_RULES, QosRules
+from ..topology import Topology
 
 Matrix = list[list[int]]
 
@@ -85,7 +87,7 @@ class Platform:
     model_prefixes: ClassVar[tuple[str, ...]] = ()
     qos_rules: ClassVar[QosRules] = C3750_RULES
 
-    def render(self, profile: Any, topology: Any, groups: dict[str, list[str]] | None = None) -> list[str]:
+    def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         """Profile -> this platform's config lines. Raises QoslabError naming file, line, field."""
         raise NotImplementedError
 

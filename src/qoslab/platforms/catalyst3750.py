@@ -6,11 +6,11 @@ counters: ``show mls qos interface PORT statistics`` through TextFSM
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..profiles.model import Profile
 from ..profiles.render import render
 from ..switch.configdiff import C3750_RULES
 from ..switch.counters import parse_statistics
+from ..topology import Topology
 from .base import Platform, QueueCounters
 
 
@@ -24,7 +24,7 @@ class Catalyst3750(Platform):
     model_prefixes = ("WS-C3750", "WS-C3560", "CATALYST3750")
     qos_rules = C3750_RULES
 
-    def render(self, profile: Any, topology: Any, groups: dict[str, list[str]] | None = None) -> list[str]:
+    def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         return render(profile, topology, groups)
 
     def counters_commands(self, ports: list[str]) -> list[str]:

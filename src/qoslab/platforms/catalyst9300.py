@@ -6,8 +6,8 @@ queue per egress class, bytes output and dropped bytes)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..profiles.model import Profile
+from ..topology import Topology
 from .base import Platform, QueueCounters
 from .render9300 import C9300_RULES, render_9300
 from .xeparse import parse_policy_map_interface_xe
@@ -23,7 +23,7 @@ class Catalyst9300(Platform):
     model_prefixes = ("C9300", "C9200", "CATALYST9300")
     qos_rules = C9300_RULES
 
-    def render(self, profile: Any, topology: Any, groups: dict[str, list[str]] | None = None) -> list[str]:
+    def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         return render_9300(profile, topology, groups)
 
     def counters_commands(self, ports: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ registration (src/qoslab/README.md, "Adding a platform").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import ConfigError
@@ -41,7 +41,6 @@ class QueueCounters:
     dropped_packets: Matrix | None = None
     enqueued_bytes: Matrix | None = None
     dropped_bytes: Matrix | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("enqueued_packets", "dropped_packets", "enqueued_bytes", "dropped_bytes"):

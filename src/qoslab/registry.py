@@ -1,6 +1,6 @@
 """Backends registered by name, as Nornir registers its plugins.
 
-qoslab has five kinds of backend, each a :class:`typing.Protocol` in its own module:
+qoslab has six kinds of backend, each a :class:`typing.Protocol` in its own module:
 
 - ``executor`` (:class:`qoslab.executors.Executor`): runs commands on a node: ``netns``,
   ``local`` (and ``ssh`` for real clusters);
@@ -8,6 +8,8 @@ qoslab has five kinds of backend, each a :class:`typing.Protocol` in its own mod
   ``ditg`` (D-ITG, the default), ``iperf3``;
 - ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
+- ``platform`` (:class:`qoslab.platforms.base.Platform`): a switch family's dialect, rendering
+  and counters: ``catalyst3750``, ``catalyst9300``;
 - ``meter`` (:class:`qoslab.meters.base.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
   latency, manager and wire), ``fidelity`` (was the trial emulated faithfully);
@@ -127,6 +129,12 @@ generators.register("iperf3", "qoslab.trafficgen.iperf3:Iperf3Generator")
 switches: Registry[Callable[..., object]] = Registry("switch")
 switches.register("virtual", "qoslab.switch.backends:VirtualSwitch")
 switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
+
+#: Switch platforms: ``factory() -> qoslab.platforms.Platform`` (render, QoS lines, counters, dialect);
+#: a topology's ``switch.model`` or a device file's ``platform:`` names one.
+platforms: Registry[Callable[..., object]] = Registry("platform")
+platforms.register("catalyst3750", "qoslab.platforms.catalyst3750:Catalyst3750")
+platforms.register("catalyst9300", "qoslab.platforms.catalyst9300:Catalyst9300")
 
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.

@@ -18,6 +18,7 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "meters.fidelityjudge", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
         "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",
         "workloads.metrics", "report.context", "report.tables", "report.texts",
+        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "vcatalyst.show_xe",
         "scale"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
@@ -36,6 +37,11 @@ FORBIDDEN = [
      "client side"),
     ("vcatalyst", "campaign", (), "the virtual switch knows nothing of campaigns"),
     ("ios", "vcatalyst", (), "the IOS language and QoS model are below the virtual switch"),
+    ("ios", "platforms", (), "the IOS language is below the platform drivers"),
+    ("platforms", "vcatalyst", (), "a platform driver serves real switches; the virtual one emulates its dialect"),
+    ("platforms", "testbed", (), "platforms render and parse text for any switch"),
+    ("platforms", "campaign", (), "campaigns use platforms"),
+    ("vcatalyst", "platforms", (), "the virtual switch speaks a dialect (qoslab.ios), it does not drive itself"),
     ("ios", "switch", (), "the IOS language is below the switch"),
     ("testbed", "vcatalyst", (), "the testbed starts the virtual switch as a process, it does not import it"),
     ("testbed", "campaign", (), "campaigns use testbeds"),

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, QoslabError
-from ..profiles import load_profile, render
+from ..platforms import get_platform, platform_for_model
+from ..profiles import load_profile
 from ..switch.backends import device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
@@ -106,7 +107,8 @@ def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
     c = pb.conditions[i]
     try:
         prof = load_profile(c.profile)
-        render(prof, topo, {"workload": pb.workload_of(c).hosts})
+        plat = get_platform(platform_for_model(topo.switch.model))
+        plat.render(prof, topo, {"workload": pb.workload_of(c).hosts})
     except ConfigError as e:
         raise fail(("conditions", i, "profile"), str(e)) from None
     except QoslabError as e:

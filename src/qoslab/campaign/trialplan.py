@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QoslabError
+from ..platforms.base import get_platform, platform_for_model
 from ..profiles.model import Profile
-from ..profiles.render import render
 from ..topology import Topology, linux_ifname
 from ..trafficgen.definitions import FloodDefinition, ResolvedFlow, resolve
 from .playbook import Condition, Playbook
@@ -147,7 +147,8 @@ def plan_trial(pb: Playbook, cond: Condition, topo: Topology, floods: Mapping[st
     flows = tuple(resolve(defn, topo, require_confirmation=False)) if defn is not None else ()
     hosts = tuple(dict.fromkeys([*wl.hosts, *(h for f in flows for h in (f.src, f.dst))]))
     profile = profiles[cond.profile]
-    lines = tuple(render(profile, topo, {"workload": list(wl.hosts)}))
+    plat = get_platform(platform_for_model(topo.switch.model))
+    lines = tuple(plat.render(profile, topo, {"workload": list(wl.hosts)}))
     cap_host = capture_host_of(pb, cond, topo, profile)
     return TrialPlan(
         condition=cond.name, congestion=cond.congestion, workload=wl, workload_kind=str(wl.kind), flood=defn,

@@ -38,13 +38,21 @@ def _typed(profile: str) -> str:
     return str(p.resolve()) if typed_file and (repo_root() / p).resolve() != p.resolve() else profile
 
 
+PlatformOpt = typer.Option(None, "--platform", help="Switch platform (catalyst3750, catalyst9300); default: the "
+                          "topology's switch model's.")
+
+
 @app.command("render")
 def switch_render(profile: str = typer.Argument(..., help="Profile name (qos-profiles/NAME.yaml) or file."),
-                  group: list[str] = GroupOpt, topology: Path | None = TopologyOpt) -> None:
-    """Print the IOS configuration lines of a QoS profile for a topology."""
-    from ..profiles import load_profile, render
+                  group: list[str] = GroupOpt, topology: Path | None = TopologyOpt,
+                  platform: str | None = PlatformOpt) -> None:
+    """Print the configuration lines of a QoS profile for a topology, in a platform's dialect."""
+    from ..platforms import get_platform, platform_for_model
+    from ..profiles import load_profile
 
-    for line in render(load_profile(_typed(profile)), load_topology(topology), _groups(group)):
+    topo = load_topology(topology)
+    plat = get_platform(platform or platform_for_model(topo.switch.model))
+    for line in plat.render(load_profile(_typed(profile)), topo, _groups(group)):
         print(line)
 
 
@@ -56,12 +64,13 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
                 topology: Path | None = TopologyOpt) -> None:
     """Push a QoS profile with Netmiko: backup, diff (hier-config), send, verify, write memory;
     roll back on any error."""
-    from ..profiles import load_profile, render
+    from ..platforms import get_platform, platform_for_model
+    from ..profiles import load_profile
     from ..switch.backends import open_switch
 
     topo = load_topology(topology)
     prof = load_profile(_typed(profile))
-    lines = render(prof, topo, _groups(group))
+    lines = get_platform(platform_for_model(topo.switch.model)).render(prof, topo, _groups(group))
     sw = open_switch(device, topo)
     with console.status(f"pushing {prof.name} to {sw.name} ..."):
         rep = sw.push(lines, out, prof.name)
@@ -76,13 +85,18 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
 def switch_show(device: str = DeviceOpt,
                 port: str | None = typer.Option(None, help="Also show queueing and statistics of this port."),
                 topology: Path | None = TopologyOpt) -> None:
-    """Print the switch's QoS state (show mls qos, queue-sets, ACLs, class-maps, policy-maps)."""
+    """Print the switch's QoS state (3750: show mls qos, queue-sets; both: ACLs, class-maps,
+    policy-maps; with --port the port's queue counters in the platform's own command)."""
+    from ..platforms import get_platform
     from ..switch.backends import open_switch
 
-    cmds = ["show mls qos", "show mls qos queue-set", "show access-lists", "show class-map", "show policy-map"]
+    sw = open_switch(device, load_topology(topology))
+    plat = get_platform(getattr(sw, "platform", "catalyst3750"))
+    mls = ["show mls qos", "show mls qos queue-set"] if plat.dialect == "c3750" else []
+    cmds = mls + ["show access-lists", "show class-map", "show policy-map"]
     if port:
-        cmds += [f"show mls qos interface {port} queueing", f"show mls qos interface {port} statistics"]
-    for c, text in open_switch(device, load_topology(topology)).show(cmds).items():
+        cmds += ([f"show mls qos interface {port} queueing"] if mls else []) + plat.counters_commands([port])
+    for c, text in sw.show(cmds).items():
         console.print(f"[bold]{c}[/]")
         print(text)
 
@@ -90,7 +104,8 @@ def switch_show(device: str = DeviceOpt,
 @app.command("serve")
 def switch_serve(topology: Path | None = TopologyOpt,
                  no_apply: bool = typer.Option(False, "--no-apply", help="Do not touch tc (CLI only).")) -> None:
-    """Run the virtual Catalyst 3750 of the testbed on its management endpoint (foreground)."""
+    """Run the virtual Catalyst of the testbed on its management endpoint (foreground): a 3750, or
+    a 9300 speaking IOS-XE when the topology's switch model is a C9300."""
     import asyncio
 
     from ..vcatalyst import serve

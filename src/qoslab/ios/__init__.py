@@ -24,6 +24,7 @@ from .qos import (
                   QosConfig,
                   qos_model,
 )
+from .xeinterp import xe_pmapc_line  # registers the IOS-XE handlers  # noqa: F401
 
 __all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "GLOBAL", "MODES", "Ace", "ClassMap",
            "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section",

@@ -37,11 +37,13 @@ class RunningConfig:
     policy_maps: dict[str, Section] = field(default_factory=dict)
     interfaces: dict[str, Section] = field(default_factory=dict)
     monitor: list[str] = field(default_factory=list)
+    #: the config language: ``c3750`` (IOS 12.2, ``mls qos``) or ``c9300`` (IOS-XE 17.x, MQC; :mod:`.xe`)
+    dialect: str = "c3750"
 
     @classmethod
-    def factory(cls, hostname: str, ports: list[str]) -> RunningConfig:
-        """A switch at factory defaults with ``ports`` (short names)."""
-        rc = cls(hostname=hostname, ports=list(ports))
+    def factory(cls, hostname: str, ports: list[str], dialect: str = "c3750") -> RunningConfig:
+        """A switch at factory defaults with ``ports`` (short names) speaking ``dialect``."""
+        rc = cls(hostname=hostname, ports=list(ports), dialect=dialect)
         for p in ports:
             rc.interfaces[p] = Section(f"interface {long_port(p)}")
         return rc
@@ -56,7 +58,8 @@ class RunningConfig:
         named ACLs by name then numbered ACLs by number (:func:`acl_order`), monitor sessions by
         number. The entries inside a section (ACEs, a policy-map's classes) keep their order."""
         slots, rest = stock.place(self.kept)
-        out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", "version 12.2",
+        version = VERSION_LINE.get(self.dialect, "version 12.2")
+        out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", version,
                "no service pad", *slots["service"], "!", f"hostname {self.hostname}", "!", *slots["boot"], "!"]
         out += rest
         if rest:
@@ -122,12 +125,16 @@ class RunningConfig:
                                  "end"]) + "\n", body_from=4)
 
 
+#: The ``version`` line of ``show running-config`` per dialect (12.2(55)SE; IOS-XE 17.9, the
+#: Catalyst 9300's long-lived release).
+VERSION_LINE = {"c3750": "version 12.2", "c9300": "version 17.9"}
+
 #: The order in which a 3750 lists an interface's lines (as in the AutoQoS-generated interface
 #: configurations of the Catalyst 3750 QoS configuration guide: queueing, then trust, then the
 #: input policy last).
 IF_LINE_ORDER = ("description", "no ip address", "shutdown", "srr-queue bandwidth share", "srr-queue bandwidth shape",
                  "srr-queue bandwidth limit", "queue-set", "priority-queue out", "mls qos trust", "no mdix auto",
-                 "service-policy input")
+                 "service-policy input", "service-policy output")
 
 
 def _sized(text: str, body_from: int = 0) -> str:

@@ -72,11 +72,26 @@ def port_token(s: str) -> str | None:
         return None
 
 
+#: DSCP value -> the name IOS-XE prints (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF).
+DSCP_NAMES: dict[int, str] = {0: "default", 8: "cs1", 10: "af11", 12: "af12", 14: "af13", 16: "cs2", 18: "af21",
+                              20: "af22", 22: "af23", 24: "cs3", 26: "af31", 28: "af32", 30: "af33", 32: "cs4",
+                              34: "af41", 36: "af42", 38: "af43", 40: "cs5", 46: "ef", 48: "cs6", 56: "cs7"}
+_BY_NAME = {v: k for k, v in DSCP_NAMES.items()}
+
+
+def dscp_value(tok: str) -> int | None:
+    """A DSCP as IOS-XE accepts it: 0-63 or a name (``cs5``, ``ef``, ``af41``; any case)."""
+    if tok.isdigit():
+        return int(tok) if int(tok) <= 63 else None
+    return _BY_NAME.get(tok.lower())
+
+
 _TYPES: dict[str, Callable[[str], Any]] = {
     "word": lambda s: s if re.match(r"^[A-Za-z0-9_.\-]+$", s) else None,
     "ip": lambda s: s if is_ip(s) else None,
     "port": port_token,
     "portnum": lambda s: int(s) if s.isdigit() and 0 <= int(s) <= 65535 else None,
+    "dscp": dscp_value,
 }
 
 

@@ -17,7 +17,6 @@ from .acl import Ace, parse_ace
 from .config import Mode, RunningConfig, Section
 from .grammar import (
     GLOBAL,
-    MODE_TEMPLATES,
     IosError,
     Template,
     match,
@@ -25,6 +24,7 @@ from .grammar import (
     port_token,
     tokens,
 )
+from .xe import templates_of
 
 Tokens = list[tuple[str, int]]
 
@@ -74,7 +74,7 @@ def _if_key(words: list[str]) -> str:
 
 # --------------------------------------------------------------------------------------------- handlers
 @dataclass
-class _Ctx:
+class Ctx:
     """What a handler needs: the config, the mode the command belongs to, the matched template,
     its bindings, the line's words (without a leading ``no``), negation and the raw line."""
 
@@ -95,13 +95,13 @@ class _Ctx:
         return " ".join(self.words)
 
 
-def _hostname(c: _Ctx) -> Mode:
+def _hostname(c: Ctx) -> Mode:
     if not c.negate:
         c.rc.hostname = c.vals["name"]
     return Mode(GLOBAL)
 
 
-def _keep(c: _Ctx) -> Mode:
+def _keep(c: Ctx) -> Mode:
     if c.text.startswith("file prompt "):  # one mode at a time; alert, the default, is not shown
         _remove_prefix(c.rc.kept, "file prompt")
     if c.text == "file prompt alert":
@@ -113,7 +113,7 @@ def _keep(c: _Ctx) -> Mode:
     return Mode(GLOBAL)
 
 
-def _global(c: _Ctx) -> Mode:
+def _global(c: Ctx) -> Mode:
     g = c.rc.globals_
     if c.text == "mls qos":  # only the global switch: the other mls qos settings stay configured
         if c.negate:
@@ -136,7 +136,7 @@ def _global(c: _Ctx) -> Mode:
     return Mode(GLOBAL)
 
 
-def _class_map(c: _Ctx) -> Mode:
+def _class_map(c: Ctx) -> Mode:
     w = c.words
     if c.negate:
         name = w[2] if len(w) > 2 and w[1] in ("match-all", "match-any") else w[1]
@@ -148,7 +148,7 @@ def _class_map(c: _Ctx) -> Mode:
     return Mode("config-cmap", name)
 
 
-def _policy_map(c: _Ctx) -> Mode:
+def _policy_map(c: Ctx) -> Mode:
     name = c.words[1]
     if c.negate:
         c.rc.policy_maps.pop(name, None)
@@ -157,7 +157,7 @@ def _policy_map(c: _Ctx) -> Mode:
     return Mode("config-pmap", name)
 
 
-def _named_acl(c: _Ctx) -> Mode:
+def _named_acl(c: Ctx) -> Mode:
     name = c.words[3]
     if c.negate:
         c.rc.acls.pop(name, None)
@@ -168,7 +168,7 @@ def _named_acl(c: _Ctx) -> Mode:
     return Mode("config-ext-nacl", name)
 
 
-def _interface(c: _Ctx) -> Mode:
+def _interface(c: Ctx) -> Mode:
     port = c.vals.get("port") or port_token(c.words[1])
     if port and port.startswith("Vlan") and port not in c.rc.interfaces:
         c.rc.interfaces[port] = Section(f"interface {port}")
@@ -179,7 +179,7 @@ def _interface(c: _Ctx) -> Mode:
     return Mode("config-if", port)
 
 
-def _monitor(c: _Ctx) -> Mode:
+def _monitor(c: Ctx) -> Mode:
     mon, w = c.rc.monitor, list(c.words)
     if len(w) > 5 and c.vals.get("port"):
         w[5] = c.vals["port"]  # IOS keeps the short name: ``interface gi1/0/1`` -> ``Gi1/0/1``
@@ -196,7 +196,7 @@ def _monitor(c: _Ctx) -> Mode:
     return Mode(GLOBAL)
 
 
-def _if_line(c: _Ctx) -> Mode:
+def _if_line(c: Ctx) -> Mode:
     assert c.mode.target is not None
     sec = c.rc.interfaces[c.mode.target]
     key = _if_key(c.words)
@@ -207,7 +207,7 @@ def _if_line(c: _Ctx) -> Mode:
     return c.mode
 
 
-def _cmap_line(c: _Ctx) -> Mode:
+def _cmap_line(c: Ctx) -> Mode:
     assert c.mode.target is not None
     children = c.rc.class_maps[c.mode.target].children
     if c.negate:
@@ -217,7 +217,7 @@ def _cmap_line(c: _Ctx) -> Mode:
     return c.mode
 
 
-def _pmap_class(c: _Ctx) -> Mode:
+def _pmap_class(c: Ctx) -> Mode:
     assert c.mode.target is not None
     sec = c.rc.policy_maps[c.mode.target]
     header = f"class {c.words[1]}"
@@ -229,7 +229,7 @@ def _pmap_class(c: _Ctx) -> Mode:
     return Mode("config-pmap-c", c.mode.target, c.words[1])
 
 
-def _pmapc_line(c: _Ctx) -> Mode:
+def _pmapc_line(c: Ctx) -> Mode:
     assert c.mode.target is not None
     sec = next(s for s in c.rc.policy_maps[c.mode.target].subsections if s.header == f"class {c.mode.sub}")
     key = c.words[0] if c.words[0] in ("trust", "police") else "set"
@@ -245,7 +245,7 @@ def _pmapc_line(c: _Ctx) -> Mode:
 
 
 #: Template action -> handler.
-HANDLERS: dict[str, Callable[[_Ctx], Mode]] = {
+HANDLERS: dict[str, Callable[[Ctx], Mode]] = {
     "hostname": _hostname, "keep": _keep, "global": _global, "class-map": _class_map,
     "policy-map": _policy_map, "named-acl": _named_acl, "interface": _interface, "monitor": _monitor,
     "if": _if_line, "if-keep": _if_line, "cmap": _cmap_line, "pmap-class": _pmap_class, "pmapc": _pmapc_line,
@@ -320,11 +320,11 @@ def _target_mode(mode: Mode, mname: str) -> Mode:
 def _literal_no(rc: RunningConfig, mode: Mode, toks: Tokens, line: str) -> Mode | None:
     """Commands whose literal form starts with ``no`` (``no ip address``, ``no mdix auto`` ...)."""
     for mname in _mode_chain(mode):
-        for tpl in MODE_TEMPLATES[mname]:
+        for tpl in templates_of(rc.dialect)[mname]:
             if tpl.specs[0] == "no":
                 _, vals = match(tpl, toks)
                 if vals is not None:
-                    return HANDLERS[tpl.action](_Ctx(rc, _target_mode(mode, mname), tpl, vals, toks, False, line))
+                    return HANDLERS[tpl.action](Ctx(rc, _target_mode(mode, mname), tpl, vals, toks, False, line))
     return None
 
 
@@ -362,14 +362,14 @@ def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
                 return Mode(GLOBAL)
             best_err = max(best_err, _numbered_acl_err(body))
             continue
-        for tpl in MODE_TEMPLATES[mname]:
+        for tpl in templates_of(rc.dialect)[mname]:
             used, vals = match(tpl, body)
             if vals is None and negate and used >= negatable_prefix(tpl):
                 vals = {}  # `no <command> [any trailing args]` removes the command
             if vals is None:
                 best_err = max(best_err, used)
                 continue
-            return HANDLERS[tpl.action](_Ctx(rc, _target_mode(mode, mname), tpl, vals, body, negate, line))
+            return HANDLERS[tpl.action](Ctx(rc, _target_mode(mode, mname), tpl, vals, body, negate, line))
     if best_err >= len(body):
         raise IosError(line, len(line), "incomplete")
     raise IosError(line, body[best_err][1])

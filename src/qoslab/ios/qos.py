@@ -17,6 +17,7 @@ from typing import Any
 from ..topology import canonical_port
 from .acl import Ace
 from .config import RunningConfig
+from .grammar import dscp_value
 from .show_qos import QueueSet, default_dscp_output_q, dscp_output_q_from_config, queue_sets_from_config
 
 #: Catalyst 3750 default DSCP output map (QoS configuration guide 12.2(25)SE, "Configuring
@@ -108,7 +109,7 @@ def _globals(rc: RunningConfig, q: QosConfig) -> None:
             q.unsupported.append(line)
 
 
-def _class_maps(rc: RunningConfig) -> dict[str, ClassMap]:
+def class_maps_of(rc: RunningConfig) -> dict[str, ClassMap]:
     out = {}
     for name, s in rc.class_maps.items():
         acls, dscps = [], []
@@ -118,11 +119,13 @@ def _class_maps(rc: RunningConfig) -> dict[str, ClassMap]:
                 acls.append(w[-1])
             elif w[:3] == ["match", "ip", "dscp"]:
                 dscps += [int(x) for x in w[3:]]
+            elif w[:2] == ["match", "dscp"]:  # IOS-XE (qoslab.ios.xe): names or numbers
+                dscps += [v for x in w[2:] if (v := dscp_value(x)) is not None]
         out[name] = ClassMap(name, "match-any" not in s.header, acls, dscps)
     return out
 
 
-def _policy_maps(rc: RunningConfig) -> dict[str, list[PolicyClass]]:
+def policy_maps_of(rc: RunningConfig) -> dict[str, list[PolicyClass]]:
     out = {}
     for name, s in rc.policy_maps.items():
         pcs = []
@@ -131,11 +134,11 @@ def _policy_maps(rc: RunningConfig) -> dict[str, list[PolicyClass]]:
             for c in sub.children:
                 w = c.split()
                 if w[0] == "set":
-                    setd = int(w[-1])
+                    setd = dscp_value(w[-1])
                 elif w[0] == "trust":
                     trust = w[1]
-                elif w[0] == "police":
-                    police = Police(int(w[1]), int(w[2]))
+                elif w[0] == "police":  # 3750: police RATE BURST; IOS-XE: police cir RATE bc BURST
+                    police = Police(int(w[2]), int(w[4])) if w[1] == "cir" else Police(int(w[1]), int(w[2]))
             pcs.append(PolicyClass(sub.header.split()[1], setd, trust, police))
         out[name] = pcs
     return out
@@ -162,7 +165,7 @@ def _interface_qos(port: str, children: list[str], unsupported: list[str]) -> In
     return q
 
 
-def _monitor_sessions(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
+def monitor_sessions_of(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
     mon: dict[int, dict[str, list[Any]]] = {}
     for line in rc.monitor:
         w = line.split()
@@ -176,10 +179,15 @@ def _monitor_sessions(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
 
 
 def qos_model(rc: RunningConfig) -> QosConfig:
-    """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure)."""
+    """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure); an IOS-XE
+    (``c9300``) config's through :func:`qoslab.ios.mqc.mqc_model`."""
+    if rc.dialect == "c9300":
+        from .mqc import mqc_model  # the MQC model builds on this module's dataclasses
+
+        return mqc_model(rc)
     out_q = dscp_output_q_from_config(rc.globals_)
-    q = QosConfig("mls qos" in rc.globals_, dict(rc.acls), _class_maps(rc), _policy_maps(rc),
-                  {d: qt[0] for d, qt in out_q.items()}, {}, _monitor_sessions(rc), [],
+    q = QosConfig("mls qos" in rc.globals_, dict(rc.acls), class_maps_of(rc), policy_maps_of(rc),
+                  {d: qt[0] for d, qt in out_q.items()}, {}, monitor_sessions_of(rc), [],
                   queue_sets=queue_sets_from_config(rc.globals_),
                   dscp_output_threshold={d: qt[1] for d, qt in out_q.items()})
     _globals(rc, q)

@@ -18,7 +18,8 @@ import jinja2
 
 from ..errors import QoslabError
 from ..ios import RunningConfig, load_config
-from ..switch.configdiff import non_qos_lines
+from ..ios.xe import dscp_name
+from ..switch.configdiff import C3750_RULES, QosRules, non_qos_lines
 from ..topology import Topology, long_port, repo_root
 from .model import Police, Profile, fail
 
@@ -74,7 +75,7 @@ def _pairs(profile: Profile, i: int, topology: Topology, hosts: list[str]) -> tu
     return acls, classes
 
 
-def _rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list[str]]
+def rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list[str]]
                ) -> tuple[list[Acl], list[PolicyClassRow]]:
     """ACLs and policy-map classes of the profile's rules (pure). Raises QoslabError naming the
     rule when two rules (or a rule and ``extra_acls``) would make the same ACL or class-map."""
@@ -133,7 +134,7 @@ def _interface_lines(profile: Profile, topology: Topology, group: Callable[[str]
     return ports
 
 
-def _spans(profile: Profile, topology: Topology) -> list[tuple[int, str, str, str, str | None]]:
+def spans_of(profile: Profile, topology: Topology) -> list[tuple[int, str, str, str, str | None]]:
     out: list[tuple[int, str, str, str, str | None]] = []
     for i, s in enumerate(profile.span):
         if s.source in topology.host_names:
@@ -150,21 +151,25 @@ def _spans(profile: Profile, topology: Topology) -> list[tuple[int, str, str, st
     return out
 
 
-def _check_ios(profile: Profile, topology: Topology, lines: list[str]) -> None:
-    """Every rendered line must be valid IOS (the virtual Catalyst's interpreter) and a QoS line."""
-    errors = load_config("\n".join(lines), RunningConfig.factory(topology.switch.hostname, topology.switch.ports))
+def check_ios(profile: Profile, topology: Topology, lines: list[str], dialect: str = "c3750",
+              rules: QosRules = C3750_RULES) -> None:
+    """Every rendered line must be valid in ``dialect`` (the virtual Catalyst's interpreter) and a
+    QoS line by ``rules``."""
+    errors = load_config("\n".join(lines), RunningConfig.factory(topology.switch.hostname, topology.switch.ports,
+                                                                 dialect))
     if errors:
         raise fail(profile, ("name",), f"renders invalid IOS ({errors[0]}): a field holds something IOS does not take")
-    other = non_qos_lines(lines)
+    other = non_qos_lines(lines, rules)
     if other:
         raise fail(profile, ("name",), f"renders a line that is not QoS configuration: {other[0]!r}")
 
 
 @lru_cache(maxsize=4)
-def _template(name: str) -> jinja2.Template:
+def template(name: str) -> jinja2.Template:
     """The Jinja2 template ``name`` of switch-configs/, read and compiled once per process."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["dscp"] = dscp_name  # IOS-XE prints DSCP names (catalyst9300-qos.j2)
     return env.get_template(name)
 
 
@@ -181,17 +186,17 @@ def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | 
             raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
         return g[name]
 
-    acls, classes = _rule_acls(profile, topology, group)
+    acls, classes = rule_acls(profile, topology, group)
     ports = _interface_lines(profile, topology, group, bool(classes))
-    spans = _spans(profile, topology)
-    port_lines = [(long_port(port), lines) for port, lines in sorted(ports.items(), key=lambda kv: _port_key(kv[0]))
+    spans = spans_of(profile, topology)
+    port_lines = [(long_port(port), lines) for port, lines in sorted(ports.items(), key=lambda kv: port_key(kv[0]))
                   if lines]
-    text = _template("catalyst3750-qos.j2").render(
+    text = template("catalyst3750-qos.j2").render(
         p=profile, acls=acls, classes=classes, extra_acls=profile.extra_acls, ports=port_lines, spans=spans)
     lines = [line for line in text.splitlines() if line.strip()]
-    _check_ios(profile, topology, lines)
+    check_ios(profile, topology, lines)
     return lines
 
 
-def _port_key(port: str) -> tuple[int, ...]:
+def port_key(port: str) -> tuple[int, ...]:
     return tuple(int(x) for x in port[2:].split("/"))

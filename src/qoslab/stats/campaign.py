@@ -20,6 +20,7 @@ from qoslab.stats.fidelity import fidelity_block, is_invalid
 from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
 from qoslab.stats.metrics import declared_metrics, higher_is_better_recovery, metric_block, secondary_block
 from qoslab.stats.stopping import stopping_summary
+from qoslab.stats.switchq import switch_queues_block
 from qoslab.workloads.metrics import MetricSet
 
 
@@ -188,7 +189,8 @@ def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any],
             source: Path | None = None, exclude_invalid: bool = False) -> dict[str, Any]:
     """stats.json's optional blocks: ``stopping`` (sequential campaigns), ``calls`` (per-call
     latency tails; without the fidelity-invalid trials when ``exclude_invalid``, as the main
-    statistics), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost)."""
+    statistics), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost),
+    ``switch_queues`` (per-queue switch counters, :mod:`.switchq`)."""
     out: dict[str, Any] = {}
     stopping = stopping_summary(pb, store)
     if stopping is not None:  # which rule stopped each condition, and after how many trials
@@ -202,6 +204,9 @@ def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any],
     overhead = overhead_summary(store)
     if overhead is not None:  # the harness's cost per trial (phases_json's overhead_s)
         out["overhead_s"] = overhead
+    queues = switch_queues_block(store)
+    if queues is not None:  # per-queue switch counters of any platform (issue 36), see .switchq
+        out["switch_queues"] = queues
     return out
 
 

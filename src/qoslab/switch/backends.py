@@ -9,7 +9,7 @@ A :class:`SwitchDevice` is registered by name in :data:`qoslab.registry.switches
       device: catalyst           # the backend
       host: 5.1.1.254
       port: 22
-      platform: cisco_ios
+      platform: catalyst3750     # or catalyst9300 (IOS-XE MQC); cisco_ios / cisco_xe as aliases
       credentials_file: /root/.config/qoslab/ecenet-switch.json   # 0600; or QOSLAB_SWITCH_* env
       known_hosts: /root/.config/qoslab/known_hosts                # the switch's pinned host key
       ssh_profile: c3750      # SHA-1 kex + ssh-rsa offered too (12.2(55)SE); `modern`: paramiko's only
@@ -27,7 +27,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from ..errors import QoslabError
-from ..registry import switches
+from ..platforms.base import ALIASES, platform_for_model
+from ..registry import platforms, switches
 from ..testbed.plan import vswitch_dir
 from ..topology import Topology, repo_root
 from ..yamlio import StrictModel, config_error, load_model, read_yaml
@@ -78,6 +79,8 @@ class NetmikoSwitch:
 
     def __init__(self, name: str, endpoint: Device) -> None:
         self.name, self.endpoint = name, endpoint
+        #: the switch platform (qoslab.registry.platforms): what the switch meter reads it with
+        self.platform = getattr(endpoint, "platform", "catalyst3750")
         self._conn: Any = None
 
     def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
@@ -190,7 +193,8 @@ def virtual_endpoint(topology: Topology) -> Device:
     kh = d / "known_hosts"
     kh.write_text(known_hosts_line(d / "ssh_host_key.pub", mg.host, mg.port))
     return Device(host=mg.host, port=mg.port, credentials_file=d / "credentials", known_hosts=kh,
-                  credentials_from_env=False, ssh_profile=mg.ssh_profile)
+                  credentials_from_env=False, ssh_profile=mg.ssh_profile,
+                  platform=platform_for_model(topology.switch.model))
 
 
 class VirtualSwitch(NetmikoSwitch):
@@ -212,7 +216,9 @@ class CatalystFile(StrictModel):
     device: Literal["catalyst"]
     host: str
     port: int = Field(22, ge=1, le=65535)
-    platform: Literal["cisco_ios"] = "cisco_ios"
+    #: a registered platform (``catalyst3750``, ``catalyst9300``) or a Netmiko type of earlier
+    #: releases (``cisco_ios`` = catalyst3750, ``cisco_xe`` = catalyst9300)
+    platform: str = "cisco_ios"
     credentials_file: Path | None = None
     known_hosts: Path
     timeout_s: float = Field(20.0, gt=0, le=600)
@@ -227,8 +233,16 @@ class CatalystSwitch(NetmikoSwitch):
             raise QoslabError("a catalyst switch needs a device file (host, port, known_hosts, credentials)")
         f = load_model(spec, CatalystFile)
         creds = f.credentials_file.expanduser() if f.credentials_file is not None else None
+        plat = ALIASES.get(f.platform, f.platform)
+        if plat not in platforms.names():
+            raise config_error(spec, ("platform",), f"unknown platform {f.platform!r} (known: "
+                                                    f"{', '.join(platforms.names())}, or cisco_ios, cisco_xe)")
+        if plat != (topo_plat := platform_for_model(topology.switch.model)):
+            raise config_error(spec, ("platform",), f"{plat}, but topology {topology.name}'s switch is a "
+                                                    f"{topology.switch.model} ({topo_plat}): profiles render for "
+                                                    "the topology's model")
         ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
-                    timeout_s=f.timeout_s, ssh_profile=f.ssh_profile)
+                    timeout_s=f.timeout_s, ssh_profile=f.ssh_profile, platform=plat)
         super().__init__(f"{f.host}:{f.port}", ep)
 
 

@@ -5,14 +5,30 @@ order it so every reference exists when it is made. Used by the push (:mod:`qosl
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class QosRules:
+    """Which lines of a platform's config are QoS lines (the profile owns them: diff, rollback):
+    global lines, whole sections (header and children), interface children; and the hier-config
+    platform (``hier_config.Platform`` member name) whose rules compute the remediation."""
+
+    globals_: re.Pattern[str]
+    sections: re.Pattern[str]
+    interface: re.Pattern[str]
+    hier_platform: str = "CISCO_IOS"
+
 
 #: Global config lines that belong to QoS (and SPAN, which qoslab manages with the profile).
 _QOS_GLOBAL = re.compile(r"^(mls qos\b|access-list 1\d\d\b|monitor session\b)")
 _QOS_SECTIONS = re.compile(r"^(class-map\b|policy-map\b|ip access-list extended\b)")
 _QOS_IF_LINES = re.compile(r"^(mls qos trust\b|service-policy\b|srr-queue\b|priority-queue\b|queue-set\b)")
+#: The Catalyst 3750's QoS lines (the rules before platforms existed; every default below).
+C3750_RULES = QosRules(_QOS_GLOBAL, _QOS_SECTIONS, _QOS_IF_LINES)
 
 
-def split_qos(config_text: str) -> tuple[list[str], list[str]]:
+def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str], list[str]]:
     """Split a running-config text into (non-QoS lines, QoS lines), both with their indentation.
     Interface headers go to both sides so their QoS children keep their context. Pure."""
     other, qos = [], []
@@ -22,7 +38,7 @@ def split_qos(config_text: str) -> tuple[list[str], list[str]]:
         if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
             continue
         if not line.startswith(" "):
-            if _QOS_SECTIONS.match(line):
+            if rules.sections.match(line):
                 section = "qos"
                 qos.append(line)
             elif line.startswith("interface "):
@@ -31,9 +47,9 @@ def split_qos(config_text: str) -> tuple[list[str], list[str]]:
                 qos.append(line)
             else:
                 section = "other"
-                (qos if _QOS_GLOBAL.match(line) else other).append(line)
+                (qos if rules.globals_.match(line) else other).append(line)
             continue
-        if section == "qos" or section == "if" and _QOS_IF_LINES.match(line.strip()):
+        if section == "qos" or section == "if" and rules.interface.match(line.strip()):
             qos.append(line)
         else:
             other.append(line)
@@ -48,11 +64,11 @@ def split_qos(config_text: str) -> tuple[list[str], list[str]]:
     return other, out
 
 
-def normalized_qos(config_text: str) -> list[str]:
+def normalized_qos(config_text: str, rules: QosRules = C3750_RULES) -> list[str]:
     """The QoS part of a config as a sorted list of path strings (``policy-map p / class c / set ip
     dscp 40``), for comparing a device's state with the intended one regardless of order and
     indentation width. Pure."""
-    _, qos = split_qos(config_text)
+    _, qos = split_qos(config_text, rules)
     out: set[str] = set()
     stack: list[tuple[int, str]] = []
     for l in qos:
@@ -66,11 +82,11 @@ def normalized_qos(config_text: str) -> list[str]:
     return sorted(out)
 
 
-def non_qos_lines(profile_lines: list[str]) -> list[str]:
+def non_qos_lines(profile_lines: list[str], rules: QosRules = C3750_RULES) -> list[str]:
     """The lines of a rendered profile (config lines, sub-mode children indented) that are not QoS
     configuration by :func:`split_qos`'s rules (interface headers aside). A profile may only
     change QoS, so the push refuses any. Pure."""
-    other, _ = split_qos("\n".join(profile_lines))
+    other, _ = split_qos("\n".join(profile_lines), rules)
     return [l for l in other if not l.startswith("interface ")]
 
 
@@ -97,9 +113,9 @@ def normalized_config(config_text: str) -> list[str]:
     return sorted(out)
 
 
-def intended_config(running_text: str, profile_lines: list[str]) -> str:
+def intended_config(running_text: str, profile_lines: list[str], rules: QosRules = C3750_RULES) -> str:
     """The running-config with its QoS lines replaced by the profile's (text). Pure."""
-    other, _ = split_qos(running_text)
+    other, _ = split_qos(running_text, rules)
     other = [l for l in other if l.strip() != "end"]
     # the profile's lines by section; interface children go into the existing interface sections
     extra: dict[str, list[str]] = {}
@@ -126,12 +142,14 @@ def intended_config(running_text: str, profile_lines: list[str]) -> str:
     return "\n".join(out + tail) + "\n"
 
 
-def remediation(running_text: str, intended_text: str) -> list[str]:
-    """Config lines that turn the running config into the intended one (hier-config, IOS rules)."""
+def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS") -> list[str]:
+    """Config lines that turn the running config into the intended one (hier-config, the rules of
+    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``)."""
     from hier_config import Platform, WorkflowRemediation, get_hconfig
 
-    run = get_hconfig(Platform.CISCO_IOS, _for_hier(running_text))
-    want = get_hconfig(Platform.CISCO_IOS, _for_hier(intended_text))
+    plat = Platform[hier_platform]
+    run = get_hconfig(plat, _for_hier(running_text))
+    want = get_hconfig(plat, _for_hier(intended_text))
     return order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
 
 

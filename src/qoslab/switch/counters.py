@@ -19,6 +19,7 @@ Malformed output raises :class:`~qoslab.errors.QoslabError` naming the template 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import QoslabError
 from ..ios.names import parse_port
@@ -181,3 +182,25 @@ def policer_deltas(before: dict[str, PortCounters], after: dict[str, PortCounter
     """{port: (packets in profile, packets out of profile)} deltas ``after - before``."""
     return {p: (after[p].policer_in - before[p].policer_in, after[p].policer_out - before[p].policer_out)
             for p in sorted(set(before) & set(after))}
+
+
+def read_queue_counters(dev: Any, ports: list[str], platform: str) -> dict[str, Any]:
+    """The egress queue counters of ``ports`` through ``platform``'s own show commands and parser
+    (:meth:`qoslab.platforms.Platform.counters_commands`, ``parse_counters``): {long port name:
+    QueueCounters}, any n queues x m thresholds. ``dev``: a SwitchDevice or a netmiko-style
+    connection, as for :func:`read_statistics`. A port the output does not list (a 9300 port
+    without an output policy: one FIFO, no per-queue counters) gets a QueueCounters with no queues.
+    Raises QoslabError when the switch rejects a command."""
+    from ..platforms.base import get_platform
+
+    plat = get_platform(platform)
+    longs = [parse_port(p) or p for p in ports]
+    cmds = plat.counters_commands(longs)
+    texts = {c: dev.send_command(c) for c in cmds} if hasattr(dev, "send_command") else dev.show(cmds)
+    out: dict[str, Any] = {}
+    for c in cmds:
+        text = texts[c]
+        if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
+            raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
+        out.update(plat.parse_counters(text))
+    return {p: out.get(p) or plat.no_queues() for p in longs}

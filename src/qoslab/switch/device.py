@@ -105,6 +105,8 @@ class Device(StrictModel):
     timeout_s: float = Field(20.0, gt=0, le=600)
     credentials_from_env: bool = True
     ssh_profile: Literal["c3750", "modern"] = "c3750"
+    #: the switch platform (qoslab.registry.platforms): device type, QoS lines, counters
+    platform: str = "catalyst3750"
 
     def credentials(self) -> Credentials:
         """The login: the environment's when set, else the credentials file's. Raises QoslabError."""

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
+from ..platforms.base import get_platform
 from .configdiff import intended_config, non_qos_lines, normalized_config, remediation
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
@@ -40,7 +41,8 @@ ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
 
 def connect(dev: Device):
-    """Open a Netmiko cisco_ios session in privileged EXEC, offering the device's SSH profile's
+    """Open a Netmiko session (the device's platform's device type: ``cisco_ios``, ``cisco_xe``) in
+    privileged EXEC, offering the device's SSH profile's
     algorithms (:mod:`.legacyssh`). Raises QoslabError (auth, host key, unreachable) naming the
     device."""
     from netmiko.exceptions import (
@@ -52,7 +54,8 @@ def connect(dev: Device):
     quiet_paramiko()
     try:
         cls = netmiko_class(dev.ssh_profile)
-        conn = cls(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username, password=c.password,
+        conn = cls(device_type=get_platform(dev.platform).netmiko_device_type, host=dev.host, port=dev.port,
+                   username=c.username, password=c.password,
                    secret=c.secret, ssh_strict=True, system_host_keys=False, alt_host_keys=True,
                    alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s, conn_timeout=dev.timeout_s,
                    auth_timeout=dev.timeout_s, allow_agent=False, use_keys=False,
@@ -143,7 +146,8 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
     Raises PushError (rolled back or not), QoslabError (refused lines; cannot connect, back up or
     diff: nothing was sent), or re-raises KeyboardInterrupt and other BaseExceptions after the
     rollback."""
-    bad = non_qos_lines(profile_lines)
+    plat = get_platform(dev.platform)
+    bad = non_qos_lines(profile_lines, plat.qos_rules)
     if bad:
         raise QoslabError(f"refusing to push {profile_name}: {bad[0]!r} is not a QoS configuration line")
     t = {"start": time.monotonic()}
@@ -155,8 +159,8 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         t["connect"] = time.monotonic()
         backup_text = _show_run(conn, batch, dev.timeout_s)
         backup = _write_backup(out_dir, profile_name, backup_text)
-        want = intended_config(backup_text, profile_lines)
-        lines = remediation(backup_text, want)
+        want = intended_config(backup_text, profile_lines, plat.qos_rules)
+        lines = remediation(backup_text, want, plat.qos_rules.hier_platform)
         t["diff"] = time.monotonic()
         if not lines:
             return PushReport(profile_name, False, [], backup, _phases(t))
@@ -212,7 +216,7 @@ def restore(backup_text: str, dev: Device) -> None:
     conn = connect(dev)
     try:
         now = _show_run(conn)
-        lines = remediation(now, backup_text)
+        lines = remediation(now, backup_text, get_platform(dev.platform).qos_rules.hier_platform)
         if lines:
             _send(conn, lines)
         _verify(conn, backup_text, "the restored running-config differs from the backup")

@@ -9,6 +9,7 @@ import time
 
 from ..ios import RunningConfig, load_config, qos_model
 from ..ios.show_qos import PortCounters
+from ..ios.xe import dialect_of_model
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
@@ -17,6 +18,7 @@ from .counters import read_counters, read_nft, run_json
 from .nftcompile import NftPlan, compile_nft
 from .show_l2 import MacEntry, parse_fdb
 from .show_mqc import ClassCounters
+from .show_xe import QueueStat, parse_tc_queues
 from .tccompile import TcPlan, compile_tc, port_queue_limits
 
 #: Seconds between a WS-C3750G's power-on and its first CLI prompt (POST, image decompression,
@@ -33,7 +35,8 @@ class VirtualCatalyst:
         self.topo = topology
         self.dir = vswitch_dir(topology.name)
         self.apply_enabled = apply
-        self.running = RunningConfig.factory(topology.switch.hostname, topology.switch.ports)
+        self.dialect = dialect_of_model(topology.switch.model)
+        self.running = self.factory()
         startup = self.dir / "startup-config"
         if startup.exists():
             load_config(startup.read_text(), self.running)
@@ -78,7 +81,7 @@ class VirtualCatalyst:
 
     def factory(self) -> RunningConfig:
         """This switch at factory defaults (``configure replace`` starts from it)."""
-        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports)
+        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports, self.dialect)
 
     def counters(self, port_long: str) -> PortCounters:
         """Counters of ``show mls qos interface PORT statistics`` from the kernel
@@ -98,6 +101,17 @@ class VirtualCatalyst:
                       for s in short.values()} if qos.enabled else None
         got = read_counters(switch_namespace(self.topo.name), sorted(set(short.values())), qos.dscp_cos, thresholds)
         return {p: got[s] for p, s in short.items()}
+
+    def queue_stats(self, ports: list[str]) -> dict[str, list[QueueStat]]:
+        """Egress queues 1-4 of ``ports`` (short names): bytes and packets sent, packets dropped,
+        from one ``tc -s -j qdisc show`` (the IOS-XE ``show policy-map interface``); zeros on a
+        switch that does not apply. Raises QoslabError when tc fails."""
+        if not self.apply_enabled:
+            return {p: [QueueStat() for _ in range(4)] for p in ports}
+        by_dev: dict[str, list[dict]] = {}
+        for q in run_json(["tc", "-n", switch_namespace(self.topo.name), "-s", "-j", "qdisc", "show"]):
+            by_dev.setdefault(str(q.get("dev", "")), []).append(q)
+        return {p: parse_tc_queues(by_dev.get(linux_ifname(p), [])) for p in ports}
 
     def fdb(self) -> list[MacEntry]:
         """The MAC addresses the testbed's bridge learned on the switch ports (``show mac

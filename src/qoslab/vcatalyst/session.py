@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..errors import QoslabError
 from ..ios import IosError, Mode, interpret
-from ..ios.grammar import MODE_TEMPLATES
+from ..ios.xe import templates_of
 from .archive import config_differences, copied, incremental_diffs, merge, replace
 from .cli_help import context_help
 from .execparse import EXEC_COMMANDS, USER_EXEC, ExecCommand, apply_modifier, parse_exec
@@ -162,7 +162,7 @@ class IosSession:
         if self.mode is None:
             specs = [(tuple(EXEC_COMMANDS[n].split()), 1) for n in EXEC_COMMANDS if self.privileged or n in USER_EXEC]
             return context_help(line, specs, modifiers=True)
-        tpls = MODE_TEMPLATES.get(self.mode.name, [])
+        tpls = templates_of(self.sw.running.dialect).get(self.mode.name, [])
         specs = [(t.specs, t.repeat) for t in tpls] + [(("no", *t.specs), t.repeat) for t in tpls if t.specs[0] != "no"]
         return context_help(line, specs + [(("exit",), 1), (("end",), 1), (("do", "{rest}"), 1)])
 

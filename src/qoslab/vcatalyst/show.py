@@ -13,6 +13,7 @@ import time
 
 from ..ios import IosError, ace_text, qos_model
 from ..ios.config import interface_order
+from ..ios.mqc import egress_classes
 from ..ios.show_qos import (
     PortQos,
     QosMaps,
@@ -29,12 +30,14 @@ from ..ios.show_qos import (
     render_queueing,
     render_statistics,
 )
+from ..ios.xe import dscp_name
 from ..topology import canonical_port, long_port
 from .core import BOOT_SECONDS
 from .execparse import ExecCommand
 from .flash import Flash
 from .show_l2 import render_arp, render_cdp, render_env, render_lldp, render_mac_table
 from .show_mqc import (
+    ClassCounters,
     render_access_lists,
     render_class_map,
     render_policy_map,
@@ -64,6 +67,7 @@ from .show_sys import (
     render_version,
     render_vlan_brief,
 )
+from .show_xe import QueueStat, render_input_xe, render_output_xe, render_version_xe
 
 
 def _ports(sw) -> list[str]:
@@ -290,9 +294,55 @@ def render_startup(saved: str) -> str:
     return f"Using {len(body.encode())} out of {NVRAM_BYTES} bytes\n" + body
 
 
+def _xe_policy_map_interface(sw, cmd: ExecCommand) -> str:
+    """``show policy-map interface [PORT]`` of the IOS-XE dialect (:mod:`.show_xe`)."""
+    port = _port_arg(sw, cmd)
+    ports = [port] if port else _ports(sw)
+    rc, q = sw.running, qos_model(sw.running)
+    cls_counts = sw.class_counters() if hasattr(sw, "class_counters") else {}
+    stats = sw.queue_stats([canonical_port(p) for p in ports]) if hasattr(sw, "queue_stats") else {}
+    out: list[str] = []
+    for p in ports:
+        sec = rc.interfaces[canonical_port(p)]
+        pols = {c.split()[1]: c.split()[2] for c in sec.children if c.startswith("service-policy ")}
+        if not pols:
+            continue
+        out += [f" {p}", ""]
+        if (pin := pols.get("input")) in q.policy_maps:
+            rows = []
+            for pc in q.policy_maps[pin]:
+                cm = q.class_maps.get(pc.class_name)
+                acts = (["QoS Set", f"  dscp {dscp_name(pc.set_dscp)}"] if pc.set_dscp is not None else [])
+                acts += [f"police: cir {pc.police.rate_bps} bps, bc {pc.police.burst_bytes} bytes"] if pc.police else []
+                rows.append((pc.class_name, "match-all" if cm is None or cm.match_all else "match-any",
+                             cm.dscps if cm else [], cm.acls if cm else [],
+                             cls_counts.get((p, pc.class_name), ClassCounters()).packets, acts))
+            out += render_input_xe(pin, rows)
+        if (pout := pols.get("output")) is not None:
+            classes, _ = egress_classes(rc, pout)
+            qs = stats.get(canonical_port(p)) or [QueueStat() for _ in range(4)]
+            out += render_output_xe(pout, [(c, (cm.dscps if (cm := q.class_maps.get(c.name)) else []),
+                                            qs[c.queue - 1]) for c in classes])
+    return "\n".join(out) + "\n"
+
+
+def _xe(sw, cmd: ExecCommand, facts: DeviceFacts) -> str | None:
+    """The commands the IOS-XE dialect answers its own way; ``show mls ...`` is not IOS-XE."""
+    n = cmd.name
+    if n.startswith("show mls"):
+        raise IosError("", 5)
+    if n == "show version":
+        return render_version_xe(facts)
+    if n.startswith("show policy-map interface"):
+        return _xe_policy_map_interface(sw, cmd)
+    return None
+
+
 def show_output(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict) -> str:
     """Output of a parsed show command (before output modifiers). Raises IosError (with the
     column of the bad argument) for a port the switch does not have."""
+    if sw.running.dialect == "c9300" and (out := _xe(sw, cmd, facts)) is not None:
+        return out
     for family in (lambda: _mls(sw, cmd), lambda: _mqc(sw, cmd), lambda: _system(sw, cmd, facts, flash, usage),
                    lambda: _l2(sw, cmd, facts, usage)):
         out = family()

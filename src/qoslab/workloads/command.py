@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import string
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +28,7 @@ from qoslab.workloads.pool import ProcessPool, WorkloadRun
 
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
+from ..yamlio import clip
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
 from .metrics import parse_declaration
 
@@ -48,22 +50,7 @@ class CommandSettings(WorkloadBase):
     @field_validator("head", "worker")
     @classmethod
     def _template(cls, v: str | None) -> str | None:
-        if v is None:
-            return v
-        try:
-            words = shlex.split(v)
-        except ValueError as e:
-            raise ValueError(f"cannot split the command: {e}") from None
-        if not words:
-            raise ValueError("empty command")
-        for w in words:
-            try:
-                w.format(**{k: "" for k in TEMPLATE_VARS})
-            except (KeyError, IndexError, ValueError) as e:
-                raise ValueError(f"{w!r}: unknown template variable {e} (known: "
-                                 f"{', '.join('{' + k + '}' for k in TEMPLATE_VARS)}; write {{{{ }}}} for braces)"
-                                 ) from None
-        return v
+        return v if v is None else check_template(v)
 
     def worker_hosts(self) -> list[str]:
         if self.worker is None:
@@ -76,6 +63,46 @@ class CommandSettings(WorkloadBase):
     def describe(self) -> str:
         return f"command {self.head!r} on {self.hosts[0]}" + (
             f", worker {self.worker!r} on {len(self.worker_hosts())} host(s)" if self.worker else "")
+
+
+#: Bytes of one argument the kernel takes (Linux MAX_ARG_STRLEN, 32 pages of 4 KiB, less the NUL).
+MAX_ARG_BYTES = 131_071
+#: Bytes of a whole command template (a command line is a few of them at most).
+MAX_COMMAND_BYTES = 262_144
+
+
+def check_template(v: str) -> str:
+    """``v`` if it is a command template qoslab can run: a shell-like line of words, each at most
+    MAX_ARG_BYTES, whose ``{...}`` fields are bare names of TEMPLATE_VARS (no attribute or index
+    access, format spec or conversion: ``{ip.__class__}`` and ``{port:>999999999}`` are refused
+    without being formatted). Raises ValueError naming the word or field at fault (clipped)."""
+    size = len(v.encode())
+    if size > MAX_COMMAND_BYTES:
+        raise ValueError(f"the command is {size} bytes: at most {MAX_COMMAND_BYTES}")
+    try:
+        words = shlex.split(v)
+    except ValueError as e:
+        raise ValueError(f"cannot split the command: {e}") from None
+    if not words:
+        raise ValueError("empty command")
+    known = ", ".join("{" + k + "}" for k in TEMPLATE_VARS)
+    for w in words:
+        if (n := len(w.encode())) > MAX_ARG_BYTES:
+            raise ValueError(f"a word of {n} bytes ({clip(w, 40)!r}): the kernel takes at most {MAX_ARG_BYTES} "
+                             "bytes per argument (MAX_ARG_STRLEN)")
+        try:
+            fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(w) if f is not None]
+        except ValueError as e:
+            raise ValueError(f"{clip(w, 80)!r}: {e} (write {{{{ }}}} for braces)") from None
+        for f, spec, conv in fields:
+            if f not in TEMPLATE_VARS:
+                raise ValueError(f"{clip('{' + f + '}', 80)!r}: unknown template variable (known: {known}; "
+                                 "write {{ }} for braces)")
+            if spec or conv:
+                shown = "{" + f + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}"
+                raise ValueError(f"{clip(shown, 80)!r}: a "
+                                 "template variable takes no format spec or conversion")
+    return v
 
 
 def expand(template: str, variables: dict[str, Any]) -> list[str]:

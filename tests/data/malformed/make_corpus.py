@@ -322,6 +322,12 @@ PLAYBOOK_CASES = [
      "factors.workload.framez"),
     ("settle-nan", "trials: 3", "trials: 3\nsettle_s: .nan", "settle_s", "settle_s"),
     ("name-20kb", "name: corpus", "name: " + "x" * 20000, "name: xxx", "name"),
+    # issue 35: a command template is checked without being formatted
+    ("command-format-spec", "workload: {hosts: [jp-1, jp-2, jp-3, jp-4], size: A, frames: 1}", "workload: {kind: command, hosts: [jp-1, jp-2], head: \"echo {port:>999999999}\"}",
+     "999999999", "workload.head"),
+    ("command-attribute-access", "workload: {hosts: [jp-1, jp-2, jp-3, jp-4], size: A, frames: 1}",
+     "workload: {kind: command, hosts: [jp-1, jp-2], head: \"echo {ip.__class__.__mro__}\"}", "__mro__",
+     "workload.head"),
 ]
 
 DEVICE_BAD = """# a device file with an unknown field (referenced by playbook/024-device-file-malformed.yaml)

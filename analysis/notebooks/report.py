@@ -36,6 +36,7 @@ from qoslab.report import fidelity as rfid
 from qoslab.report import figures as fg
 from qoslab.report import lib as rl
 from qoslab.report import mechanisms as rmech
+from qoslab.report import switchq as rsq
 from qoslab.report import tables as rt
 from qoslab.report import texts as tx
 from qoslab.workloads.metrics import Metric, decimals
@@ -268,6 +269,13 @@ if camp:
                     f"*{n}* {flood_cores[n]:.2f} cores" for n in ORDER if n in flood_cores.index)
                     + "; softirq (packet forwarding) " + ", ".join(f"*{n}* {v:.2f}" for n, v in softirq.items())
                     + " cores."))
+
+
+# %%
+if rsq.applies(stats.get("switch_queues")):  # a 9300's egress classes (show policy-map interface)
+    display(Markdown(f"## Switch evidence: egress queues of the {stats['switch_queues']['platform']} per condition "
+                     "(means per trial over the trial's ports)"))
+    table(rsq.queue_table(stats["switch_queues"], ORDER), float_format=lambda v: f"{v:.1f}")
 
 
 # %%

@@ -1,6 +1,7 @@
 """``qoslab workload``: one run of a workload on testbed hosts: the distributed RMI RayTracer
 (Java Grande Forum section 3, the default), ``matmul`` (reference 000's matrix multiplication over
-four mechanisms) or ``pingpong`` (reference 003's message-size sweep)."""
+four mechanisms), ``pingpong`` (reference 003's message-size sweep) or ``sort`` (reference 002's
+distributed sort over socket, RMI and CORBA)."""
 
 from __future__ import annotations
 
@@ -13,24 +14,28 @@ from rich.table import Table
 from ..errors import QoslabError
 from .common import TopologyOpt, console, running_testbed
 
-app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong) on testbed hosts.", no_args_is_help=True)
+app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong, sort) on testbed hosts.", no_args_is_help=True)
 
 
 @app.command("run")
 def workload_run(
     hosts: str = typer.Option("jp-1,jp-2,jp-3,jp-4", help="Comma-separated hosts; the first is the head node."),
-    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong"),
+    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong | sort"),
     size: str | None = typer.Option(None, help="raytracer: A (150x150, default), B (500x500) or a width in "
-                                               "pixels; matmul: the matrix order n (default 200)."),
+                                               "pixels; matmul: the matrix order n (default 200); sort: integers "
+                                               "(default 100000)."),
+    servers: int = typer.Option(2, help="sort: sort servers (reference 002: 2, 4, 8), the hosts after the head."),
     rows_per_call: str = typer.Option("all", help="raytracer: rows per RMI call, or 'all'."),
     codec: str = typer.Option("serializable", help="raytracer: serializable | externalizable"),
     frames: int = typer.Option(1, help="raytracer: render the scene this many times."),
     mechanism: str = typer.Option("socket", help="matmul: rmi-serializable | rmi-externalizable | socket | "
-                                                 "datagram; pingpong: socket | rmi | datagram"),
+                                                 "datagram; pingpong: socket | rmi | datagram; "
+                                                 "sort: socket | rmi | corba"),
     algorithm: str = typer.Option("spa", help="matmul: spa | mca"),
     max_bytes: int = typer.Option(1 << 20, help="pingpong: largest message (sizes double from 1 B)."),
     reps: int = typer.Option(25, help="pingpong: timed round trips per size."),
-    port: int = typer.Option(1200, help="matmul/pingpong: the workers' base port (BASE..BASE+3)."),
+    port: int | None = typer.Option(None, help="matmul/pingpong (default 1200), sort (default 1300): the workers' "
+                                               "base port (BASE..BASE+3)."),
     dscp: int | None = typer.Option(None, help="DSCP (0-63) marking every workload socket, both directions."),
     registry_port: int = typer.Option(1099, help="raytracer: RMI registry port."),
     export_port: int = typer.Option(1100, help="raytracer: render service export port."),
@@ -46,9 +51,13 @@ def workload_run(
     for n in names:
         tb.namespace(n)  # unknown host -> clear error
     if workload != "raytracer":
-        opts = {"mechanism": mechanism, "dscp": dscp, "timeout_s": timeout, "port": port}
-        opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
-            {"max_bytes": max_bytes, "reps": reps}
+        opts: dict[str, Any] = {"mechanism": mechanism, "dscp": dscp, "timeout_s": timeout}
+        opts |= {"port": port} if port is not None else {}
+        if workload == "sort":
+            opts |= {"servers": servers} | ({"size": _int_option("--size", size)} if size else {})
+        else:
+            opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
+                {"max_bytes": max_bytes, "reps": reps}
         raise typer.Exit(_run_java(workload, names, opts, tb, out))
     rpc: int | str = "all" if rows_per_call == "all" else _int_option("--rows-per-call", rows_per_call)
     s = WorkloadSettings.checked(hosts=names, size=size or "A", rows_per_call=rpc, codec=codec, frames=frames,
@@ -87,7 +96,9 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
     with console.status(f"{s.describe()} ..."):
         run = wl.run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
     r = run.result
-    if kind == "matmul":
+    if kind == "sort":
+        _print_sort(r)
+    elif kind == "matmul":
         tab = Table(title=f"matmul {r.get('algorithm')} over {r.get('mechanism')}, n = {r.get('size')}, "
                           f"{r.get('workers')} workers, {r.get('calls')} calls")
         for c in ("host", "tasks", "call s", "compute s"):
@@ -112,6 +123,19 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
     return 0 if ok else 1
 
 
+def _print_sort(r: dict) -> None:
+    tab = Table(title=f"sort of {r.get('size')} integers over {r.get('mechanism')} on {r.get('servers')} servers")
+    for c in ("host", "items", "distribute s", "sort s", "collect s"):
+        tab.add_column(c, justify="left" if c == "host" else "right")
+    for w in r.get("per_server", []):
+        tab.add_row(w["host"], str(w["items"]), f"{w['distribute_s']:.4f}", f"{w['sort_s']:.4f}",
+                    f"{w['collect_s']:.4f}")
+    console.print(tab)
+    console.print(f"total {r.get('total_s', 0):.4f} s = distribute {r.get('distribute_s', 0):.4f} + sort "
+                  f"{r.get('sort_s', 0):.4f} + collect {r.get('collect_s', 0):.4f} + merge {r.get('merge_s', 0):.4f}; "
+                  f"checksum {r.get('checksum')} (local sort {r.get('reference')})")
+
+
 def _checked(model: Any, values: dict[str, Any]) -> Any:
     from pydantic import ValidationError
     try:
@@ -126,4 +150,5 @@ def _int_option(name: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise QoslabError(f"{name} must be a number or 'all', got {value!r}") from None
+        alt = " or 'all'" if name == "--rows-per-call" else ""
+        raise QoslabError(f"{name} must be a number{alt}, got {value!r}") from None

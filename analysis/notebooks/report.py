@@ -188,7 +188,8 @@ if main.get("factorial"):
         show(fig, "factorial-recovery.png")
 # seed 000's question under congestion (qoslab.report.mechanisms): a factorial over the matmul mechanisms
 if main.get("factorial") and rmech.applies(main["factorial"]):
-    mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], main.get("censored"), main.get("comparisons", []))
+    mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], main.get("censored"),
+                                 main.get("comparisons", []))
     agree = rmech.ordering_agrees(mrows)
     display(Markdown("## The Java mechanisms under congestion (seed 000's Table 4.1, asked again)"))
     display(Markdown("Seed 000 ranks the mechanisms, fastest first, *" + ", ".join(rmech.SEED000_ORDER)

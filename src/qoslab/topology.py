@@ -21,10 +21,8 @@ from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 #: RFC 2544 benchmarking range: the only addresses the embedded testbed may use.
 TESTBED_NETWORK = ipaddress.IPv4Network("198.18.0.0/15")
 
-_PORT = re.compile(
-    r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
-    r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$"
-)
+_PORT = re.compile(r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
+                   r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$")
 _PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$")
 #: Highest port number of an interface name (a stack member of the 3750 family has at most 52).
 MAX_PORT = 99
@@ -106,10 +104,11 @@ class Host(StrictModel):
 
 
 class Management(StrictModel):
-    """Where the switch's SSH CLI listens (for the virtual Catalyst: a loopback address)."""
+    """Where the switch's SSH CLI listens and its SSH algorithms (qoslab.vcatalyst.sshprofile)."""
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
+    ssh_profile: Literal["c3750", "modern"] = "c3750"
 
     @field_validator("host")
     @classmethod

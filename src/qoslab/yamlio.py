@@ -93,6 +93,30 @@ def format_loc(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
+#: Characters of a problem's text kept in an error line: a hostile file's 200 KB value is not
+#: echoed whole.
+MAX_PROBLEM_CHARS = 200
+
+
+def clip(msg: str, limit: int = MAX_PROBLEM_CHARS) -> str:
+    """``msg`` cut to ``limit`` characters, saying how long it was."""
+    return msg if len(msg) <= limit else f"{msg[:limit]}... ({len(msg)} characters)"
+
+
+def problem_text(err: Any) -> str:
+    """One pydantic error (a dict of ``e.errors()``) as the problem's text: a NaN or an infinite
+    number is named as such (pydantic says "should be <= 600" of a NaN), an unknown field is a
+    typo, and the text is clipped (:func:`clip`)."""
+    value = err.get("input")
+    if isinstance(value, float) and value != value:
+        return "not a number (NaN): give a finite number"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "infinite: give a finite number"
+    if err["type"] == "extra_forbidden":
+        return "unknown field (typo?)"
+    return clip(" ".join(str(err["msg"]).removeprefix("Value error, ").split()))
+
+
 def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigError:
     """A ConfigError ``FILE:LINE: FIELD: msg`` for the field at ``loc`` (pydantic-style location)
     of the YAML file at ``path`` (the line of its nearest existing parent when it is missing)."""
@@ -101,6 +125,7 @@ def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigErro
         line = _line_of(read_yaml(path)[1], loc)
     except ConfigError:
         pass
+    msg = clip(msg)
     return ConfigError(f"{path}:{line}: {format_loc(loc)}: {msg}" if line else f"{path}: {format_loc(loc)}: {msg}")
 
 
@@ -209,7 +234,7 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
         return model.model_validate(data, context={"source": str(path)})
     except FieldProblem as e:
         line = _line_of(node, e.loc)
-        raise ConfigError(f"{path}:{line}: {e}" if line else f"{path}: {e}") from None
+        raise ConfigError(f"{path}:{line}: {clip(str(e))}" if line else f"{path}: {clip(str(e))}") from None
     except ValidationError as e:
         lines: dict[tuple[Any, ...], str] = {}
         # a typo first: it explains the "Field required" of the field it was meant to be
@@ -219,10 +244,7 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
                 continue
             line = _line_of(node, loc)
             where = f"{path}:{line}" if line else str(path)
-            msg = " ".join(err["msg"].removeprefix("Value error, ").split())
-            if err["type"] == "extra_forbidden":
-                msg = "unknown field (typo?)"
-            lines[loc] = f"{where}: {format_loc(loc)}: {msg}"
+            lines[loc] = f"{where}: {format_loc(loc)}: {problem_text(err)}"
         raise ConfigError(one_line(list(lines.values()))) from None
 
 
@@ -237,10 +259,13 @@ def one_line(problems: list[str]) -> str:
 def data_loc(data: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """The part of a pydantic error location that names a place in ``data``: union-member and
     validator tags (``rate.str``, ``function-after[...]``) are dropped; a missing field's name is
-    kept. Pure."""
+    kept; the index 0 of a single mapping given for a list (``pattern: {...}``) is skipped, so the
+    problem names the mapping's field. Pure."""
     out: list[Any] = []
     cur = data
     for key in loc:
+        if isinstance(cur, dict) and key == 0 and isinstance(key, int) and key not in cur:
+            continue  # one mapping given where a list of them is taken (``pattern: {...}``): its fields
         if isinstance(cur, dict):
             out.append(key)
             if key not in cur:

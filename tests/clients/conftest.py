@@ -54,11 +54,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(suffix: str, tmp: Path) -> tuple[Switch, subprocess.Popen]:
+def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750") -> tuple[Switch, subprocess.Popen]:
     name = f"c{os.getpid() % 100000}{suffix}"
     data = yaml.safe_load(ECENET.read_text())
     data["name"] = name
     data["switch"]["management"]["port"] = port = _free_port()
+    data["switch"]["management"]["ssh_profile"] = ssh_profile
     topo = tmp / f"{name}.yaml"
     topo.write_text(yaml.safe_dump(data, sort_keys=False))
     state = vswitch_dir(name)
@@ -80,11 +81,13 @@ def _start(suffix: str, tmp: Path) -> tuple[Switch, subprocess.Popen]:
 
 @pytest.fixture(scope="module")
 def vswitch(request, tmp_path_factory):
-    """A fresh virtual switch for one test module; stopped (by PID) and its state removed after."""
+    """A fresh virtual switch for one test module (SSH profile: the module's ``SSH_PROFILE``, else
+    the default ``c3750``, a 3750 on 12.2(55)SE); stopped (by PID) and its state removed after."""
     if os.geteuid() != 0:
         pytest.skip("the virtual switch keeps its state in /run/qoslab (run as root, as `make test` does)")
     suffix = request.module.__name__.rsplit("_", 1)[-1][:3]
-    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"))
+    profile = getattr(request.module, "SSH_PROFILE", "c3750")
+    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"), profile)
     yield sw
     proc.send_signal(signal.SIGTERM)
     try:

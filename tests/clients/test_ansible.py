@@ -35,12 +35,21 @@ PLAY = [{"hosts": "sw", "gather_facts": False, "tasks": [
 ]}]
 
 
+#: What cisco.ios over network_cli (libssh, ansible-pylibssh) needs for a 3750 on 12.2(55)SE: the
+#: SHA-1 key exchanges and ssh-rsa host keys as inventory variables ...
+LEGACY_VARS = {"ansible_network_cli_ssh_type": "libssh",
+               "ansible_libssh_key_exchange_algorithms": "+diffie-hellman-group14-sha1,diffie-hellman-group1-sha1",
+               "ansible_libssh_hostkeys": "+ssh-rsa"}
+#: ... and CBC ciphers and hmac-sha1 in the ssh_config libssh reads (pylibssh has no option for them)
+LEGACY_SSH_CONFIG = "Ciphers +aes128-cbc,aes256-cbc,3des-cbc\nMACs +hmac-sha1\n"
+
+
 def _run(sw, tmp: Path, password: str | None = None) -> dict:
     inv = {"all": {"hosts": {"sw": {
         "ansible_host": sw.host, "ansible_port": sw.port, "ansible_user": sw.username,
         "ansible_password": password or sw.password, "ansible_connection": "ansible.netcommon.network_cli",
         "ansible_network_os": "cisco.ios.ios", "ansible_become": True, "ansible_become_method": "enable",
-        "ansible_become_password": sw.secret}}}}
+        "ansible_become_password": sw.secret, **LEGACY_VARS}}}}
     (tmp / "inv.yml").write_text(yaml.safe_dump(inv))
     os.chmod(tmp / "inv.yml", 0o600)
     (tmp / "play.yml").write_text(yaml.safe_dump(PLAY, sort_keys=False))
@@ -48,8 +57,13 @@ def _run(sw, tmp: Path, password: str | None = None) -> dict:
     env = {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
            "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
            "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
-    p = subprocess.run([str(ANSIBLE), "-i", "inv.yml", "play.yml"], cwd=tmp, env=env, capture_output=True,
-                       text=True, timeout=300)
+    (tmp / "ssh_config").write_text(LEGACY_SSH_CONFIG)
+    # libssh reads the ciphers and MACs only from an ssh_config (~/.ssh/config or /etc/ssh/ssh_config):
+    # this machine's stays untouched, a private mount namespace shows the test's in its place
+    cmd = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+           'mount --bind "$0" /etc/ssh/ssh_config && exec "$@"', str(tmp / "ssh_config"),
+           str(ANSIBLE), "-i", "inv.yml", "play.yml"]
+    p = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
     out = p.stdout[p.stdout.index("{"):]
     return {t["task"]["name"]: t["hosts"]["sw"] for t in json.loads(out)["plays"][0]["tasks"]}
 
@@ -93,7 +107,8 @@ def test_resource_modules_gathered(results):
     ace = acls["scavenger"]["aces"][0]
     assert (ace["grant"], ace["protocol"], ace["destination"]["port_protocol"]) == ("permit", "udp", {"eq": "9"})
     ifs = {i["name"]: i for i in r["interfaces"]["gathered"]}
-    assert len(ifs) == 24 and ifs["GigabitEthernet1/0/5"]["description"] == "jp-5"
+    assert len(ifs) == 25 and "Vlan1" in ifs  # 24 ports and interface Vlan1, as a 3750 lists them
+    assert ifs["GigabitEthernet1/0/5"]["description"] == "jp-5"
 
 
 def test_invalid_line_fails_with_the_ios_error(results):

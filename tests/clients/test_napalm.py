@@ -16,6 +16,7 @@ from napalm import get_network_driver
 from napalm.base.exceptions import MergeConfigException
 from netmiko.exceptions import NetmikoAuthenticationException
 
+from qoslab.switch.legacyssh import paramiko_default_transport
 from qoslab.topology import load_topology
 
 
@@ -24,10 +25,23 @@ def _driver(sw, password=None, **extra):
                                      optional_args={"port": sw.port, "secret": sw.secret, **extra})
 
 
+def _open(d):
+    """NAPALM ``ios`` opens Netmiko's ConnectHandler itself (no transport option): the 3750's SHA-1
+    algorithms through paramiko's default transport (replaced for the whole module: the SCP
+    transfers of a merge open connections of their own)."""
+    d.open()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _legacy_paramiko():
+    with paramiko_default_transport():
+        yield
+
+
 @pytest.fixture(scope="module")
 def dev(vswitch):
     d = _driver(vswitch)
-    d.open()
+    _open(d)
     d.device.send_config_set(["ip scp server enable"])  # NAPALM's documented requirement
     yield d
     d.close()
@@ -110,7 +124,8 @@ def test_running_config_in_ios_order_no_spurious_moves(dev):
     assert one.index("access-list 120 ") < one.index("access-list 150 ")
     assert one.index("class-map match-all aa-discard") < one.index("class-map match-all zz-ssh")
     ports = re.findall(r"^interface (\S+)$", one, re.M)
-    assert ports == sorted(ports, key=lambda p: int(p.rsplit("/", 1)[1]))
+    assert ports[-1] == "Vlan1"  # IOS lists the VLAN interfaces after the ports
+    assert ports[:-1] == sorted(ports[:-1], key=lambda p: int(p.rsplit("/", 1)[1]))
     diff = list(difflib.unified_diff(_filtered(one), _filtered(two), lineterm="", n=0))
     assert diff == [], "\n".join(diff)
     rem = WorkflowRemediation(get_hconfig(Platform.CISCO_IOS, two), get_hconfig(Platform.CISCO_IOS, one))
@@ -131,7 +146,7 @@ def test_inline_transfer_through_tclsh(vswitch):
     "flash:candidate_config.txt" w+] {...}`` (lines split by CR inside the braces) and
     ``tclquit``; the file's MD5 (``verify /md5``) matches, the merge and its rollback work."""
     d = _driver(vswitch, inline_transfer=True)
-    d.open()
+    _open(d)
     try:
         before = d.get_config()["running"]
         d.load_merge_candidate(config="interface GigabitEthernet1/0/7\n description via-tclsh\n")
@@ -164,4 +179,27 @@ def test_uptime_advances(dev, vswitch):
 
 def test_wrong_password_is_refused(vswitch):
     with pytest.raises(NetmikoAuthenticationException):  # NAPALM lets netmiko's error through
-        _driver(vswitch, password="not-the-password").open()
+        _open(_driver(vswitch, password="not-the-password"))
+
+
+def test_state_getters(dev, vswitch):
+    """The getters of issue 35: ARP (no SVI address: empty, as a layer-2 3750's), SNMP from the
+    running-config (chassis ID: the serial), environment (CPU from the table, memory), LLDP (on
+    with ``lldp run``, no neighbour: testbed hosts send none), MAC table (the CPU's static
+    entries; the bridge's learned ones on a testbed that applies its config)."""
+    assert dev.get_arp_table() == []
+    snmp = dev.get_snmp_information()
+    assert snmp["chassis_id"] == dev.get_facts()["serial_number"] and snmp["community"] == {}
+    dev.device.send_config_set(["snmp-server community qoslab-ro RO 10", "snmp-server location lab-3",
+                                "snmp-server contact ops", "lldp run"])
+    snmp = dev.get_snmp_information()
+    assert snmp["community"] == {"qoslab-ro": {"mode": "ro", "acl": "10"}}
+    assert (snmp["location"], snmp["contact"]) == ("lab-3", "ops")
+    env = dev.get_environment()
+    assert 0 <= env["cpu"][0]["%usage"] <= 100 and env["memory"]["available_ram"] > env["memory"]["used_ram"] > 0
+    assert dev.get_lldp_neighbors() == {} and dev.get_lldp_neighbors_detail() == {}
+    macs = dev.get_mac_address_table()
+    assert len(macs) == 20 and all(m["static"] and m["vlan"] == 0 and m["interface"] == "" for m in macs)
+    assert "FF:FF:FF:FF:FF:FF" in {m["mac"] for m in macs}
+    counters = dev.get_interfaces_counters()
+    assert set(counters) >= {"GigabitEthernet1/0/1"}

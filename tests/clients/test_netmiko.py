@@ -5,14 +5,15 @@ re-push (no change), a rejected line, a wrong password."""
 from __future__ import annotations
 
 import pytest
-from netmiko import ConnectHandler
 from netmiko.exceptions import ConfigInvalidException, NetmikoAuthenticationException
+
+from qoslab.switch.legacyssh import netmiko_class
 
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
 
 def _connect(sw, password=None):
-    return ConnectHandler(device_type="cisco_ios", host=sw.host, port=sw.port, username=sw.username,
+    return netmiko_class("c3750")(device_type="cisco_ios", host=sw.host, port=sw.port, username=sw.username,
                           password=password or sw.password, secret=sw.secret, allow_agent=False, use_keys=False,
                           ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
 

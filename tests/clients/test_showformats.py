@@ -14,6 +14,9 @@ from netmiko import ConnectHandler
 from conftest import REPO
 
 SAMPLES = REPO / "tests" / "data" / "ios-samples"
+#: this module's switch announces today's algorithms (its SSH profile ``modern``): a stock Netmiko
+#: over paramiko 5 connects to it as it is
+SSH_PROFILE = "modern"
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
 

@@ -1,6 +1,7 @@
-"""The SSH transport as a person or a script uses it (paramiko): the exec channel answers one
-command and closes, ``terminal length`` paging with ``--More--``, ``enable`` with three tries,
-user-EXEC limits, SCP refused until ``ip scp server enable``."""
+"""The SSH transport as a person or a script uses it (paramiko with qoslab's LegacyTransport: the
+switch announces a 3750's SHA-1 algorithms): the exec channel answers one command and closes,
+``terminal length`` paging with ``--More--``, ``enable`` with three tries, user-EXEC limits, SCP
+refused until ``ip scp server enable``."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import time
 import paramiko
 import pytest
 
+from qoslab.switch.legacyssh import LegacyTransport
+
 
 def _client(sw) -> paramiko.SSHClient:
     c = paramiko.SSHClient()
     c.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    c.connect(sw.host, sw.port, sw.username, sw.password, allow_agent=False, look_for_keys=False, timeout=10)
+    c.connect(sw.host, sw.port, sw.username, sw.password, allow_agent=False, look_for_keys=False, timeout=10,
+              transport_factory=LegacyTransport)
     return c
 
 
@@ -131,5 +135,45 @@ def test_typed_ahead_lines_are_read_after_the_prompt_like_an_ios_tty(vswitch):
         lines = buf.replace("\r", "").split("\n")
         assert "Switch>Switch>" not in buf and lines.count("Switch>") == 4 and lines[-1] == "Switch>", repr(buf)
         assert "Switch>show clock" in lines
+    finally:
+        c.close()
+
+
+def test_interactive_keys_exit_ctrl_z_ctrl_c_and_help(vswitch):
+    """``exit`` leaves global configuration for EXEC; Ctrl-Z runs the typed line and ends
+    configuration mode (``^Z``); Ctrl-C drops the typed line (``^C``: nothing of it reaches the
+    next command); ``?`` lists what may follow and leaves the typed line to complete."""
+    c = _client(vswitch)
+    try:
+        ch = c.invoke_shell(width=200, height=0)
+        _read_until(ch, "Switch>")
+        ch.send("enable\n")
+        _read_until(ch, "Password: ")
+        ch.send(vswitch.secret + "\n")
+        _read_until(ch, "Switch#")
+        ch.send("configure terminal\n")
+        _read_until(ch, "Switch(config)#")
+        ch.send("exit\n")
+        assert _read_until(ch, "Switch#").rstrip().endswith("Switch#")
+        ch.send("configure terminal\ninterface Gi1/0/9\n")
+        _read_until(ch, "Switch(config-if)#")
+        ch.send("description set-by-ctrl-z\x1a")
+        assert "^Z" in _read_until(ch, "Switch#")
+        ch.send("show running-config interface Gi1/0/9\n")
+        assert " description set-by-ctrl-z" in _read_until(ch, "end\r\nSwitch#")
+        ch.send("frobnicate the switch\x03")
+        assert "^C" in _read_until(ch, "Switch#")
+        ch.send("show clock\n")
+        out = _read_until(ch, "Switch#")
+        assert "Invalid" not in out and "frobnicate" not in out.split("^C")[-1]
+        ch.send("show mls qos ?")
+        helped = _read_until(ch, "Switch#show mls qos ")
+        assert "  maps" in helped and "  interface" in helped and "  <cr>" in helped
+        ch.send("maps dscp-cos\n")
+        assert "Dscp-cos map:" in _read_until(ch, "Switch#")
+        ch.send("sh?")
+        assert "show  " in _read_until(ch, "Switch#sh")
+        ch.send("\x15show privilege\n")
+        assert "Current privilege level is 15" in _read_until(ch, "Switch#")
     finally:
         c.close()

@@ -8,7 +8,6 @@ import subprocess
 import time
 
 import pytest
-from netmiko import ConnectHandler
 from netmiko.exceptions import ConfigInvalidException
 
 import qoslab.switch.push as sw
@@ -16,6 +15,7 @@ from qoslab.errors import QoslabError
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import virtual_endpoint
 from qoslab.switch.configdiff import normalized_qos
+from qoslab.switch.legacyssh import netmiko_class
 from qoslab.switch.push import PushError, push
 from qoslab.testbed.plan import vswitch_dir as state_dir
 from qoslab.trafficgen import load_flood
@@ -29,8 +29,10 @@ ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 def netmiko(testbed):
     c = json.loads((state_dir(testbed.topo.name) / "credentials").read_text())
     mg = testbed.topo.switch.management
-    return ConnectHandler(device_type="cisco_ios", host=mg.host, port=mg.port, username=c["username"],
-                          password=c["password"], secret=c["secret"], allow_agent=False, use_keys=False)
+    # the virtual 3750 announces a 3750's SHA-1 era algorithms: Netmiko with qoslab's legacy transport
+    return netmiko_class(mg.ssh_profile)(device_type="cisco_ios", host=mg.host, port=mg.port, username=c["username"],
+                                         password=c["password"], secret=c["secret"], allow_agent=False,
+                                         use_keys=False)
 
 
 def tc_classes(testbed, port="Gi1-0-1") -> str:
@@ -199,3 +201,30 @@ def test_batched_push_and_show_on_the_kept_session_of_the_virtual_switch(testbed
     finally:
         vs.close()
         push(render(load_profile("fifo"), testbed.topo), dev, tmp_path, "fifo")
+
+
+def test_mac_address_table_shows_what_the_bridge_learned(testbed):
+    """``show mac address-table dynamic`` (NAPALM ``get_mac_address_table``) lists the MAC
+    addresses the testbed's bridge learned: after a ping between two hosts, each host's
+    interface MAC on its own port, in VLAN 1, DYNAMIC (as read by ntc-templates)."""
+    from qoslab.testbed.plan import host_namespace
+    from qoslab.topology import canonical_port
+
+    h1, h2 = testbed.topo.hosts[:2]
+    ns1 = host_namespace(testbed.topo.name, h1.name)
+    subprocess.run(["ip", "netns", "exec", ns1, "ping", "-c", "2", "-W", "1", h2.ip], capture_output=True)
+    macs = {}
+    for h in (h1, h2):
+        links = json.loads(subprocess.run(["ip", "-n", host_namespace(testbed.topo.name, h.name), "-j", "link",
+                                           "show"], capture_output=True, text=True, check=True).stdout)
+        macs[h.name] = {l["address"].replace(":", "") for l in links if l.get("link_type") == "ether"}
+    conn = netmiko(testbed)
+    try:
+        conn.enable()
+        rows = conn.send_command("show mac address-table dynamic", use_textfsm=True)
+    finally:
+        conn.disconnect()
+    seen = {(r["destination_address"].replace(".", ""), r["destination_port"][0]) for r in rows}
+    for h in (h1, h2):
+        assert any((m, canonical_port(h.port)) in seen for m in macs[h.name]), (h.name, rows)
+    assert all(r["type"] == "DYNAMIC" and r["vlan_id"] == "1" for r in rows)

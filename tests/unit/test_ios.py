@@ -49,7 +49,8 @@ def test_modes_and_submode_fallback():
     m = run(rc, "policy-map p", "class c1", "set ip dscp 40", "class c2", "set dscp 46")
     assert m.name == "config-pmap-c" and m.sub == "c2"
     assert [s.header for s in rc.policy_maps["p"].subsections] == ["class c1", "class c2"]
-    assert rc.policy_maps["p"].subsections[1].children == ["set ip dscp 46"]
+    # `set ip dscp` is kept as `set dscp` (OL-21521-01), whichever form was typed
+    assert [s.children for s in rc.policy_maps["p"].subsections] == [["set dscp 40"], ["set dscp 46"]]
     # a global command inside a sub-mode leaves it, as on IOS
     m = run(rc, "interface Gi1/0/3", "priority-queue out", "class-map match-any web", "match ip dscp 10 12")
     assert m.name == "config-cmap" and rc.interfaces["Gi1/0/3"].children == ["priority-queue out"]
@@ -115,3 +116,30 @@ def test_output_dscp_map_and_named_acl():
     assert [a.dst_port for a in q.acls["rmi"]] == [1099, None] and q.acls["rmi"][1].src_port == 1099
     with pytest.raises(IosError):
         run(rc, "ip access-list extended x", "permit tcp any eq http any")
+
+
+@pytest.mark.parametrize("name", ["thesis", "police-flood", "rmi-ports", "trust-dscp", "fifo"])
+def test_rendered_profile_lines_are_what_ios_shows(name):
+    """Every line the profile renderer emits appears verbatim (indentation aside) in the
+    running-config that results: what IOS shows is what qoslab renders (``set dscp``, not ``set ip
+    dscp``, OL-21521-01), so a second push (Ansible ``ios_config src``, hier-config) changes nothing."""
+    from conftest import ECENET
+    from qoslab.profiles import load_profile, render
+    from qoslab.topology import load_topology
+
+    topo = load_topology(ECENET)
+    lines = render(load_profile(name), topo)
+    rc = RunningConfig.factory("Switch", topo.switch.ports)
+    assert load_config("\n".join(lines), rc) == []
+    shown = {l.strip() for l in rc.render().splitlines()}
+    assert [l for l in lines if l.strip() not in shown] == []
+
+
+def test_exit_leaves_each_mode_for_its_parent():
+    """``exit``: a policy-map class to its policy-map, other sub-modes to global configuration,
+    global configuration to EXEC (IOS)."""
+    rc = fresh()
+    m = run(rc, "policy-map p", "class c")
+    assert interpret(rc, m, "exit").name == "config-pmap"
+    assert interpret(rc, run(rc, "interface Gi1/0/2"), "exit").name == "config"
+    assert interpret(rc, Mode(), "exit").name == "exec"

@@ -247,3 +247,37 @@ def test_the_example_catalyst_device_file_loads_with_home_paths(monkeypatch, tmp
     sw = CatalystSwitch(load_topology(REPO / "playbooks" / "topologies" / "ecenet-real.yaml"), device)
     assert sw.endpoint.host == "5.1.1.254" and sw.endpoint.credentials_file is None
     assert sw.endpoint.known_hosts == tmp_path / ".config" / "qoslab" / "switch-known_hosts"
+
+
+def test_problem_texts_name_nan_and_clip_hostile_values():
+    """Issue 35: a NaN is called one (pydantic says "should be <= max" of it), a 200 KB value is
+    not echoed whole, and a single mapping given for a list names the mapping's own field."""
+    from pydantic import BaseModel, Field, ValidationError, field_validator
+
+    from qoslab.yamlio import MAX_PROBLEM_CHARS, clip, data_loc, problem_text
+
+    class M(BaseModel):
+        x: float = Field(1.0, le=600)
+        name: str = "a"
+
+        @field_validator("name")
+        @classmethod
+        def _name(cls, v: str) -> str:  # a validator that echoes the value, as playbook names do
+            if len(v) > 8:
+                raise ValueError(f"name {v!r} is longer than 8 characters")
+            return v
+
+    for bad, want in ((float("nan"), "not a number (NaN)"), (float("inf"), "infinite")):
+        try:
+            M(x=bad)
+        except ValidationError as e:
+            assert problem_text(e.errors()[0]).startswith(want)
+    try:
+        M(name="x" * 200_000)
+    except ValidationError as e:
+        text = problem_text(e.errors()[0])
+    assert len(text) < MAX_PROBLEM_CHARS + 40 and text.endswith("characters)")
+    assert clip("short") == "short" and clip("y" * 500).endswith("(500 characters)")
+    assert data_loc({"pattern": {"on_ms": -5}}, ("pattern", 0, "on_ms")) == ("pattern", "on_ms")
+    assert data_loc({"queue_sets": {0: {"b": 1}}}, ("queue_sets", 0, "b")) == ("queue_sets", 0, "b")
+    assert data_loc({"flows": [{"src": 1}]}, ("flows", 0, "src")) == ("flows", 0, "src")

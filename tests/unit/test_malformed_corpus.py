@@ -21,6 +21,9 @@ DRIVER = Path(__file__).parent / "corpus_driver.py"
 KINDS = ("topology", "flood", "profile", "playbook")
 MAX_S, MAX_RSS_KB = 5.0, 200 * 1024
 EXIT = {"topology": 1, "flood": 1, "profile": 2, "playbook": 2}
+#: Most characters of the problem's text after ``FILE:LINE: FIELD:`` (a hostile value is clipped,
+#: qoslab.yamlio.clip; a few problems list the alternatives or a second problem).
+MAX_PROBLEM = 600
 
 
 def _files() -> list[tuple[str, Path]]:
@@ -66,6 +69,7 @@ def test_malformed_file_gives_one_line_naming_file_line_and_field(records, kind,
         assert m and line <= int(m.group(1)) <= line + 3, lines[0]
     else:
         assert lines[0].startswith(want + ":") or lines[0].startswith(want + "..."), (lines[0], want)
+    assert len(lines[0]) <= len(f"error: {rel}:{line}: {field}: ") + MAX_PROBLEM, f"{len(lines[0])} characters"
     assert rec["seconds"] < MAX_S and rec["maxrss_kb"] < MAX_RSS_KB, rec
     assert not list(Path(out).glob("c*")), "a campaign folder was created for a malformed playbook"
 

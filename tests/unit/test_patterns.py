@@ -67,12 +67,12 @@ def test_on_off_mean_rate_and_itgsend_options(write_yaml):
 
 
 @pytest.mark.parametrize("pattern,expect", [
-    ({"kind": "incast", "src": ["jp-5"], "dst": ["jp-1", "jp-2"]}, "pattern[0]: incast: one receiver"),
-    ({"kind": "pairs", "src": ["jp-5", "jp-6"], "dst": ["jp-1"]}, "pattern[0]: pairs: src and dst lists"),
-    ({"kind": "all-to-all", "hosts": ["jp-1"]}, "pattern[0]: all-to-all: a group of at least two"),
-    ({"kind": "on-off", "src": ["jp-5"], "dst": ["jp-1"]}, "pattern[0]: on-off: on_ms and off_ms"),
-    ({"kind": "incast", "src": ["jp-5"], "dst": "jp-1", "rate": "lots"}, "pattern[0]: rate must be"),
-    ({"kind": "storm", "src": ["jp-5"], "dst": "jp-1"}, "pattern[0]: Input should be 'pairs'"),
+    ({"kind": "incast", "src": ["jp-5"], "dst": ["jp-1", "jp-2"]}, "pattern.dst: incast: one receiver"),
+    ({"kind": "pairs", "src": ["jp-5", "jp-6"], "dst": ["jp-1"]}, "pattern.dst: pairs: src and dst lists"),
+    ({"kind": "all-to-all", "hosts": ["jp-1"]}, "pattern.hosts: all-to-all: a group of at least two"),
+    ({"kind": "on-off", "src": ["jp-5"], "dst": ["jp-1"]}, "pattern.on_ms: on-off: on_ms and off_ms"),
+    ({"kind": "incast", "src": ["jp-5"], "dst": "jp-1", "rate": "lots"}, "pattern.rate: rate must be"),
+    ({"kind": "storm", "src": ["jp-5"], "dst": "jp-1"}, "pattern.kind: Input should be 'pairs'"),
 ])
 def test_bad_patterns_name_file_line_and_field(write_yaml, pattern, expect):
     p = flood(write_yaml, pattern)

@@ -92,7 +92,7 @@ def test_show_commands_render_from_state(s):
     assert "buffers   :      70      30" in s.line("show mls qos input-queue").text
     v = s.line("show version").text
     assert "Switch uptime is 1 hour, 1 minute" in v and f"Processor board ID {device_facts(s.sw).serial}" in v
-    assert s.line("show running-config | count ^interface").text == "Number of lines which match regexp = 24\n"
+    assert s.line("show running-config | count ^interface").text == "Number of lines which match regexp = 25\n"  # 24 ports and Vlan1
 
 
 def test_flash_copy_md5_dir_more_delete(s):
@@ -107,8 +107,40 @@ def test_flash_copy_md5_dir_more_delete(s):
     assert "(No such file or directory)" in s.line("dir flash:/nope.txt").text
     assert s.line("verify /md5 flash:/rb.txt").text.split(" = ")[1].strip().isalnum()
     assert s.line("more flash:/rb.txt").text == s.sw.running.render()
-    s.line("delete flash:/rb.txt")
+    assert s.line("delete flash:/rb.txt").text == "Delete flash:/rb.txt? [confirm]"  # quiet: the confirm only
+    s.line("")
     assert "rb.txt" not in s.line("dir").text
+
+
+def test_file_prompts_follow_ios_in_every_mode(s):
+    """alert (default): copy asks the destination (running-config too: scrapli-cfg's merge commit
+    waits for it), delete the file then [confirm]; noisy: the source first; quiet: no copy
+    question, delete's [confirm] still (scrapli-cfg's abort waits for it); 'n' keeps the file."""
+    s.privileged = True
+    (s.sw.dir / "flash").mkdir(exist_ok=True)
+    (s.sw.dir / "flash" / "cand.txt").write_text("interface GigabitEthernet1/0/3\n description merged\n")
+    r = s.line("copy flash:cand.txt running-config")
+    assert (r.text, r.prompt) == ("Destination filename [running-config]? ", "")
+    s.line("")
+    assert "description merged" in s.sw.running.render()
+    assert s.line("copy running-config startup-config").text == "Destination filename [startup-config]? "
+    assert "[OK]" in s.line("").text
+    assert s.line("delete flash:cand.txt").text == "Delete filename [cand.txt]? "
+    assert s.line("").text == "Delete flash:/cand.txt? [confirm]"
+    s.line("n")
+    assert "cand.txt" in s.line("dir").text
+    run(s, "conf t", "file prompt noisy", "end")
+    assert s.line("copy flash:cand.txt running-config").text == "Source filename [cand.txt]? "
+    assert s.line("").text == "Destination filename [running-config]? "
+    assert s.line("").prompt is None
+    run(s, "conf t", "file prompt quiet", "end")
+    assert s.sw.running.kept.count("file prompt quiet") == 1 and "file prompt noisy" not in s.sw.running.kept
+    assert s.line("copy flash:cand.txt running-config").prompt is None
+    assert s.line("delete flash:cand.txt").text == "Delete flash:/cand.txt? [confirm]"
+    s.line("y")
+    assert "cand.txt" not in s.line("dir").text
+    run(s, "conf t", "file prompt alert", "end")
+    assert not [k for k in s.sw.running.kept if k.startswith("file prompt")]
 
 
 def test_configure_replace_and_archive_diffs(s, tmp_path):
@@ -182,3 +214,54 @@ def test_tclsh_inline_transfer_pattern(s):
     assert md5 in s.line("verify /md5 flash:candidate_config.txt").text  # an EXEC command inside tclsh
     assert s.line('puts "hi"').text == "hi\n"
     assert s.line("tclquit").text == "" and s.prompt == "Switch#"
+
+
+def test_user_exec_show_commands(s):
+    """User EXEC answers the status displays (Command Modes: User EXEC in the 3750 command
+    reference) and refuses configurations, SNMP and files with the caret under the keyword."""
+    for cmd in ("show arp", "show mac address-table", "show cdp neighbors", "show env all", "show ip route",
+                "show processes cpu", "show interfaces counters", "show vlan id 1"):
+        assert "Invalid input" not in s.line(cmd).text, cmd
+    for cmd in ("show snmp", "show running-config", "show memory statistics", "dir"):
+        assert "% Invalid input detected at '^' marker." in s.line(cmd).text, cmd
+
+
+def test_running_config_stock_lines_and_flash_image(s):
+    """A 3750's running-config prints its stock lines (boot markers, spanning-tree mode,
+    VLAN allocation, interface Vlan1, HTTP server, console and vty lines) and loads back to the
+    same text; ``dir`` lists the IOS image and, once saved, config.text (the startup-config)."""
+    s.privileged = True
+    run_text = s.line("show running-config").text
+    body = run_text.split("\n")
+    for line in ("boot-start-marker", "boot-end-marker", "spanning-tree mode pvst", "spanning-tree extend system-id",
+                 "vlan internal allocation policy ascending", "interface Vlan1", " no ip address", "ip classless",
+                 "line con 0", "line vty 0 4", " login", "line vty 5 15"):
+        assert line in body, line
+    assert body.index("hostname Switch") < body.index("boot-start-marker") < body.index("spanning-tree mode pvst") \
+        < body.index("interface GigabitEthernet1/0/1") < body.index("interface Vlan1") < body.index("line con 0")
+    again = RunningConfig.factory("Switch", s.sw.topo.switch.ports)
+    from qoslab.ios import load_config
+    assert load_config(run_text, again) == [] and again.render() == run_text
+    listing = s.line("dir").text
+    assert "c3750-ipservicesk9-mz.122-55.SE12.bin" in listing and "config.text" not in listing
+    s.line("write memory")
+    listing = s.line("dir flash:").text
+    assert "config.text" in listing
+    assert s.line("more flash:config.text").text == (s.sw.dir / "startup-config").read_text()
+
+
+def test_context_help_follows_mode_and_privilege(s):
+    """``?`` (qoslab.vcatalyst.cli_help): user EXEC offers only its commands; ``show mls qos ?``
+    the keywords that may follow, ``|`` and ``<cr>``; an abbreviation its completions; config
+    mode its own commands; nothing fits: ``% Unrecognized command``."""
+    assert "  configure" not in s.help("") and "  show" in s.help("")
+    s.privileged = True
+    out = s.help("show mls qos ").splitlines()
+    assert {"  interface", "  maps", "  queue-set", "  <cr>"} <= set(out)
+    assert s.help("conf") == "configure  \n\n"
+    assert s.help("frobnicate ") == "% Unrecognized command\n"
+    s.line("configure terminal")
+    assert {"  mls", "  interface", "  exit", "  end"} <= set(s.help("").splitlines())
+    run(s, "policy-map p", "class c")
+    assert {"  set", "  police", "  trust"} <= set(s.help("").splitlines())
+    assert "  <0-63>" in s.help("set dscp ").splitlines()

@@ -70,6 +70,12 @@ def _factors(raw: Any) -> tuple[dict[str, list[Any]], list[Any] | None]:
             raise SubFieldProblem(("factors", k), "a non-empty list of levels (scalars)")
         if len({str(x) for x in v}) != len(v):
             raise SubFieldProblem(("factors", k), "a level is listed twice")
+        if k in ("flood", "profile"):
+            for i, x in enumerate(v):
+                if isinstance(x, bool):  # YAML reads no/yes/on/off/true/false unquoted as booleans
+                    fix = "quote it, or write none for no flood" if k == "flood" else "quote it"
+                    raise SubFieldProblem(("factors", k, i), f"{str(x).lower()} is a YAML boolean (an unquoted "
+                                                             f"no/yes/on/off/true/false), not a {k} name: {fix}")
         levels[k] = v
     if not levels:
         raise SubFieldProblem(("factors",), "no factor")

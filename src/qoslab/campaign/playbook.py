@@ -24,7 +24,7 @@ from ..errors import ConfigError
 from ..registry import executors, generators
 from ..topology import canonical_port, repo_root
 from ..workloads import WorkloadBase, kind_of, settings_of
-from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model
+from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model, problem_text
 from .factors import condition_flood, expand_factors, flood_ref
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -234,10 +234,12 @@ class Playbook(StrictModel):
             settings_of({**self.workload.model_dump(), **c.workload})
         except ValidationError as e:
             err = e.errors()[0]
-            loc = ("conditions", i, "workload", *error_loc(err))
-            if err["type"] == "extra_forbidden":
-                raise FieldProblem(loc, "unknown field (typo?)") from None
-            raise FieldProblem(loc, err["msg"].removeprefix("Value error, ")) from None
+            loc = error_loc(err)
+            factor = f"workload.{loc[0]}" if loc else ""
+            if self.factors and factor in self.factors:  # a generated condition: name the factor's line
+                raise FieldProblem(("factors", factor), f"level {c.workload.get(loc[0])!r}: "
+                                                        f"{problem_text(err)}") from None
+            raise FieldProblem(("conditions", i, "workload", *loc), problem_text(err)) from None
 
     # -- derived ------------------------------------------------------------------------------
     @property
@@ -291,8 +293,7 @@ def _sub_model(model: type[BaseModel], v: dict[str, Any]) -> BaseModel:
         return model.model_validate(v)
     except ValidationError as e:
         err = e.errors()[0]
-        msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
-        raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ")) from None
+        raise SubFieldProblem(error_loc(err), problem_text(err)) from None
 
 
 def _workload_settings(v: object) -> object:
@@ -304,9 +305,8 @@ def _workload_settings(v: object) -> object:
         raise SubFieldProblem(("kind",), str(e)) from None
     except ValidationError as e:
         err = e.errors()[0]
-        msg = "unknown field (typo?)" if err["type"] == "extra_forbidden" else err["msg"]
         hint = f" (kind {kind_of(v)})" if err["type"] == "extra_forbidden" else ""
-        raise SubFieldProblem(error_loc(err), msg.removeprefix("Value error, ") + hint) from None
+        raise SubFieldProblem(error_loc(err), problem_text(err) + hint) from None
 
 
 def resolve_path(ref: str) -> Path:

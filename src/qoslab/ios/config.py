@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..topology import long_port
+from . import stock
 from .acl import Ace, ace_text
 from .grammar import GLOBAL, MODES
 
@@ -54,23 +55,27 @@ class RunningConfig:
         class-maps and policy-maps by name, interfaces in port order (:func:`interface_order`),
         named ACLs by name then numbered ACLs by number (:func:`acl_order`), monitor sessions by
         number. The entries inside a section (ACEs, a policy-map's classes) keep their order."""
+        slots, rest = stock.place(self.kept)
         out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", "version 12.2",
-               "no service pad", "!", f"hostname {self.hostname}", "!"]
-        out += [l for l in self.kept if not l.startswith(("version", "no service pad"))]
-        if self.kept:
+               "no service pad", *slots["service"], "!", f"hostname {self.hostname}", "!", *slots["boot"], "!"]
+        out += rest
+        if rest:
             out.append("!")
         out += self.globals_
-        out.append("!")
+        out += ["!", *slots["spanning-tree"], "!", *slots["vlan"], "!"]
         for name in sorted(self.class_maps):
             out += self.section_lines(self.class_maps[name]) + ["!"]
         for name in sorted(self.policy_maps):
             out += self.section_lines(self.policy_maps[name]) + ["!"]
         for port in sorted(self.interfaces, key=interface_order):
             out += self.interface_lines(port) + ["!"]
-        out += self.acl_lines()
+        if "Vlan1" not in self.interfaces:
+            out += [*stock.VLAN1, "!"]
+        out += slots["ip"]
+        out += ["!", *self.acl_lines()]
         out.append("!")
         out += self.monitor
-        out.append("end")
+        out += ["!", *stock.LINES, "!", "end"]
         return _sized("\n".join(out) + "\n")
 
     @staticmethod

@@ -175,10 +175,14 @@ GLOBAL_TEMPLATES = [
 # Lines kept verbatim for show running-config (not QoS; accepted so real configs load).
 PASSTHROUGH = [
     T("version {v:word}", "keep"), T("service {rest:word}", "keep", 4, 1), T("no service {rest:word}", "keep", 4, 1),
-    T("ip subnet-zero", "keep"), T("ip classless", "keep"), T("ip http server", "keep"),
+    T("ip subnet-zero", "keep"), T("ip classless", "keep"),
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
     T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
-    T("file prompt quiet", "keep"), T("ip scp server enable", "keep"),  # NAPALM's file operations
+    T("file prompt {m:alert|noisy|quiet}", "keep"), T("ip scp server enable", "keep"),  # file operations
+    T("snmp-server {rest:word}", "keep", 12, 1), T("lldp run", "keep"), T("no cdp run", "keep"),
+    # the stock lines of a 3750's running-config (qoslab.ios.stock), so a printed config loads back
+    T("boot-start-marker", "keep"), T("boot-end-marker", "keep"), T("login", "keep"),
+    T("vlan internal allocation policy {o:ascending|descending}", "keep"), T("ip http {rest:word}", "keep", 3, 1),
 ]
 IF_TEMPLATES = [
     T("mls qos trust {t:dscp|cos|ip-precedence}", "if"),

@@ -102,6 +102,10 @@ def _hostname(c: _Ctx) -> Mode:
 
 
 def _keep(c: _Ctx) -> Mode:
+    if c.text.startswith("file prompt "):  # one mode at a time; alert, the default, is not shown
+        _remove_prefix(c.rc.kept, "file prompt")
+    if c.text == "file prompt alert":
+        return Mode(GLOBAL)
     if c.negate:
         _remove_prefix(c.rc.kept, c.text)
     elif c.text not in c.rc.kept:
@@ -232,7 +236,8 @@ def _pmapc_line(c: _Ctx) -> Mode:
     if c.negate:
         _remove_prefix(sec.children, key)
     else:
-        text = c.text.replace("set dscp", "set ip dscp")
+        # IOS keeps `set ip dscp N` as `set dscp N` (3750-X/3560-X QoS configuration, OL-21521-01)
+        text = c.text.replace("set ip dscp", "set dscp")
         if key == "police" and "exceed-action" not in text:
             text += " exceed-action drop"  # the default exceed action, shown as IOS shows it
         _set_unique(sec.children, text, key)
@@ -334,8 +339,8 @@ def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
     if not toks or toks[0][0].startswith("!"):
         return mode
     first = toks[0][0]
-    if first == "exit":
-        return Mode("config-pmap", mode.target) if mode.name == "config-pmap-c" else Mode(GLOBAL)
+    if first == "exit":  # to the parent mode; global configuration's is EXEC
+        return {"config-pmap-c": Mode("config-pmap", mode.target), GLOBAL: Mode("exec")}.get(mode.name, Mode(GLOBAL))
     if first == "end":
         return Mode("exec")
     negate = first == "no"

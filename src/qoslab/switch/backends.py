@@ -12,6 +12,7 @@ A :class:`SwitchDevice` is registered by name in :data:`qoslab.registry.switches
       platform: cisco_ios
       credentials_file: /root/.config/qoslab/ecenet-switch.json   # 0600; or QOSLAB_SWITCH_* env
       known_hosts: /root/.config/qoslab/known_hosts                # the switch's pinned host key
+      ssh_profile: c3750      # SHA-1 kex + ssh-rsa offered too (12.2(55)SE); `modern`: paramiko's only
 
 Both go through the same Netmiko path (:mod:`qoslab.switch.push`): render -> push -> verify -> save,
 rollback on error. Playbooks name the device as ``device: virtual`` or ``device: FILE``.
@@ -189,7 +190,7 @@ def virtual_endpoint(topology: Topology) -> Device:
     kh = d / "known_hosts"
     kh.write_text(known_hosts_line(d / "ssh_host_key.pub", mg.host, mg.port))
     return Device(host=mg.host, port=mg.port, credentials_file=d / "credentials", known_hosts=kh,
-                  credentials_from_env=False)
+                  credentials_from_env=False, ssh_profile=mg.ssh_profile)
 
 
 class VirtualSwitch(NetmikoSwitch):
@@ -215,6 +216,7 @@ class CatalystFile(StrictModel):
     credentials_file: Path | None = None
     known_hosts: Path
     timeout_s: float = Field(20.0, gt=0, le=600)
+    ssh_profile: Literal["c3750", "modern"] = "c3750"
 
 
 class CatalystSwitch(NetmikoSwitch):
@@ -226,7 +228,7 @@ class CatalystSwitch(NetmikoSwitch):
         f = load_model(spec, CatalystFile)
         creds = f.credentials_file.expanduser() if f.credentials_file is not None else None
         ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
-                    timeout_s=f.timeout_s)
+                    timeout_s=f.timeout_s, ssh_profile=f.ssh_profile)
         super().__init__(f"{f.host}:{f.port}", ep)
 
 

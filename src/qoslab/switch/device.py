@@ -14,6 +14,7 @@ import os
 import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -93,7 +94,9 @@ class Device(StrictModel):
     """How to reach a switch's SSH CLI. ``credentials_file``: JSON {username, password, secret},
     mode 0600 (or the environment, CREDENTIAL_ENV); ``known_hosts``: a file with the switch's
     host key (checked: an unknown or changed key refuses the connection); ``timeout_s``: seconds
-    for connect, authentication and each command."""
+    for connect, authentication and each command; ``ssh_profile``: ``c3750`` also offers the SHA-1
+    key exchanges and ``ssh-rsa`` host keys a 3750 on 12.2(55)SE needs (qoslab.switch.legacyssh),
+    ``modern`` offers paramiko's defaults only."""
 
     host: str
     port: int = Field(22, ge=1, le=65535)
@@ -101,6 +104,7 @@ class Device(StrictModel):
     known_hosts: Path
     timeout_s: float = Field(20.0, gt=0, le=600)
     credentials_from_env: bool = True
+    ssh_profile: Literal["c3750", "modern"] = "c3750"
 
     def credentials(self) -> Credentials:
         """The login: the environment's when set, else the credentials file's. Raises QoslabError."""

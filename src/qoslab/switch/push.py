@@ -33,32 +33,39 @@ from typing import Any
 from ..errors import QoslabError
 from .configdiff import intended_config, non_qos_lines, normalized_config, remediation
 from .device import Device
+from .legacyssh import netmiko_class, quiet_paramiko
 
 #: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set).
 ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
 
 def connect(dev: Device):
-    """Open a Netmiko cisco_ios session in privileged EXEC. Raises QoslabError (auth, host key,
-    unreachable) naming the device."""
-    from netmiko import ConnectHandler
+    """Open a Netmiko cisco_ios session in privileged EXEC, offering the device's SSH profile's
+    algorithms (:mod:`.legacyssh`). Raises QoslabError (auth, host key, unreachable) naming the
+    device."""
     from netmiko.exceptions import (
         NetmikoAuthenticationException,
         NetmikoTimeoutException,
     )
 
     c = dev.credentials()
+    quiet_paramiko()
     try:
-        conn = ConnectHandler(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username,
-                              password=c.password, secret=c.secret, ssh_strict=True, system_host_keys=False,
-                              alt_host_keys=True, alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s,
-                              conn_timeout=dev.timeout_s, auth_timeout=dev.timeout_s, allow_agent=False,
-                              use_keys=False, read_timeout_override=dev.timeout_s)
+        cls = netmiko_class(dev.ssh_profile)
+        conn = cls(device_type="cisco_ios", host=dev.host, port=dev.port, username=c.username, password=c.password,
+                   secret=c.secret, ssh_strict=True, system_host_keys=False, alt_host_keys=True,
+                   alt_key_file=str(dev.known_hosts), timeout=dev.timeout_s, conn_timeout=dev.timeout_s,
+                   auth_timeout=dev.timeout_s, allow_agent=False, use_keys=False,
+                   read_timeout_override=dev.timeout_s)
         conn.enable()
     except NetmikoAuthenticationException:
         raise QoslabError(f"switch {dev.host}:{dev.port}: authentication failed") from None
     except NetmikoTimeoutException as e:
         m = re.search(r"Host key for server .* does not match[^\n]*", str(e))
+        if "Incompatible ssh peer" in str(e):
+            raise QoslabError(f"switch {dev.host}:{dev.port}: no SSH algorithm in common with ssh_profile "
+                              f"{dev.ssh_profile} ({str(e).strip().splitlines()[-1][:120]}); a 3750 on 12.2(55)SE "
+                              "needs ssh_profile: c3750") from None
         if m:
             raise QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, host key not the one in {dev.known_hosts} "
                               f"({m.group(0)[:120]})") from None

@@ -9,12 +9,13 @@ import time
 
 from ..ios import RunningConfig, load_config, qos_model
 from ..ios.show_qos import PortCounters
-from ..testbed.plan import switch_namespace, vswitch_dir
+from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
 from .apply import apply_nft, apply_plan
-from .counters import read_counters, read_nft
+from .counters import read_counters, read_nft, run_json
 from .nftcompile import NftPlan, compile_nft
+from .show_l2 import MacEntry, parse_fdb
 from .show_mqc import ClassCounters
 from .tccompile import TcPlan, compile_tc, port_queue_limits
 
@@ -97,6 +98,16 @@ class VirtualCatalyst:
                       for s in short.values()} if qos.enabled else None
         got = read_counters(switch_namespace(self.topo.name), sorted(set(short.values())), qos.dscp_cos, thresholds)
         return {p: got[s] for p, s in short.items()}
+
+    def fdb(self) -> list[MacEntry]:
+        """The MAC addresses the testbed's bridge learned on the switch ports (``show mac
+        address-table``); none on a switch that does not apply (no bridge to ask). Raises
+        QoslabError when ``bridge`` fails."""
+        if not self.apply_enabled:
+            return []
+        ports = {linux_ifname(p): canonical_port(p) for p in self.topo.switch.ports}
+        return parse_fdb(run_json(["bridge", "-n", switch_namespace(self.topo.name), "-j", "fdb", "show", "br",
+                                   BRIDGE]), ports)
 
     def class_counters(self) -> dict[tuple[str, str], ClassCounters]:
         """Per (long port, class) counters of the input policies (``show policy-map interface``),

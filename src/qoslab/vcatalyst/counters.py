@@ -102,7 +102,9 @@ def parse_tc(qdiscs: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
     return enq, drop
 
 
-def _run_json(argv: list[str]) -> Any:
+def run_json(argv: list[str]) -> Any:
+    """Run ``argv`` and parse its JSON output ([] when empty). Raises QoslabError naming the
+    command and its first error line when it fails."""
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode != 0:
         raise QoslabError(f"`{' '.join(argv)}` failed: {(p.stderr.strip().splitlines() or ['no output'])[0]}")
@@ -132,7 +134,7 @@ def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_c
 
 def read_nft(ns: str) -> NftCounters:
     """The parsed counters of table ``bridge qoslab`` in namespace ``ns``. Raises QoslabError."""
-    return parse_nft(_run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
+    return parse_nft(run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
 
 
 def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int],
@@ -141,7 +143,7 @@ def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int],
     Raises QoslabError when nft or tc fails (e.g. the namespace is gone)."""
     nft = read_nft(ns)
     by_dev: dict[str, list[dict[str, Any]]] = {}
-    for q in _run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):  # every port's qdiscs at once
+    for q in run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):  # every port's qdiscs at once
         by_dev.setdefault(str(q.get("dev", "")), []).append(q)
     tc = {p: parse_tc(by_dev.get(linux_ifname(p), [])) for p in ports}
     return {p: combine(p, nft, tc[p], dscp_cos, (thresholds or {}).get(p)) for p in ports}

@@ -76,8 +76,28 @@ EXEC_COMMANDS: dict[str, str] = {
     "show monitor session local": "show monitor session local",
     "show vlan": "show vlan",
     "show vlan brief": "show vlan brief",
+    "show vlan id n": "show vlan id {n:1-4094}",
     "show lldp": "show lldp",
+    "show lldp neighbors": "show lldp neighbors",
+    "show lldp neighbors detail": "show lldp neighbors detail",
     "show cdp": "show cdp",
+    "show cdp neighbors": "show cdp neighbors",
+    "show cdp neighbors detail": "show cdp neighbors detail",
+    "show arp": "show arp",
+    "show ip arp": "show ip arp",
+    "show ip route": "show ip route",
+    "show mac address-table": "show mac address-table",
+    "show mac address-table dynamic": "show mac address-table dynamic",
+    "show mac address-table interface port": "show mac address-table interface {port}",
+    "show environment all": "show environment all",
+    "show environment fan": "show environment fan",
+    "show environment temperature": "show environment temperature",
+    "show snmp": "show snmp",
+    "show snmp chassis": "show snmp chassis",
+    "show snmp community": "show snmp community",
+    "show interfaces switchport": "show interfaces switchport",
+    "show interfaces port switchport": "show interfaces {port} switchport",
+    "show interfaces counters": "show interfaces counters",
     "show memory statistics": "show memory statistics",
     "show processes cpu": "show processes cpu",
     "show file systems": "show file systems",
@@ -106,11 +126,18 @@ EXEC_COMMANDS: dict[str, str] = {
     "quit": "quit",
 }
 _SPECS = {name: tuple(text.split()) for name, text in EXEC_COMMANDS.items()}
-#: commands user EXEC (``>``) may run; everything else needs ``enable``
-USER_EXEC = {n for n in EXEC_COMMANDS if n.startswith(("show version", "show privilege", "show inventory",
-                                                        "show hosts", "show clock", "show interfaces",
-                                                        "show ip interface", "show vlan", "enable", "terminal", "exit",
-                                                        "logout", "quit"))}
+#: Commands user EXEC (``>``, privilege level 1) may run; everything else needs ``enable``. From
+#: the "Command Modes" of each command in the Catalyst 3750 Command Reference 12.2(55)SE and the
+#: Cisco IOS Configuration Fundamentals Command Reference 12.2: the status and table displays
+#: (version, inventory, clock, hosts, interfaces, ip interface/arp/route, vlan, arp, mac
+#: address-table, cdp, lldp, env, processes) are User EXEC; configurations (running, startup,
+#: archive), QoS and ACL settings, SNMP (it shows community strings), memory, monitor sessions
+#: and files are Privileged EXEC. See src/qoslab/vcatalyst/README.md.
+USER_EXEC = {n for n in EXEC_COMMANDS if n.startswith((
+    "show version", "show privilege", "show inventory", "show hosts", "show clock", "show interfaces",
+    "show ip interface", "show ip arp", "show ip route", "show vlan", "show arp", "show mac address-table",
+    "show cdp", "show lldp", "show environment", "show processes cpu", "enable", "terminal", "exit", "logout",
+    "quit"))}
 _URL = re.compile(r"^([a-z]+:[^\s]*|running-config|startup-config|[A-Za-z0-9_.\-/]+)$")
 _MODIFIERS = ("include", "exclude", "begin", "section", "count")
 

@@ -11,18 +11,29 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from .show_sys import FileEntry, render_dir
+from .show_sys import DeviceFacts, FileEntry, render_dir
 
 #: ``dir flash:`` of a WS-C3750G-24T (32 MB flash): "32514048 bytes total"
 FLASH_BYTES = 32514048
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,63}$")
+#: The IOS image a 3750 boots from flash: (``show version``: System image file), listed by
+#: ``dir`` as on hardware. Its size is a stand-in of the order of the 12.2(55)SE ipservicesk9
+#: image's (no image is stored: the virtual switch has none).
+IMAGE = DeviceFacts.image
+IMAGE_BYTES = 16_000_000
+#: The file a 3750 keeps its startup-config in (``boot config-file``, default flash:config.text).
+CONFIG_TEXT = "config.text"
 
 
 class Flash:
-    """``flash:`` in directory ``root``: flat file names (letters, digits, ``_.-``)."""
+    """``flash:`` in directory ``root``: flat file names (letters, digits, ``_.-``), and the files
+    every 3750 has: the IOS image (:data:`IMAGE`, listed only) and ``config.text`` (the
+    startup-config ``startup`` when it exists, as ``write memory`` leaves it)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, startup: Path | None = None, booted: float = 0.0):
         self.root = root
+        self.startup = startup
+        self.booted = booted
 
     def path(self, url: str) -> Path | None:
         """The file of ``flash:NAME`` / ``flash:/NAME``; None for another file system or a bad name."""
@@ -34,8 +45,12 @@ class Flash:
     def entries(self) -> list[FileEntry]:
         """The files on flash: (name, size, modification time), sorted by name."""
         self.root.mkdir(parents=True, exist_ok=True)
-        return [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
-                if p.is_file() and not p.name.startswith(".")]
+        out = [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
+               if p.is_file() and not p.name.startswith(".") and p.name not in (IMAGE, CONFIG_TEXT)]
+        out.append(FileEntry(IMAGE, IMAGE_BYTES, self.booted))
+        if self.startup is not None and self.startup.is_file():
+            out.append(FileEntry(CONFIG_TEXT, self.startup.stat().st_size, self.startup.stat().st_mtime))
+        return sorted(out, key=lambda e: e.name)
 
     def dir(self, url: str | None) -> str:
         """``dir [flash:[/NAME]]`` output, or the IOS error for a missing file / other file system."""
@@ -55,6 +70,8 @@ class Flash:
     def read(self, url: str) -> str | None:
         """Text of ``flash:NAME``, None if there is no such file."""
         p = self.path(url)
+        if p is not None and p.name == CONFIG_TEXT:
+            return self.startup.read_text() if self.startup is not None and self.startup.is_file() else None
         return p.read_text() if p is not None and p.is_file() else None
 
     def write(self, url: str, text: str) -> bool:
@@ -62,6 +79,8 @@ class Flash:
         p = self.path(url)
         if p is None:
             return False
+        if p.name == CONFIG_TEXT and self.startup is not None:  # flash:config.text is the startup-config
+            p = self.startup
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f".{p.name}.tmp")
         tmp.write_text(text)
@@ -71,6 +90,8 @@ class Flash:
     def delete(self, url: str) -> str:
         """``delete flash:NAME``: "" or the IOS error."""
         p = self.path(url)
+        if p is not None and p.name == CONFIG_TEXT and self.startup is not None:
+            p = self.startup
         if p is None or not p.is_file():
             return f"%Error deleting {url} (No such file or directory)\n"
         p.unlink()

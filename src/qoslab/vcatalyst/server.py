@@ -25,19 +25,36 @@ from ..topology import Topology
 from .core import VirtualCatalyst
 from .flash import sftp_factory
 from .session import IosSession
+from .sshprofile import SshProfile, ssh_profile
 
 
-def ensure_identity(d: Path) -> Credentials:
-    """Create (once) the credentials file and the SSH host key (ed25519) of a virtual switch in
-    ``d`` (mode 0700), both mode 0600 from the first byte; return the credentials."""
+def ensure_identity(d: Path, profile: str | None = None) -> Credentials:
+    """Create (once) the credentials file and the SSH host key of a virtual switch in ``d`` (mode
+    0700), both mode 0600 from the first byte; return the credentials. The host key is of the SSH
+    profile's type (:mod:`.sshprofile`: RSA 2048 for the 3750, as ``crypto key generate rsa
+    modulus 2048``; ed25519 for ``modern``); a key of another type (the profile changed) is
+    replaced, as a switch whose keys are regenerated."""
     private_dir(d)
     creds = generate_credentials(d / "credentials")
-    key = d / "ssh_host_key"
+    key, kind = d / "ssh_host_key", ssh_profile(profile).host_key_type
+    if key.exists() and asyncssh.read_private_key(str(key)).get_algorithm() != kind:
+        key.unlink()
     if not key.exists():
-        k = asyncssh.generate_private_key("ssh-ed25519")
+        k = asyncssh.generate_private_key(kind, key_size=2048) if kind == "ssh-rsa" else \
+            asyncssh.generate_private_key(kind)
         write_private(key, k.export_private_key())
+        (d / "ssh_host_key.pub").unlink(missing_ok=True)
         k.write_public_key(str(d / "ssh_host_key.pub"))
     return creds
+
+
+def host_keypair(path: str, profile: SshProfile) -> asyncssh.SSHKeyPair:
+    """The host key of ``path`` announced with the profile's host key algorithms only (an RSA key
+    as ``ssh-rsa`` alone for the 3750, which signs with SHA-1 and knows no ``rsa-sha2-*``)."""
+    kp = asyncssh.load_keypairs(path)[0]
+    if profile.host_key_algs:
+        kp.host_key_algorithms = [a.encode() for a in profile.host_key_algs]
+    return kp
 
 
 MORE = " --More-- "
@@ -104,14 +121,64 @@ async def _write_paged(process: asyncssh.SSHServerProcess, session: IosSession, 
     return True
 
 
+def register_hot_keys(process: asyncssh.SSHServerProcess, session: IosSession, state: dict) -> None:
+    """IOS's keys on the line editor (Cisco IOS Configuration Fundamentals Configuration Guide
+    12.2, "Using the Cisco IOS Command-Line Interface"): ``?`` context help, Ctrl-Z (``^Z``) ends
+    configuration mode, Ctrl-C discards the typed line. Each is delivered to :func:`run_shell` as
+    a signal named after the key, the typed line in ``state["line"]``; while a password is typed
+    (``state["secret"]``) or a question or Tcl line waits, ``?`` is text and Ctrl-Z rings."""
+    def hot(name: str):
+        def handler(line: str, pos: int):
+            if state.get("secret"):
+                return ("", 0) if name == "ctrl-c" else name == "help"
+            if name == "help" and not session.takes_help():
+                return True
+            if name == "ctrl-z" and (session.mode is None or not session.takes_help()):
+                return False  # ^Z only ends configuration mode
+            state["line"] = line
+            return (name, -1)
+        return handler
+
+    if process.get_terminal_type() is None:  # no pty: no line editor
+        return
+    for key, name in (("?", "help"), ("\x1a", "ctrl-z"), ("\x03", "ctrl-c")):
+        process.channel.register_key(key, hot(name))  # type: ignore[attr-defined]
+
+
+def hot_key(process: asyncssh.SSHServerProcess, session: IosSession, name: str, line: str) -> None:
+    """What a hot key (:func:`register_hot_keys`) does: help below the line (the typed line stays),
+    ``^Z`` runs the typed line and ends configuration mode, ``^C`` drops the typed line."""
+    out = process.stdout
+    if name == "help":
+        out.write("?\n" + session.help(line) + session.prompt)
+        return
+    process.channel.clear_input()  # type: ignore[attr-defined]
+    if name == "ctrl-c":
+        session.interrupt()
+        out.write(line + "^C\n" + session.prompt)
+        return
+    out.write(line + "^Z\n")
+    if line.strip():
+        out.write(session.line(line).text)
+    if session.mode is not None:
+        out.write(session.line("end").text)
+    out.write(session.prompt)
+
+
 async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, lock: asyncio.Lock) -> None:
     """An interactive shell session on an asyncssh server process (line editor on). The first
     prompt was written by the process factory (:func:`start_server`), before any typed input."""
     out = process.stdout
+    state: dict = {}
+    register_hot_keys(process, session, state)
     try:
         while True:
             try:
                 line = await _next_input(process)
+            except asyncssh.SignalReceived as sig:
+                async with lock:
+                    hot_key(process, session, sig.signal, state.pop("line", ""))
+                continue
             except (asyncssh.BreakReceived, asyncssh.TerminalSizeChanged):
                 continue
             if line == "":
@@ -121,7 +188,9 @@ async def run_shell(process: asyncssh.SSHServerProcess, session: IosSession, loc
             while reply.secret:
                 out.write(reply.text)
                 process.channel.set_echo(False)  # type: ignore[attr-defined]
+                state["secret"] = True
                 secret = await _next_input(process)
+                state["secret"] = False
                 process.channel.set_echo(True)  # type: ignore[attr-defined]
                 out.write("\n")
                 if secret == "":
@@ -151,9 +220,11 @@ async def run_exec(process: asyncssh.SSHServerProcess, session: IosSession, lock
 
 
 async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, port: int, host_key: str,
-                       lock: asyncio.Lock) -> asyncssh.SSHAcceptor:
+                       lock: asyncio.Lock, profile: str | None = None) -> asyncssh.SSHAcceptor:
     """The virtual switch's SSH server: password login, interactive shell (:func:`run_shell`),
-    exec channel (:func:`run_exec`), SCP into flash: when ``ip scp server enable`` is configured."""
+    exec channel (:func:`run_exec`), SCP into flash: when ``ip scp server enable`` is configured;
+    announcing the algorithms of SSH profile ``profile`` (:mod:`.sshprofile`, default the 3750's)."""
+    prof = ssh_profile(profile)
 
     class Server(asyncssh.SSHServer):
         def begin_auth(self, username: str) -> bool:
@@ -178,7 +249,8 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
 
     enabled = lambda: "ip scp server enable" in switch.running.kept  # noqa: E731
     return await asyncssh.create_server(
-        Server, host, port, server_host_keys=[host_key], process_factory=process, line_editor=True,
+        Server, host, port, server_host_keys=[host_keypair(host_key, prof)], **prof.server_options(),
+        process_factory=process, line_editor=True,
         line_history=0, max_line_length=EDITOR_MAX_LINE, encoding="utf-8",
         sftp_factory=sftp_factory(switch.dir / "flash", enabled), allow_scp=True)
 
@@ -186,11 +258,12 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
 async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | None = None) -> None:
     """Run the virtual Catalyst of ``topology`` on its management endpoint until cancelled."""
     d = vswitch_dir(topology.name)
-    creds = ensure_identity(d)
+    mg = topology.switch.management
+    creds = ensure_identity(d, mg.ssh_profile)
     switch = VirtualCatalyst(topology, apply=apply)
     switch.apply()
-    mg = topology.switch.management
-    server = await start_server(switch, creds, mg.host, mg.port, str(d / "ssh_host_key"), switch.lock)
+    server = await start_server(switch, creds, mg.host, mg.port, str(d / "ssh_host_key"), switch.lock,
+                                mg.ssh_profile)
     if ready:
         ready.set()
     try:

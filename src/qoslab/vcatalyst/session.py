@@ -27,8 +27,11 @@ from dataclasses import dataclass
 
 from ..errors import QoslabError
 from ..ios import IosError, Mode, interpret
+from ..ios.grammar import MODE_TEMPLATES
 from .archive import config_differences, copied, incremental_diffs, merge, replace
-from .execparse import USER_EXEC, ExecCommand, apply_modifier, parse_exec
+from .cli_help import context_help
+from .execparse import EXEC_COMMANDS, USER_EXEC, ExecCommand, apply_modifier, parse_exec
+from .fileprompt import confirmed, copy_questions, delete_questions, prompt_mode
 from .flash import Flash
 from .show import show_output
 from .show_sys import DeviceFacts, render_privilege
@@ -72,7 +75,7 @@ class IosSession:
         self.width = 80
         self._pending: Callable[[str], Reply] | None = None
         self._enable_tries = 0
-        self.flash = Flash(switch.dir / "flash")
+        self.flash = Flash(switch.dir / "flash", switch.dir / "startup-config", switch.booted)
         self.tcl = False  # in tclsh (prompt ``Switch(tcl)#``)
         self._tcl_lines: list[str] | None = None  # a Tcl command whose braces are still open
 
@@ -143,6 +146,26 @@ class IosSession:
             return self._show(cmd, text)
         return self._file_command(cmd)
 
+    def interrupt(self) -> None:
+        """Ctrl-C: a question waiting for its answer is dropped (its file operation does not run),
+        as is a Tcl command whose braces are still open."""
+        self._pending = None
+        self._tcl_lines = None
+
+    def takes_help(self) -> bool:
+        """Whether ``?`` asks for help now (not while a question or a Tcl line waits for its answer,
+        where it is text, as in IOS's tclsh)."""
+        return self._pending is None and self._tcl_lines is None and not self.tcl
+
+    def help(self, line: str) -> str:
+        """The context help for ``line?`` (:mod:`.cli_help`) in the session's mode and privilege."""
+        if self.mode is None:
+            specs = [(tuple(EXEC_COMMANDS[n].split()), 1) for n in EXEC_COMMANDS if self.privileged or n in USER_EXEC]
+            return context_help(line, specs, modifiers=True)
+        tpls = MODE_TEMPLATES.get(self.mode.name, [])
+        specs = [(t.specs, t.repeat) for t in tpls] + [(("no", *t.specs), t.repeat) for t in tpls if t.specs[0] != "no"]
+        return context_help(line, specs + [(("exit",), 1), (("end",), 1), (("do", "{rest}"), 1)])
+
     def secret_line(self, text: str) -> Reply:
         """The answer to ``Password:`` after ``enable``: three tries, then ``% Bad secrets``."""
         if secrets.compare_digest(text.encode(), self.secret.encode()):
@@ -166,9 +189,6 @@ class IosSession:
         return Reply(apply_modifier(out, cmd.modifier))
 
     # -- files and archive -----------------------------------------------------------------------
-    def _quiet(self) -> bool:
-        return "file prompt quiet" in self.sw.running.kept
-
     def _file_command(self, cmd: ExecCommand) -> Reply:
         n, a = cmd.name, cmd.args
         if n in ("dir", "dir url"):
@@ -179,25 +199,30 @@ class IosSession:
         if n == "verify md5":
             return Reply(self.flash.md5(a["url"]))
         if n in ("delete url", "delete force url"):
-            if n == "delete url" and not self._quiet():
-                name = a["url"].split("/")[-1].split(":")[-1]
-                self._pending = lambda ans: self._ask(f"Delete flash:/{name}? [confirm]",
-                                                      lambda ans2: Reply(self.flash.delete(a["url"])))
-                return Reply(f"Delete filename [{name}]? ", prompt="")
-            return Reply(self.flash.delete(a["url"]))
+            if n == "delete force url":
+                return Reply(self.flash.delete(a["url"]))
+            qs = delete_questions(prompt_mode(self.sw.running.kept), a["url"])
+            return self._ask_all(qs, lambda ans: Reply(self.flash.delete(a["url"])) if confirmed(ans[-1]) else Reply())
         if n == "copy":
-            if not self._quiet() and canon_url(a["url2"]) != "running-config":
-                dest = a["url2"].split("/")[-1].split(":")[-1]
-                self._pending = lambda ans: self._copy(a["url"], a["url2"])
-                return Reply(f"Destination filename [{dest}]? ", prompt="")
-            return self._copy(a["url"], a["url2"])
+            qs = copy_questions(prompt_mode(self.sw.running.kept), a["url"], a["url2"])
+            return self._ask_all(qs, lambda ans: self._copy(a["url"], a["url2"]))
         if n.startswith("configure replace"):
             return self._replace(a["url"], a.get("rest", ""))
         return Reply(IosError(n, 0).render(len(self.prompt)))
 
-    def _ask(self, question: str, then: Callable[[str], Reply]) -> Reply:
-        self._pending = then
-        return Reply(question, prompt="")
+    def _ask_all(self, questions: list[str], then: Callable[[list[str]], Reply]) -> Reply:
+        """Ask ``questions`` one at a time (each typed answer ends one), then ``then(answers)``."""
+        answers: list[str] = []
+
+        def step(answer: str | None) -> Reply:
+            if answer is not None:
+                answers.append(answer)
+            if len(answers) == len(questions):
+                return then(answers)
+            self._pending = step
+            return Reply(questions[len(answers)], prompt="")
+
+        return step(None)
 
     def _read(self, url: str) -> str | None:
         url = canon_url(url)

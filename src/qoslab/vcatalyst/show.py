@@ -30,8 +30,10 @@ from ..ios.show_qos import (
     render_statistics,
 )
 from ..topology import canonical_port, long_port
+from .core import BOOT_SECONDS
 from .execparse import ExecCommand
 from .flash import Flash
+from .show_l2 import render_arp, render_cdp, render_env, render_lldp, render_mac_table
 from .show_mqc import (
     render_access_lists,
     render_class_map,
@@ -39,11 +41,18 @@ from .show_mqc import (
     render_policy_map_interface,
     views_from_config,
 )
+from .show_ports import (
+    render_counters,
+    render_ip_route,
+    render_processes_cpu,
+    render_snmp,
+    render_switchport,
+    render_vlan_id,
+)
 from .show_sys import (
     DeviceFacts,
     MonitorSession,
     PortView,
-    render_cpu,
     render_hosts,
     render_interfaces,
     render_interfaces_status,
@@ -194,13 +203,12 @@ def _system(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict)
         "show ip interface": lambda: render_ip_interface(port_views(sw)),
         "show ipv6 interface": lambda: "",
         "show vlan": lambda: render_vlan_brief(port_views(sw)),
+        "show interfaces switchport": lambda: render_switchport(port_views(sw)),
+        "show interfaces counters": lambda: render_counters(port_views(sw)),
         "show vlan brief": lambda: render_vlan_brief(port_views(sw)),
-        "show lldp": lambda: "% LLDP is not enabled\n",
-        "show cdp": lambda: "% CDP is not enabled\n",
         "show archive": lambda: "Archive feature not enabled\n",
         "show archive config rollback timer": lambda: "No Rollback Confirmed Change pending\n",
         "show memory statistics": lambda: render_memory_statistics(134217728, min(usage["rss"], 134217728)),
-        "show processes cpu": lambda: render_cpu(0, 0, 0),
         "show clock": lambda: time.strftime("*%H:%M:%S.000 UTC %a %b %d %Y\n", time.gmtime()),
         "show file systems": lambda: ("File Systems:\n\n     Size(b)     Free(b)      Type  Flags  Prefixes\n"
                                       f"*   32514048    {32514048 - sum(e.size for e in flash.entries())}"
@@ -231,6 +239,39 @@ def _system(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict)
         return render_interfaces_status(port_views(sw, port))
     if n == "show ip interface port":
         return render_ip_interface(port_views(sw, port))
+    if n == "show interfaces port switchport":
+        return render_switchport(port_views(sw, port))
+    return None
+
+
+def _l2(sw, cmd: ExecCommand, facts: DeviceFacts, usage: dict) -> str | None:
+    """The layer-2 and system state: MAC table (the bridge's learned addresses, :meth:`fdb`),
+    ARP, CDP/LLDP, environment, SNMP, VLAN by id, IP route, CPU (:mod:`.show_l2`, :mod:`.show_ports`)."""
+    n, kept = cmd.name, sw.running.kept
+    if n.startswith("show mac address-table"):
+        port = _port_arg(sw, cmd)
+        fdb = [e for e in (sw.fdb() if hasattr(sw, "fdb") else [])
+               if port is None or long_port(e.port) == port]
+        return render_mac_table(fdb, with_cpu=n == "show mac address-table")
+    if n in ("show arp", "show ip arp"):
+        return render_arp([])  # no SVI has an address: the switch has no ARP entries
+    what = {"show cdp": "global", "show lldp": "global", "show cdp neighbors": "brief",
+            "show lldp neighbors": "brief"}.get(n, "detail")
+    if n.startswith("show cdp"):
+        return render_cdp("no cdp run" not in kept, what)
+    if n.startswith("show lldp"):
+        return render_lldp("lldp run" in kept, what)
+    if n.startswith("show environment"):
+        return render_env(n.rsplit(" ", 1)[1])
+    if n.startswith("show snmp"):
+        return render_snmp(kept, facts.serial, {"show snmp": "all"}.get(n, n.rsplit(" ", 1)[1]))
+    if n == "show vlan id n":
+        return render_vlan_id(cmd.args["n"], port_views(sw))
+    if n == "show ip route":
+        return render_ip_route()
+    if n == "show processes cpu":
+        percent = min(100, round(100 * usage["cpu_s"] / max(facts.uptime_s - BOOT_SECONDS, 1.0)))
+        return render_processes_cpu(percent, int(usage["cpu_s"] * 1000))
     return None
 
 
@@ -252,7 +293,8 @@ def render_startup(saved: str) -> str:
 def show_output(sw, cmd: ExecCommand, facts: DeviceFacts, flash: Flash, usage: dict) -> str:
     """Output of a parsed show command (before output modifiers). Raises IosError (with the
     column of the bad argument) for a port the switch does not have."""
-    for family in (lambda: _mls(sw, cmd), lambda: _mqc(sw, cmd), lambda: _system(sw, cmd, facts, flash, usage)):
+    for family in (lambda: _mls(sw, cmd), lambda: _mqc(sw, cmd), lambda: _system(sw, cmd, facts, flash, usage),
+                   lambda: _l2(sw, cmd, facts, usage)):
         out = family()
         if out is not None:
             return out

@@ -151,12 +151,12 @@ def render_interfaces_status(ports: list[PortView]) -> str:
     for p in ports:
         _, _, word = _state(p)
         dup, spd = (f"a-{p.duplex}", f"a-{p.speed_mbps}") if p.link_up else ("auto", "auto")
-        out.append(f"{_short(p.name):<9} {p.description[:18]:<18} {word:<12} {p.vlan:<10} {dup:>6} {spd:>6} "
+        out.append(f"{short_name(p.name):<9} {p.description[:18]:<18} {word:<12} {p.vlan:<10} {dup:>6} {spd:>6} "
                    "10/100/1000BaseTX")
     return "\n".join(out) + "\n\n"
 
 
-def _short(name: str) -> str:
+def short_name(name: str) -> str:
     return name.replace("GigabitEthernet", "Gi").replace("FastEthernet", "Fa").replace("TenGigabitEthernet", "Te")
 
 
@@ -216,7 +216,7 @@ def render_ip_interface(ports: list[PortView]) -> str:
 
 def render_vlan_brief(ports: list[PortView]) -> str:
     """``show vlan brief`` of a switch with every port in VLAN 1 (the 3750's factory state)."""
-    names = [_short(p.name) for p in ports if p.vlan == 1]
+    names = [short_name(p.name) for p in ports if p.vlan == 1]
     rows = [", ".join(names[i:i + 4]) for i in range(0, len(names), 4)] or [""]
     out = ["", "VLAN Name                             Status    Ports",
            "---- -------------------------------- --------- -------------------------------",
@@ -241,11 +241,6 @@ def render_memory_statistics(total: int, used: int) -> str:
     return ("                Head    Total(b)     Used(b)     Free(b)   Lowest(b)  Largest(b)\n"
             f"Processor    2A5BC2C {total:11d} {used:11d} {free:11d} {free:11d} {free:11d}\n"
             "      I/O    6800000    12582920     4855540     7727380     7637260     7701436\n\n")
-
-
-def render_cpu(five_s: int, one_m: int, five_m: int) -> str:
-    """The ``CPU utilization`` line of ``show processes cpu`` (percent)."""
-    return f"CPU utilization for five seconds: {five_s}%/0%; one minute: {one_m}%; five minutes: {five_m}%\n"
 
 
 @dataclass(frozen=True)

@@ -188,6 +188,13 @@ FLOOD_CASES = [
     ("name-with-newline", "name: corpus-flood", "name: \"corpus\\nflood\"", "corpus", "name"),
     ("not-utf8", "protocol: UDP\n", "protocol: UDP\ndescription: \"\xff\xfe\"\n", "description", "(encoding)"),
     ("flows-mapping", FLOOD[FLOOD.index("flows:"):], "flows: {src: jp-5, dst: jp-1}\n", "flows:", "flows"),
+    # issue 35: a pattern's error names its sub-field and line, a NaN is called one
+    ("pattern-on-ms-negative", FLOOD[FLOOD.index("flows:"):],
+     "pattern:\n  kind: on-off\n  src: [jp-5]\n  dst: [jp-1]\n  on_ms: -5\n  off_ms: 300\n", "on_ms: -5",
+     "pattern.on_ms"),
+    ("pattern-shape-nan", FLOOD[FLOOD.index("flows:"):],
+     "pattern:\n  kind: incast\n  src: [jp-5, jp-6]\n  dst: jp-1\n  idt: pareto\n  shape: .nan\n", "shape:",
+     "pattern.shape"),
 ]
 
 PROFILE_CASES = [
@@ -306,6 +313,15 @@ PLAYBOOK_CASES = [
     ("duplicate-key", "trials: 3", "trials: 3\ntrials: 4", "trials: 4", "trials"),
     ("not-utf8", "name: corpus\n", "name: corpus\ndescription: \"na\xefve\"\n", "description", "(encoding)"),
     ("empty", None, None, None, "(top level)"),
+    # issue 35: YAML booleans are not flood files, a factor's error names the factor's line, a NaN is
+    # called one, a huge value is not echoed whole
+    ("factor-flood-yaml-boolean", "conditions:\n  - {name: no congestion fifo, congestion: false, profile: fifo}\n  - {name: congestion thesis, congestion: true, profile: thesis}\n", "factors:\n  flood: [no, yes]\n  profile: [fifo, thesis]\n",
+     "flood: [no", "factors.flood[0]"),
+    ("factor-workload-typo", "conditions:\n  - {name: no congestion fifo, congestion: false, profile: fifo}\n  - {name: congestion thesis, congestion: true, profile: thesis}\n",
+     "factors:\n  flood: [none, campaign-flood]\n  profile: [fifo]\n  workload.framez: [1, 2]\n", "framez",
+     "factors.workload.framez"),
+    ("settle-nan", "trials: 3", "trials: 3\nsettle_s: .nan", "settle_s", "settle_s"),
+    ("name-20kb", "name: corpus", "name: " + "x" * 20000, "name: xxx", "name"),
 ]
 
 DEVICE_BAD = """# a device file with an unknown field (referenced by playbook/024-device-file-malformed.yaml)

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
                 "matrix multiplication over four Java mechanisms (reference 000) and ping-pong (reference 003)."},
         subcommands = {Main.WorkerCmd.class, Main.ManagerCmd.class, Main.SequentialCmd.class,
                 MatmulCommands.WorkerCmd.class, MatmulCommands.ManagerCmd.class, MatmulCommands.PingPongCmd.class,
-                SortCommands.WorkerCmd.class, SortCommands.ManagerCmd.class})
+                SortCommands.WorkerCmd.class, SortCommands.ManagerCmd.class, MpjCommands.PortsCmd.class})
 public final class Main implements Runnable {
     @Override public void run() { CommandLine.usage(this, System.err); }
 

@@ -63,8 +63,14 @@ class ArchitectureTest {
             .that().doNotHaveFullyQualifiedName(Main.class.getName())
             .and().doNotHaveFullyQualifiedName(MatmulCommands.class.getName())
             .and().doNotHaveFullyQualifiedName(SortCommands.class.getName())
-            .and().haveNameNotMatching(".*\\.(Main|MatmulCommands|SortCommands)\\$.*")
+            .and().doNotHaveFullyQualifiedName(MpjCommands.class.getName())
+            .and().haveNameNotMatching(".*\\.(Main|MatmulCommands|SortCommands|MpjCommands)\\$.*")
             .should().dependOnClassesThat().resideInAnyPackage("picocli..");
+
+    /** MPJ Express (mpi.*, a system jar) is the mpj package's alone: every other command runs without it. */
+    @ArchTest
+    static final ArchRule mpj_express_only_in_mpj = noClasses().that().resideOutsideOfPackage("..workload.mpj..")
+            .should().dependOnClassesThat().resideInAnyPackage("mpi..", "mpjdev..", "xdev..");
 
     /** The workload depends on java-common only, never on the capture or the analysis. */
     @ArchTest

@@ -20,7 +20,7 @@ app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong, sort) on te
 @app.command("run")
 def workload_run(
     hosts: str = typer.Option("jp-1,jp-2,jp-3,jp-4", help="Comma-separated hosts; the first is the head node."),
-    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong | sort"),
+    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong | sort | mpj"),
     size: str | None = typer.Option(None, help="raytracer: A (150x150, default), B (500x500) or a width in "
                                                "pixels; matmul: the matrix order n (default 200); sort: integers "
                                                "(default 100000)."),
@@ -32,8 +32,8 @@ def workload_run(
                                                  "datagram; pingpong: socket | rmi | datagram; "
                                                  "sort: socket | rmi | corba"),
     algorithm: str = typer.Option("spa", help="matmul: spa | mca"),
-    max_bytes: int = typer.Option(1 << 20, help="pingpong: largest message (sizes double from 1 B)."),
-    reps: int = typer.Option(25, help="pingpong: timed round trips per size."),
+    max_bytes: int = typer.Option(1 << 20, help="pingpong, mpj: largest message (sizes double from 1 B)."),
+    reps: int = typer.Option(25, help="pingpong, mpj: timed repetitions per size and operation."),
     port: int | None = typer.Option(None, help="matmul/pingpong (default 1200), sort (default 1300): the workers' "
                                                "base port (BASE..BASE+3)."),
     dscp: int | None = typer.Option(None, help="DSCP (0-63) marking every workload socket, both directions."),
@@ -51,9 +51,12 @@ def workload_run(
     for n in names:
         tb.namespace(n)  # unknown host -> clear error
     if workload != "raytracer":
-        opts: dict[str, Any] = {"mechanism": mechanism, "dscp": dscp, "timeout_s": timeout}
-        opts |= {"port": port} if port is not None else {}
-        if workload == "sort":
+        opts: dict[str, Any] = {"timeout_s": timeout} | ({"port": port} if port is not None else {})
+        if workload != "mpj":
+            opts |= {"mechanism": mechanism, "dscp": dscp}
+        if workload == "mpj":
+            opts |= {"max_bytes": max_bytes, "reps": reps}
+        elif workload == "sort":
             opts |= {"servers": servers} | ({"size": _int_option("--size", size)} if size else {})
         else:
             opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
@@ -98,6 +101,8 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
     r = run.result
     if kind == "sort":
         _print_sort(r)
+    elif kind == "mpj":
+        _print_mpj(r)
     elif kind == "matmul":
         tab = Table(title=f"matmul {r.get('algorithm')} over {r.get('mechanism')}, n = {r.get('size')}, "
                           f"{r.get('workers')} workers, {r.get('calls')} calls")
@@ -134,6 +139,24 @@ def _print_sort(r: dict) -> None:
     console.print(f"total {r.get('total_s', 0):.4f} s = distribute {r.get('distribute_s', 0):.4f} + sort "
                   f"{r.get('sort_s', 0):.4f} + collect {r.get('collect_s', 0):.4f} + merge {r.get('merge_s', 0):.4f}; "
                   f"checksum {r.get('checksum')} (local sort {r.get('reference')})")
+
+
+def _print_mpj(r: dict) -> None:
+    tab = Table(title=f"MPJ Express on {r.get('ranks')} ranks: latency p50 / p99 ms")
+    for c in ("bytes", "mpj ping-pong", "socket ping-pong", f"bcast ({r.get('ranks')} ranks)"):
+        tab.add_column(c, justify="right")
+    sock = {z["bytes"]: z for z in r.get("socket_pingpong") or []}
+    bc = {z["bytes"]: z for z in r.get("bcast") or []}
+
+    def ms(z: dict | None) -> str:
+        return f"{z['latency_s']['p50'] * 1e3:.3f} / {z['latency_s']['p99'] * 1e3:.3f}" if z else "-"
+    for z in r.get("pingpong") or []:
+        tab.add_row(str(z["bytes"]), ms(z), ms(sock.get(z["bytes"])), ms(bc.get(z["bytes"])))
+    console.print(tab)
+    b = r.get("barrier") or {}
+    if b.get("n"):
+        console.print(f"barrier p50 {b['p50'] * 1e3:.3f} ms, p99 {b['p99'] * 1e3:.3f} ms; "
+                      f"elapsed {r['elapsed_s']:.2f} s")
 
 
 def _checked(model: Any, values: dict[str, Any]) -> Any:

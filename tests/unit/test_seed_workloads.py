@@ -1,4 +1,4 @@
-"""The ``sort`` workload backend (issue 37, reference 002): strict settings with file:line
+"""The seed workloads of issue 37: ``sort`` (reference 002) and ``mpj`` (reference 003): strict settings with file:line
 errors, where the servers go, the client's command line and the store row."""
 
 from __future__ import annotations
@@ -70,5 +70,28 @@ def test_a_playbook_sort_workload_loads(tmp_path):
     ("workload:\n  kind: sort\n  hosts: [jp-1, jp-2]\n  servers: 0\n", 5, r"workload\.servers: Input should be greater"),
 ])
 def test_bad_sort_settings_name_file_line_and_field(tmp_path, workload, line, match):
+    with pytest.raises(ConfigError, match=rf"pb\.yaml:{line}: {match}"):
+        load_playbook(_pb(tmp_path, workload))
+
+
+def test_mpj_settings_and_each_ranks_command():
+    from qoslab.workloads.mpj import MpjSettings, rank_command
+    s = settings_of({"kind": "mpj", "hosts": HOSTS[:4], "max_bytes": 1024, "reps": 10, "port": 1500})
+    assert isinstance(s, MpjSettings) and s.listen_ports() == [("port", "tcp", 1500), ("port", "tcp", 1501)]
+    argv = rank_command(s, 2, "198.18.0.1", "198.18.0.2", None)
+    assert argv[:2] == ["env", "MPJ_HOME=/usr/share/mpj"] and "/usr/share/java/mpj.jar" in argv[argv.index("-cp") + 1]
+    main = argv.index("org.qoslab.workload.mpj.MpjBench")
+    assert argv[main + 1:main + 4] == ["2", "#Number of Processes;4;#Protocol Switch Limit;131072;#Server Name;"
+                                            "198.18.0.1;#Server Port;1500", "niodev"]
+    assert argv[-2:] == ["--socket-peer", "198.18.0.2:1501"]
+
+
+@pytest.mark.parametrize("workload, line, match", [
+    ("workload:\n  kind: mpj\n  hosts: [jp-1]\n", 4, r"workload\.hosts: mpj needs at least two hosts"),
+    ("workload:\n  kind: mpj\n  hosts: [jp-1, jp-2]\n  dscp: 40\n", 5, r"workload\.dscp: MPJ Express opens its own"),
+    ("workload:\n  kind: mpj\n  hosts: [jp-1, jp-2]\n  min_bytes: 64\n  max_bytes: 8\n", 5,
+     r"workload\.min_bytes: min_bytes 64 is above max_bytes 8"),
+])
+def test_bad_mpj_settings_name_file_line_and_field(tmp_path, workload, line, match):
     with pytest.raises(ConfigError, match=rf"pb\.yaml:{line}: {match}"):
         load_playbook(_pb(tmp_path, workload))

@@ -1,7 +1,8 @@
-"""Reference 002's distributed sort on the testbed (issue 37): `qoslab workload run --workload
-sort` over socket, RMI and CORBA with 4 servers and 100,000 integers, each a valid result with
-its phases; with `--dscp 40` every sort payload packet on jp-2's link carries DSCP 40, GIOP
-included; no JVM outlives the runs."""
+"""The seeds' other systems on the testbed (issue 37): `qoslab workload run --workload sort` over
+socket, RMI and CORBA with 4 servers and 100,000 integers (reference 002), each a valid result with
+its phases, and with `--dscp 40` every sort payload packet on jp-2's link carries DSCP 40, GIOP
+included; `--workload mpj` on 4 ranks across the host namespaces (reference 003, MPJ Express);
+no JVM outlives the runs."""
 
 from __future__ import annotations
 
@@ -76,4 +77,21 @@ def test_sort_each_mechanism_on_four_servers_via_the_cli(testbed, topo_path, tmp
     assert {row[0] for row in rows} == {"40"}  # both directions: client and server mark
     if mechanism == "corba":
         assert any("giop" in row[1] for row in rows)
+    assert _no_java(testbed)
+
+
+def test_mpj_on_four_ranks_across_the_namespaces_via_the_cli(testbed, topo_path, tmp_path):
+    r = qoslab("workload", "run", "--workload", "mpj", "--max-bytes", "4096", "--reps", "10",
+               "--hosts", "jp-1,jp-2,jp-3,jp-4", "--out", str(tmp_path), "-t", str(topo_path), timeout=240)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    res = json.loads((tmp_path / "workload-result.json").read_text())
+    assert res["valid"] is True and res["ranks"] == 4 and res["elapsed_s"] > 0
+    sizes = [1 << i for i in range(13)]
+    for op in ("pingpong", "socket_pingpong", "bcast"):
+        assert [z["bytes"] for z in res[op]] == sizes, op
+        assert all(0 < z["latency_s"]["min"] <= z["latency_s"]["p50"] <= z["latency_s"]["p99"] for z in res[op])
+    assert res["barrier"]["n"] == 10 and res["barrier"]["p50"] > 0
+    assert [a["doubles"] for a in res["allreduce"]] == [1, 1024]
+    # the ranks talked across the namespaces: rank 1's log exists, the rendezvous served 4 ranks
+    assert "table sent to 4 ranks" in (tmp_path / "workload-ports.log").read_text()
     assert _no_java(testbed)

@@ -25,7 +25,7 @@ from ..executors import BackgroundProcess
 from ..topology import repo_root
 from ..yamlio import SubFieldProblem
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result
-from .pool import JAR, JVM_FLAGS, WorkloadRun, fetch_log, java_command, node_log
+from .pool import JAR, JVM_FLAGS, WorkloadRun, fetch_log, java_command, node_log, wait_for_port
 
 #: MPJ Express as Debian 12 installs it (libmpj-java 0.44): its jar, log4j (its manifest's
 #: Class-Path is not followed through the /usr/share/java symlink) and MPJ_HOME (its conf/).
@@ -119,6 +119,8 @@ class Mpj:
                                  "--timeout", f"{s.startup_timeout_s:g}", root=ex0.qoslab_root)
             procs["ports"] = ex0.start(ports, stdout=node_log(ex0, logs["ports"]), stderr=node_log(ex0, logs["ports"]),
                                        lifetime_s=life)
+            # a rank connects to the rendezvous once, at MPI.Init, and fails on a refused connection
+            wait_for_port(ex0, procs["ports"], head_ip, s.port, s.startup_timeout_s, logs["ports"])
             for rank, host in enumerate(s.hosts[1:], start=1):
                 ex = executor_of(host)
                 argv = rank_command(s, rank, head_ip, peer_ip, ex.qoslab_root)

@@ -26,8 +26,16 @@ public final class Orbs {
         p.setProperty("org.omg.CORBA.ORBClass", "com.sun.corba.ee.impl.orb.ORBImpl");
         p.setProperty("org.omg.CORBA.ORBSingletonClass", "com.sun.corba.ee.impl.orb.ORBSingleton");
         p.setProperty("com.sun.corba.ee.transport.ORBSocketFactoryClass", MarkingOrbSocketFactory.class.getName());
+        String ms = Long.toString((long) (timeoutS * 1000));
         // a reply that does not come within the timeout fails the call (ms)
-        p.setProperty("com.sun.corba.ee.transport.ORBWaitForResponseTimeout", Long.toString((long) (timeoutS * 1000)));
+        p.setProperty("com.sun.corba.ee.transport.ORBWaitForResponseTimeout", ms);
+        // the ORB's own read limits must not end a slow message first. By default it gives up a
+        // blocking read after 6 s without the rest of a message (TCP timeouts "initial:max:backoff",
+        // ms: 2000:6000:20) and a fragment after 18 s. Measured (mechanisms-sort, campaign flood,
+        // FIFO): "00410029: Blocking read failed ... max wait time = 6,000ms", COMM_FAILURE, and the
+        // collect call ended in RequestCanceledException after 23.6 s, long before the 60 s timeout
+        p.setProperty("com.sun.corba.ee.transport.ORBTCPTimeouts", "2000:" + ms + ":20");
+        p.setProperty("com.sun.corba.ee.ORBFragmentReadTimeout", ms);
         return p;
     }
 

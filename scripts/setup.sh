@@ -11,6 +11,7 @@ PACKAGES=(
   d-itg tshark iperf3                      # traffic generation and reference peers
   iproute2 ethtool iputils-ping procps     # the embedded testbed
   nftables                                 # the virtual Catalyst: DSCP rewrite, policers, counters
+  libmpj-java                              # the mpj workload (reference 003): MPJ Express 0.44
   openssh-server netcat-openbsd            # ssh executor / real-cluster parity (nc: Ansible's way into the testbed)
   python3 python3-venv                     # the orchestrator
   chromium                                 # report check: the HTML must render in a real browser

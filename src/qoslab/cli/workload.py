@@ -1,6 +1,7 @@
 """``qoslab workload``: one run of a workload on testbed hosts: the distributed RMI RayTracer
 (Java Grande Forum section 3, the default), ``matmul`` (reference 000's matrix multiplication over
-four mechanisms) or ``pingpong`` (reference 003's message-size sweep)."""
+four mechanisms), ``pingpong`` (reference 003's message-size sweep) or ``sort`` (reference 002's
+distributed sort over socket, RMI and CORBA)."""
 
 from __future__ import annotations
 
@@ -13,25 +14,29 @@ from rich.table import Table
 from ..errors import QoslabError
 from .common import TopologyOpt, console, running_testbed
 
-app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong) on testbed hosts.", no_args_is_help=True)
+app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong, sort) on testbed hosts.", no_args_is_help=True)
 
 
 @app.command("run")
 def workload_run(
     hosts: str = typer.Option("jp-1,jp-2,jp-3,jp-4", help="Comma-separated hosts; the first is the head node."),
-    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong"),
+    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong | sort | mpj"),
     size: str | None = typer.Option(None, help="raytracer: A (150x150, default), B (500x500) or a width in "
-                                               "pixels; matmul: the matrix order n (default 200)."),
+                                               "pixels; matmul: the matrix order n (default 200); sort: integers "
+                                               "(default 100000)."),
+    servers: int = typer.Option(2, help="sort: sort servers (reference 002: 2, 4, 8), the hosts after the head."),
     rows_per_call: str = typer.Option("all", help="raytracer: rows per RMI call, or 'all'."),
     codec: str = typer.Option("serializable", help="raytracer: serializable | externalizable"),
     frames: int = typer.Option(1, help="raytracer: render the scene this many times."),
     supersample: int = typer.Option(1, help="raytracer: k x k rays per pixel (1 = JGF; compute k^2-fold)."),
     mechanism: str = typer.Option("socket", help="matmul: rmi-serializable | rmi-externalizable | socket | "
-                                                 "datagram; pingpong: socket | rmi | datagram"),
+                                                 "datagram; pingpong: socket | rmi | datagram; "
+                                                 "sort: socket | rmi | corba"),
     algorithm: str = typer.Option("spa", help="matmul: spa | mca"),
-    max_bytes: int = typer.Option(1 << 20, help="pingpong: largest message (sizes double from 1 B)."),
-    reps: int = typer.Option(25, help="pingpong: timed round trips per size."),
-    port: int = typer.Option(1200, help="matmul/pingpong: the workers' base port (BASE..BASE+3)."),
+    max_bytes: int = typer.Option(1 << 20, help="pingpong, mpj: largest message (sizes double from 1 B)."),
+    reps: int = typer.Option(25, help="pingpong, mpj: timed repetitions per size and operation."),
+    port: int | None = typer.Option(None, help="matmul/pingpong (default 1200), sort (default 1300): the workers' "
+                                               "base port (BASE..BASE+3)."),
     dscp: int | None = typer.Option(None, help="DSCP (0-63) marking every workload socket, both directions."),
     registry_port: int = typer.Option(1099, help="raytracer: RMI registry port."),
     export_port: int = typer.Option(1100, help="raytracer: render service export port."),
@@ -54,9 +59,8 @@ def workload_run(
     for n in names:
         tb.namespace(n)  # unknown host -> clear error
     if workload != "raytracer":
-        opts = {"mechanism": mechanism, "dscp": dscp, "timeout_s": timeout, "port": port}
-        opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
-            {"max_bytes": max_bytes, "reps": reps}
+        opts = _java_opts(workload, timeout=timeout, port=port, mechanism=mechanism, dscp=dscp, max_bytes=max_bytes,
+                          reps=reps, servers=servers, size=size, algorithm=algorithm)
         raise typer.Exit(_run_java(workload, names, opts, tb, out))
     rpc: int | str = "all" if rows_per_call == "all" else _int_option("--rows-per-call", rows_per_call)
     s = WorkloadSettings.checked(hosts=names, size=size or "A", rows_per_call=rpc, codec=codec, frames=frames,
@@ -70,6 +74,22 @@ def workload_run(
     _print_raytracer(r, run.valid)
     console.print(f"result: {out / 'workload-result.json'}")
     raise typer.Exit(0 if run.valid or (r["reference"] is None and r["valid"] is None) else 1)
+
+
+def _java_opts(workload: str, *, timeout: float, port: int | None, mechanism: str, dscp: int | None, max_bytes: int,
+               reps: int, servers: int, size: str | None, algorithm: str) -> dict[str, Any]:
+    """The settings of a non-RayTracer workload from the command's options (each kind takes its own)."""
+    opts: dict[str, Any] = {"timeout_s": timeout} | ({"port": port} if port is not None else {})
+    if workload != "mpj":
+        opts |= {"mechanism": mechanism, "dscp": dscp}
+    if workload == "mpj":
+        opts |= {"max_bytes": max_bytes, "reps": reps}
+    elif workload == "sort":
+        opts |= {"servers": servers} | ({"size": _int_option("--size", size)} if size else {})
+    else:
+        opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
+            {"max_bytes": max_bytes, "reps": reps}
+    return opts
 
 
 def _print_raytracer(r: dict, valid: bool) -> None:
@@ -96,7 +116,11 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
     with console.status(f"{s.describe()} ..."):
         run = wl.run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
     r = run.result
-    if kind == "matmul":
+    if kind == "sort":
+        _print_sort(r)
+    elif kind == "mpj":
+        _print_mpj(r)
+    elif kind == "matmul":
         tab = Table(title=f"matmul {r.get('algorithm')} over {r.get('mechanism')}, n = {r.get('size')}, "
                           f"{r.get('workers')} workers, {r.get('calls')} calls")
         for c in ("host", "tasks", "call s", "compute s"):
@@ -157,6 +181,37 @@ def _run_playbook(path: Path, condition: str | None, out: Path) -> int:
     return 0 if ok else 1
 
 
+def _print_sort(r: dict) -> None:
+    tab = Table(title=f"sort of {r.get('size')} integers over {r.get('mechanism')} on {r.get('servers')} servers")
+    for c in ("host", "items", "distribute s", "sort s", "collect s"):
+        tab.add_column(c, justify="left" if c == "host" else "right")
+    for w in r.get("per_server", []):
+        tab.add_row(w["host"], str(w["items"]), f"{w['distribute_s']:.4f}", f"{w['sort_s']:.4f}",
+                    f"{w['collect_s']:.4f}")
+    console.print(tab)
+    console.print(f"total {r.get('total_s', 0):.4f} s = distribute {r.get('distribute_s', 0):.4f} + sort "
+                  f"{r.get('sort_s', 0):.4f} + collect {r.get('collect_s', 0):.4f} + merge {r.get('merge_s', 0):.4f}; "
+                  f"checksum {r.get('checksum')} (local sort {r.get('reference')})")
+
+
+def _print_mpj(r: dict) -> None:
+    tab = Table(title=f"MPJ Express on {r.get('ranks')} ranks: latency p50 / p99 ms")
+    for c in ("bytes", "mpj ping-pong", "socket ping-pong", f"bcast ({r.get('ranks')} ranks)"):
+        tab.add_column(c, justify="right")
+    sock = {z["bytes"]: z for z in r.get("socket_pingpong") or []}
+    bc = {z["bytes"]: z for z in r.get("bcast") or []}
+
+    def ms(z: dict | None) -> str:
+        return f"{z['latency_s']['p50'] * 1e3:.3f} / {z['latency_s']['p99'] * 1e3:.3f}" if z else "-"
+    for z in r.get("pingpong") or []:
+        tab.add_row(str(z["bytes"]), ms(z), ms(sock.get(z["bytes"])), ms(bc.get(z["bytes"])))
+    console.print(tab)
+    b = r.get("barrier") or {}
+    if b.get("n"):
+        console.print(f"barrier p50 {b['p50'] * 1e3:.3f} ms, p99 {b['p99'] * 1e3:.3f} ms; "
+                      f"elapsed {r['elapsed_s']:.2f} s")
+
+
 def _checked(model: Any, values: dict[str, Any]) -> Any:
     from pydantic import ValidationError
     try:
@@ -171,4 +226,5 @@ def _int_option(name: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise QoslabError(f"{name} must be a number or 'all', got {value!r}") from None
+        alt = " or 'all'" if name == "--rows-per-call" else ""
+        raise QoslabError(f"{name} must be a number{alt}, got {value!r}") from None

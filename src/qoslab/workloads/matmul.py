@@ -53,14 +53,14 @@ class MatmulSettings(JavaWorkerSettings):
         return f"matmul {self.algorithm} over {self.mechanism}, n = {self.size}, on {', '.join(self.hosts)}"
 
 
-def _marking(dscp: int | None) -> list[str]:
+def marking(dscp: int | None) -> list[str]:
     return ["--dscp", str(dscp)] if dscp is not None else []
 
 
 def _start_worker(s: JavaWorkerSettings, host: str, ex: Executor, ip: str, log: str,
                   lifetime_s: float | None) -> BackgroundProcess:
     argv = java_command("matmul-worker", "--advertise", ip, "--port", str(s.port), "--timeout", f"{s.timeout_s:g}",
-                        *_marking(s.dscp), hostname=ip, root=ex.qoslab_root)
+                        *marking(s.dscp), hostname=ip, root=ex.qoslab_root)
     return ex.start(argv, stdout=log, stderr=log, lifetime_s=lifetime_s)
 
 
@@ -74,7 +74,8 @@ def worker_pool(executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path, l
 
 
 class JavaWorkerWorkload:
-    """What ``matmul`` and ``pingpong`` share: the pool and the run around the manager."""
+    """What ``matmul``, ``pingpong`` and ``sort`` share: the pool (:meth:`open_pool`, ``matmul-worker``
+    JVMs unless a subclass says otherwise) and the run around the manager."""
 
     what = "java workload"
     #: The manager waits for a go gate (:mod:`.gate`) when the trial passes one.
@@ -92,12 +93,12 @@ class JavaWorkerWorkload:
             pool: Pool | None = None, lifetime_s: float | None = None, gate: Any = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
         own = pool is None
-        use = pool if pool is not None else worker_pool(executor_of, address_of, out_dir, lifetime_s)
+        use = pool if pool is not None else self.open_pool(executor_of, address_of, out_dir, lifetime_s)
         head = settings.hosts[0]
         ex = executor_of(head)
 
         def manager(logs: dict[str, Path]) -> dict:
-            argv = java_command(*self.manager_args(settings, address_of), *_marking(settings.dscp),
+            argv = java_command(*self.manager_args(settings, address_of), *marking(settings.dscp),
                                 *(["--go-file", gate.arm(ex)] if gate is not None else []),
                                 hostname=address_of(head), root=ex.qoslab_root)
             return head_result(ex, argv, settings.timeout_s * 2 + 60, out_dir, logs, self.what)

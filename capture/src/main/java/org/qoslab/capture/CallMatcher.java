@@ -40,6 +40,10 @@ public final class CallMatcher {
 
     /** One matched call (all times in ns since the epoch, at the capture point). */
     public static final class Call {
+        /** "jrmp" (this matcher), "giop" or "giop-locate" ({@link GiopMatcher}). */
+        public String protocol = "jrmp";
+        /** GIOP's request id; -1 for JRMP (which has none). */
+        public long requestId = -1;
         public int ipVersion;
         int cAddr, sAddr, cPort, sPort;
         long c6hi, c6lo, s6hi, s6lo;
@@ -92,6 +96,8 @@ public final class CallMatcher {
             m.put("reason", reason);
             m.put("call_frame", callFrame);
             m.put("return_frame", returnFrame == 0 ? null : (Object) returnFrame);
+            m.put("protocol", protocol);
+            m.put("request_id", requestId < 0 ? null : (Object) requestId);
             return m;
         }
 

@@ -56,6 +56,7 @@ public final class Summary implements PacketSink {
     private final PrintWriter perPacket;
     private String[] encapLabels;
     private CallMatcher calls = new CallMatcher(100_000, 300_000_000_000L, 1_000_000_000L);
+    private GiopMatcher giop = new GiopMatcher(100_000);
 
     public Summary(Classifier classifier, String hostIp, double binSeconds, PrintWriter perPacket) {
         this(classifier, hostIp, binSeconds, 3600, perPacket);
@@ -94,6 +95,14 @@ public final class Summary implements PacketSink {
     }
 
     public CallMatcher calls() { return calls; }
+
+    /** Use this GIOP call matcher (its table limit and record sink); before the first packet. */
+    public Summary giop(GiopMatcher m) {
+        this.giop = m;
+        return this;
+    }
+
+    public GiopMatcher giop() { return giop; }
 
     /** "198.18.0.1" -> int (big-endian), IllegalArgumentException otherwise (see {@link IpText#ipToInt}). */
     public static int ipToInt(String ip) { return IpText.ipToInt(ip); }
@@ -134,7 +143,10 @@ public final class Summary implements PacketSink {
             else otherProto[d.proto & 0xFF]++;
         }
         series.add(ts, ci, origLen);
-        if (d.tcp) calls.packet(ts, d, buf, total + 1);
+        if (d.tcp) {
+            calls.packet(ts, d, buf, total + 1);
+            giop.packet(ts, d, buf, total + 1);
+        }
         total++;
         if (perPacket != null) perPacketRow(ts, c, capLen, origLen, d);
     }
@@ -219,6 +231,8 @@ public final class Summary implements PacketSink {
         out.put("time", time);
         calls.finish(r.keys.length == 0 ? 0 : r.lastTs); // calls still open end with the capture's own range
         out.put("calls", calls.toMap());
+        giop.finish();
+        out.put("giop_calls", giop.toMap());
         out.put("warnings", warnings());
         return out;
     }

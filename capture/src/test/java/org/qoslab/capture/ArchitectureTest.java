@@ -26,10 +26,10 @@ import java.util.regex.Pattern;
 @AnalyzeClasses(packages = "org.qoslab.capture", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
     static final String P = "org.qoslab.capture.";
-    /** Frame decoding, classification and JRMP call matching: bytes in, fields and records out. */
+    /** Frame decoding, classification, JRMP and GIOP call matching: bytes in, fields and records out. */
     static final DescribedPredicate<JavaClass> CORE = named("the decoding and matching core",
             "Classifier|FrameDecoder|FlowTable|FragmentTable|TrafficClass|IpText"
-            + "|CallMatcher|CallVerdict|JrmpConnection|JrmpParser|JrmpSequencer");
+            + "|CallMatcher|CallVerdict|JrmpConnection|JrmpParser|JrmpSequencer|GiopMatcher|GiopStream");
     /** Aggregation of classified packets into summary.json and timeseries.csv. */
     static final DescribedPredicate<JavaClass> SUMMARY = named("the summary", "Summary|TimeSeries|PacketSink");
     /** Where packets come from: the pcap/pcapng reader, the dumpcap and pcap4j live engines. */

@@ -13,14 +13,15 @@ import picocli.CommandLine.Option;
  * {@code qoslab-workload}: the distributed JGF RayTracer. Subcommands: {@code worker} (serve rows
  * over RMI), {@code manager} (distribute a render and print one JSON result line),
  * {@code sequential} (the in-process baseline); and reference 000's matrix multiplication and
- * reference 003's ping-pong: {@code matmul-worker}, {@code matmul}, {@code pingpong}
+ * reference 003's ping-pong: {@code matmul-worker}, {@code matmul}, {@code pingpong}; reference 002's sort: {@code sort-worker}, {@code sort} ({@link SortCommands})
  * ({@link MatmulCommands}). Logs go to stderr, the result to stdout.
  */
 @Command(name = "qoslab-workload", mixinStandardHelpOptions = true, version = "qoslab-workload 0.1.0",
         description = {"Distributed Java RMI RayTracer (Java Grande Forum section 3);",
                 "matrix multiplication over four Java mechanisms (reference 000) and ping-pong (reference 003)."},
         subcommands = {Main.WorkerCmd.class, Main.ManagerCmd.class, Main.SequentialCmd.class,
-                MatmulCommands.WorkerCmd.class, MatmulCommands.ManagerCmd.class, MatmulCommands.PingPongCmd.class})
+                MatmulCommands.WorkerCmd.class, MatmulCommands.ManagerCmd.class, MatmulCommands.PingPongCmd.class,
+                SortCommands.WorkerCmd.class, SortCommands.ManagerCmd.class, MpjCommands.PortsCmd.class})
 public final class Main implements Runnable {
     @Override public void run() { CommandLine.usage(this, System.err); }
 

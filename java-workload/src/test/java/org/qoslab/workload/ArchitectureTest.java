@@ -21,7 +21,7 @@ import java.rmi.Remote;
  */
 @AnalyzeClasses(packages = "org.qoslab.workload", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
-    /** render, rmi, net, matmul, pingpong: no cycle between them. */
+    /** render, rmi, net, matmul, pingpong, sort: no cycle between them. */
     @ArchTest
     static final ArchRule no_cycles_between_subpackages = slices().matching("org.qoslab.workload.(*)..")
             .should().beFreeOfCycles();
@@ -51,19 +51,26 @@ class ArchitectureTest {
             .should().dependOnClassesThat(resideInAPackage("org.qoslab..").and(not(resideInAPackage("..workload.net.."))))
             .because("net is a transport under matmul and pingpong");
 
-    /** Every RMI remote interface of the workload lives with its service: rmi (RayTracer) or matmul. */
+    /** Every RMI remote interface of the workload lives with its service: rmi (RayTracer), matmul or sort. */
     @ArchTest
     static final ArchRule remote_interfaces_live_with_their_service = classes().that().areInterfaces()
             .and().areAssignableTo(Remote.class).and().resideInAPackage("org.qoslab..")
-            .should().resideInAnyPackage("..workload.rmi..", "..workload.matmul..");
+            .should().resideInAnyPackage("..workload.rmi..", "..workload.matmul..", "..workload.sort..");
 
     /** picocli is the commands' alone. */
     @ArchTest
     static final ArchRule picocli_only_in_the_commands = noClasses()
             .that().doNotHaveFullyQualifiedName(Main.class.getName())
             .and().doNotHaveFullyQualifiedName(MatmulCommands.class.getName())
-            .and().haveNameNotMatching(".*\\.(Main|MatmulCommands)\\$.*")
+            .and().doNotHaveFullyQualifiedName(SortCommands.class.getName())
+            .and().doNotHaveFullyQualifiedName(MpjCommands.class.getName())
+            .and().haveNameNotMatching(".*\\.(Main|MatmulCommands|SortCommands|MpjCommands)\\$.*")
             .should().dependOnClassesThat().resideInAnyPackage("picocli..");
+
+    /** MPJ Express (mpi.*, a system jar) is the mpj package's alone: every other command runs without it. */
+    @ArchTest
+    static final ArchRule mpj_express_only_in_mpj = noClasses().that().resideOutsideOfPackage("..workload.mpj..")
+            .should().dependOnClassesThat().resideInAnyPackage("mpi..", "mpjdev..", "xdev..");
 
     /** The workload depends on java-common only, never on the capture or the analysis. */
     @ArchTest

@@ -285,8 +285,9 @@ if camp and "switch_json" in trials.columns:
     if len(sq):
         display(Markdown("## Switch evidence: egress queue drops per condition (`show mls qos interface X "
                          "statistics`, per-trial deltas)"))
+        manifest = camp / "inputs" / "manifest.json"  # a campaign folder made by hand may have no snapshot
         profiles = [yaml.safe_load((camp / p["file"]).read_text()) for p in
-                    json.loads((camp / "inputs" / "manifest.json").read_text()).get("profiles", {}).values()]
+                    json.loads(manifest.read_text()).get("profiles", {}).values()] if manifest.exists() else []
         display(Markdown(tx.switch_intro(rctx.marking_sentence(profiles, ctx), missing)))
         per = sq.groupby(["condition", "idx", "queue"]).dropped.sum().groupby(["condition", "queue"]).mean()
         conds = [n for n in ORDER if n in set(sq.condition)]

@@ -85,11 +85,12 @@ class Runner:
             topo = load_topology(resolve_path(pb.topology))
             floods = {ref: expand(load_flood(resolve_path(ref)), topo) for ref in pb.floods()}
             return topo, floods, {c.profile: load_profile(c.profile) for c in pb.conditions}, pb.device
-        topo = load_topology(self.out / m["topology"]["file"])
+        base = self.out.resolve()  # snapshot files by absolute path: references resolve against the repository
+        topo = load_topology(base / m["topology"]["file"])
         files = m.get("floods") or ({pb.flood: m["flood"]} if "flood" in m else {})
-        floods = {ref: expand(load_flood(self.out / files[ref]["file"]), topo) for ref in pb.floods()}
-        profiles = {ref: load_profile(self.out / e["file"]) for ref, e in m["profiles"].items()}
-        device = str(self.out / m["device"]["file"]) if "device" in m else pb.device
+        floods = {ref: expand(load_flood(base / files[ref]["file"]), topo) for ref in pb.floods()}
+        profiles = {ref: load_profile(base / e["file"]) for ref, e in m["profiles"].items()}
+        device = str(base / m["device"]["file"]) if "device" in m else pb.device
         return topo, floods, profiles, device
 
     def run(self) -> Store:

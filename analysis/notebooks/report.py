@@ -36,8 +36,11 @@ from qoslab.report import fidelity as rfid
 from qoslab.report import figures as fg
 from qoslab.report import lib as rl
 from qoslab.report import mechanisms as rmech
+from qoslab.report import scale as rscale
 from qoslab.report import tables as rt
 from qoslab.report import texts as tx
+from qoslab.scale.model import THESIS
+from qoslab.topology import load_topology
 from qoslab.workloads.metrics import Metric, decimals
 
 # %% tags=["parameters"]
@@ -219,6 +222,25 @@ if camp:
         table(rl.issue_table(failed, retried))
 elif thesis_data:
     show(fg.thesis_run_order(raw, ORDER, COLOR), "fig-runorder.png")
+
+
+# %%
+# the scale model (qoslab.report.scale, docs/scale-model.md): a RayTracer campaign with Table 5's four conditions
+if camp and thesis_data and rscale.applies(ctx, ORDER, (camp / "inputs" / "topology.yaml").exists()):
+    display(Markdown("## The scale model beside the thesis's cluster\n\n" + rscale.INTRO))
+    caps = [camp / p for p in rscale.baseline_captures(done) if (camp / p).exists()]
+    if caps:
+        tb = rscale.campaign_world(load_topology(camp / "inputs" / "topology.yaml"), done, json.loads(
+            caps[0].read_text()), json.loads((caps[0].parents[1] / "workload" / "workload-result.json").read_text()))
+        table(rscale.quantities_table(THESIS, tb))
+    else:
+        display(Markdown("No captured uncongested-fifo trial: the quantities need its bytes per class."))
+    tdir = pathlib.Path(thesis_data)
+    worlds = rscale.normalised_worlds(pd.read_csv(tdir / "thesis-table5-qos.csv"),
+                                      pd.read_csv(tdir / "thesis-table3-scaling.csv"), pd.read_csv(camp / "trials.csv"))
+    display(Markdown(rscale.overlay_sentence(worlds)))
+    show(rscale.overlay_figure(worlds, COLOR), "fig-scale-overlay.png")
+    table(rscale.overlay_table(worlds), float_format=lambda v: f"{v:.2f}")
 
 
 # %%

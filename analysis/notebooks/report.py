@@ -299,8 +299,9 @@ if camp and "switch_json" in trials.columns:
     if len(sq):
         display(Markdown("## Switch evidence: egress queue drops per condition (`show mls qos interface X "
                          "statistics`, per-trial deltas)"))
-        profiles = [yaml.safe_load((camp / p["file"]).read_text()) for p in
-                    json.loads((camp / "inputs" / "manifest.json").read_text()).get("profiles", {}).values()]
+        manifest = camp / "inputs" / "manifest.json"  # absent in a trimmed campaign (docs/results/README.md)
+        profiles = [yaml.safe_load((camp / p["file"]).read_text()) for p in (json.loads(manifest.read_text()) if
+                    manifest.exists() else {}).get("profiles", {}).values()]
         display(Markdown(tx.switch_intro(rctx.marking_sentence(profiles, ctx), missing)))
         per = sq.groupby(["condition", "idx", "queue"]).dropped.sum().groupby(["condition", "queue"]).mean()
         conds = [n for n in ORDER if n in set(sq.condition)]

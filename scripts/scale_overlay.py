@@ -14,45 +14,21 @@ from __future__ import annotations
 
 import argparse
 import csv
-import statistics
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from qoslab.scale.overlay import CONDITIONS, campaign_times, normalised, summary_rows  # noqa: E402
+from qoslab.scale.overlay import thesis_times as _thesis_times  # noqa: E402
+
 DATA = Path("/work/shared/data")
-#: Campaign condition -> (congestion, qos) of the thesis's CSV.
-CONDITIONS = {"no congestion fifo": ("no", "no"), "congestion fifo": ("yes", "no"),
-              "no congestion thesis": ("no", "yes"), "congestion thesis": ("yes", "yes")}
 
 
 def thesis_times() -> dict[str, list[float]]:
     """The thesis's trial times per campaign condition name (seconds)."""
-    out: dict[str, list[float]] = {c: [] for c in CONDITIONS}
-    with open(DATA / "thesis-table5-qos.csv") as f:
-        for r in csv.DictReader(f):
-            name = next(c for c, k in CONDITIONS.items() if k == (r["congestion"], r["qos"]))
-            out[name].append(float(r["elapsed_s"]))
-    with open(DATA / "thesis-table3-scaling.csv") as f:
-        out["no congestion fifo"] = [float(r["elapsed_s"]) for r in csv.DictReader(f) if r["machines"] == "4"]
-    return out
-
-
-def campaign_times(folder: Path, main: bool) -> dict[str, list[float]]:
-    """A campaign's render times per condition (seconds)."""
-    out: dict[str, list[float]] = {c: [] for c in CONDITIONS}
-    with open(folder / ("trials.csv" if main else "trials-all.csv")) as f:
-        for r in csv.DictReader(f):
-            if r["condition"] in out:
-                out[r["condition"]].append(float(r["elapsed_s"]))
-    return out
-
-
-def normalised(times: dict[str, list[float]]) -> dict[str, list[float]]:
-    """Every time divided by the uncongested-fifo mean of the same world."""
-    ref = statistics.mean(times["no congestion fifo"])
-    return {c: sorted(t / ref for t in v) for c, v in times.items()}
-
-
-def _q(v: list[float], p: float) -> float:
-    return statistics.quantiles(v, n=100, method="inclusive")[int(p) - 1] if len(v) > 1 else v[0]
+    with open(DATA / "thesis-table5-qos.csv") as f5, open(DATA / "thesis-table3-scaling.csv") as f3:
+        return _thesis_times(csv.DictReader(f5), csv.DictReader(f3))
 
 
 def main() -> None:
@@ -61,14 +37,14 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--main", action="store_true")
     a = ap.parse_args()
-    worlds = {"thesis": normalised(thesis_times()), "testbed": normalised(campaign_times(a.campaign, a.main))}
+    with open(a.campaign / ("trials.csv" if a.main else "trials-all.csv")) as f:
+        tb = campaign_times(csv.DictReader(f))
+    worlds = {"thesis": normalised(thesis_times()), "testbed": normalised(tb)}
     print("| condition | world | n | p10 | median | p90 | max | mean |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for c in CONDITIONS:
-        for w, d in worlds.items():
-            v = d[c]
-            print(f"| {c} | {w} | {len(v)} | {_q(v, 10):.2f} | {statistics.median(v):.2f} | {_q(v, 90):.2f} | "
-                  f"{max(v):.2f} | {statistics.mean(v):.2f} |")
+    for r in summary_rows(worlds):
+        print(f"| {r['condition']} | {r['world']} | {r['n']} | {r['p10']:.2f} | {r['median']:.2f} | {r['p90']:.2f} | "
+              f"{r['max']:.2f} | {r['mean']:.2f} |")
     if a.out:
         import matplotlib
 

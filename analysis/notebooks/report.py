@@ -36,13 +36,15 @@ from qoslab.report import fidelity as rfid
 from qoslab.report import figures as fg
 from qoslab.report import lib as rl
 from qoslab.report import mechanisms as rmech
+from qoslab.report import scale as rscale
 from qoslab.report import switchq as rsq
 from qoslab.report import tables as rt
 from qoslab.report import texts as tx
+from qoslab.scale.model import THESIS
+from qoslab.topology import load_topology
 from qoslab.workloads.metrics import Metric, decimals
 
 # %% tags=["parameters"]
-# parameters (papermill)
 stats_path = ""  # stats.json of a campaign, or of `qoslab-analysis thesis`
 campaign_dir = ""  # the campaign folder ("" in thesis mode)
 thesis_data = ""  # the thesis CSV folder (thesis mode)
@@ -90,8 +92,7 @@ ctx = rctx.context(stats, playbook,  # the workload, its metric, which sections 
                    yaml.safe_load(flood_file.read_text()) if flood_file and flood_file.exists() else None)
 
 display(Markdown(f"# {title}"))
-fidelity_warning = rfid.top_warning(stats)
-if fidelity_warning:
+if fidelity_warning := rfid.top_warning(stats):
     display(Markdown(fidelity_warning))
 if camp:
     prov = json.loads((camp / "provenance.json").read_text())
@@ -106,7 +107,6 @@ if tx.metric_intro(ctx, secondary):
 
 
 # %%
-# raw trial times per condition (what the statistics used)
 if thesis:
     data = pathlib.Path(thesis_data)
     raw = rl.thesis_raw(pd.read_csv(data / "thesis-table3-scaling.csv"), pd.read_csv(data / "thesis-table5-qos.csv"),
@@ -223,6 +223,24 @@ elif thesis_data:
 
 
 # %%
+if camp and thesis_data and rscale.applies(ctx, ORDER, (camp / "inputs" / "topology.yaml").exists()):
+    display(Markdown("## The scale model beside the thesis's cluster\n\n" + rscale.INTRO))
+    caps = [camp / p for p in rscale.baseline_captures(done) if (camp / p).exists()]
+    if caps:
+        tb = rscale.campaign_world(load_topology(camp / "inputs" / "topology.yaml"), done, json.loads(
+            caps[0].read_text()), json.loads((caps[0].parents[1] / "workload" / "workload-result.json").read_text()))
+        table(rscale.quantities_table(THESIS, tb))
+    else:
+        display(Markdown("No captured uncongested-fifo trial: the quantities need its bytes per class."))
+    tdir = pathlib.Path(thesis_data)
+    worlds = rscale.normalised_worlds(pd.read_csv(tdir / "thesis-table5-qos.csv"),
+                                      pd.read_csv(tdir / "thesis-table3-scaling.csv"), pd.read_csv(camp / "trials.csv"))
+    display(Markdown(rscale.overlay_sentence(worlds)))
+    show(rscale.overlay_figure(worlds, COLOR), "fig-scale-overlay.png")
+    table(rscale.overlay_table(worlds), float_format=lambda v: f"{v:.2f}")
+
+
+# %%
 def per_condition_stack(parts: dict[str, dict[str, float]], colors: dict[str, str], title: str, ylabel: str,
                         name: str) -> None:
     """Per-condition panels of stacked parts (qoslab.report.figures.stack), saved as ``name``."""
@@ -273,12 +291,8 @@ if camp:
 
 # %%
 if rsq.applies(stats.get("switch_queues")):  # a 9300's egress classes (show policy-map interface)
-    display(Markdown(f"## Switch evidence: egress queues of the {stats['switch_queues']['platform']} per condition "
-                     "(means per trial over the trial's ports)"))
+    display(Markdown(rsq.title(stats["switch_queues"])))
     table(rsq.queue_table(stats["switch_queues"], ORDER), float_format=lambda v: f"{v:.1f}")
-
-
-# %%
 if camp and "switch_json" in trials.columns:
     sq = rl.switch_queues(done)
     missing = int(done.switch_json.isna().sum())

@@ -92,7 +92,8 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Pat
     thesis = _thesis_stats(folder / "stats-thesis.json")
     name = json.loads((folder / "provenance.json").read_text()).get("playbook", folder.name)
     return _execute({"stats_path": str(stats.resolve()), "campaign_dir": str(folder.resolve()),
-                     "thesis_stats_path": str(thesis.resolve()), "include_dropped_captures": include_dropped_captures,
+                     "thesis_stats_path": str(thesis.resolve()), "thesis_data": str(THESIS_DATA.resolve()),
+                     "include_dropped_captures": include_dropped_captures,
                      "title": f"qoslab campaign report: {Path(name).stem}"}, folder)
 
 

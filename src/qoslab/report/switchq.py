@@ -22,6 +22,12 @@ def applies(block: Mapping[str, Any] | None) -> bool:
     return bool(block) and (block or {}).get("platform") not in (None, "catalyst3750")
 
 
+def title(block: Mapping[str, Any]) -> str:
+    """The section's Markdown heading, naming the platform."""
+    return (f"## Switch evidence: egress queues of the {block.get('platform')} per condition (means per trial over "
+            "the trial's ports)")
+
+
 def queue_table(block: Mapping[str, Any], order: Sequence[str]) -> pd.DataFrame:
     """One row per (condition, queue): trials with evidence and the mean of every counter the
     platform counts (None where it does not), conditions in ``order`` (others after them)."""

@@ -214,16 +214,21 @@ def _setpriv() -> tuple[str, ...]:
 
 def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
     """A ``preexec_fn``: the child gets SIGTERM when the thread that started it dies
-    (PR_SET_PDEATHSIG; it survives exec) and, when given, a timer slack of ``timer_slack_ns``
+    (PR_SET_PDEATHSIG; it survives exec), and ends at once when its parent died before the signal
+    was set (a SIGKILL between fork and prctl: the chaos test's kill during a worker's start left
+    one JVM running); when given, a timer slack of ``timer_slack_ns``
     nanoseconds (PR_SET_TIMERSLACK; must be >= 1: 0 would mean "reset to the default").
     Raises ValueError for a slack < 1."""
     if timer_slack_ns is not None and timer_slack_ns < 1:
         raise ValueError(f"timer slack must be >= 1 ns, got {timer_slack_ns}")
     libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
 
     def setup() -> None:
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if os.getppid() != parent:  # the parent died between fork and prctl: no signal will come
+            os._exit(143)
         if timer_slack_ns is not None and libc.prctl(PR_SET_TIMERSLACK, ctypes.c_ulong(timer_slack_ns), 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK) failed")
 

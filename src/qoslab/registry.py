@@ -144,6 +144,7 @@ meters.register("cpu", "qoslab.meters.cpu:CpuMeter")
 meters.register("capture", "qoslab.meters.drops:CaptureDropsMeter")
 meters.register("fidelity", "qoslab.meters.fidelity:FidelityMeter")
 meters.register("calls", "qoslab.meters.calls:CallMeter")
+meters.register("rtt", "qoslab.meters.rtt:RttMeter")
 
 #: Workloads: ``factory() -> Workload``; a playbook's ``workload: {kind: NAME, ...}`` names one.
 workloads: Registry[Callable[..., object]] = Registry("workload")

@@ -163,7 +163,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     defn = plan.flood
     ctx = TrialContext(condition=plan.condition, congestion=plan.congestion, trial_dir=tdir,
                        local=env.testbed is not None, switch=env.switch, ports=list(plan.ports), log=env.log,
-                       topology=env.topo, playbook=env.pb)
+                       topology=env.topo, playbook=env.pb, plan=plan, executor_of=env.executor_of)
     meters = MeterSet(ctx)
     flood, prepared = None, None
     try:

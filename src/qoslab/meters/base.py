@@ -27,7 +27,7 @@ campaign folder is opened, so adding a meter is one module and one registration:
 
 A meter must never fail a trial: an exception in a hook is caught by :class:`MeterSet`, logged,
 and the meter's columns are left NULL for that trial (its ``error`` names the hook). Meters run
-in registration order (built-ins: ``switch``, ``cpu``, ``capture``, ``fidelity``).
+in registration order (built-ins: ``switch``, ``cpu``, ``capture``, ``fidelity``, ``calls``, ``rtt``).
 
 Built-in meters (their column definitions live with the code that computes them):
 
@@ -40,7 +40,9 @@ Built-in meters (their column definitions live with the code that computes them)
 - ``capture`` (:class:`qoslab.meters.drops.CaptureDropsMeter`): the live capture's packet accounting (:mod:`.drops`,
   columns ``capture_*``); NULL for trials without a capture;
 - ``fidelity`` (:class:`qoslab.meters.fidelity.FidelityMeter`): whether the trial was emulated
-  faithfully (CPU headroom, bottleneck departure rate, flood rate; columns ``fidelity*``).
+  faithfully (CPU headroom, bottleneck departure rate, flood rate; columns ``fidelity*``);
+- ``rtt`` (:class:`qoslab.meters.rtt.RttMeter`): the base RTT from the workload's first host to its
+  second, pinged before capture and flood (:mod:`.rtt`, columns ``base_rtt_*``).
 """
 
 from __future__ import annotations
@@ -70,7 +72,10 @@ class TrialContext:
     - ``log``: a callback for one line of campaign log;
     - ``topology`` (:class:`qoslab.topology.Topology`) and ``playbook``
       (:class:`qoslab.campaign.playbook.Playbook`) of the campaign (None when not given), for
-      meters that need the link rate, the testbed's names or their own playbook settings.
+      meters that need the link rate, the testbed's names or their own playbook settings;
+    - ``plan``: the trial's :class:`qoslab.campaign.trialplan.TrialPlan` (hosts, ports, workload
+      settings) and ``executor_of``: host name -> its :class:`qoslab.executors.Executor`, for
+      meters that run a command on a node (None when not given).
     """
 
     condition: str
@@ -88,6 +93,8 @@ class TrialContext:
     log: Callable[[str], None] = lambda s: None
     topology: Any = None
     playbook: Any = None
+    plan: Any = None
+    executor_of: Callable[[str], Any] | None = None
 
 
 @runtime_checkable

@@ -36,7 +36,7 @@ QUANTITIES = {
     "flood_load": ("flood load", "flood received by a port / link rate (thesis: offered, <= 1)"),
     "queue_s": ("queue depth (s)", "switch FIFO bytes x 8 / link rate (thesis: 128 KiB assumed)"),
     "queue_in_frames": ("queue depth (frames)", "FIFO bytes / 1514"),
-    "queue_to_rtt": ("queue : RTT", "queue time / base RTT (thesis: 150 us assumed; not measured by a campaign)"),
+    "queue_to_rtt": ("queue : RTT", "queue time / base RTT (thesis: 150 us assumed; campaign: median ping RTT of its baseline trials)"),
     "queue_to_rto_min": ("queue : minimum RTO", "queue time / rto_min"),
     "rto_min_to_run": ("minimum RTO : run", "rto_min / uncongested run"),
     "delack_to_run": ("delayed ACK : run", "delayed-ACK time / uncongested run (0: quickack)"),
@@ -80,8 +80,8 @@ def condition_rows(done: pd.DataFrame, condition: str) -> list[dict[str, Any]]:
 def campaign_world(topo: Topology, done: pd.DataFrame, summary: Mapping[str, Any],
                    result: Mapping[str, Any]) -> World:
     """The testbed's :class:`World` of this campaign (:func:`qoslab.scale.measure.testbed_world`)
-    from its counted trials and one captured baseline trial; the base RTT is not measured by a
-    campaign (its quantity stays unknown)."""
+    from its counted trials and one captured baseline trial; the base RTT is the median of the
+    baseline trials' pinged RTTs (:mod:`qoslab.meters.rtt`; unknown for campaigns run before it)."""
     return testbed_world(topo, condition_rows(done, BASELINE), condition_rows(done, "congestion fifo"), summary,
                          result, name="this campaign")
 

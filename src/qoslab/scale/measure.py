@@ -46,19 +46,27 @@ def flood_facts(base: Sequence[Row], congested: Sequence[Row]) -> tuple[float, f
     return (statistics.mean(bps) if bps else math.nan), (statistics.median(cost) if cost else math.nan)
 
 
+def base_rtt_s(rows: Sequence[Row]) -> float:
+    """Median base RTT (seconds) of ``rows`` (trial rows with the ``rtt`` meter's ``base_rtt_ms``,
+    :mod:`qoslab.meters.rtt`); NaN when no row has one (a campaign before that meter, one host)."""
+    vals = [float(v) for r in rows for v in [r.get("base_rtt_ms")]
+            if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return statistics.median(vals) / 1000 if vals else math.nan
+
+
 def testbed_world(topo: Topology, base: Sequence[Row], congested: Sequence[Row], summary: Mapping[str, Any],
                   result: Mapping[str, Any], rtt_s: float = math.nan, name: str = "testbed") -> World:
     """The testbed's :class:`World`: ``base``/``congested`` are the counted trials of the
     uncongested-fifo and congested-fifo conditions, ``summary``/``result`` one captured baseline
-    trial's capture summary and workload result; ``rtt_s`` the measured base RTT (NaN: not
-    measured, its quantities come out NaN)."""
+    trial's capture summary and workload result; ``rtt_s`` the base RTT (seconds; NaN: the median
+    of ``base``'s pinged RTTs, :func:`base_rtt_s`, and NaN quantities when there are none)."""
     classes = summary["classes"]
     wire = sum(c["bytes"] for cname, c in classes.items() if cname != "udp")
     bps, cost = flood_facts(base, congested)
     knobs = topo.scale
     return World(
         name=name, link_rate_bps=topo.link.rate, switch_queue_bytes=topo.buffers.switch_port_bytes,
-        base_rtt_s=rtt_s,
+        base_rtt_s=base_rtt_s(base) if math.isnan(rtt_s) else rtt_s,
         rto_min_s=(knobs.rto_min_ms if knobs and knobs.rto_min_ms else LINUX_RTO_MIN_MS) / 1000,
         delack_s=0.0 if knobs and knobs.quickack else LINUX_DELACK_MIN_MS / 1000,
         uncongested_s=statistics.mean(r["elapsed_s"] for r in base), wire_bytes_per_run=wire,

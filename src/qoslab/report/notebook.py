@@ -62,10 +62,9 @@ def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
     """``qoslab-analysis thesis`` on the thesis's Appendix A data into ``out`` (stats JSON); returns it.
     Raises QoslabError when the Java statistics fail."""
 
-    from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
+    from qoslab.stats.jar import run_analysis
 
-    run_analysis(analysis_argv("thesis", "--data", str(data), "--out", str(out)), "thesis statistics", timeout_s=120)
-    portable_source(out)
+    run_analysis(["thesis", "--data", str(data), "--out", str(out)], "thesis statistics", out, timeout_s=120)
     return out
 
 

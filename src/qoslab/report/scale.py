@@ -36,7 +36,7 @@ QUANTITIES = {
     "flood_load": ("flood load", "flood received by a port / link rate (thesis: offered, <= 1)"),
     "queue_s": ("queue depth (s)", "switch FIFO bytes x 8 / link rate (thesis: 128 KiB assumed)"),
     "queue_in_frames": ("queue depth (frames)", "FIFO bytes / 1514"),
-    "queue_to_rtt": ("queue : RTT", "queue time / base RTT (thesis: 150 us assumed; campaign: median ping RTT of its baseline trials)"),
+    "queue_to_rtt": ("queue : RTT", "queue time / base RTT (thesis: 150 us assumed; campaign: baseline ping)"),
     "queue_to_rto_min": ("queue : minimum RTO", "queue time / rto_min"),
     "rto_min_to_run": ("minimum RTO : run", "rto_min / uncongested run"),
     "delack_to_run": ("delayed ACK : run", "delayed-ACK time / uncongested run (0: quickack)"),

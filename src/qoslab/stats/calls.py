@@ -16,7 +16,7 @@ from typing import Any
 from qoslab.campaign.store import Store
 from qoslab.meters.calls import read_jsonl
 from qoslab.stats.fidelity import is_invalid
-from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
+from qoslab.stats.jar import run_analysis
 from qoslab.workloads.pool import CALLS_FILE
 
 #: Fields of a manager record kept in the pooled file (besides condition and trial).
@@ -65,12 +65,12 @@ def export_calls(store: Store, folder: Path, path: Path, exclude_invalid: bool =
 
 def calls_argv(calls: Path, out: Path, compare: Iterable[tuple[str, str]],
                recovery: Iterable[tuple[str, str, str]], have: Iterable[str], seed: int = 1) -> list[str]:
-    """argv of ``qoslab-analysis calls`` with the comparisons and triples whose conditions all have
-    calls (``have``)."""
+    """Arguments of ``qoslab-analysis calls`` (for :func:`qoslab.stats.jar.run_analysis`) with the
+    comparisons and triples whose conditions all have calls (``have``)."""
     ok = set(have)
-    argv = analysis_argv("calls", "--calls", str(calls), "--by", "condition", "--trial", "trial",
+    argv = ["calls", "--calls", str(calls), "--by", "condition", "--trial", "trial",
                          "--value", "latency_ms",
-            "--where", "method=render", "--seed", str(seed), "--out", str(out))
+            "--where", "method=render", "--seed", str(seed), "--out", str(out)]
     for a, b in compare:
         if a in ok and b in ok:
             argv += ["--compare", f"{a}|{b}"]
@@ -103,5 +103,5 @@ def run_call_stats(store: Store, folder: Path, compare: Iterable[tuple[str, str]
         calls.unlink(missing_ok=True)
         out.unlink(missing_ok=True)
         return None
-    run_analysis(calls_argv(calls, out, compare, recovery, have), "call-latency statistics", timeout_s=600)
-    return {**stats_block(portable_source(out)), "excluded_invalid_trials": invalid}
+    cs = run_analysis(calls_argv(calls, out, compare, recovery, have), "call-latency statistics", out, timeout_s=600)
+    return {**stats_block(cs), "excluded_invalid_trials": invalid}

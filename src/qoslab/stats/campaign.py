@@ -17,7 +17,7 @@ from qoslab.stats.calls import run_call_stats
 from qoslab.stats.censoring import CensoredAttempt, censored_attempts, censoring_summary, write_censored_csv
 from qoslab.stats.factorial import factorial_block
 from qoslab.stats.fidelity import fidelity_block, is_invalid
-from qoslab.stats.jar import analysis_argv, portable_source, run_analysis
+from qoslab.stats.jar import run_analysis
 from qoslab.stats.metrics import declared_metrics, higher_is_better_recovery, metric_block, secondary_block
 from qoslab.stats.stopping import stopping_summary
 from qoslab.stats.switchq import switch_queues_block
@@ -88,14 +88,13 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
     """Run the Java statistics on ``csv`` (see :func:`plan_comparisons`) into ``out``; returns
     stats.json as a dict. Raises QoslabError with the tool's message when it fails."""
     compare, recovery = plan_comparisons(pb)
-    argv = analysis_argv("stats", "--csv", str(csv), "--out", str(out), "--baseline", pb.baseline_condition().name,
-                         "--tost-margin", str(pb.equivalence_margin))
+    args = ["stats", "--csv", str(csv), "--out", str(out), "--baseline", pb.baseline_condition().name,
+                         "--tost-margin", str(pb.equivalence_margin)]
     for a, b in compare:
-        argv += ["--compare", f"{a}|{b}"]
+        args += ["--compare", f"{a}|{b}"]
     for r in recovery:
-        argv += ["--recovery", "|".join(r)]
-    run_analysis(argv, "statistics")
-    return portable_source(out)
+        args += ["--recovery", "|".join(r)]
+    return run_analysis(args, "statistics", out)
 
 
 def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:

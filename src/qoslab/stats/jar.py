@@ -1,7 +1,8 @@
 """The one wrapper of the analysis jar (``analysis/``, ``org.qoslab.analysis.Main``: Apache Commons
 Math statistics): its path, its ``java`` command line and how a failed run is reported.
 
-Every Java statistics run of qoslab goes through :func:`analysis_argv` and :func:`run_analysis`:
+Every Java statistics run of qoslab goes through :func:`run_analysis` (its argv from
+:func:`analysis_argv`):
 ``stats`` (a campaign's trials.csv, :mod:`.campaign`), ``calls`` (call latencies, :mod:`.calls`)
 and ``thesis`` (the thesis's Appendix A data, :mod:`qoslab.report.notebook`).
 """
@@ -29,18 +30,29 @@ def analysis_argv(command: str, *args: str, jar: Path = ANALYSIS_JAR) -> list[st
     return ["java", "-cp", f"{jar}:{jar.parent / 'lib'}/*", MAIN, command, *args]
 
 
-def run_analysis(argv: Sequence[str], what: str, timeout_s: float = 300) -> None:
-    """Run an argv from :func:`analysis_argv` (``timeout_s`` seconds at most). Raises QoslabError
-    ``"<what> failed: <the tool's last 300 characters of stderr>"`` on a non-zero exit, and names
-    the jar when it was never built."""
-    if not Path(argv[2].split(":", 1)[0]).exists():
-        raise QoslabError(f"{what} failed: {argv[2].split(':', 1)[0]} is missing (run 'make setup' to build it)")
+def run_analysis(tool_args: Sequence[str], what: str, out: Path, timeout_s: float = 300,
+                 jar: Path = ANALYSIS_JAR) -> dict[str, Any]:
+    """Run ``qoslab-analysis TOOL_ARGS...`` (``tool_args``: the command then its options, see
+    :func:`analysis_argv`) with ``jar`` for at most ``timeout_s`` seconds; the tool writes the JSON
+    file ``out`` (one of its options), whose ``source`` is then made portable
+    (:func:`portable_source`). Returns that JSON. Raises QoslabError ``"<what> failed: ..."``
+    naming the jar when it was never built, the tool's last 300 characters of stderr on a non-zero
+    exit, or the timeout."""
+    if not jar.exists():
+        raise QoslabError(f"{what} failed: {jar} is missing (run 'make setup' to build it)")
+    if not tool_args:
+        raise QoslabError(f"{what} failed: no analysis command given")
+    argv = analysis_argv(tool_args[0], *tool_args[1:], jar=jar)
     try:
-        p = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout_s)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise QoslabError(f"{what} failed: the analysis tool took over {timeout_s:g} s") from None
     if p.returncode != 0:
         raise QoslabError(f"{what} failed: {p.stderr.strip()[-300:]}")
+    try:
+        return portable_source(out)
+    except (OSError, ValueError) as e:
+        raise QoslabError(f"{what} failed: the analysis tool wrote no readable {out.name}: {e}") from None
 
 
 def _portable(path: str, folder: Path) -> str:

@@ -20,42 +20,33 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
 from ..executors.nodes import parallel_map
-from ..yamlio import StrictModel, SubFieldProblem
+from ..yamlio import SubFieldProblem
 from .base import AddressOf, ExecutorOf, Pool, WorkloadBase
 from .pool import CALLS_FILE, ProcessPool, WorkloadRun, fetch_log, java_command, node_log, wait_for_port
 
 
-class WorkloadSettings(StrictModel):
-    """One workload run (also a playbook's ``workload:`` and a condition's overrides).
+class RaytracerSettings(WorkloadBase):
+    """The RayTracer's settings: one workload run (also a playbook's ``workload:`` and a
+    condition's overrides); ``kind: raytracer`` is the default kind.
 
-    ``hosts``: host names, the first is the head node (manager + a worker); ``size``: "A"
+    Besides :class:`WorkloadBase`'s fields (``hosts``: the first is the head node, manager + a
+    worker; ``dscp``: 0-63 marking every RMI socket, or None; ``timeout_s``: seconds one RMI call
+    may take; ``startup_timeout_s``: seconds a worker JVM may take to listen): ``size``: "A"
     (150x150), "B" (500x500) or a width in pixels (JGF section 3 sizes); ``rows_per_call``: rows per
     RMI call, or "all"; ``codec``: serializable | externalizable; ``frames``: renders per run;
     ports: RMI registry and render-service export port (fixed, so a QoS profile can match them);
-    ``dscp``: 0-63 marking every RMI socket, or None; ``timeout_s``: seconds one RMI call may take;
-    ``startup_timeout_s``: seconds a worker JVM may take to listen; ``supersample``: k x k rays per
-    pixel (1 = the JGF benchmark; compute grows k^2-fold, bytes do not; checksums in java-workload).
-    Invalid values raise pydantic's ValidationError (ConfigError with file and line when loaded
-    from a playbook)."""
+    ``supersample``: k x k rays per pixel (1 = the JGF benchmark; compute grows k^2-fold, bytes do
+    not; checksums in java-workload). Invalid values raise pydantic's ValidationError (ConfigError
+    with file and line when loaded from a playbook)."""
 
-    hosts: list[str] = Field(..., min_length=1)
+    kind: Literal["raytracer"] = "raytracer"
     size: str = "A"
     rows_per_call: int | Literal["all"] = "all"
     codec: Literal["serializable", "externalizable"] = "serializable"
     frames: int = Field(1, ge=1, le=10_000)
     registry_port: int = Field(1099, ge=1, le=65535)
     export_port: int = Field(1100, ge=1, le=65535)
-    dscp: int | None = Field(None, ge=0, le=63)
-    timeout_s: float = Field(120.0, gt=0, le=86_400)
-    startup_timeout_s: float = Field(30.0, gt=0, le=3600)
     supersample: int = Field(1, ge=1, le=4)
-
-    @field_validator("hosts")
-    @classmethod
-    def _hosts(cls, v: list[str]) -> list[str]:
-        if len(set(v)) != len(v):
-            raise ValueError(f"a host is listed twice: {','.join(v)}")
-        return v
 
     @field_validator("size", mode="before")
     @classmethod
@@ -75,13 +66,13 @@ class WorkloadSettings(StrictModel):
         return v
 
     @model_validator(mode="after")
-    def _ports(self) -> WorkloadSettings:
+    def _ports(self) -> RaytracerSettings:
         if self.registry_port == self.export_port:
             raise SubFieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
         return self
 
     @classmethod
-    def checked(cls, **values: Any) -> WorkloadSettings:
+    def checked(cls, **values: Any) -> RaytracerSettings:
         """Construct from keyword values; raises QoslabError with one line per problem."""
         try:
             return cls(**values)
@@ -89,6 +80,17 @@ class WorkloadSettings(StrictModel):
             raise QoslabError("workload: " + "; ".join(
                 f"{'.'.join(map(str, err['loc'])) or 'settings'}: {err['msg'].removeprefix('Value error, ')}"
                 for err in e.errors())) from None
+
+    def listen_ports(self) -> list[tuple[str, str, int]]:
+        return [("registry_port", "tcp", self.registry_port), ("export_port", "tcp", self.export_port)]
+
+    def describe(self) -> str:
+        return (f"raytracer on {', '.join(self.hosts)}, size {self.size}, {self.frames} frame(s), rows per call "
+                f"{self.rows_per_call}" + (f", supersample {self.supersample}" if self.supersample > 1 else ""))
+
+
+#: The RayTracer's settings under their first name (every run is a RayTracer run's settings).
+WorkloadSettings = RaytracerSettings
 
 
 class WorkerPool(ProcessPool):
@@ -208,19 +210,6 @@ def run_workload(
             fetch_log(executor_of(host), logs[host])
 
         parallel_map(stop, list(workers))
-
-
-class RaytracerSettings(WorkloadSettings, WorkloadBase):
-    """:class:`WorkloadSettings` with ``kind: raytracer`` (the default kind)."""
-
-    kind: Literal["raytracer"] = "raytracer"
-
-    def listen_ports(self) -> list[tuple[str, str, int]]:
-        return [("registry_port", "tcp", self.registry_port), ("export_port", "tcp", self.export_port)]
-
-    def describe(self) -> str:
-        return (f"raytracer on {', '.join(self.hosts)}, size {self.size}, {self.frames} frame(s), rows per call "
-                f"{self.rows_per_call}" + (f", supersample {self.supersample}" if self.supersample > 1 else ""))
 
 
 class Raytracer:

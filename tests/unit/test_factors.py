@@ -95,6 +95,14 @@ def test_an_unknown_flood_level_is_refused_with_the_factor_field(write_yaml):
         load_playbook(p)
 
 
+def test_an_unknown_profile_level_is_refused_at_the_factors_line(tmp_path):
+    p = tmp_path / "pb.yaml"
+    p.write_text("name: f\nworkload: {hosts: [jp-1, jp-2], size: A}\nfactors:\n  flood: [none]\n"
+                 "  profile: [fifo, thesiss]\n")
+    with pytest.raises(ConfigError, match=r"pb\.yaml:5: factors\.profile: no profile 'thesiss'"):
+        load_playbook(p)
+
+
 def _data(seed: int = 3) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     return {"B": rng.normal(10, 0.3, 12), "C1": rng.normal(20, 0.5, 12), "T1": rng.normal(11, 0.4, 12),

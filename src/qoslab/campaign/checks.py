@@ -103,17 +103,24 @@ def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> None:
                 raise fail(loc, f"port {port} is also the flood's ({taken[port]}) on the workload hosts")
 
 
+def _condition_loc(pb: Playbook, i: int, field: str) -> tuple[Any, ...]:
+    """Where condition ``i``'s ``field`` was written: its factor's line when the condition was
+    generated from ``factors:`` with that factor, else the condition's own."""
+    if pb.factors and field in pb.factors:
+        return ("factors", field)
+    return ("conditions", i, field)
+
+
 def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
     c = pb.conditions[i]
+    loc = _condition_loc(pb, i, "profile")
     try:
         prof = load_profile(c.profile)
         plat = get_platform(platform_for_model(topo.switch.model))
         plat.render(prof, topo, {"workload": pb.workload_of(c).hosts})
-    except ConfigError as e:
-        raise fail(("conditions", i, "profile"), str(e)) from None
-    except QoslabError as e:
-        raise fail(("conditions", i, "profile"), str(e)) from None
+    except QoslabError as e:  # ConfigError included
+        raise fail(loc, str(e)) from None
     if pb.capture != "off" and not any(canonical_port(s.destination) == pb.capture_port for s in prof.span):
-        raise fail(("conditions", i, "profile"),
+        raise fail(loc,
                    f"profile {prof.name} mirrors nothing to the capture port {pb.capture_port}: add a `span:` "
                    f"session with destination {pb.capture_port} to it (SPAN comes from profiles only)")

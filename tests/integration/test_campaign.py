@@ -9,100 +9,35 @@ processes a run left behind; after ``testbed down`` nothing is left."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-import yaml
 
 from qoslab.campaign.trialplan import LIFETIME_MARGIN_S
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.testbed.plan import span_namespace, vswitch_dir
-from qoslab.testbed.procs import cmdline, namespace_pids, pid_alive
+from qoslab.testbed.procs import cmdline, pid_alive
 from qoslab.topology import load_topology
 
-from .conftest import counted_n, free_port, netns_snapshot, unique_name
+from .campaign_helpers import TIMEOUT_S, N, chaos_files, kill_run, trial_procs, trial_rows
+from .conftest import counted_n, netns_snapshot, unique_name
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
 
-DRIVER = Path(__file__).parent / "chaos_driver.py"
-N = 3                     # trials per condition
-TIMEOUT_S = 40            # the playbook's trial_timeout_s
 KILLS = 10
 PHASES = ["push", "flood", "workload", "capture", "commit"]
-TRIAL_PROCS = ("ITGSend", "ITGRecv", "ITGDec", "java", "dumpcap", "timeout", "iperf3")
-
-
-def _rows(db: Path) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT idx, condition, trial, status, finished, attempts, failures, valid "
-                           "FROM trials ORDER BY idx").fetchall()
-    except sqlite3.OperationalError:  # the campaign is being made
-        return []
-    finally:
-        con.close()
-
-
-def _age_s(pid: int) -> float | None:
-    try:
-        start = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-    except (OSError, IndexError, ValueError):
-        return None
-    return uptime - start / os.sysconf("SC_CLK_TCK")
-
-
-def _trial_procs(tb: Testbed) -> dict[int, tuple[str, float | None]]:
-    """D-ITG, JVM, capture and lifetime-wrapper processes in the testbed's hosts and SPAN namespace."""
-    out = {}
-    for ps in namespace_pids([*tb.host_namespaces(), tb.span_ns]).values():
-        for p in ps:
-            try:
-                comm = Path(f"/proc/{p}/comm").read_text().strip()
-            except OSError:
-                continue
-            if comm in TRIAL_PROCS:
-                out[p] = (comm, _age_s(p))
-    return out
-
-
-def _files(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    topo = yaml.safe_load((Path(__file__).parents[2] / "playbooks" / "topologies" / "ecenet.yaml").read_text())
-    topo["name"] = name
-    topo["switch"]["management"]["port"] = free_port()
-    tfile = tmp_path / "topo.yaml"
-    tfile.write_text(yaml.safe_dump(topo))
-    flood = {"name": "chaos", "rate": "1.1x", "pacing": "poll", "flows": [{"src": "jp-3", "dst": "jp-1"}]}
-    ffile = tmp_path / "flood.yaml"
-    ffile.write_text(yaml.safe_dump(flood))
-    pb = {"name": "chaos", "topology": str(tfile), "device": "virtual", "flood": str(ffile),
-          "workload": {"hosts": ["jp-1", "jp-2"], "size": "A", "frames": 1},
-          "conditions": [{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
-                         {"name": "congestion thesis", "congestion": True, "profile": "thesis"}],
-          "trials": N, "order": "interleaved", "seed": 7, "capture": "every", "settle": "fixed",
-          "settle_s": 0.3, "trial_timeout_s": TIMEOUT_S, "retries": 2}
-    pfile = tmp_path / "chaos.yaml"
-    pfile.write_text(yaml.safe_dump(pb))
-    return tfile, pfile
-
-
-def _kill_run(args: list[str], phase: str, occurrence: int, seed: int) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(DRIVER), phase, str(occurrence), str(seed), "--", *args],
-                          capture_output=True, text=True, timeout=180)
 
 
 def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
     t_start = time.monotonic()
     name = unique_name("c")
     before_ns, before_links = netns_snapshot()
-    tfile, pfile = _files(tmp_path, name)
+    tfile, pfile = chaos_files(tmp_path, name)
     tb = Testbed(load_topology(tfile))
     folder = tmp_path / "campaign"
     db = folder / "trials.sqlite"
@@ -118,16 +53,16 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
             # some progress between kills: three kills wait for the phase's second arrival (every
             # trial floods, captures, runs the workload and commits; the first trial of a run pushes)
             occurrence = 2 if k in (2, 5, 8) and phase != "push" else 1
-            r = _kill_run(args, phase, occurrence, seed=100 + k)
+            r = kill_run(args, phase, occurrence, seed=100 + k)
             assert r.returncode == -9, f"kill {k} ({phase}) did not happen: {r.stdout[-1500:]} {r.stderr[-1500:]}"
             # nothing a trial started outlives the runner (parent-death signal), let alone its lifetime
             deadline = time.monotonic() + 10
-            while (left := _trial_procs(tb)) and time.monotonic() < deadline:
+            while (left := trial_procs(tb)) and time.monotonic() < deadline:
                 assert all(age is None or age < bound for _, age in left.values()), left
                 time.sleep(0.2)
-            leftovers_seen.append((phase, _trial_procs(tb)))
-            assert not _trial_procs(tb), f"after the kill during {phase}: {_trial_procs(tb)}"
-            for idx, _c, _t, status, fin, *_ in _rows(db):
+            leftovers_seen.append((phase, trial_procs(tb)))
+            assert not trial_procs(tb), f"after the kill during {phase}: {trial_procs(tb)}"
+            for idx, _c, _t, status, fin, *_ in trial_rows(db):
                 if status == "done":
                     assert done_at.setdefault(idx, fin) == fin, f"trial {idx} ran again after it was done"
             args = ["campaign", "run", "--resume", str(folder)]
@@ -148,7 +83,7 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", folder.name],
                            capture_output=True, text=True, timeout=600, cwd=folder.parent)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-        rows = _rows(db)
+        rows = trial_rows(db)
         assert len(rows) == 2 * N and all(row[3] == "done" and row[7] == 1 for row in rows), rows
         for idx, fin in done_at.items():
             assert dict((row[0], row[4]) for row in rows)[idx] == fin

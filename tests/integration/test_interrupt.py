@@ -21,8 +21,8 @@ from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology
 from qoslab.workloads.gate import GO_FILE
 
+from .campaign_helpers import chaos_files, trial_procs, trial_rows
 from .conftest import unique_name
-from .test_campaign import _files, _rows, _trial_procs
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
 N = 2
@@ -43,7 +43,7 @@ def _wait_for_go(folder: Path, proc: subprocess.Popen, timeout_s: float = 120) -
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
 def test_an_interrupt_during_the_workload_ends_the_campaign_at_once(tmp_path, sig):
     name = unique_name("i")
-    tfile, pfile = _files(tmp_path, name)
+    tfile, pfile = chaos_files(tmp_path, name)
     # a workload that runs long after the interrupt: 20 frames of size B (500 x 500) under congestion
     text = (pfile.read_text().replace("frames: 1", "frames: 20").replace("size: A", "size: B")
             .replace("trials: 3", f"trials: {N}").replace("trial_timeout_s: 40", "trial_timeout_s: 300"))
@@ -68,8 +68,8 @@ def test_an_interrupt_during_the_workload_ends_the_campaign_at_once(tmp_path, si
         assert proc.returncode == 130, (proc.returncode, out[-2000:], err[-2000:])
         assert took < 10, f"the campaign took {took:.1f} s to end after {sig.name}"
         assert "interrupted" in out + err, (out[-1500:], err[-1500:])
-        assert not _trial_procs(tb), f"left running: {_trial_procs(tb)}"
-        rows = {r[0]: r for r in _rows(folder / "trials.sqlite")}
+        assert not trial_procs(tb), f"left running: {trial_procs(tb)}"
+        rows = {r[0]: r for r in trial_rows(folder / "trials.sqlite")}
         idx = int(tdir.name)
         assert rows[idx][3] == "pending" and rows[idx][6] == 0, rows[idx]  # not a failure, runs again
         assert all(r[3] != "failed" and r[6] == 0 for r in rows.values()), rows

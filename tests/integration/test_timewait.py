@@ -19,8 +19,8 @@ from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.topology import load_topology
 
-from .conftest import free_port, unique_name
-from .test_campaign import _kill_run
+from .campaign_helpers import kill_run, topology_copy
+from .conftest import unique_name
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
 
@@ -30,11 +30,7 @@ ECHO = Path(__file__).parents[2] / "examples" / "command-echo"
 
 
 def _files(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    topo = yaml.safe_load((Path(__file__).parents[2] / "playbooks" / "topologies" / "ecenet.yaml").read_text())
-    topo["name"] = name
-    topo["switch"]["management"]["port"] = free_port()
-    tfile = tmp_path / "topo.yaml"
-    tfile.write_text(yaml.safe_dump(topo))
+    tfile = topology_copy(tmp_path, name)
     ffile = tmp_path / "flood.yaml"
     ffile.write_text(yaml.safe_dump({"name": "tw", "rate": "1.1x", "pacing": "poll",
                                      "flows": [{"src": "jp-3", "dst": "jp-2"}]}))
@@ -65,7 +61,7 @@ def test_kill9_during_a_congested_command_trial_then_resume_burns_no_retry(tmp_p
     tb = Testbed(load_topology(tfile))
     folder = tmp_path / "campaign"
     try:
-        r = _kill_run(["campaign", "run", str(pfile), "--out", str(folder)], "workload", 2, seed=3)
+        r = kill_run(["campaign", "run", str(pfile), "--out", str(folder)], "workload", 2, seed=3)
         assert r.returncode == -9, f"no kill: {r.stdout[-1500:]} {r.stderr[-1500:]}"
         # what the test is about: the first trial's connections hold the worker's port in TIME-WAIT
         assert _time_wait(tb, "jp-2", PORT) > 0

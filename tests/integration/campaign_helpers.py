@@ -1,0 +1,94 @@
+"""Helpers shared by the campaign tests that kill and interrupt a real campaign (test_campaign's
+chaos test, test_interrupt): the chaos campaign's files, its trial rows, and the trial processes
+left in a testbed's namespaces."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from qoslab.testbed import Testbed
+from qoslab.testbed.procs import namespace_pids
+
+from .conftest import free_port
+
+DRIVER = Path(__file__).parent / "chaos_driver.py"
+N = 3                     # trials per condition
+TIMEOUT_S = 40            # the playbook's trial_timeout_s
+#: Process names a trial starts (D-ITG, JVMs, the capture, the lifetime wrapper, iperf3).
+TRIAL_PROCS = ("ITGSend", "ITGRecv", "ITGDec", "java", "dumpcap", "timeout", "iperf3")
+
+
+def trial_rows(db: Path) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT idx, condition, trial, status, finished, attempts, failures, valid "
+                           "FROM trials ORDER BY idx").fetchall()
+    except sqlite3.OperationalError:  # the campaign is being made
+        return []
+    finally:
+        con.close()
+
+
+def age_s(pid: int) -> float | None:
+    try:
+        start = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return uptime - start / os.sysconf("SC_CLK_TCK")
+
+
+def trial_procs(tb: Testbed) -> dict[int, tuple[str, float | None]]:
+    """D-ITG, JVM, capture and lifetime-wrapper processes in the testbed's hosts and SPAN namespace."""
+    out = {}
+    for ps in namespace_pids([*tb.host_namespaces(), tb.span_ns]).values():
+        for p in ps:
+            try:
+                comm = Path(f"/proc/{p}/comm").read_text().strip()
+            except OSError:
+                continue
+            if comm in TRIAL_PROCS:
+                out[p] = (comm, age_s(p))
+    return out
+
+
+def topology_copy(tmp_path: Path, name: str) -> Path:
+    """``tmp_path/topo.yaml``: ecenet renamed ``name`` with a free management port."""
+    topo = yaml.safe_load((Path(__file__).parents[2] / "playbooks" / "topologies" / "ecenet.yaml").read_text())
+    topo["name"] = name
+    topo["switch"]["management"]["port"] = free_port()
+    tfile = tmp_path / "topo.yaml"
+    tfile.write_text(yaml.safe_dump(topo))
+    return tfile
+
+
+def chaos_files(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """The chaos campaign's (topology, playbook) files: one flood flow jp-3 -> jp-1 at 1.1x, two
+    congested conditions of N trials, capture every trial."""
+    tfile = topology_copy(tmp_path, name)
+    flood = {"name": "chaos", "rate": "1.1x", "pacing": "poll", "flows": [{"src": "jp-3", "dst": "jp-1"}]}
+    ffile = tmp_path / "flood.yaml"
+    ffile.write_text(yaml.safe_dump(flood))
+    pb = {"name": "chaos", "topology": str(tfile), "device": "virtual", "flood": str(ffile),
+          "workload": {"hosts": ["jp-1", "jp-2"], "size": "A", "frames": 1},
+          "conditions": [{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
+                         {"name": "congestion thesis", "congestion": True, "profile": "thesis"}],
+          "trials": N, "order": "interleaved", "seed": 7, "capture": "every", "settle": "fixed",
+          "settle_s": 0.3, "trial_timeout_s": TIMEOUT_S, "retries": 2}
+    pfile = tmp_path / "chaos.yaml"
+    pfile.write_text(yaml.safe_dump(pb))
+    return tfile, pfile
+
+
+def kill_run(args: list[str], phase: str, occurrence: int, seed: int) -> subprocess.CompletedProcess:
+    """``qoslab ARGS...`` under chaos_driver.py, SIGKILLed at the ``occurrence``-th ``phase``
+    (push, flood, workload, capture, commit; the moment within it drawn from ``seed``, see
+    chaos_driver.py); 180 s at most."""
+    return subprocess.run([sys.executable, str(DRIVER), phase, str(occurrence), str(seed), "--", *args],
+                          capture_output=True, text=True, timeout=180)

@@ -99,9 +99,9 @@ def test_bad_mpj_settings_name_file_line_and_field(tmp_path, workload, line, mat
 
 def test_the_seed_playbooks_load_with_their_factorials():
     from conftest import REPO
-    sort_pb = load_playbook(REPO / "playbooks" / "mechanisms-sort.yaml")
+    sort_pb = load_playbook(REPO / "playbooks" / "seed002-sort.yaml")
     assert len(sort_pb.conditions) == 12
     assert {sort_pb.workload_of(c).mechanism for c in sort_pb.conditions} == set(MECHANISMS)  # type: ignore[attr-defined]
     assert sort_pb.workload.worker_hosts() == ["jp-2", "jp-3", "jp-4", "jp-1"]  # type: ignore[attr-defined]
-    mpj_pb = load_playbook(REPO / "playbooks" / "mechanisms-mpj.yaml")
+    mpj_pb = load_playbook(REPO / "playbooks" / "seed003-mpj.yaml")
     assert len(mpj_pb.conditions) == 4 and mpj_pb.workload.kind == "mpj"

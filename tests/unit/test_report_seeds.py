@@ -135,3 +135,30 @@ def test_counted_results_reads_done_valid_trials_less_those_left_out(tmp_path):
     stats["fidelity"]["excluded_applied"] = False  # the statistics kept the invalid trials: so does the table
     assert counted_results(tmp_path, stats) == {"a": [{"x": 0}], "b": [{"x": 3}, {"x": 4}]}
     assert counted_results(None, stats) == {} and counted_results(tmp_path / "nowhere", stats) == {}
+
+
+def _committed(name):
+    import yaml
+    from conftest import REPO
+    camp = REPO / "docs" / "results" / name
+    stats = json.loads((camp / "stats.json").read_text())
+    return sections(stats, yaml.safe_load((camp / "playbook.yaml").read_text()), counted_results(camp, stats))
+
+
+def test_the_committed_sort_campaign_is_shown_against_seed_002():
+    (title, intro, table), = _committed("mechanisms-sort-20261125")
+    assert "seed 002" in title and list(table["mechanism"]) == ["corba", "rmi", "socket"]
+    assert list(table["seed 002 (ms)"]) == ["6379", "8101", "12284"] and list(table["measured rank"]) == ["3", "1", "2"]
+    assert "*rmi, socket, corba*, not the same; corba is the slowest, as the summary says" in intro
+
+
+def test_the_committed_mpj_campaign_is_shown_per_operation_from_its_trials():
+    (title, intro, table), = _committed("mechanisms-mpj-20261125")
+    assert "seed 003" in title
+    ops = set(table["operation"])
+    assert ops == {"ping-pong MPJ", "ping-pong socket", "barrier", "bcast", "allreduce (doubles)"}
+    pp = table[table["operation"] == "ping-pong MPJ"]
+    assert list(pp["size"]) == ["512", "1,024", "2,048", "4,096", "8,192", "16,384", "32,768", "65,536"]
+    assert set(table["trials"]) == {"3/0/3"}  # no congested FIFO trial finished (each counted at its bound)
+    assert set(table["congestion, fifo p50 / p99"]) == {"- / -"}
+    assert "of 8 of its sizes" in intro

@@ -8,6 +8,7 @@ import json
 import sqlite3
 
 import pytest
+import yaml
 
 from qoslab.report.seedmpj import SEED003_PINGPONG, latencies, mpj_intro, mpj_rows, mpj_table, pingpong_order, shown
 from qoslab.report.seeds import sections
@@ -138,7 +139,6 @@ def test_counted_results_reads_done_valid_trials_less_those_left_out(tmp_path):
 
 
 def _committed(name):
-    import yaml
     from conftest import REPO
     camp = REPO / "docs" / "results" / name
     stats = json.loads((camp / "stats.json").read_text())

@@ -35,11 +35,12 @@ from qoslab.report import factors as rf
 from qoslab.report import fidelity as rfid
 from qoslab.report import figures as fg
 from qoslab.report import lib as rl
-from qoslab.report import mechanisms as rmech
 from qoslab.report import scale as rscale
+from qoslab.report import seeds as rseeds
 from qoslab.report import switchq as rsq
 from qoslab.report import tables as rt
 from qoslab.report import texts as tx
+from qoslab.report import trialresults as rtr
 from qoslab.scale.model import THESIS
 from qoslab.topology import load_topology
 from qoslab.workloads.metrics import Metric, decimals
@@ -166,14 +167,11 @@ if main.get("factorial"):
     pts = rf.recovery_points(fac)
     if pts:
         show(fg.factorial_recovery(pts), "factorial-recovery.png")
-# seed 000's question under congestion (qoslab.report.mechanisms): a factorial over the matmul mechanisms
-if main.get("factorial") and rmech.applies(main["factorial"]):
-    mrows = rmech.mechanism_rows(main["conditions"], main["factorial"], main.get("censored"),
-                                 main.get("comparisons", []))
-    agree = rmech.ordering_agrees(mrows)
-    display(Markdown("## The Java mechanisms under congestion (seed 000's Table 4.1, asked again)"))
-    display(Markdown(tx.mechanisms_intro(rmech.SEED000_ORDER, agree)))
-    table(rmech.mechanism_table(mrows))
+# the seed's question under congestion (qoslab.report.seeds): its published ordering beside the measured one
+for head, intro, frame in rseeds.sections(main, playbook, rtr.counted_results(camp, stats) if camp else {}):
+    display(Markdown(f"## {head}"))
+    display(Markdown(intro))
+    table(frame)
 # emulation fidelity (qoslab.meters.fidelity): verdicts per condition, trials left out
 if camp and stats.get("fidelity"):
     fb = stats["fidelity"]

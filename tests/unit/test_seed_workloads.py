@@ -99,9 +99,18 @@ def test_bad_mpj_settings_name_file_line_and_field(tmp_path, workload, line, mat
 
 def test_the_seed_playbooks_load_with_their_factorials():
     from conftest import REPO
-    sort_pb = load_playbook(REPO / "playbooks" / "mechanisms-sort.yaml")
+    sort_pb = load_playbook(REPO / "playbooks" / "seed002-sort.yaml")
     assert len(sort_pb.conditions) == 12
     assert {sort_pb.workload_of(c).mechanism for c in sort_pb.conditions} == set(MECHANISMS)  # type: ignore[attr-defined]
     assert sort_pb.workload.worker_hosts() == ["jp-2", "jp-3", "jp-4", "jp-1"]  # type: ignore[attr-defined]
-    mpj_pb = load_playbook(REPO / "playbooks" / "mechanisms-mpj.yaml")
+    mpj_pb = load_playbook(REPO / "playbooks" / "seed003-mpj.yaml")
     assert len(mpj_pb.conditions) == 4 and mpj_pb.workload.kind == "mpj"
+
+
+def test_an_mpj_benchmark_killed_at_its_bound_is_censored_there():
+    from qoslab.errors import CommandTimeout
+    from qoslab.stats.censoring import censoring_bound
+    from qoslab.workloads.mpj import timeout_result
+    res = timeout_result(CommandTimeout("jp-1", ["java", "MpjBench"], 460.0))
+    assert res["valid"] is False and res["call_timeout"] is True and "460 s" in res["error"]
+    assert censoring_bound(res, 200.0) == 460.0  # the kill's bound, above the playbook's timeout_s

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .context import ReportContext
+from .mechanisms import SeedOrder
 
 
 def statistics_intro(main: Mapping[str, Any]) -> str:
@@ -47,11 +48,20 @@ def fidelity_intro(fb: Mapping[str, Any]) -> str:
             "invalid.")
 
 
-def mechanisms_intro(order: tuple[str, ...], agree: Mapping[str, bool]) -> str:
-    """The mechanisms section's explanation (seed 000's order and whether it holds)."""
-    return ("Seed 000 ranks the mechanisms, fastest first, *" + ", ".join(order)
-            + "* for both algorithms (section 4, Table 4.1). Measured order without congestion "
-            + "; ".join(f"{a}: {'the same' if ok else 'different'}" for a, ok in agree.items())
+def mechanisms_intro(seed: SeedOrder, measured: Mapping[str, list[str]]) -> str:
+    """The mechanisms section's explanation: the seed's published order (its source, its summary
+    when that differs) and, per algorithm ("-": the only one), the measured uncongested order
+    (fastest first) and whether it is the seed's; whether the summary's slowest is measured slowest."""
+    note = f" ({seed.note})" if seed.note else ""
+
+    def verdict(m: list[str]) -> str:
+        same = m == [x for x in seed.order if x in m]
+        last = (f"; {seed.slowest} {'is' if m and m[-1] == seed.slowest else 'is not'} the slowest, as the "
+                "summary says") if seed.slowest and seed.slowest in m else ""
+        return f"*{', '.join(m)}*, {'the same' if same else 'not the same'}{last}"
+    return (f"Seed {seed.seed} ranks the mechanisms, fastest first, *" + ", ".join(seed.order)
+            + f"* ({seed.source}){note}. Measured order without congestion: "
+            + "; ".join(f"{a + ': ' if a != '-' else ''}{verdict(m)}" for a, m in measured.items())
             + ". Slowdown = congested FIFO mean / uncongested FIFO mean; *won back* = the share of that slowdown "
             "the QoS profile recovers (BCa 95 %); >= marks lower bounds from trials that timed out and count at "
             "their bound.")

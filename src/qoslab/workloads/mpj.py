@@ -15,16 +15,18 @@ cannot mark them, and settings refuse it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from ..errors import CommandTimeout
 from ..executors import BackgroundProcess
 from ..topology import repo_root
 from ..yamlio import SubFieldProblem
-from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result
+from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result
 from .pool import JAR, JVM_FLAGS, WorkloadRun, fetch_log, java_command, node_log, wait_for_port
 
 #: MPJ Express as Debian 12 installs it (libmpj-java 0.44): its jar, log4j (its manifest's
@@ -64,6 +66,15 @@ class MpjSettings(WorkloadBase):
     def describe(self) -> str:
         return (f"mpj (MPJ Express) on {len(self.hosts)} ranks ({', '.join(self.hosts)}), "
                 f"{self.min_bytes}..{self.max_bytes} B, {self.reps} reps")
+
+
+def timeout_result(e: CommandTimeout) -> dict[str, Any]:
+    """The ``workload-result.json`` of a benchmark killed at its bound (rank 0 printed nothing):
+    ``valid`` false, ``call_timeout`` true and ``failed_after_s`` = the bound (seconds), so that a
+    playbook with ``censor_timeouts`` counts the trial at that bound (stats.censoring), as the Java
+    managers' own timeouts are."""
+    return {"workload": "mpj", "valid": False, "call_timeout": True, "failed_after_s": e.timeout_s,
+            "error": f"the MPJ benchmark did not finish within {e.timeout_s:g} s (rank 0 killed)"}
 
 
 def rank_command(s: MpjSettings, rank: int, head_ip: str, peer_ip: str, root: str | Path | None) -> list[str]:
@@ -129,7 +140,11 @@ class Mpj:
             if on_started:
                 on_started({h: p for h, p in procs.items() if h != "ports"})
             argv0 = rank_command(s, 0, head_ip, peer_ip, ex0.qoslab_root)
-            result = head_result(ex0, argv0, s.timeout_s * 2 + 60, out_dir, logs, self.what)
+            try:
+                result = head_result(ex0, argv0, s.timeout_s * 2 + 60, out_dir, logs, self.what)
+            except CommandTimeout as e:  # the result a censored trial is counted from, then the failure
+                (out_dir / RESULT_FILE).write_text(json.dumps(timeout_result(e), indent=1))
+                raise
             return WorkloadRun(result, dict(logs))
         finally:
             for host, proc in procs.items():

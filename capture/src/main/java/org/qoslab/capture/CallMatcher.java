@@ -40,9 +40,9 @@ public final class CallMatcher {
 
     /** One matched call (all times in ns since the epoch, at the capture point). */
     public static final class Call {
-        /** "jrmp" (this matcher), "giop" or "giop-locate" ({@link GiopMatcher}). */
+        /** "jrmp" (this matcher), "giop" or "giop-locate" ({@link GiopMatcher}), "mpj" ({@link NiodevMatcher}). */
         public String protocol = "jrmp";
-        /** GIOP's request id; -1 for JRMP (which has none). */
+        /** GIOP's request id, MPJ's tag; -1 for JRMP (which has none). */
         public long requestId = -1;
         public int ipVersion;
         int cAddr, sAddr, cPort, sPort;

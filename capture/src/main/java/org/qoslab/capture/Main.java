@@ -48,7 +48,7 @@ public final class Main implements Runnable {
                 description = "inner | outer: classify tunnelled packets (IP-in-IP, GRE, ERSPAN) by the inner or the outer header (default ${DEFAULT-VALUE}).")
         String tunnel;
         @Option(names = "--calls",
-                description = "Also write calls.jsonl beside summary.json: one JSON line per JRMP or GIOP call (capture/README.md, JRMP calls, GIOP calls).")
+                description = "Also write calls.jsonl beside summary.json: one JSON line per JRMP or GIOP call or MPJ message round trip (capture/README.md, JRMP calls, GIOP calls, MPJ messages).")
         boolean calls;
         @Option(names = "--call-quiet", defaultValue = "1.0",
                 description = "Seconds: a call whose reply is under way when the capture ends is complete only if the client "
@@ -86,11 +86,13 @@ public final class Main implements Runnable {
         Summary summary(PrintWriter pp, PrintWriter callsOut) {
             CallMatcher m = new CallMatcher(maxFlows, (long) (idle * 1e9), (long) (callQuiet * 1e9));
             GiopMatcher g = new GiopMatcher(maxFlows);
+            NiodevMatcher n = new NiodevMatcher(maxFlows);
             if (callsOut != null) {
                 m.sink(call -> callsOut.append(Json.write(call.toMap())).append('\n'));
                 g.sink(call -> callsOut.append(Json.write(call.toMap())).append('\n'));
+                n.sink(call -> callsOut.append(Json.write(call.toMap())).append('\n'));
             }
-            return new Summary(classifier(), host, bin, maxGap, pp).calls(m).giop(g);
+            return new Summary(classifier(), host, bin, maxGap, pp).calls(m).giop(g).mpj(n);
         }
 
         /** calls.jsonl in {@code dir} when --calls is given, else null. */

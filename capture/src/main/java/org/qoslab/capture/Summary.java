@@ -57,6 +57,7 @@ public final class Summary implements PacketSink {
     private String[] encapLabels;
     private CallMatcher calls = new CallMatcher(100_000, 300_000_000_000L, 1_000_000_000L);
     private GiopMatcher giop = new GiopMatcher(100_000);
+    private NiodevMatcher mpj = new NiodevMatcher(100_000);
 
     public Summary(Classifier classifier, String hostIp, double binSeconds, PrintWriter perPacket) {
         this(classifier, hostIp, binSeconds, 3600, perPacket);
@@ -104,6 +105,14 @@ public final class Summary implements PacketSink {
 
     public GiopMatcher giop() { return giop; }
 
+    /** Use this MPJ niodev message matcher (its table limit and record sink); before the first packet. */
+    public Summary mpj(NiodevMatcher m) {
+        this.mpj = m;
+        return this;
+    }
+
+    public NiodevMatcher mpj() { return mpj; }
+
     /** "198.18.0.1" -> int (big-endian), IllegalArgumentException otherwise (see {@link IpText#ipToInt}). */
     public static int ipToInt(String ip) { return IpText.ipToInt(ip); }
 
@@ -146,6 +155,7 @@ public final class Summary implements PacketSink {
         if (d.tcp) {
             calls.packet(ts, d, buf, total + 1);
             giop.packet(ts, d, buf, total + 1);
+            mpj.packet(ts, d, buf, total + 1);
         }
         total++;
         if (perPacket != null) perPacketRow(ts, c, capLen, origLen, d);
@@ -233,6 +243,8 @@ public final class Summary implements PacketSink {
         out.put("calls", calls.toMap());
         giop.finish();
         out.put("giop_calls", giop.toMap());
+        mpj.finish();
+        out.put("mpj_calls", mpj.toMap());
         out.put("warnings", warnings());
         return out;
     }

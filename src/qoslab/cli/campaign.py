@@ -302,8 +302,10 @@ def _print_stopping(stopping: dict[str, Any] | None) -> None:
 
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
-    """Trials done, pending, failed; running means per condition."""
+    """Trials done, pending, failed; running means per condition; processes left in a finished
+    trial's cgroup (leftovers the trial's end could not kill, or a killed run left)."""
     from ..campaign import Store
+    from ..executors import cgroups
 
     if not (folder / "trials.sqlite").exists():
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
@@ -318,6 +320,14 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
                                         f"{len(seq.get('checks', []))} check(s), the rule has not held"
                                         + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
                       soft_wrap=True)
+    cg = cgroups.campaign_cgroup(folder)
+    left = cgroups.leftovers(cg, [r.idx for r in st.trials() if r.status != "running"])
+    for name, procs in left.items():
+        console.print(f"[yellow]leftovers of {name} (cgroup {cg}/{name}):[/] "
+                      + ", ".join(escape(f"{p.comm} (pid {p.pid}: {p.cmdline[:80]})") for p in procs), soft_wrap=True)
+    if not left:
+        console.print("leftovers: " + ("none (no process in a finished trial's cgroup)" if cg is not None
+                                       else "not tracked (no writable cgroup v2 mount on this machine)"))
 
 
 def _print_means(st: Any) -> None:

@@ -93,14 +93,22 @@ class _TrialProgress:
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
                      resume: Path | None, seed: int | None = None,
-                     smoke: bool = False) -> tuple[Path, dict[str, list[float]]]:
+                     smoke: bool = False, rerun_invalid: bool = False) -> tuple[Path, dict[str, list[float]]]:
     """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
     from ..campaign import Store, create, load_playbook
 
+    if rerun_invalid and not resume:
+        raise QoslabError("--rerun-invalid goes with --resume FOLDER (the campaign whose invalid trials to run again)")
     if resume:
         if not (resume / "trials.sqlite").exists():
             raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
         prior = Store(resume / "trials.sqlite")
+        if rerun_invalid:
+            again = prior.reset_invalid()
+            rec = (prior.meta("rerun_invalid") or []) + [{"time": time.time(), "trials": [i for i, _ in again]}]
+            prior.set_meta("rerun_invalid", rec)
+            console.print(f"{len(again)} counted trial(s) judged fidelity-invalid run again: "
+                          + (", ".join(f"#{i}" for i, _ in again) or "none"))
         means = prior.done_times()
         prior.close()
         return resume, means
@@ -128,7 +136,10 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                                                                        "plan (as `campaign plan`); start nothing."),
                  show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print."),
                  smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
-                                                                   "condition, no warm-up, no statistics.")) -> None:
+                                                                   "condition, no warm-up, no statistics."),
+                 rerun_invalid: bool = typer.Option(False, "--rerun-invalid", help="With --resume: run the counted "
+                                                    "trials judged fidelity-invalid (e.g. outside load) again; "
+                                                    "the folder's meta records which.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner, Store
@@ -143,7 +154,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
         plan_command(playbook, trials, seed, show)
         return
-    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke)
+    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke, rerun_invalid)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
         with Store(folder / "trials.sqlite") as st:
             st.set_meta("confirm_flood", confirm_flood)

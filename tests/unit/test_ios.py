@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from conftest import APPENDIX_B
-from qoslab.ios import DEFAULT_DSCP_OUTPUT_QUEUE, IosError, Mode, ace_text, RunningConfig, interpret, load_config, qos_model
+from qoslab.ios import (
+    DEFAULT_DSCP_OUTPUT_QUEUE,
+    IosError,
+    Mode,
+    RunningConfig,
+    ace_text,
+    interpret,
+    load_config,
+    qos_model,
+)
 from qoslab.topology import expand_ports
 
 

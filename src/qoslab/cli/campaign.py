@@ -137,8 +137,8 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                  show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print."),
                  smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
                                                                    "condition, no warm-up, no statistics."),
-                 rerun_invalid: bool = typer.Option(False, "--rerun-invalid", help="With --resume: run the counted "
-                                                    "trials judged fidelity-invalid again (meta records which).")) -> None:
+                 rerun_invalid: bool = typer.Option(False, "--rerun-invalid", help="With --resume: run counted "
+                                                    "trials judged fidelity-invalid again (meta notes which).")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner, Store

@@ -138,7 +138,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                  smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
                                                                    "condition, no warm-up, no statistics."),
                  rerun_invalid: bool = typer.Option(False, "--rerun-invalid", help="With --resume: run counted "
-                                                    "trials judged fidelity-invalid again (meta notes which).")) -> None:
+                                                    "trials judged invalid again (meta lists them).")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner, Store

@@ -433,3 +433,7 @@ def test_flood_heading_names_every_generator_the_floods_used():
     assert rctx.flood_heading(floods, None).endswith("by D-ITG (from ITGDec) and iperf3 (its JSON report)")
     assert rctx.flood_generators(floods, {"generator": "iperf3"}) == ["iperf3"]
     assert rctx.flood_generators([], None) == []
+
+
+def test_recovery_value_without_a_ratio_shows_no_interval():
+    assert rl.recovery_value({"ratio": None, "ci95": [-5115420259.0, 1.0], "method": "negated"}) == "n/a"

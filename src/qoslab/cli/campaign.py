@@ -251,7 +251,7 @@ def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase,
     for r in stats.get("recovery", []):
         ratio, ci = r["ratio"], r.get("ci95")
         kind = "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's recovery
-        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci else ""
+        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci and ratio is not None else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
                       + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
 

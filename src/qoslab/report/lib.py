@@ -55,11 +55,12 @@ def ci(v: Sequence[float] | None, f: str = "{:.3f}") -> str:
 
 def recovery_value(r: Mapping[str, Any]) -> str:
     """A recovery entry of stats.json (``ratio``, ``ci95``) as Markdown: bold percentage and its
-    BCa interval (percentile with a ``method``: a higher-is-better metric's), "n/a" when congestion
-    slowed nothing."""
+    BCa interval (percentile with a ``method``: a higher-is-better metric's), "n/a" (and no
+    interval: its replicates divide by noise) when congestion slowed nothing."""
     ratio, kind = r["ratio"], "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's
     return ((f"**{ratio:.1%}**" if ratio is not None else "n/a")
-            + (f" (95 % {kind} {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else ""))
+            + (f" (95 % {kind} {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") and ratio is not None
+               else ""))
 
 
 def recovery_caveat(r: Mapping[str, Any], stats: Mapping[str, Any], alpha: float = 0.05) -> str:

@@ -417,7 +417,10 @@ def test_recovery_caveat_flags_a_slowdown_of_noise_and_a_ratio_above_100_percent
     noisy = {"comparisons": [{"a": "b", "b": "c", "welch_t_p": 0.19, "welch_t_p_holm": 0.37}]}
     clear = {"comparisons": [{"a": "b", "b": "c", "welch_t_p": 1e-8, "welch_t_p_holm": 4e-8}]}
     assert "not significant (Welch p, Holm = 0.37)" in rl.recovery_caveat(rec, noisy)
-    assert "Above 100 %: t under congestion beat the uncongested b" in rl.recovery_caveat(rec, clear)
+    assert rl.recovery_caveat(rec, clear) == ""  # 102.8 % but its interval holds 100 %
+    above = {**rec, "ci95": [1.01, 1.2]}
+    assert "Above 100 %: t under congestion beat the uncongested b" in rl.recovery_caveat(above, clear)
+    assert "Above 100 %" in rl.recovery_caveat({**rec, "ci95": None}, clear)
     assert rl.recovery_caveat({**rec, "ratio": 0.95}, clear) == ""
     assert rl.recovery_caveat({**rec, "ratio": None}, noisy) == ""
     line = rl.recovery_sentence({**rec, "ratio": 0.95, "ci95": None}, clear)

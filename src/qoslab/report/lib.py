@@ -67,15 +67,16 @@ def recovery_caveat(r: Mapping[str, Any], stats: Mapping[str, Any], alpha: float
     """What a reader must know about a recovery entry ``r`` of ``stats`` (a stats.json), as one
     Markdown sentence with a leading space, or "": the slowdown it divides by (``congested``
     against ``baseline``) is not significant (Welch p, Holm-adjusted, >= ``alpha``), so the ratio
-    divides by noise; or the ratio is above 100 %, i.e. the treated condition beat the uncongested
-    baseline (issue 34: sockperf and MPI on the testbed; see their examples' README)."""
+    divides by noise; or the ratio is above 100 % (its whole interval, when it has one), i.e. the
+    treated condition beat the uncongested baseline (issue 34: sockperf and MPI on the testbed; see their examples' README)."""
     comp = next((c for c in stats.get("comparisons") or [] if c.get("a") == r["baseline"]
                  and c.get("b") == r["congested"]), None)
     p = None if comp is None else comp.get("welch_t_p_holm", comp.get("welch_t_p"))
     if r.get("ratio") is not None and p is not None and p >= alpha:
         return (f" *Read with care*: the slowdown it divides by ({r['congested']} against {r['baseline']}) is not "
                 f"significant (Welch p, Holm = {p:.2g}), so this ratio divides by noise.")
-    if r.get("ratio") is not None and r["ratio"] > 1:
+    low = r["ci95"][0] if r.get("ci95") and r["ci95"][0] is not None else r.get("ratio")
+    if low is not None and r.get("ratio") is not None and low > 1:
         return (f" Above 100 %: {r['treated']} under congestion beat the uncongested {r['baseline']} "
                 "(the profile does more than undo the congestion, or the baseline pays a cost the congested "
                 "runs do not).")

@@ -68,7 +68,8 @@ def recovery_caveat(r: Mapping[str, Any], stats: Mapping[str, Any], alpha: float
     Markdown sentence with a leading space, or "": the slowdown it divides by (``congested``
     against ``baseline``) is not significant (Welch p, Holm-adjusted, >= ``alpha``), so the ratio
     divides by noise; or the ratio is above 100 % (its whole interval, when it has one), i.e. the
-    treated condition beat the uncongested baseline (issue 34: sockperf and MPI on the testbed; see their examples' README)."""
+    treated condition beat the uncongested baseline (issue 34: sockperf and MPI on the testbed;
+    see their examples' README)."""
     comp = next((c for c in stats.get("comparisons") or [] if c.get("a") == r["baseline"]
                  and c.get("b") == r["congested"]), None)
     p = None if comp is None else comp.get("welch_t_p_holm", comp.get("welch_t_p"))

@@ -71,7 +71,7 @@ def test_a_trials_detached_daemon_is_ended_at_its_end_and_the_pool_survives(tmp_
         daemons = [int(p) for f in sorted(piddir.iterdir()) for p in f.read_text().split()]
         assert len(daemons) == 2, f"each trial's head leaves one daemon: {daemons}"
         assert not [p for p in daemons if Path(f"/proc/{p}").exists()], "a trial's daemon survived its trial"
-        out = r.stdout.replace("\n", " ")
+        out = " ".join(r.stdout.split())  # rich wraps long lines
         assert out.count("process(es) its commands left behind") == 2 and "sleep (" in out, r.stdout[-3000:]
         assert "server.py" not in out and "python3 (" not in out, "the kept echo server was ended"
         s = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "status", str(folder)],

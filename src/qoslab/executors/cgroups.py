@@ -133,7 +133,9 @@ def _descendants(roots: Iterable[int]) -> set[int]:
 
 
 def _move(pids: Iterable[int], to: Path) -> None:
-    to.mkdir(exist_ok=True)
+    pids = list(pids)
+    if pids:
+        to.mkdir(exist_ok=True)
     for pid in pids:
         try:
             (to / "cgroup.procs").write_text(str(pid))
@@ -192,7 +194,8 @@ def trial(campaign: Path | None, idx: int, keep: Callable[[], Iterable[int]] = l
         deadline = time.monotonic() + END_WAIT_S
         while procs(cg) and time.monotonic() < deadline:
             time.sleep(0.05)
-        remove(cg)
+        if remove(cg) and not any(p.is_dir() for p in campaign.iterdir()):
+            remove(campaign)  # no pool, no other trial: nothing to keep (the runner's end removes it otherwise)
 
 
 def remove(cg: Path) -> bool:

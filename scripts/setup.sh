@@ -16,6 +16,7 @@ PACKAGES=(
   python3 python3-venv                     # the orchestrator
   chromium                                 # report check: the HTML must render in a real browser
   openmpi-bin libopenmpi-dev               # the mpi workload (examples/mpi-osu, compiled below)
+  sockperf                                 # examples/sockperf: a workload nobody here wrote (command kind)
 )
 
 log() { printf '[setup] %s\n' "$*" >&2; }

@@ -136,8 +136,7 @@ for head, s in sections.items():
                              "when the 90 % Welch interval of the difference lies inside the margin"))
             table(tost)
     for rec in s.get("recovery", []):
-        display(Markdown(f"**Recovery ratio of {rec['treated']}**: " + rl.recovery_value(rec)
-                         + f" of the slowdown from *{rec['baseline']}* to *{rec['congested']}* won back."))
+        display(Markdown(rl.recovery_sentence(rec, s)))
 for name, sec in secondary.items():  # each secondary metric its own statistics (stats-metric-NAME.json)
     display(Markdown(f"### Secondary metric: {name} ({sec['unit']}, {sec['direction']} is better)"))
     if camp is None or not sec.get("stats"):
@@ -152,7 +151,7 @@ for name, sec in secondary.items():  # each secondary metric its own statistics 
         table(rt.comparison_tables(s2, kinds, sec["unit"], p2)[1])
     for rec in s2.get("recovery", []):
         display(Markdown(f"**Recovery of {name} by {rec['treated']}**: " + rl.recovery_value(rec)
-                         + (f"; {rec['method']}" if rec.get("method") else "")))
+                         + (f"; {rec['method']}." if rec.get("method") else ".") + rl.recovery_caveat(rec, s2)))
 
 
 # %%
@@ -316,9 +315,8 @@ if camp and "switch_json" in trials.columns:
 if camp:
     flood = rl.flood_table(done, ORDER)
     if flood is not None:
-        display(Markdown(f"## The congestion: {ctx.generator} achieved rates" + (" (from ITGDec, mean per flow)"
-                                                                                   if ctx.generator == "D-ITG" else
-                                                                                   " (mean per flow)")))
+        fls = [camp / "inputs" / "flood.yaml", *sorted((camp / "inputs" / "floods").glob("*.yaml"))]
+        display(Markdown(rctx.flood_heading([yaml.safe_load(f.read_text()) for f in fls if f.is_file()], playbook)))
         table(flood, float_format=lambda v: f"{v:.2f}")
 
 

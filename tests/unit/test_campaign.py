@@ -118,3 +118,25 @@ def test_reference_copies_match_shared(shared_rel, copy_rel):
     if not shared.exists():
         pytest.skip("no ../shared next to this checkout")
     assert (REPO / copy_rel).read_bytes() == shared.read_bytes()
+
+
+def test_reset_invalid_makes_counted_invalid_trials_pending_again(tmp_path):
+    """`campaign run --resume --rerun-invalid`: counted trials judged fidelity-invalid (outside
+    load) run again; ok ones, warm-ups and failed ones are left as they are."""
+    pb = load_playbook(REPO / "playbooks" / "quick.yaml")
+    store = create(pb, REPO / "playbooks" / "quick.yaml", tmp_path / "c", trials=2)
+    store.close()
+    store = Store(tmp_path / "c" / "trials.sqlite")
+    rows = store.trials()
+    warm = next(r.idx for r in rows if r.warmup)
+    counted = [r.idx for r in rows if not r.warmup]
+    why = '[{"check": "outside_cores", "value": 0.42}]'
+    store.record(warm, status="done", valid=1, fidelity="invalid", fidelity_reasons=why)
+    store.record(counted[0], status="done", valid=1, fidelity="invalid", fidelity_reasons=why)
+    store.record(counted[1], status="done", valid=1, fidelity="ok")
+    pending_before = {i for i, *_ in store.pending()}
+    assert store.reset_invalid() == [(counted[0], why)]
+    r = next(x for x in store.trials() if x.idx == counted[0])
+    assert r.status == "pending" and "rerun: fidelity invalid" in r.error and "outside_cores" in r.error
+    assert {i for i, *_ in store.pending()} == pending_before | {counted[0]}
+    assert store.reset_invalid() == []

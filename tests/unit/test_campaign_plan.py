@@ -140,3 +140,32 @@ def test_evidence_from_a_finished_campaign_read_from_a_copy(tmp_path):
     assert ev.means["congestion fifo"] == 30.0 and "same conditions, workload, topology and flood" in ev.source
     longer = other.model_copy(update={"workload": pb.workload.model_copy(update={"frames": 3})})
     assert evidence_means(longer, [root]).source.startswith("default model")
+
+
+def test_eta_of_a_command_workload_is_its_own_timeout_then_its_history(tmp_path):
+    """Issue 34: a command workload's ETA is not the quick campaign's RayTracer (0:00:42 predicted,
+    4 min actual): without history each trial is bounded by the workload's timeout_s; with a
+    finished campaign of any playbook that ran the same workload, its wall times by condition class."""
+    path = REPO / "playbooks" / "command-example.yaml"
+    pb = load_playbook(path)
+    ev = evidence_means(pb, [tmp_path / "none"])
+    assert ev.means == {"no congestion fifo": 60.0 + 0.7, "congestion fifo": 63.0, "no congestion thesis": 60.7,
+                        "congestion thesis": 63.0}
+    assert "at most the workload's own timeout_s" in ev.source
+    root = tmp_path / "campaigns"
+    store = create(pb, path, root / "earlier", trials=2)
+    now = time.time()
+    for r in store.trials():
+        wall = {"congestion fifo": 40.0, "congestion thesis": 5.0}.get(r.condition, 3.0)
+        store.record(r.idx, status="done", valid=1, elapsed_s=wall - 1, started=now, finished=now + wall)
+    store.close()
+    renamed = [{"name": "quiet", "congestion": False, "profile": "fifo"},
+               {"name": "loud", "congestion": True, "profile": "fifo"},
+               {"name": "loud ef", "congestion": True, "profile": "rmi-ports"}]
+    other = pb.model_copy(update={"name": "mine", "conditions": [type(pb.conditions[0])(**c) for c in renamed],
+                                  "baseline": "quiet"})
+    ev = evidence_means(other, [root])
+    assert ev.means == {"quiet": 3.0, "loud": 40.0, "loud ef": 5.0}
+    assert "earlier (same workload" in ev.source
+    slower = other.model_copy(update={"workload": pb.workload.model_copy(update={"timeout_s": 90.0})})
+    assert evidence_means(slower, [root]).means["loud"] == 93.0

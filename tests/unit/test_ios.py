@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from conftest import APPENDIX_B
-from qoslab.ios import DEFAULT_DSCP_OUTPUT_QUEUE, IosError, Mode, RunningConfig, interpret, load_config, qos_model
+from qoslab.ios import (
+    DEFAULT_DSCP_OUTPUT_QUEUE,
+    IosError,
+    Mode,
+    RunningConfig,
+    ace_text,
+    interpret,
+    load_config,
+    qos_model,
+)
 from qoslab.topology import expand_ports
 
 
@@ -143,3 +152,22 @@ def test_exit_leaves_each_mode_for_its_parent():
     assert interpret(rc, m, "exit").name == "config-pmap"
     assert interpret(rc, run(rc, "interface Gi1/0/2"), "exit").name == "config"
     assert interpret(rc, Mode(), "exit").name == "exec"
+
+
+def test_acl_port_ranges_parse_render_and_reject_a_reversed_range():
+    """``range LO HI`` (inclusive) on either side of a TCP/UDP ACE, as Open MPI's TCP BTL port
+    range is classified (issue 34); HI below LO and a missing HI are rejected like bad ports."""
+    rc = fresh()
+    run(rc, "ip access-list extended mpi", "permit tcp any any range 7400 7431", "permit tcp any range 7400 7431 any",
+        "exit", "access-list 150 permit udp host 198.18.0.1 range 5000 5000 any eq 53")
+    q = qos_model(rc)
+    a, b = q.acls["mpi"]
+    assert (a.dst_port, a.dst_port_hi, a.src_port, a.src_port_hi) == (7400, 7431, None, None)
+    assert (b.src_port, b.src_port_hi, b.dst_port, b.dst_port_hi) == (7400, 7431, None, None)
+    assert (q.acls["150"][0].src_port, q.acls["150"][0].src_port_hi, q.acls["150"][0].dst_port_hi) == (5000, 5000, None)
+    assert ace_text(a) == "permit tcp any any range 7400 7431"
+    again = fresh()
+    assert load_config(rc.render(), again) == [] and again.render() == rc.render()
+    for bad in ("permit tcp any any range 7431 7400", "permit tcp any any range 7400", "permit ip any any range 1 2"):
+        with pytest.raises(IosError):
+            run(rc, "ip access-list extended y", bad)

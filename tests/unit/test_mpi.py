@@ -27,7 +27,9 @@ def test_settings_and_the_mpirun_command_line():
     mca = dict(zip(argv[8:-5:3], argv[9:-4:3], strict=True))
     assert mca == {"plm_rsh_agent": "/run/x/mpi-agent.sh", "plm_rsh_no_tree_spawn": "1", "btl": "tcp,self",
                    "pml": "ob1", "btl_tcp_if_include": "eth0", "oob_tcp_if_include": "eth0",
-                   "btl_tcp_port_min_v4": "7400", "btl_tcp_port_range_v4": "32"}
+                   "btl_tcp_port_min_v4": "7400", "btl_tcp_port_range_v4": "32", "mpi_yield_when_idle": "1"}
+    spin = mpirun_argv(s.model_copy(update={"yield_when_idle": False}), ["198.18.0.1"], Path("/a"), "/repo/")
+    assert spin[spin.index("mpi_yield_when_idle") + 1] == "0"
     assert argv[-5:] == ["/repo/examples/mpi-osu/build/osu-qoslab", "--iters", "50", "--bytes", "4"]
     with pytest.raises(ValueError, match="interface"):
         settings_of({"kind": "mpi", "hosts": ["jp-1"], "interface": "eth0; rm -rf /"})

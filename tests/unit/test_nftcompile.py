@@ -117,7 +117,7 @@ def test_match_all_dscp_and_acl_is_an_and_and_ports_match():
 
 
 @pytest.mark.skipif(shutil.which("nft") is None, reason="nft (Debian nftables) not installed: make setup")
-@pytest.mark.parametrize("profile", ["fifo", "thesis", "rmi-ports", "trust-dscp", "police-flood"])
+@pytest.mark.parametrize("profile", ["fifo", "thesis", "rmi-ports", "trust-dscp", "police-flood", "ef-sockperf", "ef-mpi"])
 def test_every_profile_compiles_to_a_ruleset_nft_accepts(profile):
     rc = RunningConfig.factory("Switch", TOPO.switch.ports)
     mode = Mode()
@@ -144,3 +144,16 @@ def test_unknown_references_are_notes_not_errors():
     p = compile_nft(q, TOPO)
     assert "class-map c: ACL 199 is not configured (matches nothing)" in p.notes
     assert "policy-map class nope: no such class-map (matches nothing)" in p.notes
+
+
+def test_port_range_profile_matches_the_range_both_ways_and_marks_ef():
+    """ef-mpi (issue 34): the TCP BTL's range 7400-7431 in either direction -> DSCP 46, queue 1."""
+    rc = RunningConfig.factory("Switch", TOPO.switch.ports)
+    mode = Mode()
+    for l in render(load_profile("ef-mpi"), TOPO):
+        mode = interpret(rc, mode, l)
+    q = qos_model(rc)
+    t = compile_nft(q, TOPO).text
+    assert chain(t, "in_Gi1_0_1")[:2] == ["ip protocol tcp tcp dport 7400-7431 goto a_Gi1_0_1_1",
+                                         "ip protocol tcp tcp sport 7400-7431 goto a_Gi1_0_1_1"]
+    assert "ip dscp set 46" in "\n".join(chain(t, "a_Gi1_0_1_1")) and priority(q, 46) == "1:11"

@@ -70,3 +70,16 @@ def test_bad_profiles_name_file_and_field(write_yaml):
     p = write_yaml({"name": "x", "rules": [{"name": "r", "kind": "pairs", "set_dscp": 64}]})
     with pytest.raises(ConfigError, match=r"rules\[0\]\.set_dscp"):
         load_profile(p)
+
+
+def test_port_ranges_render_as_ios_range_and_are_checked(write_yaml):
+    lines = render(load_profile("ef-mpi"), load_topology(ECENET))
+    assert lines[2:5] == ["ip access-list extended mpi-btl", " permit tcp any any range 7400 7431",
+                          " permit tcp any range 7400 7431 any"]
+    rule = {"name": "r", "kind": "ports", "protocol": "tcp", "set_dscp": 46}
+    p = write_yaml({"name": "x", "rules": [{**rule, "port_ranges": [[7431, 7400]]}]})
+    with pytest.raises(ConfigError, match=r"rules\[0\]\.port_ranges.*1 <= LO <= HI <= 65535"):
+        load_profile(p)
+    p = write_yaml({"name": "x", "rules": [{**rule, "kind": "pairs", "port_ranges": [[1, 2]]}]})
+    with pytest.raises(ConfigError, match=r"rules\[0\]\.port_ranges.*matches no ports"):
+        load_profile(p)

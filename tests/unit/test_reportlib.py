@@ -363,7 +363,7 @@ def test_context_of_the_raytracer_and_of_a_command_with_a_declared_metric():
              "conditions": {"a": {"mean": 1.02}, "b": {"mean": 2.5}}}
     c = rctx.context(stats, {"workload": {"kind": "command", "dscp": 46}, "generator": "iperf3"})
     assert not c.thesis_like and not c.java and c.unit == "ms" and c.val(1.0) == "1.00 ms"
-    assert c.axis == "p99_rtt_ms ms" and c.generator == "iperf3" and c.dscp == 46 and c.workers == "worker processes"
+    assert c.axis == "p99_rtt ms" and c.generator == "iperf3" and c.dscp == 46 and c.workers == "worker processes"
     # matmul in seconds: Java, but not the thesis's workload
     assert not rctx.context({"conditions": {}}, {"workload": {"kind": "matmul"}}).thesis_like
 
@@ -409,3 +409,34 @@ def test_profiles_and_floods_by_their_stem_and_the_floods_own_generator():
     c = rctx.context({"conditions": {}}, {"workload": {"kind": "command"}}, {"generator": "iperf3"})
     assert c.generator == "iperf3"
     assert rctx.context({"conditions": {}}, {"generator": "ditg"}, {"generator": "iperf3"}).generator == "D-ITG"
+
+
+def test_recovery_caveat_flags_a_slowdown_of_noise_and_a_ratio_above_100_percent():
+    """Issue 34: a recovery dividing by a non-significant slowdown, or above 100 %, says so."""
+    rec = {"baseline": "b", "congested": "c", "treated": "t", "ratio": 1.028, "ci95": [0.7, 1.2]}
+    noisy = {"comparisons": [{"a": "b", "b": "c", "welch_t_p": 0.19, "welch_t_p_holm": 0.37}]}
+    clear = {"comparisons": [{"a": "b", "b": "c", "welch_t_p": 1e-8, "welch_t_p_holm": 4e-8}]}
+    assert "not significant (Welch p, Holm = 0.37)" in rl.recovery_caveat(rec, noisy)
+    assert rl.recovery_caveat(rec, clear) == ""  # 102.8 % but its interval holds 100 %
+    above = {**rec, "ci95": [1.01, 1.2]}
+    assert "Above 100 %: t under congestion beat the uncongested b" in rl.recovery_caveat(above, clear)
+    assert "Above 100 %" in rl.recovery_caveat({**rec, "ci95": None}, clear)
+    assert rl.recovery_caveat({**rec, "ratio": 0.95}, clear) == ""
+    assert rl.recovery_caveat({**rec, "ratio": None}, noisy) == ""
+    line = rl.recovery_sentence({**rec, "ratio": 0.95, "ci95": None}, clear)
+    assert line == "**Recovery ratio of t**: **95.0%** of the slowdown from *b* to *c* won back."
+
+
+def test_flood_heading_names_every_generator_the_floods_used():
+    """Issue 34: an iperf3 incast beside the D-ITG campaign flood is not headed "D-ITG"."""
+    from qoslab.report import context as rctx
+
+    floods = [{"name": "campaign-flood"}, {"name": "incast", "generator": "iperf3"}]
+    assert rctx.flood_generators(floods, {}) == ["D-ITG", "iperf3"]
+    assert rctx.flood_heading(floods, None).endswith("by D-ITG (from ITGDec) and iperf3 (its JSON report)")
+    assert rctx.flood_generators(floods, {"generator": "iperf3"}) == ["iperf3"]
+    assert rctx.flood_generators([], None) == []
+
+
+def test_recovery_value_without_a_ratio_shows_no_interval():
+    assert rl.recovery_value({"ratio": None, "ci95": [-5115420259.0, 1.0], "method": "negated"}) == "n/a"

@@ -12,7 +12,13 @@ Evidence for a plan, first found wins (:func:`evidence_means`):
    condition the mean wall time of its done trials (``finished - started``, warm-ups included);
 2. the same for a campaign of the same matrix (conditions, workloads, topology and flood: e.g.
    the fixed-design campaign of a sequential playbook);
-3. the default model (:func:`default_trial_s`), for conditions no evidence covers.
+3. the workload's own history: the most recent finished campaign of any playbook that ran the
+   same workload settings, condition by condition of the same class (no congestion; congestion
+   under the baseline's profile; congestion under another profile; :func:`workload_history`);
+4. the default model (:func:`default_trial_s`), for conditions no evidence covers: the quick
+   campaign's RayTracer times for a RayTracer, the workload's own ``timeout_s`` (an upper bound)
+   for any other workload (a command or mpi program's time says nothing of the RayTracer's: the
+   quick campaign's 0:00:42 was predicted for a command campaign that took 4 min, issue 34).
 
 A campaign folder is never opened in place: its ``trials.sqlite`` (and WAL) is copied to a
 temporary folder first, so planning writes nothing into it (opening a store may migrate it).
@@ -41,16 +47,31 @@ DEFAULT_OVERHEAD_S = {False: 0.7, True: 3.0}
 DEFAULT_FRAMES = 2
 
 
-def default_trial_s(pb: Playbook, cond: Condition) -> float:
-    """Seconds one trial of ``cond`` takes by the default model (see DEFAULT_RENDER_S). Pure."""
+def condition_class(pb: Playbook, cond: Condition) -> str:
+    """``quiet``, ``congested_baseline_profile`` or ``congested_other_profile``. Pure."""
     if not cond.congestion:
-        kind = "quiet"
-    elif cond.profile == pb.baseline_condition().profile:
-        kind = "congested_baseline_profile"
-    else:
-        kind = "congested_other_profile"
-    frames = getattr(pb.workload_of(cond), "frames", DEFAULT_FRAMES)
-    return DEFAULT_RENDER_S[kind] * frames / DEFAULT_FRAMES + DEFAULT_OVERHEAD_S[cond.congestion]
+        return "quiet"
+    if cond.profile == pb.baseline_condition().profile:
+        return "congested_baseline_profile"
+    return "congested_other_profile"
+
+
+def own_bound(pb: Playbook) -> bool:
+    """Whether ``pb``'s workloads are timed by their own ``timeout_s`` in the default model: every
+    workload without the RayTracer's ``frames`` (command, mpi, matmul, ...). Pure."""
+    return any(not hasattr(pb.workload_of(c), "frames") for c in pb.conditions)
+
+
+def default_trial_s(pb: Playbook, cond: Condition) -> float:
+    """Seconds one trial of ``cond`` takes by the default model. A RayTracer (a workload with
+    ``frames``): the quick campaign's times (DEFAULT_RENDER_S) scaled by frames. Any other
+    workload: its ``timeout_s``, the longest a trial's run may take (an upper bound), plus the
+    harness overhead (DEFAULT_OVERHEAD_S). Pure."""
+    w = pb.workload_of(cond)
+    if not hasattr(w, "frames"):
+        return float(w.timeout_s) + DEFAULT_OVERHEAD_S[cond.congestion]
+    kind = condition_class(pb, cond)
+    return DEFAULT_RENDER_S[kind] * w.frames / DEFAULT_FRAMES + DEFAULT_OVERHEAD_S[cond.congestion]
 
 
 @dataclass(frozen=True)
@@ -171,6 +192,44 @@ def evidence_roots() -> list[Path]:
     return list(dict.fromkeys(roots)) + [repo_root() / "docs" / "results"]
 
 
+def _readable(playbook_yaml: Path) -> Playbook | None:
+    from ..errors import QoslabError
+    from ..yamlio import load_model
+
+    try:
+        return load_model(playbook_yaml, Playbook)
+    except QoslabError:
+        return None
+
+
+def workload_history(pb: Playbook, roots: Iterable[Path]) -> tuple[dict[str, float], str] | None:
+    """Mean wall seconds per trial of ``pb``'s conditions from the most recent finished campaign
+    (any playbook name; under ``roots`` in order, newest first within each) that ran one of them's
+    workload settings in a condition of the same :func:`condition_class`, and that folder; None
+    when none did."""
+    mine = {c.name: (pb.workload_of(c), condition_class(pb, c)) for c in pb.conditions}
+
+    def same(_: Playbook, playbook_yaml: Path) -> bool:
+        other = _readable(playbook_yaml)
+        return other is not None and any(other.workload_of(o) == w for o in other.conditions
+                                         for w, _k in mine.values())
+
+    for root in roots:
+        for when, folder in _finished_campaigns(pb, [root], same):
+            other, walls = _readable(folder / "playbook.yaml"), campaign_wall_means(folder) or {}
+            if other is None:
+                continue
+            known: dict[str, float] = {}
+            for c, (w, k) in mine.items():
+                vals = [walls[o.name] for o in other.conditions if o.name in walls
+                        and other.workload_of(o) == w and condition_class(other, o) == k]
+                if vals:
+                    known[c] = sum(vals) / len(vals)
+            if known:
+                return known, f"{folder} (same workload, {when})"
+    return None
+
+
 def evidence_means(pb: Playbook, roots: Iterable[Path] | None = None) -> Evidence:
     """Mean wall seconds per trial of every condition of ``pb``: from the first finished campaign
     of the same playbook name under ``roots`` (default :func:`evidence_roots`, searched in order,
@@ -189,5 +248,13 @@ def evidence_means(pb: Playbook, roots: Iterable[Path] | None = None) -> Evidenc
                 how = "same playbook" if same is same_name else "same conditions, workload, topology and flood"
                 extra = f"; default model for {missing} condition(s)" if missing else ""
                 return Evidence(means, f"{folder} ({how}, {when}){extra}")
+    if (hist := workload_history(pb, search)) is not None:
+        means.update(hist[0])
+        missing = len(means) - len(hist[0])
+        return Evidence(means, hist[1] + (f"; default model for {missing} condition(s)" if missing else ""))
+    if own_bound(pb):
+        return Evidence(means, "default model: at most the workload's own timeout_s per trial (no finished campaign "
+                               f"of {pb.name}, its matrix or its workload found; `campaign run --smoke` measures one "
+                               "trial per condition)")
     return Evidence(means, "default model (quick campaign's means here, scaled by frames; no finished campaign "
                            f"of {pb.name} or its matrix found)")

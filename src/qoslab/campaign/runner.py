@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
+from ..executors import cgroups
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
@@ -70,6 +71,7 @@ class Runner:
         self._fresh_workers = True  # this run's first workers bind their ports (a killed run's may be in TIME-WAIT)
         self._last_failure: tuple[int, str] | None = None  # (idx, normalised error) of the last trial that failed
         self.manifest = inputs(out)
+        self._cgroup = cgroups.campaign_cgroup(out)  # the trials' process tracking (None without cgroup v2)
         self.topo, self.floods, self.profiles, self.device = self._inputs()
         #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
         self.flood = next(iter(self.floods.values()), None)
@@ -133,6 +135,9 @@ class Runner:
                 env.switch.close()  # the kept show session of the switch evidence
                 env.close()
             nodes.close()
+            if self._cgroup is not None:  # the pool's workers are closed: nothing of the run stays
+                cgroups.end_all(self._cgroup)
+                cgroups.remove(self._cgroup)
             if built and tb is not None:
                 tb.down()
         return self.store
@@ -156,6 +161,10 @@ class Runner:
         and the SPAN namespace: this campaign holds the testbed's lock, so they are its own; end
         them by PID (the testbed's sshd stays). Over SSH also the processes marked with this
         campaign's run id and its old work roots on every node."""
+        killed = cgroups.end_all(self._cgroup)
+        if killed:
+            self.log(f"ended {len(killed)} processes an interrupted run left in its trials' cgroups: "
+                     + ", ".join(sorted({p.comm for p in killed})))
         if tb is not None:
             left = tb.end_survivors()
             if left:
@@ -249,7 +258,7 @@ class Runner:
             tdir = self._fresh_dir(idx)
             self.store.record(idx, status="running", attempts=attempts, started=time.time())
             try:
-                with deadline(self.pb.trial_timeout_s):
+                with deadline(self.pb.trial_timeout_s), cgroups.trial(self._cgroup, idx, lambda: _kept(env), self.log):
                     row = run_trial(env, self.pb.condition(cname), tdir, due)
             except KeyboardInterrupt:
                 self._interrupted(env, idx)
@@ -322,3 +331,8 @@ class Runner:
         if env.testbed is not None:
             env.testbed.end_survivors()  # a flood or capture the failed attempt could not stop
         return final
+
+
+def _kept(env: TrialEnv) -> list[int]:
+    """PIDs of the campaign's kept workers (the pool's): they outlive a trial's cgroup."""
+    return [p.pid for p in env.pool.workers.values()] if env.pool is not None else []

@@ -257,6 +257,20 @@ class Store:
             self._db.execute("UPDATE trials SET status='pending' WHERE status='running'")
         return idx
 
+    def reset_invalid(self) -> list[tuple[int, str | None]]:
+        """Set the counted trials judged fidelity-``invalid`` (done, not warm-ups) back to
+        ``pending`` so a resumed run measures them again (``campaign run --resume --rerun-invalid``);
+        their fidelity columns are cleared, the verdict's reasons kept in ``error`` ("rerun: ...").
+        Returns (index, old reasons JSON) of each."""
+        with self.tx():
+            rows = [(r[0], r[1]) for r in self._db.execute(
+                "SELECT idx, fidelity_reasons FROM trials WHERE status='done' AND warmup=0 AND fidelity='invalid' "
+                "ORDER BY idx")] if "fidelity" in self.columns() else []
+            for idx, why in rows:
+                self._db.execute("UPDATE trials SET status='pending', fidelity=NULL, error=? WHERE idx=?",
+                                 (f"rerun: fidelity invalid {why or ''}"[:2000], idx))
+        return rows
+
     def record(self, idx: int, **cols: Any) -> None:
         """Set columns of trial ``idx`` (one transaction). Raises QoslabError for a column the
         table lacks (names come from code and meters, never from input)."""

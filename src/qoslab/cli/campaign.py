@@ -93,14 +93,22 @@ class _TrialProgress:
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
                      resume: Path | None, seed: int | None = None,
-                     smoke: bool = False) -> tuple[Path, dict[str, list[float]]]:
+                     smoke: bool = False, rerun_invalid: bool = False) -> tuple[Path, dict[str, list[float]]]:
     """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
     from ..campaign import Store, create, load_playbook
 
+    if rerun_invalid and not resume:
+        raise QoslabError("--rerun-invalid goes with --resume FOLDER (the campaign whose invalid trials to run again)")
     if resume:
         if not (resume / "trials.sqlite").exists():
             raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
         prior = Store(resume / "trials.sqlite")
+        if rerun_invalid:
+            again = prior.reset_invalid()
+            rec = (prior.meta("rerun_invalid") or []) + [{"time": time.time(), "trials": [i for i, _ in again]}]
+            prior.set_meta("rerun_invalid", rec)
+            console.print(f"{len(again)} counted trial(s) judged fidelity-invalid run again: "
+                          + (", ".join(f"#{i}" for i, _ in again) or "none"))
         means = prior.done_times()
         prior.close()
         return resume, means
@@ -128,7 +136,9 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                                                                        "plan (as `campaign plan`); start nothing."),
                  show: int = typer.Option(12, min=0, help="With --dry-run: trials of the order to print."),
                  smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
-                                                                   "condition, no warm-up, no statistics.")) -> None:
+                                                                   "condition, no warm-up, no statistics."),
+                 rerun_invalid: bool = typer.Option(False, "--rerun-invalid", help="With --resume: run counted "
+                                                    "trials judged invalid again (meta lists them).")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner, Store
@@ -143,7 +153,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
         plan_command(playbook, trials, seed, show)
         return
-    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke)
+    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke, rerun_invalid)
     if confirm_flood is not None:  # checked against the topology's name when the campaign starts
         with Store(folder / "trials.sqlite") as st:
             st.set_meta("confirm_flood", confirm_flood)
@@ -241,7 +251,7 @@ def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase,
     for r in stats.get("recovery", []):
         ratio, ci = r["ratio"], r.get("ci95")
         kind = "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's recovery
-        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci else ""
+        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci and ratio is not None else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
                       + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
 
@@ -302,8 +312,10 @@ def _print_stopping(stopping: dict[str, Any] | None) -> None:
 
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
-    """Trials done, pending, failed; running means per condition."""
+    """Trials done, pending, failed; running means per condition; processes left in a finished
+    trial's cgroup (leftovers the trial's end could not kill, or a killed run left)."""
     from ..campaign import Store
+    from ..executors import cgroups
 
     if not (folder / "trials.sqlite").exists():
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
@@ -318,6 +330,14 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
                                         f"{len(seq.get('checks', []))} check(s), the rule has not held"
                                         + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
                       soft_wrap=True)
+    cg = cgroups.campaign_cgroup(folder)
+    left = cgroups.leftovers(cg, [r.idx for r in st.trials() if r.status != "running"])
+    for name, procs in left.items():
+        console.print(f"[yellow]leftovers of {name} (cgroup {cg}/{name}):[/] "
+                      + ", ".join(escape(f"{p.comm} (pid {p.pid}: {p.cmdline[:80]})") for p in procs), soft_wrap=True)
+    if not left:
+        console.print("leftovers: " + ("none (no process in a finished trial's cgroup)" if cg is not None
+                                       else "not tracked (no writable cgroup v2 mount on this machine)"))
 
 
 def _print_means(st: Any) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import CommandFailed, CommandTimeout, QoslabError
 from ..topology import repo_root
+from . import cgroups
 from .base import BackgroundProcess, CommandResult
 
 #: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
@@ -59,7 +60,7 @@ class SubprocessExecutor:
             cwd: str | Path | None = None, env: Mapping[str, str] | None = None) -> CommandResult:
         """See :meth:`qoslab.executors.base.Executor.run`."""
         full = self._argv(argv)
-        setpriv = _setpriv()
+        setpriv = () if cgroups.tracking() else _setpriv()  # a tracked trial's command joins in a preexec_fn
         t0 = time.monotonic()
         try:
             p = subprocess.Popen(
@@ -214,10 +215,10 @@ def _setpriv() -> tuple[str, ...]:
 
 def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
     """A ``preexec_fn``: the child gets SIGTERM when the thread that started it dies
-    (PR_SET_PDEATHSIG; it survives exec), and ends at once when its parent died before the signal
-    was set (a SIGKILL between fork and prctl: the chaos test's kill during a worker's start left
-    one JVM running); when given, a timer slack of ``timer_slack_ns``
-    nanoseconds (PR_SET_TIMERSLACK; must be >= 1: 0 would mean "reset to the default").
+    (PR_SET_PDEATHSIG; it survives exec), joins the tracked trial's cgroup (:mod:`.cgroups`), and
+    ends at once when its parent died before the signal was set (a SIGKILL between fork and prctl:
+    the chaos test's kill during a worker's start left one JVM running); when given, a timer slack
+    of ``timer_slack_ns`` nanoseconds (PR_SET_TIMERSLACK; must be >= 1: 0 would mean "reset to the default").
     Raises ValueError for a slack < 1."""
     if timer_slack_ns is not None and timer_slack_ns < 1:
         raise ValueError(f"timer slack must be >= 1 ns, got {timer_slack_ns}")
@@ -225,6 +226,7 @@ def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
     parent = os.getpid()
 
     def setup() -> None:
+        cgroups.join_in_child()  # the current trial's cgroup, if one is tracked
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
         if os.getppid() != parent:  # the parent died between fork and prctl: no signal will come

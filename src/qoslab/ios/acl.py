@@ -12,7 +12,9 @@ from .grammar import is_ip
 @dataclass(frozen=True)
 class Ace:
     """One access-control entry: permit/deny, protocol (ip|tcp|udp), source and destination as
-    networks (None = any) with optional ``eq`` ports."""
+    networks (None = any) with optional ports: ``eq P`` (``*_port`` = P, ``*_port_hi`` None) or
+    ``range LO HI`` (``*_port`` = LO, ``*_port_hi`` = HI, both inclusive, LO <= HI; Catalyst 3750
+    command reference, ``access-list`` (extended): ``eq`` / ``range`` operators)."""
 
     action: str
     proto: str
@@ -20,6 +22,8 @@ class Ace:
     src_port: int | None
     dst: ipaddress.IPv4Network | None
     dst_port: int | None
+    src_port_hi: int | None = None
+    dst_port_hi: int | None = None
 
 
 class _Cursor:
@@ -52,16 +56,25 @@ class _Cursor:
             self.i -= 1
             return False, None
 
-    def port(self, proto: str) -> tuple[bool, int | None]:
-        """``[eq PORT]`` after a TCP/UDP address: (ok, port or None)."""
-        if proto in ("tcp", "udp") and self.take(lambda s: s == "eq"):
-            p = self.take(lambda s: s.isdigit() and int(s) <= 65535)
-            return (True, int(p)) if p else (False, None)
-        return True, None
+    def port(self, proto: str) -> tuple[bool, tuple[int, int | None] | None]:
+        """``[eq PORT | range LO HI]`` after a TCP/UDP address: (ok, (port or LO, None or HI) or
+        None); a range whose HI is below LO is not ok (the caret on HI)."""
+        if proto not in ("tcp", "udp"):
+            return True, None
+        op = self.take(lambda s: s in ("eq", "range"))
+        if op is None:
+            return True, None
+        p = self.take(lambda s: s.isdigit() and int(s) <= 65535)
+        if p is None:
+            return False, None
+        if op == "eq":
+            return True, (int(p), None)
+        hi = self.take(lambda s: s.isdigit() and int(p) <= int(s) <= 65535)
+        return (True, (int(p), int(hi))) if hi else (False, None)
 
 
 def parse_ace(toks: list[tuple[str, int]]) -> tuple[int, Ace | None]:
-    """Parse ``permit|deny PROTO SRC [eq P] DST [eq P]``; returns (tokens used, Ace) or
+    """Parse ``permit|deny PROTO SRC [eq P|range LO HI] DST [eq P|range LO HI]``; returns (tokens used, Ace) or
     (index of the first bad token, None)."""
     c = _Cursor([t for t, _ in toks])
     act = c.take(lambda s: s in ("permit", "deny"))
@@ -74,7 +87,8 @@ def parse_ace(toks: list[tuple[str, int]]) -> tuple[int, Ace | None]:
     ok4, dp = c.port(proto) if ok3 else (False, None)
     if not ok4 or c.i < len(c.words):
         return c.i, None
-    return c.i, Ace(act, proto, src, sp, dst, dp)
+    return c.i, Ace(act, proto, src, sp[0] if sp else None, dst, dp[0] if dp else None,
+                    sp[1] if sp else None, dp[1] if dp else None)
 
 
 def _addr_text(n: ipaddress.IPv4Network | None) -> str:
@@ -87,6 +101,12 @@ def _addr_text(n: ipaddress.IPv4Network | None) -> str:
 
 def ace_text(a: Ace) -> str:
     """IOS text of an ACE (without the ``access-list N`` prefix)."""
-    parts = [a.action, a.proto, _addr_text(a.src)] + ([f"eq {a.src_port}"] if a.src_port is not None else [])
-    parts += [_addr_text(a.dst)] + ([f"eq {a.dst_port}"] if a.dst_port is not None else [])
+    parts = [a.action, a.proto, _addr_text(a.src)] + _port_text(a.src_port, a.src_port_hi)
+    parts += [_addr_text(a.dst)] + _port_text(a.dst_port, a.dst_port_hi)
     return " ".join(parts)
+
+
+def _port_text(lo: int | None, hi: int | None) -> list[str]:
+    if lo is None:
+        return []
+    return [f"eq {lo}"] if hi is None else [f"range {lo} {hi}"]

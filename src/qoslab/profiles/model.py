@@ -75,8 +75,10 @@ class Rule(StrictModel):
     """A classification rule, rendered as ACL(s) + class-map + policy-map class setting DSCP.
 
     ``kind: pairs``: one numbered ACL per ordered pair of hosts of ``group`` (Appendix B: ACL
-    1ij = host i -> host j, class ``class1ij``). ``kind: ports``: one named ACL matching TCP
-    ``ports`` in both directions (source or destination port), class ``name``.
+    1ij = host i -> host j, class ``class1ij``). ``kind: ports``: one named ACL matching TCP/UDP
+    ``ports`` and ``port_ranges`` ([LO, HI] inclusive, IOS ``range LO HI``: e.g. Open MPI's TCP
+    BTL, ``btl_port_min`` .. ``+btl_port_range - 1``) in both directions (source or destination
+    port), class ``name``.
     ``kind: any``: every packet of ``protocol`` from the group's hosts. ``police``: an individual
     policer in the class (exceed-action drop)."""
 
@@ -85,6 +87,7 @@ class Rule(StrictModel):
     group: str = "workload"
     protocol: Literal["ip", "tcp", "udp"] = "ip"
     ports: list[int] = Field(default_factory=list, max_length=32)
+    port_ranges: list[tuple[int, int]] = Field(default_factory=list, max_length=8)
     set_dscp: int = Field(..., ge=0, le=63)
     acl_base: int = Field(100, ge=100, le=199)
     police: Police | None = None
@@ -102,13 +105,22 @@ class Rule(StrictModel):
             raise ValueError(f"ports are 1-65535, got {bad[0]}")
         return v
 
+    @field_validator("port_ranges")
+    @classmethod
+    def _ranges(cls, v: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        for lo, hi in v:
+            if not 1 <= lo <= hi <= 65535:
+                raise ValueError(f"a port range is [LO, HI] with 1 <= LO <= HI <= 65535, got [{lo}, {hi}]")
+        return v
+
     def kind_problem(self) -> tuple[str, str] | None:
         """(field, problem) when the rule's fields do not fit its kind, else None."""
-        if self.kind == "ports" and (not self.ports or self.protocol == "ip"):
-            return ("ports" if not self.ports else "protocol",
-                    "a `ports` rule needs ports and protocol tcp or udp (IOS matches ports of tcp/udp)")
-        if self.kind != "ports" and self.ports:
-            return "ports", f"a `{self.kind}` rule matches no ports"
+        some = self.ports or self.port_ranges
+        if self.kind == "ports" and (not some or self.protocol == "ip"):
+            return ("ports" if not some else "protocol", "a `ports` rule needs ports or port_ranges and "
+                    "protocol tcp or udp (IOS matches ports of tcp/udp)")
+        if self.kind != "ports" and some:
+            return ("ports" if self.ports else "port_ranges"), f"a `{self.kind}` rule matches no ports"
         return None
 
 

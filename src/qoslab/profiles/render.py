@@ -92,6 +92,9 @@ def rule_acls(profile: Profile, topology: Topology, group: Callable[[str], list[
             entries = []
             for port in r.ports:
                 entries += [f"permit {r.protocol} any any eq {port}", f"permit {r.protocol} any eq {port} any"]
+            for lo, hi in r.port_ranges:
+                rng = f"range {lo} {hi}"
+                entries += [f"permit {r.protocol} any any {rng}", f"permit {r.protocol} any {rng} any"]
             a, c = [("named", r.name, entries)], [(r.name, r.name, True, r.set_dscp, r.police)]
         else:
             a = [("named", r.name, [f"permit {r.protocol} host {topology.host(h).ip} any" for h in hosts])]

@@ -56,8 +56,10 @@ class ReportContext:
 
     @property
     def axis(self) -> str:
-        """An axis label for the primary metric: "elapsed s" or e.g. "p99_rtt_ms ms"."""
-        return f"{'elapsed' if self.metric.name == 'elapsed_s' else self.metric.name} {self.unit}"
+        """An axis label for the primary metric: its name without a trailing ``_UNIT`` and its unit:
+        "elapsed s", "p99_rtt ms" (not "p99_rtt_ms ms"), "ops_per_s ops/s"."""
+        name, suffix = self.metric.name, "_" + self.unit.replace("/", "_per_")
+        return f"{name[:-len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name} {self.unit}"
 
     def val(self, v: float) -> str:
         """A value of the primary metric with its unit ("38.100 s", "1.02 ms")."""
@@ -89,6 +91,25 @@ def context(stats: Mapping[str, Any], playbook: Mapping[str, Any] | None,
     dscp = wl.get("dscp")
     return ReportContext(kind, metric, places, kind == "raytracer" and metric == DEFAULT.primary,
                          kind in JAVA_KINDS, GENERATORS.get(gen, gen), dscp if isinstance(dscp, int) else None)
+
+
+def flood_generators(floods: Iterable[Mapping[str, Any] | None], playbook: Mapping[str, Any] | None) -> list[str]:
+    """Display names of the generators of a campaign's floods (the parsed ``inputs/flood.yaml``
+    and every condition's own ``inputs/floods/*.yaml``; the playbook's ``generator`` overrides
+    them all), in order of first use; D-ITG for a flood that names none."""
+    if (playbook or {}).get("generator"):
+        gens = [str((playbook or {})["generator"])]
+    else:
+        gens = [str((f or {}).get("generator") or "ditg") for f in floods]
+    return list(dict.fromkeys(GENERATORS.get(g, g) for g in gens))
+
+
+def flood_heading(floods: Iterable[Mapping[str, Any] | None], playbook: Mapping[str, Any] | None) -> str:
+    """The heading of the report's achieved-rates table, naming every generator the floods used
+    (e.g. "D-ITG (from ITGDec) and iperf3 (its JSON report)", not D-ITG for an iperf3 incast)."""
+    how = {"D-ITG": "D-ITG (from ITGDec)", "iperf3": "iperf3 (its JSON report)"}
+    gens = [how.get(g, g) for g in flood_generators(floods, playbook)] or ["the generator"]
+    return f"## The congestion: achieved rates per flow, mean per trial, by {' and '.join(gens)}"
 
 
 def profile_marking(profile: Mapping[str, Any], workload_dscp: int | None) -> list[int]:

@@ -55,11 +55,40 @@ def ci(v: Sequence[float] | None, f: str = "{:.3f}") -> str:
 
 def recovery_value(r: Mapping[str, Any]) -> str:
     """A recovery entry of stats.json (``ratio``, ``ci95``) as Markdown: bold percentage and its
-    BCa interval (percentile with a ``method``: a higher-is-better metric's), "n/a" when congestion
-    slowed nothing."""
+    BCa interval (percentile with a ``method``: a higher-is-better metric's), "n/a" (and no
+    interval: its replicates divide by noise) when congestion slowed nothing."""
     ratio, kind = r["ratio"], "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's
     return ((f"**{ratio:.1%}**" if ratio is not None else "n/a")
-            + (f" (95 % {kind} {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") else ""))
+            + (f" (95 % {kind} {r['ci95'][0]:.1%} - {r['ci95'][1]:.1%})" if r.get("ci95") and ratio is not None
+               else ""))
+
+
+def recovery_caveat(r: Mapping[str, Any], stats: Mapping[str, Any], alpha: float = 0.05) -> str:
+    """What a reader must know about a recovery entry ``r`` of ``stats`` (a stats.json), as one
+    Markdown sentence with a leading space, or "": the slowdown it divides by (``congested``
+    against ``baseline``) is not significant (Welch p, Holm-adjusted, >= ``alpha``), so the ratio
+    divides by noise; or the ratio is above 100 % (its whole interval, when it has one), i.e. the
+    treated condition beat the uncongested baseline (issue 34: sockperf and MPI on the testbed;
+    see their examples' README)."""
+    comp = next((c for c in stats.get("comparisons") or [] if c.get("a") == r["baseline"]
+                 and c.get("b") == r["congested"]), None)
+    p = None if comp is None else comp.get("welch_t_p_holm", comp.get("welch_t_p"))
+    if r.get("ratio") is not None and p is not None and p >= alpha:
+        return (f" *Read with care*: the slowdown it divides by ({r['congested']} against {r['baseline']}) is not "
+                f"significant (Welch p, Holm = {p:.2g}), so this ratio divides by noise.")
+    low = r["ci95"][0] if r.get("ci95") and r["ci95"][0] is not None else r.get("ratio")
+    if low is not None and r.get("ratio") is not None and low > 1:
+        return (f" Above 100 %: {r['treated']} under congestion beat the uncongested {r['baseline']} "
+                "(the profile does more than undo the congestion, or the baseline pays a cost the congested "
+                "runs do not).")
+    return ""
+
+
+def recovery_sentence(r: Mapping[str, Any], stats: Mapping[str, Any]) -> str:
+    """The report's Markdown line of a primary-metric recovery entry: ratio, interval, the
+    conditions it compares and :func:`recovery_caveat`."""
+    return (f"**Recovery ratio of {r['treated']}**: " + recovery_value(r) + f" of the slowdown from *{r['baseline']}* "
+            f"to *{r['congested']}* won back." + recovery_caveat(r, stats))
 
 
 def recovery_cell(r: Mapping[str, Any]) -> str:

@@ -216,8 +216,11 @@ class Iperf3Generator:
 
 
 def apply_iperf3_json(r: FlowResult, client: dict[str, Any], server: dict[str, Any], f: ResolvedFlow) -> None:
-    """Fill ``r`` from the client's and the server's iperf3 ``-J`` output of one UDP test (pure).
-    Raises QoslabError for output without the fields of a UDP test."""
+    """Fill ``r`` from the client's and the server's iperf3 ``-J`` output of one UDP test (pure):
+    the received rate over the server's report intervals, or over its end summary when the run
+    ended within the first interval (a flood stopped after under a second: no interval is
+    reported, issue 34's short MPI runs read 0 bit/s and were judged invalid). Raises QoslabError
+    for output without the fields of a UDP test."""
     try:
         sent = client["end"]["sum"]
         r.packets_sent = int(sent["packets"])
@@ -230,6 +233,8 @@ def apply_iperf3_json(r: FlowResult, client: dict[str, Any], server: dict[str, A
     r.packets_received = max(0, int(rsum.get("packets", 0)) - lost)
     r.duration_s = sum(i["seconds"] for i in intervals)
     received = sum(i["bytes"] for i in intervals)
+    if r.duration_s <= 0 and float(rsum.get("seconds") or 0) > 0:  # a run shorter than one report interval
+        r.duration_s, received = float(rsum["seconds"]), int(rsum.get("bytes") or 0)
     if r.duration_s > 0:
         r.received_payload_bps = received * 8 / r.duration_s
         r.received_wire_bps = (received + received / f.payload_bytes * L2_OVERHEAD["UDP"]) * 8 / r.duration_s

@@ -70,10 +70,15 @@ def _ace_match(ace: Ace) -> str:
     if ace.proto in ("tcp", "udp"):
         parts.append(f"ip protocol {ace.proto}")
         if ace.src_port is not None:
-            parts.append(f"{ace.proto} sport {ace.src_port}")
+            parts.append(f"{ace.proto} sport {_ports(ace.src_port, ace.src_port_hi)}")
         if ace.dst_port is not None:
-            parts.append(f"{ace.proto} dport {ace.dst_port}")
+            parts.append(f"{ace.proto} dport {_ports(ace.dst_port, ace.dst_port_hi)}")
     return " ".join(parts) or "meta protocol ip"
+
+
+def _ports(lo: int, hi: int | None) -> str:
+    """nft port match of an ACE's ``eq LO`` (hi None) or ``range LO HI`` (``LO-HI``, inclusive)."""
+    return str(lo) if hi is None else f"{lo}-{hi}"
 
 
 def _label(qos: QosConfig, dscp: int) -> str:

@@ -7,7 +7,11 @@ daemons see distinct nodes), no tree spawn (``plm_rsh_no_tree_spawn``: every dae
 from the head, where the agent's namespace map is), the BTL and out-of-band interface
 (``interface``, ``eth0`` on the testbed) and the BTL's TCP port range (``btl_port_min`` ..
 ``+btl_port_range``: Open MPI's TCP BTL sets no DSCP, so a profile classifies MPI traffic by
-this range). The program and its arguments come from the playbook (templates as for ``command``);
+this range) and ``mpi_yield_when_idle 1`` (``yield_when_idle``): the testbed's hosts share this
+machine's cores, which Open MPI cannot see (each namespace is a node to it), and ranks that
+busy-poll on oversubscribed cores wait for one another's scheduler time slices (measured, 4
+ranks on 2 cores: allreduce p50 8.0 ms busy-polling, 0.33 ms yielding; examples/mpi-osu/README.md).
+The program and its arguments come from the playbook (templates as for ``command``);
 its last JSON line is the result, under the ``command`` contract (``elapsed_s``, ``valid``,
 ``metrics``). ``examples/mpi-osu/`` ships an OSU-style ping-pong/allreduce/barrier, compiled by
 ``make setup``, whose per-operation latency percentiles are its metrics.
@@ -39,7 +43,9 @@ EXAMPLE = "{root}/examples/mpi-osu/build/osu-qoslab"
 class MpiSettings(WorkloadBase):
     """``kind: mpi``: ``program`` and ``args`` (templates: ``{root}``, ``{timeout_s}``, ``{ranks}``),
     ``slots`` (ranks per host), ``interface`` (BTL/OOB interface), ``btl_port_min`` and
-    ``btl_port_range`` (the TCP BTL's ports, for a profile's ACLs)."""
+    ``btl_port_range`` (the TCP BTL's ports, for a profile's ACLs), ``yield_when_idle`` (Open MPI's
+    ``mpi_yield_when_idle``: a rank waiting for a message yields its core; true by default, as the
+    testbed's ranks share this machine's cores)."""
 
     kind: Literal["mpi"] = "mpi"
     program: str = EXAMPLE
@@ -48,6 +54,7 @@ class MpiSettings(WorkloadBase):
     interface: str = Field("eth0", pattern=r"^[A-Za-z0-9_.-]{1,15}$")
     btl_port_min: int = Field(7400, ge=1024, le=65000)
     btl_port_range: int = Field(32, ge=1, le=512)
+    yield_when_idle: bool = True
 
     def listen_ports(self) -> list[tuple[str, str, int]]:
         return [("btl_port_min", "tcp", p) for p in range(self.btl_port_min, self.btl_port_min + self.btl_port_range)]
@@ -75,7 +82,8 @@ def mpirun_argv(s: MpiSettings, ips: list[str], agent: Path, root: str) -> list[
     variables = {"root": root.rstrip("/"), "timeout_s": f"{s.timeout_s:g}", "ranks": ranks}
     mca = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1", "btl": "tcp,self", "pml": "ob1",
            "btl_tcp_if_include": s.interface, "oob_tcp_if_include": s.interface,
-           "btl_tcp_port_min_v4": str(s.btl_port_min), "btl_tcp_port_range_v4": str(s.btl_port_range)}
+           "btl_tcp_port_min_v4": str(s.btl_port_min), "btl_tcp_port_range_v4": str(s.btl_port_range),
+           "mpi_yield_when_idle": "1" if s.yield_when_idle else "0"}
     argv = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
             "--host", ",".join(f"{ip}:{s.slots}" for ip in ips)]
     for k, v in mca.items():

@@ -128,3 +128,65 @@ def test_parse_itgdec_series():
     rows = parse_itgdec_series((DATA / "itgdec-recv-series.txt").read_text() + "\nnot a row\n1 2 3\n")
     assert len(rows) == 11 and rows[0]["time_s"] == 0 and rows[1]["time_s"] == 1
     assert all(40_000 < r["bitrate_kbps"] < 50_000 for r in rows[:9])
+
+
+def test_kernel_pacing_asks_itgsend_twice_the_link_and_reports_the_link_rate():
+    """pacing: kernel (the default `auto` where the flood qualifies): the thesis flood at 1.5x
+    is one constant UDP flow per source host, so each sender runs unpaced at -C = 2 x the
+    link's packets/s and is judged against the link's packets/s, not the asked 1.5x."""
+    from qoslab.trafficgen.ditgpacing import KERNEL_C_FACTOR, plan_pacing
+
+    topo = ecenet_50()
+    defn = load_flood(THESIS)
+    flows = resolve(defn, topo)
+    link_pps = 50e6 / (1442 * 8)  # 4334.3 packets/s
+    for pacing in ("auto", "kernel"):
+        plan = plan_pacing(defn.model_copy(update={"pacing": pacing}), flows, topo.link.rate, None)
+        assert set(plan) == {0, 1, 2, 3}
+        for p in plan.values():
+            assert p.mode == "kernel" and p.poll is False
+            assert p.sender_pps == pytest.approx(link_pps)
+            assert p.itg_rate == 8669 == int(-(-KERNEL_C_FACTOR * link_pps // 1))
+    # the old modes stay selectable
+    poll = plan_pacing(defn.model_copy(update={"pacing": "poll"}), flows, topo.link.rate, None)
+    assert {(p.mode, p.itg_rate, p.poll) for p in poll.values()} == {("poll", 6501, True)}
+    assert poll[0].sender_pps == pytest.approx(1.5 * link_pps)
+
+
+def _flood(**kw):
+    from qoslab.trafficgen.definitions import FloodDefinition
+
+    return FloodDefinition(**{"name": "k", "rate": "1.1x", "flows": [{"src": "jp-5", "dst": "jp-1"}], **kw})
+
+
+@pytest.mark.parametrize("kw, reason", [
+    ({"rate": "0.8x"}, "below its link"),
+    ({"protocol": "TCP"}, "kernel pacing is for UDP"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1", "idt": "exponential"}]}, "not a constant-rate flow"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1", "on_ms": 100, "off_ms": 100}]}, "not a constant-rate flow"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1"}, {"src": "jp-5", "dst": "jp-2"}]}, "one flow per source host"),
+])
+def test_kernel_pacing_refuses_a_flood_it_cannot_rate(kw, reason):
+    """Explicit `kernel` on a flood whose rate the host link would not set is an error naming the
+    flow; `auto` falls back to poll (no calibration) for the same flood."""
+    from qoslab.trafficgen.definitions import kernel_rates
+    from qoslab.trafficgen.ditgpacing import plan_pacing
+
+    topo = load_topology(ECENET)
+    defn = _flood(**kw)
+    flows = resolve(defn, topo)
+    assert reason in kernel_rates(flows, topo.link.rate)
+    with pytest.raises(QoslabError, match=f"pacing 'kernel': flow jp-5 -> jp-.*{reason}"):
+        plan_pacing(defn.model_copy(update={"pacing": "kernel"}), flows, topo.link.rate, None)
+    auto = plan_pacing(defn, flows, topo.link.rate, None)
+    assert {p.mode for p in auto.values()} == {"poll"}
+
+
+def test_kernel_rates_at_exactly_the_link_rate_and_the_pacing_value_is_validated():
+    from qoslab.trafficgen.definitions import kernel_rates
+
+    topo = load_topology(ECENET)
+    flows = resolve(_flood(rate="1x", payload_bytes=200), topo)
+    assert kernel_rates(flows, topo.link.rate) == {0: pytest.approx(10e6 / (242 * 8))}
+    with pytest.raises(ValueError, match="pacing"):
+        _flood(pacing="nic")

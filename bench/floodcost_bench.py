@@ -129,7 +129,7 @@ def _one(defn, topo, tb: Testbed, out: Path, seconds: float) -> dict:
     }
 
 
-def bench_floodcost(repeat: int, seconds: float = 8.0) -> dict:
+def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
     """Per link rate, each pacing mode ``min(repeat, 2)`` times interleaved (poll, kernel, poll,
     kernel) on one testbed; returns {rate: {mode: [runs]}}."""
     defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml")

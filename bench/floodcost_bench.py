@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from qoslab.testbed import Testbed
-from qoslab.testbed.procs import tree_cpu_ticks
+from qoslab.testbed.procs import descendants, tree_cpu_ticks
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator
@@ -45,12 +45,16 @@ def _stat() -> list[int]:
 
 
 def _proc_ticks(pid: int) -> tuple[int, int]:
-    """(utime, stime) jiffies of ``pid`` and its children, 0 when gone."""
-    try:
-        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return int(f[11]) + int(f[13]), int(f[12]) + int(f[14])
-    except (OSError, IndexError, ValueError):
-        return 0, 0
+    """(utime, stime) jiffies of ``pid`` and its living descendants (ITGSend runs under
+    ``timeout``), 0 when gone."""
+    u = s = 0
+    for p in descendants(pid):
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            u, s = u + int(f[11]), s + int(f[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return u, s
 
 
 def _interarrivals_us(recv_log: Path) -> dict:

@@ -190,3 +190,10 @@ def test_kernel_rates_at_exactly_the_link_rate_and_the_pacing_value_is_validated
     assert kernel_rates(flows, topo.link.rate) == {0: pytest.approx(10e6 / (242 * 8))}
     with pytest.raises(ValueError, match="pacing"):
         _flood(pacing="nic")
+
+
+def test_kernel_queue_limit_lets_the_socket_fill_first():
+    from qoslab.trafficgen.definitions import KERNEL_QUEUE_HEADROOM, kernel_queue_limit
+
+    assert kernel_queue_limit(131072, 212992) == 212992 + KERNEL_QUEUE_HEADROOM > 131072
+    assert kernel_queue_limit(1_000_000, 212992) == 1_000_000  # a deeper host queue stays as it is

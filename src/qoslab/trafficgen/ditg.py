@@ -24,8 +24,8 @@ from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
-from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
-from .ditgpacing import SENDER_TIMER_SLACK_NS, FlowPacing, host_queue_drops, plan_pacing, sender_prefix_on
+from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, kernel_queue_limit, resolve
+from .ditgpacing import SENDER_TIMER_SLACK_NS, FlowPacing, kernel_host, plan_pacing, sender_prefix_on, sndbuf_default
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
@@ -72,10 +72,9 @@ class DitgGenerator:
         if bulk:
             raise QoslabError(f"flood {defn.name}: tcp-bulk flows ({bulk[0].src} -> {bulk[0].dst}) need the iperf3 "
                               "generator (generator: iperf3)")
-        #: flow index -> its pacing (mode, ITGSend -C, -poll, packets/s the sender is set to);
-        #: calibrate() overrides it for its probes
+        #: flow index -> pacing (mode, -C, -poll, packets/s the sender is set to: the fidelity
+        #: monitor's "configured", sender_pps); calibrate() overrides it for its probes
         self.pacing: dict[int, FlowPacing] = plan_pacing(defn, self.flows, topology.link.rate, self.calibration)
-        #: flow index -> packets/s its sender is set to send (the fidelity monitor's "configured")
         self.sender_pps = {i: p.sender_pps for i, p in self.pacing.items()}
         self._host_drops0: dict[str, int | None] = {}
         self.executor_of = executor_of
@@ -151,7 +150,8 @@ class DitgGenerator:
         self.prepare(establish_timeout_s)
         starting = [f for f in self.flows if f.dst not in self._failed_dst]
         kernel = sorted({f.src for f in starting if self.pacing[f.index].mode == "kernel"})
-        self._host_drops0 = dict(zip(kernel, parallel_map(self._drops, kernel), strict=True))
+        limit = kernel_queue_limit(self.topo.buffers.host_bytes, sndbuf_default())  # block, never drop
+        self._host_drops0 = dict(zip(kernel, parallel_map(lambda h: self._drops(h, limit), kernel), strict=True))
         parallel_map(self._start_sender, starting)
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
@@ -253,8 +253,11 @@ class DitgGenerator:
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
 
-    def _drops(self, host: str) -> int | None:
-        return host_queue_drops(self.executor_of(host))
+    def _drops(self, host: str, limit: int | None = None) -> int | None:
+        """Set the testbed host's queue ``limit`` (kernel_queue_limit, else the topology's), then
+        read its drops (after, so the limit change is not counted)."""
+        embedded = self.topo.environment == "embedded"
+        return kernel_host(self.executor_of(host), (limit or self.topo.buffers.host_bytes) if embedded else None)
 
     def _decode_sent(self, f: ResolvedFlow) -> str:
         """ITGDec's summary of the sender log of ``f`` (its text). Raises QoslabError."""

@@ -10,9 +10,11 @@ import json
 import math
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import QoslabError
 from ..executors import Executor
+from ..testbed.plan import HOST_IF
 from .calibration import Calibration
 from .definitions import FloodDefinition, ResolvedFlow, kernel_rates
 
@@ -124,3 +126,28 @@ def host_queue_drops(ex: Executor) -> int | None:
         return sum(int(q.get("drops", 0)) for q in json.loads(r.stdout or "null") if q.get("root"))
     except (ValueError, TypeError, AttributeError):
         return None
+
+
+def set_host_queue(ex: Executor, limit_bytes: int) -> bool:
+    """Set the limit of the host-end FIFO of a testbed host (``bfifo`` ``10:`` under HTB class
+    ``1:1`` on its ``eth0``, :func:`qoslab.testbed.plan.shaping_lines`) through ``ex``; False when
+    tc refused (another qdisc there)."""
+    argv = ["tc", "qdisc", "change", "dev", HOST_IF, "parent", "1:1", "handle", "10:", "bfifo", "limit",
+            str(limit_bytes)]
+    return ex.run(argv, check=False, timeout=10).returncode == 0
+
+
+def sndbuf_default() -> int:
+    """``net.core.wmem_default`` of this machine (bytes; a UDP socket's send buffer), 212,992 when unreadable."""
+    try:
+        return int(Path("/proc/sys/net/core/wmem_default").read_text())
+    except (OSError, ValueError):
+        return 212_992
+
+
+def kernel_host(ex: Executor, limit_bytes: int | None) -> int | None:
+    """A kernel-paced flooder's host: set its testbed host queue's limit (:func:`set_host_queue`;
+    None = leave it, off the testbed) and return its root qdiscs' drops so far (:func:`host_queue_drops`)."""
+    if limit_bytes is not None:
+        set_host_queue(ex, limit_bytes)
+    return host_queue_drops(ex)

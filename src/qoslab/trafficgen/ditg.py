@@ -76,7 +76,7 @@ class DitgGenerator:
         #: monitor's "configured", sender_pps); calibrate() overrides it for its probes
         self.pacing: dict[int, FlowPacing] = plan_pacing(defn, self.flows, topology.link.rate, self.calibration)
         self.sender_pps = {i: p.sender_pps for i, p in self.pacing.items()}
-        self._host_drops0: dict[str, int | None] = {}
+        self._host_drops0: dict[str, tuple[int, int] | None] = {}
         self.executor_of = executor_of
         self.out_dir = Path(out_dir)
         self.duration_s = duration_s if duration_s is not None else defn.duration_s
@@ -94,7 +94,7 @@ class DitgGenerator:
         self._failed_dst: set[str] = set()
         self._reported: set[int] = set()  # flows whose sender's failure is in errors
         self._halted = False
-        self._host_drops1: dict[str, int | None] = {}
+        self._host_drops1: dict[str, tuple[int, int] | None] = {}
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
         self._sent: dict[int, Future[str]] = {}
 
@@ -253,9 +253,9 @@ class DitgGenerator:
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
 
-    def _drops(self, host: str, limit: int | None = None) -> int | None:
-        """Set the testbed host's queue ``limit`` (kernel_queue_limit, else the topology's), then
-        read its drops (after, so the limit change is not counted)."""
+    def _drops(self, host: str, limit: int | None = None) -> tuple[int, int] | None:
+        """Read the host's (drops, queued packets), then set its testbed queue ``limit``
+        (kernel_queue_limit, else the topology's)."""
         embedded = self.topo.environment == "embedded"
         return kernel_host(self.executor_of(host), (limit or self.topo.buffers.host_bytes) if embedded else None)
 
@@ -320,7 +320,7 @@ class DitgGenerator:
                        sender_sched=self.sched.get(f.index), pacing=pc.mode, target_pps=pc.sender_pps)
         d0, d1 = self._host_drops0.get(f.src), self._host_drops1.get(f.src)
         if pc.mode == "kernel" and d0 is not None and d1 is not None:
-            r.host_drops = d1 - d0
+            r.host_drops = d1[0] - d0[0]
         sx, dx = offline(self.executor_of(f.src)), offline(self.executor_of(f.dst))  # ITGDec needs no network
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
@@ -334,6 +334,8 @@ class DitgGenerator:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
+            if pc.mode == "kernel" and d1 is not None and s.get("total_time_s", 0) > 0:  # what left the host meanwhile
+                r.sent_pps = max(0, r.packets_sent - d1[1]) / s["total_time_s"]
             rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]

@@ -117,13 +117,15 @@ def plan_pacing(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: floa
     return out
 
 
-def host_queue_drops(ex: Executor) -> int | None:
-    """Packets dropped so far by the root qdiscs of the host of ``ex`` (``tc -s -j qdisc show``
-    there; a root's count includes its children's), None when tc could not be read. Kernel pacing
-    reads it before and after a flood: its senders should block, never lose packets at home."""
+def host_queue_drops(ex: Executor) -> tuple[int, int] | None:
+    """(packets dropped so far, packets queued now) by the root qdiscs of the host of ``ex``
+    (``tc -s -j qdisc show`` there; a root's counts include its children's), None when tc could
+    not be read. Kernel pacing reads it before and after a flood: its senders should block, never
+    lose packets at home; what is still queued when they stop left the host after them."""
     r = ex.run(["tc", "-s", "-j", "qdisc", "show"], check=False, timeout=10)
     try:
-        return sum(int(q.get("drops", 0)) for q in json.loads(r.stdout or "null") if q.get("root"))
+        roots = [q for q in json.loads(r.stdout or "null") if q.get("root")]
+        return sum(int(q.get("drops", 0)) for q in roots), sum(int(q.get("qlen", 0)) for q in roots)
     except (ValueError, TypeError, AttributeError):
         return None
 
@@ -145,9 +147,11 @@ def sndbuf_default() -> int:
         return 212_992
 
 
-def kernel_host(ex: Executor, limit_bytes: int | None) -> int | None:
-    """A kernel-paced flooder's host: set its testbed host queue's limit (:func:`set_host_queue`;
-    None = leave it, off the testbed) and return its root qdiscs' drops so far (:func:`host_queue_drops`)."""
+def kernel_host(ex: Executor, limit_bytes: int | None) -> tuple[int, int] | None:
+    """A kernel-paced flooder's host: its root qdiscs' (drops, queued packets) now
+    (:func:`host_queue_drops`), then its testbed host queue's limit set (:func:`set_host_queue`;
+    None = leave it, off the testbed)."""
+    counts = host_queue_drops(ex)
     if limit_bytes is not None:
         set_host_queue(ex, limit_bytes)
-    return host_queue_drops(ex)
+    return counts

@@ -197,3 +197,28 @@ def test_kernel_queue_limit_lets_the_socket_fill_first():
 
     assert kernel_queue_limit(131072, 212992) == 212992 + KERNEL_QUEUE_HEADROOM > 131072
     assert kernel_queue_limit(1_000_000, 212992) == 1_000_000  # a deeper host queue stays as it is
+
+
+def test_kernel_host_reads_drops_and_backlog_of_the_root_qdiscs_then_sets_the_limit():
+    """The counts come from the root qdiscs only (a root's include its children's), read before
+    the limit changes; an unreadable tc answer is None."""
+    from types import SimpleNamespace
+
+    from qoslab.trafficgen.ditgpacing import kernel_host
+
+    tc = ('[{"kind":"htb","handle":"1:","root":true,"drops":7,"qlen":3},'
+          '{"kind":"bfifo","handle":"10:","parent":"1:1","drops":7,"qlen":3},'
+          '{"kind":"noqueue","handle":"0:","root":true}]')
+    calls = []
+
+    class Ex:
+        def run(self, argv, check=False, timeout=None):
+            calls.append(argv)
+            return SimpleNamespace(stdout=tc if argv[:2] == ["tc", "-s"] else "", returncode=0)
+
+    assert kernel_host(Ex(), 278528) == (7, 3)
+    assert calls[1] == ["tc", "qdisc", "change", "dev", "eth0", "parent", "1:1", "handle", "10:", "bfifo", "limit",
+                        "278528"]
+    calls.clear()
+    tc = "not json"
+    assert kernel_host(Ex(), None) is None and len(calls) == 1  # off the testbed: no limit change

@@ -216,9 +216,32 @@ def test_kernel_host_reads_drops_and_backlog_of_the_root_qdiscs_then_sets_the_li
             calls.append(argv)
             return SimpleNamespace(stdout=tc if argv[:2] == ["tc", "-s"] else "", returncode=0)
 
-    assert kernel_host(Ex(), 278528) == (7, 3)
+    from qoslab.trafficgen.definitions import kernel_queue_limit
+    from qoslab.trafficgen.ditgpacing import sndbuf_default
+
+    assert kernel_host(Ex(), 131072, widen=True) == (7, 3)
     assert calls[1] == ["tc", "qdisc", "change", "dev", "eth0", "parent", "1:1", "handle", "10:", "bfifo", "limit",
-                        "278528"]
+                        str(kernel_queue_limit(131072, sndbuf_default()))]
+    calls.clear()
+    assert kernel_host(Ex(), 131072) == (7, 3) and calls[1][-1] == "131072"  # restored after the flood
     calls.clear()
     tc = "not json"
     assert kernel_host(Ex(), None) is None and len(calls) == 1  # off the testbed: no limit change
+
+
+def test_pin_cpu_prefixes_taskset_and_refuses_a_cpu_this_machine_lacks():
+    import os
+
+    from qoslab.trafficgen.ditgpacing import placement, plan_pacing
+
+    n = os.cpu_count() or 1
+    assert placement(_flood()) == []
+    assert placement(_flood(pin_cpu="last")) == ["taskset", "-c", str(n - 1)]
+    assert placement(_flood(pin_cpu=0)) == ["taskset", "-c", "0"]
+    topo = load_topology(ECENET)
+    bad = _flood(pin_cpu=n)
+    with pytest.raises(QoslabError, match=f"pin_cpu {n}: this machine has CPUs 0..{n - 1}"):
+        plan_pacing(bad, resolve(bad, topo), topo.link.rate, None)
+    for wrong in (-1, "first", 1.5):
+        with pytest.raises(ValueError, match="pin_cpu"):
+            _flood(pin_cpu=wrong)

@@ -11,7 +11,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -71,7 +71,9 @@ class FloodDefinition(StrictModel):
     sendto() blocks on the socket buffer instead of a busy-wait; needs :func:`kernel_rates`'
     conditions), ``poll`` (ITGSend ``-poll``: accurate, one busy core per sender), ``plain`` (no
     -poll, uses the calibration to pick -C), ``auto`` (kernel where the flood qualifies, else plain
-    when a calibration covers the rate, else poll)."""
+    when a calibration covers the rate, else poll). ``pin_cpu`` (D-ITG) runs all its senders and
+    receivers on one CPU (:func:`.ditgpacing.placement`): a packet's sender then wakes its receiver
+    without an inter-processor interrupt, which halved the flood's CPU here (docs in traffic-gen/README.md)."""
 
     name: str
     description: str = ""
@@ -82,6 +84,9 @@ class FloodDefinition(StrictModel):
     ds_byte: int = Field(0, ge=0, le=255)
     start_delay_s: float = Field(0.0, ge=0, le=MAX_FLOOD_S)
     pacing: Literal["auto", "kernel", "poll", "plain"] = "auto"
+    pin_cpu: Annotated[int, Field(ge=0, le=4095)] | Literal["last"] | None = Field(
+        None, description="run every D-ITG sender and receiver of the flood on this CPU (taskset -c; 'last' = the "
+                          "highest numbered); None = the scheduler's choice")
     generator: str = Field("ditg", description="traffic generator backend (qoslab.registry.generators): "
                                                "ditg (D-ITG, default) or iperf3")
     flows: list[Flow] = Field(default_factory=list)

@@ -24,8 +24,8 @@ from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
-from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, kernel_queue_limit, resolve
-from .ditgpacing import SENDER_TIMER_SLACK_NS, FlowPacing, kernel_host, plan_pacing, sender_prefix_on, sndbuf_default
+from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .ditgpacing import SENDER_TIMER_SLACK_NS, FlowPacing, kernel_host, placement, plan_pacing, sender_prefix_on
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
@@ -150,8 +150,7 @@ class DitgGenerator:
         self.prepare(establish_timeout_s)
         starting = [f for f in self.flows if f.dst not in self._failed_dst]
         kernel = sorted({f.src for f in starting if self.pacing[f.index].mode == "kernel"})
-        limit = kernel_queue_limit(self.topo.buffers.host_bytes, sndbuf_default())  # block, never drop
-        self._host_drops0 = dict(zip(kernel, parallel_map(lambda h: self._drops(h, limit), kernel), strict=True))
+        self._host_drops0 = dict(zip(kernel, parallel_map(lambda h: self._drops(h, True), kernel), strict=True))
         parallel_map(self._start_sender, starting)
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
@@ -174,7 +173,8 @@ class DitgGenerator:
     def _start_receiver(self, host: str) -> None:
         d = self._ndir(host)
         self.receivers[host] = self.executor_of(host).start(
-            [*RECEIVER_PREFIX, "ITGRecv"], stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out", cwd=d,
+            [*placement(self.defn), *RECEIVER_PREFIX, "ITGRecv"], stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out",
+            cwd=d,
             lifetime_s=self._proc_lifetime())
 
     def _receiver_listening(self, host: str, proc: BackgroundProcess, timeout_s: float) -> bool:
@@ -210,7 +210,7 @@ class DitgGenerator:
             duration_ms = int(life * 1000)
         else:
             duration_ms = UNBOUNDED_DURATION_MS
-        prefix = () if poll else sender_prefix_on(ex)
+        prefix = (*placement(self.defn), *(() if poll else sender_prefix_on(ex)))
         argv = [*prefix, "ITGSend", "-a", f.dst_ip, "-T", f.protocol, *traffic_options(f, itg_rate),
                 "-t", str(duration_ms), "-rp", str(f.port),
                 "-b", str(f.ds_byte), "-d", str(int(f.start_delay_s * 1000)),
@@ -253,11 +253,10 @@ class DitgGenerator:
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
 
-    def _drops(self, host: str, limit: int | None = None) -> tuple[int, int] | None:
-        """Read the host's (drops, queued packets), then set its testbed queue ``limit``
-        (kernel_queue_limit, else the topology's)."""
+    def _drops(self, host: str, widen: bool = False) -> tuple[int, int] | None:
+        """Read the host's (drops, queued packets), then set its testbed queue's limit (see kernel_host)."""
         embedded = self.topo.environment == "embedded"
-        return kernel_host(self.executor_of(host), (limit or self.topo.buffers.host_bytes) if embedded else None)
+        return kernel_host(self.executor_of(host), self.topo.buffers.host_bytes if embedded else None, widen)
 
     def _decode_sent(self, f: ResolvedFlow) -> str:
         """ITGDec's summary of the sender log of ``f`` (its text). Raises QoslabError."""

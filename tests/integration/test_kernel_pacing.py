@@ -40,6 +40,7 @@ def test_kernel_pacing_delivers_the_link_rate_without_spinning(testbed, tmp_path
     link = testbed.topo.link.rate
     for f in r.flows:
         assert f.pacing == "kernel" and f.poll is False
+        assert f.sender_sched.startswith(f"kernel pacing (host link), taskset -c {os.cpu_count() - 1}")  # pin_cpu: last
         assert f.target_pps == pytest.approx(link / (1442 * 8))
         assert not f.shortfall, (f.src, f.sent_pps, f.target_pps)  # sent within 5 % of the link's packets/s
         assert abs(f.received_wire_bps / link - 1) < 0.05, (f.src, f.received_wire_bps)

@@ -36,7 +36,8 @@ from qoslab.trafficgen.ditg import DitgGenerator
 ROOT = Path(__file__).resolve().parents[1]
 HZ = os.sysconf("SC_CLK_TCK")
 RATES_MBIT = (10, 50, 100)
-MODES = ("poll", "kernel")
+#: (name, pacing, pin_cpu): today's busy-wait, kernel pacing, kernel pacing on one CPU
+MODES = (("poll", "poll", None), ("kernel", "kernel", None), ("kernel-pinned", "kernel", "last"))
 
 
 def _stat() -> list[int]:
@@ -134,8 +135,8 @@ def _one(defn, topo, tb: Testbed, out: Path, seconds: float) -> dict:
 
 
 def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
-    """Per link rate, each pacing mode ``min(repeat, 2)`` times interleaved (poll, kernel, poll,
-    kernel) on one testbed; returns {rate: {mode: [runs]}}."""
+    """Per link rate, each mode of MODES ``min(repeat, 2)`` times interleaved (poll, kernel,
+    kernel-pinned, poll, ...) on one testbed; returns {rate: {mode: [runs]}}."""
     defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml")
     out: dict = {}
     for mbit in RATES_MBIT:
@@ -144,12 +145,13 @@ def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
         tb = Testbed(topo)
         tb.down()
         tb.up()
-        runs: dict = {m: [] for m in MODES}
+        runs: dict = {m[0]: [] for m in MODES}
         try:
             for i in range(max(1, min(repeat, 2))):
-                for mode in MODES:
+                for mode, pacing, pin in MODES:
                     with tempfile.TemporaryDirectory() as d:
-                        runs[mode].append(_one(defn.model_copy(update={"pacing": mode}), topo, tb, Path(d), seconds))
+                        runs[mode].append(_one(defn.model_copy(update={"pacing": pacing, "pin_cpu": pin}), topo, tb,
+                                               Path(d), seconds))
                     print(f"  {mbit} Mbit/s {mode} #{i}: {runs[mode][-1]['us_per_packet']}", flush=True)
         finally:
             tb.down()

@@ -78,6 +78,7 @@ from capture_bench import bench_capture  # noqa: E402
 from capture_live_bench import bench_capture_live  # noqa: E402
 from cluster_bench import bench_cluster  # noqa: E402
 from flood_bench import bench_flood  # noqa: E402
+from floodcost_bench import bench_floodcost  # noqa: E402
 from matmul_bench import bench_matmul  # noqa: E402
 from nft_bench import bench_nft  # noqa: E402
 from overhead_bench import bench_overhead  # noqa: E402
@@ -85,7 +86,7 @@ from sort_bench import bench_sort  # noqa: E402
 from switch_bench import bench_switch  # noqa: E402
 from workload_bench import bench_workload  # noqa: E402
 
-BENCHES = {"testbed": bench_testbed, "workload": bench_workload, "flood": bench_flood, "switch": bench_switch,
+BENCHES = {"testbed": bench_testbed, "workload": bench_workload, "flood": bench_flood, "floodcost": bench_floodcost, "switch": bench_switch,
            "capture": bench_capture, "capture_live": bench_capture_live, "nft": bench_nft,
            "cluster": bench_cluster, "matmul": bench_matmul, "overhead": bench_overhead, "sort": bench_sort}
 

@@ -28,12 +28,12 @@ pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _campaign(tmp_path: Path, topo: Path, name: str) -> list[dict]:
+def _campaign(tmp_path: Path, topo: Path, name: str, flood: Path = REPO / "traffic-gen" / "campaign-flood.yaml") -> list[dict]:
     pb_file = tmp_path / f"{name}.yaml"
     pb_file.write_text(yaml.safe_dump({
         "name": name, "topology": str(topo), "device": "virtual",
         "workload": {"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 1, "rows_per_call": 5},
-        "flood": str(REPO / "traffic-gen" / "campaign-flood.yaml"),
+        "flood": str(flood),
         "conditions": [{"name": "congestion fifo", "congestion": True, "profile": "fifo"}],
         "trials": 2, "warmup": 0, "capture": "off", "retries": 1, "trial_timeout_s": 120, "seed": 1}))
     folder = tmp_path / name
@@ -85,7 +85,10 @@ def test_a_cpu_hog_makes_the_trial_invalid_and_without_it_the_trial_is_ok(tmp_pa
 
 def test_a_rate_this_machine_cannot_forward_is_flagged(tmp_path, topo_file):
     topo = topo_file("r", link={"rate": "200Mbit", "burst_ms": 2.5, "offloads": False})
-    rows = _campaign(tmp_path, topo, "fast")
+    # busy-waiting -poll senders (kernel pacing, the default, may well forward 200 Mbit/s here)
+    flood = yaml.safe_load((REPO / "traffic-gen" / "campaign-flood.yaml").read_text())
+    (tmp_path / "poll-flood.yaml").write_text(yaml.safe_dump({**flood, "pacing": "poll"}))
+    rows = _campaign(tmp_path, topo, "fast", tmp_path / "poll-flood.yaml")
     print(rows)
     assert rows and all(r["status"] == "done" for r in rows)
     for r in rows:

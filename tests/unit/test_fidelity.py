@@ -287,3 +287,35 @@ def test_an_incast_shares_its_port_max_min_fair():
     # unequal demands: the small flow gets what it asks, the others share the rest
     assert max_min_shares(10e6, [1e6, 9e6, 9e6]) == pytest.approx([1e6, 4.5e6, 4.5e6])
     assert max_min_shares(6e6, [9e6, 1e6]) == pytest.approx([5e6, 1e6]) and max_min_shares(-1.0, [1.0]) == [0.0]
+
+
+def test_flow_rates_judge_a_kernel_paced_sender_against_the_rate_it_was_set_to(tmp_path):
+    """Under kernel pacing the generator's ``sender_pps`` (the host link's packets/s) is the
+    configured rate: a 1.1x flow sending the link's packets/s has no pacing error, and the same
+    flow judged by its asked rate (a generator without ``sender_pps``) has 1/1.1 - 1."""
+    from types import SimpleNamespace
+
+    from conftest import ECENET
+    from qoslab.meters.base import TrialContext
+    from qoslab.meters.fidelity import flow_rates
+    from qoslab.topology import load_topology
+    from qoslab.trafficgen import load_flood, resolve
+    from qoslab.trafficgen.base import FloodResult, FlowResult
+
+    topo = load_topology(ECENET)
+    flows = resolve(load_flood(ECENET.parents[2] / "traffic-gen" / "campaign-flood.yaml"), topo)
+    link_pps = topo.link.rate / (1442 * 8)
+    got = FloodResult("f", [FlowResult(f.src, f.dst, f.pps, sent_pps=link_pps, received_wire_bps=topo.link.rate)
+                            for f in flows], [], 1.0)
+
+    def ctx(flood):
+        return TrialContext(condition="c", congestion=True, trial_dir=tmp_path, local=True, switch=None, ports=[],
+                            flood=flood, flood_result=got, topology=topo)
+
+    kernel = flow_rates(ctx(SimpleNamespace(flows=flows, sender_pps={f.index: link_pps for f in flows})))
+    assert [r.configured_pps for r in kernel] == pytest.approx([link_pps] * 4)
+    assert [r.configured_wire_bps for r in kernel] == pytest.approx([topo.link.rate] * 4)
+    assert all(abs(r.sent_pps / r.configured_pps - 1) < 1e-9 for r in kernel)
+    asked = flow_rates(ctx(SimpleNamespace(flows=flows)))
+    assert [r.configured_pps for r in asked] == pytest.approx([1.1 * link_pps] * 4)
+    assert asked[0].port == "Gi1-0-1"

@@ -128,3 +128,120 @@ def test_parse_itgdec_series():
     rows = parse_itgdec_series((DATA / "itgdec-recv-series.txt").read_text() + "\nnot a row\n1 2 3\n")
     assert len(rows) == 11 and rows[0]["time_s"] == 0 and rows[1]["time_s"] == 1
     assert all(40_000 < r["bitrate_kbps"] < 50_000 for r in rows[:9])
+
+
+def test_kernel_pacing_asks_itgsend_twice_the_link_and_reports_the_link_rate():
+    """pacing: kernel (the default `auto` where the flood qualifies): the thesis flood at 1.5x
+    is one constant UDP flow per source host, so each sender runs unpaced at -C = 2 x the
+    link's packets/s and is judged against the link's packets/s, not the asked 1.5x."""
+    from qoslab.trafficgen.ditgpacing import KERNEL_C_FACTOR, plan_pacing
+
+    topo = ecenet_50()
+    defn = load_flood(THESIS)
+    flows = resolve(defn, topo)
+    link_pps = 50e6 / (1442 * 8)  # 4334.3 packets/s
+    for pacing in ("auto", "kernel"):
+        plan = plan_pacing(defn.model_copy(update={"pacing": pacing}), flows, topo.link.rate, None)
+        assert set(plan) == {0, 1, 2, 3}
+        for p in plan.values():
+            assert p.mode == "kernel" and p.poll is False
+            assert p.sender_pps == pytest.approx(link_pps)
+            assert p.itg_rate == 8669 == int(-(-KERNEL_C_FACTOR * link_pps // 1))
+    # the old modes stay selectable
+    poll = plan_pacing(defn.model_copy(update={"pacing": "poll"}), flows, topo.link.rate, None)
+    assert {(p.mode, p.itg_rate, p.poll) for p in poll.values()} == {("poll", 6501, True)}
+    assert poll[0].sender_pps == pytest.approx(1.5 * link_pps)
+
+
+def _flood(**kw):
+    from qoslab.trafficgen.definitions import FloodDefinition
+
+    return FloodDefinition(**{"name": "k", "rate": "1.1x", "flows": [{"src": "jp-5", "dst": "jp-1"}], **kw})
+
+
+@pytest.mark.parametrize("kw, reason", [
+    ({"rate": "0.8x"}, "below its link"),
+    ({"protocol": "TCP"}, "kernel pacing is for UDP"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1", "idt": "exponential"}]}, "not a constant-rate flow"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1", "on_ms": 100, "off_ms": 100}]}, "not a constant-rate flow"),
+    ({"flows": [{"src": "jp-5", "dst": "jp-1"}, {"src": "jp-5", "dst": "jp-2"}]}, "one flow per source host"),
+])
+def test_kernel_pacing_refuses_a_flood_it_cannot_rate(kw, reason):
+    """Explicit `kernel` on a flood whose rate the host link would not set is an error naming the
+    flow; `auto` falls back to poll (no calibration) for the same flood."""
+    from qoslab.trafficgen.definitions import kernel_rates
+    from qoslab.trafficgen.ditgpacing import plan_pacing
+
+    topo = load_topology(ECENET)
+    defn = _flood(**kw)
+    flows = resolve(defn, topo)
+    assert reason in kernel_rates(flows, topo.link.rate)
+    with pytest.raises(QoslabError, match=f"pacing 'kernel': flow jp-5 -> jp-.*{reason}"):
+        plan_pacing(defn.model_copy(update={"pacing": "kernel"}), flows, topo.link.rate, None)
+    auto = plan_pacing(defn, flows, topo.link.rate, None)
+    assert {p.mode for p in auto.values()} == {"poll"}
+
+
+def test_kernel_rates_at_exactly_the_link_rate_and_the_pacing_value_is_validated():
+    from qoslab.trafficgen.definitions import kernel_rates
+
+    topo = load_topology(ECENET)
+    flows = resolve(_flood(rate="1x", payload_bytes=200), topo)
+    assert kernel_rates(flows, topo.link.rate) == {0: pytest.approx(10e6 / (242 * 8))}
+    with pytest.raises(ValueError, match="pacing"):
+        _flood(pacing="nic")
+
+
+def test_kernel_queue_limit_lets_the_socket_fill_first():
+    from qoslab.trafficgen.definitions import KERNEL_QUEUE_HEADROOM, kernel_queue_limit
+
+    assert kernel_queue_limit(131072, 212992) == 212992 + KERNEL_QUEUE_HEADROOM > 131072
+    assert kernel_queue_limit(1_000_000, 212992) == 1_000_000  # a deeper host queue stays as it is
+
+
+def test_kernel_host_reads_drops_and_backlog_of_the_root_qdiscs_then_sets_the_limit():
+    """The counts come from the root qdiscs only (a root's include its children's), read before
+    the limit changes; an unreadable tc answer is None."""
+    from types import SimpleNamespace
+
+    from qoslab.trafficgen.ditgpacing import kernel_host
+
+    tc = ('[{"kind":"htb","handle":"1:","root":true,"drops":7,"qlen":3},'
+          '{"kind":"bfifo","handle":"10:","parent":"1:1","drops":7,"qlen":3},'
+          '{"kind":"noqueue","handle":"0:","root":true}]')
+    calls = []
+
+    class Ex:
+        def run(self, argv, check=False, timeout=None):
+            calls.append(argv)
+            return SimpleNamespace(stdout=tc if argv[:2] == ["tc", "-s"] else "", returncode=0)
+
+    from qoslab.trafficgen.definitions import kernel_queue_limit
+    from qoslab.trafficgen.ditgpacing import sndbuf_default
+
+    assert kernel_host(Ex(), 131072, widen=True) == (7, 3)
+    assert calls[1] == ["tc", "qdisc", "change", "dev", "eth0", "parent", "1:1", "handle", "10:", "bfifo", "limit",
+                        str(kernel_queue_limit(131072, sndbuf_default()))]
+    calls.clear()
+    assert kernel_host(Ex(), 131072) == (7, 3) and calls[1][-1] == "131072"  # restored after the flood
+    calls.clear()
+    tc = "not json"
+    assert kernel_host(Ex(), None) is None and len(calls) == 1  # off the testbed: no limit change
+
+
+def test_pin_cpu_prefixes_taskset_and_refuses_a_cpu_this_machine_lacks():
+    import os
+
+    from qoslab.trafficgen.ditgpacing import placement, plan_pacing
+
+    n = os.cpu_count() or 1
+    assert placement(_flood()) == []
+    assert placement(_flood(pin_cpu="last")) == ["taskset", "-c", str(n - 1)]
+    assert placement(_flood(pin_cpu=0)) == ["taskset", "-c", "0"]
+    topo = load_topology(ECENET)
+    bad = _flood(pin_cpu=n)
+    with pytest.raises(QoslabError, match=f"pin_cpu {n}: this machine has CPUs 0..{n - 1}"):
+        plan_pacing(bad, resolve(bad, topo), topo.link.rate, None)
+    for wrong in (-1, "first", 1.5):
+        with pytest.raises(ValueError, match="pin_cpu"):
+            _flood(pin_cpu=wrong)

@@ -56,7 +56,8 @@ def flood_run(definition: Path = typer.Argument(..., help="Flood definition, e.g
               "jitter ms"):
         tab.add_column(c, justify="left" if c in ("flow", "pacing") else "right", no_wrap=c == "flow")
     for f in r.flows:
-        pacing = "-" if f.itg_rate is None else f"{f.itg_rate}" + (" poll" if f.poll else "")
+        pacing = "-" if f.itg_rate is None else f"{f.itg_rate}" + (" poll" if f.poll else " kernel"
+                                                                     if f.pacing == "kernel" else "")
         if f.error:
             tab.add_row(f"{f.src}>{f.dst}", pacing, f"{f.requested_pps:.0f}", "[red]error[/]", "", "", "", "", "")
             continue

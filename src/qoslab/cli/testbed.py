@@ -200,7 +200,7 @@ def testbed_selftest(topology: Path | None = TopologyOpt,
 
 @app.command("calibrate")
 def testbed_calibrate(playbook: Path = typer.Argument(..., help="Campaign playbook, e.g. playbooks/quick.yaml."),
-                      rates: str = typer.Option("10Mbit,20Mbit,50Mbit,100Mbit",
+                      rates: str = typer.Option("10Mbit,20Mbit,50Mbit,100Mbit,200Mbit",
                                                 help="Link rates to try, lowest first (comma-separated)."),
                       trials: int = typer.Option(2, min=2, help="Trials per congested condition and rate."),
                       out: Path | None = typer.Option(None, help="Folder (default results/calibrate/NAME-TIME)."),

@@ -214,13 +214,18 @@ class Sampler:
 
 
 def flow_rates(ctx: TrialContext) -> list[FlowRates]:
-    """The flood's flows, configured (``ctx.flood.flows``) against achieved (``ctx.flood_result``)."""
+    """The flood's flows, configured (``ctx.flood.flows``, at the rate each sender was set to:
+    the generator's ``sender_pps`` where it has one) against achieved (``ctx.flood_result``)."""
     if ctx.flood is None or ctx.flood_result is None:
         return []
     got = {(f.src, f.dst): f for f in ctx.flood_result.flows}
     topo = ctx.topology
     port = (lambda h: linux_ifname(topo.host(h).port)) if topo is not None else (lambda h: None)
-    return [FlowRates(f.src, f.dst, f.wire_bps, got[(f.src, f.dst)].received_wire_bps, f.pps,
+    # what each sender was set to send: under kernel pacing its host link's rate (the asked
+    # excess never leaves the host under any pacing), else the asked rate
+    target = getattr(ctx.flood, "sender_pps", {})
+    return [FlowRates(f.src, f.dst, f.wire_bps * target.get(f.index, f.pps) / f.pps if f.pps else f.wire_bps,
+                      got[(f.src, f.dst)].received_wire_bps, target.get(f.index, f.pps),
                       got[(f.src, f.dst)].sent_pps, port(f.dst)) for f in ctx.flood.flows if (f.src, f.dst) in got]
 
 

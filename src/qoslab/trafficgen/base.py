@@ -39,7 +39,14 @@ class FlowResult:
     series (``time_s, bitrate_kbps, delay_s, jitter_s, loss_pkts``), any error. ``itg_rate`` and
     ``poll`` are D-ITG's pacing (``-C``, ``-poll``); None for other generators. ``sender_sched``
     says how the sender ran: real-time class and timer slack, or the fallback where the node did
-    not permit them (D-ITG only)."""
+    not permit them (D-ITG only). ``pacing`` is the D-ITG pacing mode (``kernel``, ``poll``,
+    ``plain``), ``target_pps`` the packets/s the sender was set to send (under kernel pacing its
+    host link's rate, which may be below ``requested_pps``; ``shortfall`` compares with it) and
+    ``host_drops`` the packets its source host's own egress queue dropped while it ran (kernel
+    pacing only: there the sender should block, not lose packets; None = not read). Under kernel
+    pacing ``sent_pps`` counts what left the host during the sender's life: its packets less those
+    still queued at its host when it stopped (a blocked sender has written up to a socket buffer,
+    ~92 frames, ahead of the wire: 0.1 s at 10 Mbit/s, 10 % of a 1 s flood)."""
 
     src: str
     dst: str
@@ -61,6 +68,9 @@ class FlowResult:
     series: list[dict] = field(default_factory=list)
     error: str | None = None
     sender_sched: str | None = None
+    pacing: str | None = None
+    target_pps: float | None = None
+    host_drops: int | None = None
 
 
 @dataclass

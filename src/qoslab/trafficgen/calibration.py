@@ -95,11 +95,12 @@ def _probe(topology: Topology, executor_of: Callable[[str], Executor], pairs: li
     seconds. Returns (slowest flow's packets/s as ITGDec counted them, CPU % of one core per sender,
     the sender's whole process tree). Raises QoslabError when a flow failed."""
     from .ditg import DitgGenerator
+    from .ditgpacing import FlowPacing
 
     defn = FloodDefinition(name="calibrate", payload_bytes=payload_bytes, rate=rate, duration_s=probe_s,
                            pacing="poll", flows=[Flow(src=a, dst=b) for a, b in pairs])
     fr = DitgGenerator(defn, topology, executor_of, out_dir / f"probe-{rate}-{int(poll)}")
-    fr.pacing = {f.index: (rate, poll) for f in fr.flows}
+    fr.pacing = {f.index: FlowPacing("poll" if poll else "plain", rate, poll, f.pps) for f in fr.flows}
     with fr:
         fr.start()
         senders = list(fr.senders.values())

@@ -11,7 +11,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -66,9 +66,14 @@ class Flow(StrictModel):
 
 class FloodDefinition(StrictModel):
     """A flood: defaults plus flows. ``rate`` is packets/s (int) or a multiple of the link rate on
-    the wire (``"1.5x"``); ``duration_s`` None = until stopped; ``pacing``: ``poll`` (ITGSend
-    ``-poll``: accurate, one busy core per sender), ``plain`` (no -poll, uses the calibration to
-    pick -C), ``auto`` (plain when a calibration exists, else poll)."""
+    the wire (``"1.5x"``); ``duration_s`` None = until stopped; ``pacing`` (D-ITG): ``kernel``
+    (ITGSend unpaced, ``-C`` well above the link: the sender's own shaped host link sets the rate,
+    sendto() blocks on the socket buffer instead of a busy-wait; needs :func:`kernel_rates`'
+    conditions), ``poll`` (ITGSend ``-poll``: accurate, one busy core per sender), ``plain`` (no
+    -poll, uses the calibration to pick -C), ``auto`` (kernel where the flood qualifies, else plain
+    when a calibration covers the rate, else poll). ``pin_cpu`` (D-ITG) runs all its senders and
+    receivers on one CPU (:func:`.ditgpacing.placement`): a packet's sender then wakes its receiver
+    without an inter-processor interrupt, which halved the flood's CPU here (docs in traffic-gen/README.md)."""
 
     name: str
     description: str = ""
@@ -78,7 +83,10 @@ class FloodDefinition(StrictModel):
     duration_s: float | None = Field(None, gt=0, le=MAX_FLOOD_S)
     ds_byte: int = Field(0, ge=0, le=255)
     start_delay_s: float = Field(0.0, ge=0, le=MAX_FLOOD_S)
-    pacing: Literal["auto", "poll", "plain"] = "auto"
+    pacing: Literal["auto", "kernel", "poll", "plain"] = "auto"
+    pin_cpu: Annotated[int, Field(ge=0, le=4095)] | Literal["last"] | None = Field(
+        None, description="run every D-ITG sender and receiver of the flood on this CPU (taskset -c; 'last' = the "
+                          "highest numbered); None = the scheduler's choice")
     generator: str = Field("ditg", description="traffic generator backend (qoslab.registry.generators): "
                                                "ditg (D-ITG, default) or iperf3")
     flows: list[Flow] = Field(default_factory=list)
@@ -254,3 +262,48 @@ def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: 
             periods=f.periods, bulk=f.bulk))
     check_rate_cap(topology, out, defn.name)
     return out
+
+
+def kernel_rates(flows: list[ResolvedFlow], link_bps: float) -> dict[int, float] | str:
+    """Packets/s each flow gets when its sender does not pace (``pacing: kernel``) and its own
+    host link, shaped at ``link_bps`` bits/s, sets the rate: ``link_bps / (frame bytes x 8)``
+    (the thesis's flood: D-ITG at "maximum rate", limited by its NIC). A sender that asks more than
+    its link loses the excess at its own host queue under any pacing, so the switch port sees the
+    same load. Returns ``{flow index: packets/s}``, or the reason the flood does not qualify (a
+    string): every flow must be UDP, constant inter-departure and size, not on-off, alone on its
+    source host, and ask at least its link's rate (below it, nothing but the sender would set the
+    rate). Pure."""
+    by_src: dict[str, int] = {}
+    for f in flows:
+        by_src[f.src] = by_src.get(f.src, 0) + 1
+    out: dict[int, float] = {}
+    for f in flows:
+        name = f"flow {f.src} -> {f.dst}"
+        if f.protocol != "UDP" or f.bulk:
+            return f"{name}: {f.protocol}{' bulk' if f.bulk else ''}, kernel pacing is for UDP floods"
+        if f.idt != "constant" or f.size != "constant" or f.on_ms is not None:
+            return f"{name}: not a constant-rate flow (idt {f.idt}, size {f.size}, on-off {f.on_ms is not None})"
+        if by_src[f.src] > 1:
+            return f"{name}: {by_src[f.src]} flows leave {f.src}, kernel pacing needs one flow per source host"
+        if f.wire_bps < link_bps * (1 - 1e-9):
+            return (f"{name}: asks {f.wire_bps / 1e6:.2f} Mbit/s, below its link's {link_bps / 1e6:.2f}: "
+                    "only a paced sender sets a rate under the link")
+        out[f.index] = link_bps / (f.frame_bytes * 8)
+    return out
+
+
+#: Room above the socket send buffer in a kernel-paced flooder's host queue (bytes): one maximal
+#: datagram's truesize, so the queue is never the first to fill.
+KERNEL_QUEUE_HEADROOM = 65536 + 4096
+
+
+def kernel_queue_limit(host_bytes: int, sndbuf_bytes: int) -> int:
+    """The egress queue limit (bytes) a kernel-paced flooder's host link needs for its sender to
+    block instead of losing packets at home: above what one socket can have in flight
+    (``sndbuf_bytes``, ``net.core.wmem_default``, counted in skb truesize, which is never below a
+    frame's length), else the topology's own ``host_bytes``, whichever is larger. The queue then
+    holds what the socket buffer holds (about 92 frames of 1442 bytes with 212,992 bytes of
+    buffer: 133 KB, as much as the 128 KiB default): measured at 10 and 50 Mbit/s with the 128 KiB
+    queue, the senders were never blocked and half their packets (-C 2x the link) were dropped
+    at their own host queue. Pure."""
+    return max(host_bytes, sndbuf_bytes + KERNEL_QUEUE_HEADROOM)

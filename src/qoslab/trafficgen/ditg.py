@@ -1,8 +1,10 @@
 """The ``ditg`` generator: congestion with D-ITG (Debian ``d-itg`` 2.8.1).
 
 One fresh ITGRecv per destination (its logs in a per-trial folder), one ITGSend per flow, both
-stopped by PID; both logs are decoded with ITGDec (:mod:`.itgdec`). Pacing: ``-poll`` (accurate,
-one busy core per sender) or plain ``-C`` chosen from a measured calibration (:mod:`.calibration`)
+stopped by PID; both logs are decoded with ITGDec (:mod:`.itgdec`). Pacing (:mod:`.ditgpacing`):
+``kernel`` (ITGSend unpaced, the source's shaped host link sets the rate and the sender blocks in
+sendto(); its host queue's drops are read before and after to prove it), ``-poll`` (accurate, one
+busy core per sender) or plain ``-C`` chosen from a measured calibration (:mod:`.calibration`)
 (docs/DESIGN.md field notes: without ``-poll`` ITGSend sends far less than ``-C`` asks, non-linearly).
 """
 
@@ -23,7 +25,7 @@ from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
-from .ditgpacing import SENDER_TIMER_SLACK_NS, pacing_for, sender_prefix_on
+from .ditgpacing import SENDER_TIMER_SLACK_NS, FlowPacing, kernel_host, placement, plan_pacing, sender_prefix_on
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
@@ -70,8 +72,11 @@ class DitgGenerator:
         if bulk:
             raise QoslabError(f"flood {defn.name}: tcp-bulk flows ({bulk[0].src} -> {bulk[0].dst}) need the iperf3 "
                               "generator (generator: iperf3)")
-        #: flow index -> (ITGSend -C, -poll); calibrate() overrides it for its probes
-        self.pacing = {f.index: pacing_for(defn, f, self.calibration) for f in self.flows}
+        #: flow index -> pacing (mode, -C, -poll, packets/s the sender is set to: the fidelity
+        #: monitor's "configured", sender_pps); calibrate() overrides it for its probes
+        self.pacing: dict[int, FlowPacing] = plan_pacing(defn, self.flows, topology.link.rate, self.calibration)
+        self.sender_pps = {i: p.sender_pps for i, p in self.pacing.items()}
+        self._host_drops0: dict[str, tuple[int, int] | None] = {}
         self.executor_of = executor_of
         self.out_dir = Path(out_dir)
         self.duration_s = duration_s if duration_s is not None else defn.duration_s
@@ -89,6 +94,7 @@ class DitgGenerator:
         self._failed_dst: set[str] = set()
         self._reported: set[int] = set()  # flows whose sender's failure is in errors
         self._halted = False
+        self._host_drops1: dict[str, tuple[int, int] | None] = {}
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
         self._sent: dict[int, Future[str]] = {}
 
@@ -142,7 +148,10 @@ class DitgGenerator:
         if self.senders:
             raise QoslabError("flood already started")
         self.prepare(establish_timeout_s)
-        parallel_map(self._start_sender, [f for f in self.flows if f.dst not in self._failed_dst])
+        starting = [f for f in self.flows if f.dst not in self._failed_dst]
+        kernel = sorted({f.src for f in starting if self.pacing[f.index].mode == "kernel"})
+        self._host_drops0 = dict(zip(kernel, parallel_map(lambda h: self._drops(h, True), kernel), strict=True))
+        parallel_map(self._start_sender, starting)
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
         self.check_senders()
@@ -164,7 +173,8 @@ class DitgGenerator:
     def _start_receiver(self, host: str) -> None:
         d = self._ndir(host)
         self.receivers[host] = self.executor_of(host).start(
-            [*RECEIVER_PREFIX, "ITGRecv"], stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out", cwd=d,
+            [*placement(self.defn), *RECEIVER_PREFIX, "ITGRecv"], stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out",
+            cwd=d,
             lifetime_s=self._proc_lifetime())
 
     def _receiver_listening(self, host: str, proc: BackgroundProcess, timeout_s: float) -> bool:
@@ -191,7 +201,8 @@ class DitgGenerator:
     def _start_sender(self, f: ResolvedFlow) -> None:
         d = self._ndir(f.src)
         ex = self.executor_of(f.src)
-        itg_rate, poll = self.pacing[f.index]
+        pc = self.pacing[f.index]
+        itg_rate, poll = pc.itg_rate, pc.poll
         life = self._proc_lifetime()
         if self.duration_s is not None:
             duration_ms = int(self.duration_s * 1000)
@@ -199,7 +210,7 @@ class DitgGenerator:
             duration_ms = int(life * 1000)
         else:
             duration_ms = UNBOUNDED_DURATION_MS
-        prefix = () if poll else sender_prefix_on(ex)
+        prefix = (*placement(self.defn), *(() if poll else sender_prefix_on(ex)))
         argv = [*prefix, "ITGSend", "-a", f.dst_ip, "-T", f.protocol, *traffic_options(f, itg_rate),
                 "-t", str(duration_ms), "-rp", str(f.port),
                 "-b", str(f.ds_byte), "-d", str(int(f.start_delay_s * 1000)),
@@ -211,6 +222,8 @@ class DitgGenerator:
         self.senders[f.index] = p
         sched = ("-poll, normal priority" if poll else " ".join(prefix) if prefix
                  else f"normal priority (real-time class not permitted on {f.src})")
+        if pc.mode == "kernel":
+            sched = f"kernel pacing (host link), {sched}"
         slack = next((n for n in p.notes if "timer slack" in n), f"timer slack {SENDER_TIMER_SLACK_NS} ns")
         self.sched[f.index] = f"{sched}, {slack}"
 
@@ -233,9 +246,17 @@ class DitgGenerator:
         if not self._halted:
             self._halted = True
             self._stop_senders()
+            # kernel pacing: what the senders' own host queues dropped while they ran
+            hosts = list(self._host_drops0)
+            self._host_drops1 = dict(zip(hosts, parallel_map(self._drops, hosts), strict=True))
             # the sender logs are complete now: decode them while the queues drain
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
+
+    def _drops(self, host: str, widen: bool = False) -> tuple[int, int] | None:
+        """Read the host's (drops, queued packets), then set its testbed queue's limit (see kernel_host)."""
+        embedded = self.topo.environment == "embedded"
+        return kernel_host(self.executor_of(host), self.topo.buffers.host_bytes if embedded else None, widen)
 
     def _decode_sent(self, f: ResolvedFlow) -> str:
         """ITGDec's summary of the sender log of ``f`` (its text). Raises QoslabError."""
@@ -293,9 +314,12 @@ class DitgGenerator:
         return rc
 
     def _decode(self, f: ResolvedFlow) -> FlowResult:
-        itg_rate, poll = self.pacing[f.index]
-        r = FlowResult(f.src, f.dst, requested_pps=f.mean_pps, generator=self.name, itg_rate=itg_rate, poll=poll,
-                       sender_sched=self.sched.get(f.index))
+        pc = self.pacing[f.index]
+        r = FlowResult(f.src, f.dst, requested_pps=f.mean_pps, generator=self.name, itg_rate=pc.itg_rate, poll=pc.poll,
+                       sender_sched=self.sched.get(f.index), pacing=pc.mode, target_pps=pc.sender_pps)
+        d0, d1 = self._host_drops0.get(f.src), self._host_drops1.get(f.src)
+        if pc.mode == "kernel" and d0 is not None and d1 is not None:
+            r.host_drops = d1[0] - d0[0]
         sx, dx = offline(self.executor_of(f.src)), offline(self.executor_of(f.dst))  # ITGDec needs no network
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
@@ -309,6 +333,8 @@ class DitgGenerator:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
+            if pc.mode == "kernel" and d1 is not None and s.get("total_time_s", 0) > 0:  # what left the host meanwhile
+                r.sent_pps = max(0, r.packets_sent - d1[1]) / s["total_time_s"]
             rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]
@@ -320,7 +346,7 @@ class DitgGenerator:
             r.delay_avg_s = rv.get("avg_delay_s", 0.0)
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
-            r.shortfall = r.sent_pps < f.mean_pps * (1 - self.tolerance)
+            r.shortfall = r.sent_pps < pc.sender_pps * (1 - self.tolerance)
             r.series = parse_itgdec_series(series.result())
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"

@@ -1,0 +1,159 @@
+"""Flood cost benchmark (issue 33): CPU microseconds per forwarded flood packet, by component, for
+D-ITG's ``poll`` pacing (the busy-wait) and ``kernel`` pacing (unpaced ITGSend, the host link sets
+the rate), measured back to back on one testbed per link rate (10, 50, 100 Mbit/s).
+
+The flood is ``traffic-gen/campaign-flood.yaml`` (4 flows jp-5..8 -> jp-1..4, 1400 B UDP, 1.1x the
+link) with only ``pacing`` changed. Components per forwarded packet (packets ITGRecv received):
+
+- ``sender``: utime + stime of the four ITGSend processes (/proc/<pid>/stat);
+- ``receiver``: the same for the four ITGRecv;
+- ``softirq``: the machine's softirq jiffies (/proc/stat) over the flood: the packets' kernel path
+  (veth, bridge, HTB/bfifo, nftables) that runs outside the senders' system calls. Machine-wide:
+  other users' traffic would count too, hence ``load`` beside every figure;
+- ``machine``: every non-idle jiffy of the machine over the flood (includes other users' work).
+
+The floor is the kernel-paced sender's system time + receiver + softirq: the packets' own path with
+no user-space pacing at all (an unpaced sender still pays one sendto() per packet).
+Constancy: per-second received rate (its coefficient of variation), D-ITG's mean jitter, and the
+inter-arrival spread of flow 0 at its receiver (p1/p50/p99 in microseconds, ITGDec -l).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from qoslab.testbed import Testbed
+from qoslab.testbed.procs import descendants, tree_cpu_ticks
+from qoslab.topology import load_topology
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator
+
+ROOT = Path(__file__).resolve().parents[1]
+HZ = os.sysconf("SC_CLK_TCK")
+RATES_MBIT = (10, 50, 100)
+#: (name, pacing, pin_cpu): today's busy-wait, kernel pacing, kernel pacing on one CPU
+MODES = (("poll", "poll", None), ("kernel", "kernel", None), ("kernel-pinned", "kernel", "last"))
+
+
+def _stat() -> list[int]:
+    """The first line of /proc/stat: user nice system idle iowait irq softirq steal ... (jiffies)."""
+    return [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+
+
+def _proc_ticks(pid: int) -> tuple[int, int]:
+    """(utime, stime) jiffies of ``pid`` and its living descendants (ITGSend runs under
+    ``timeout``), 0 when gone."""
+    u = s = 0
+    for p in descendants(pid):
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            u, s = u + int(f[11]), s + int(f[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return u, s
+
+
+def _interarrivals_us(recv_log: Path) -> dict:
+    """Inter-arrival times at the receiver of one flow (ITGDec -l: per-packet rx times)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "pkts.txt"
+        subprocess.run(["ITGDec", str(recv_log), "-l", str(out)], capture_output=True, timeout=120, check=False)
+        rx = []
+        for line in out.read_text(errors="replace").splitlines() if out.exists() else []:
+            # Flow>0001 Seq> 1 Src> a/p Dest> b/p txTime>2:4:24.594751 rxTime>2:4:24.594802 Size> 1400
+            i = line.find("rxTime>")
+            if i < 0:
+                continue
+            try:
+                h, m, sec = line[i + 7:].split()[0].split(":")
+                rx.append(int(h) * 3600 + int(m) * 60 + float(sec))
+            except ValueError:
+                continue
+    gaps = sorted((b - a) * 1e6 for a, b in zip(rx, rx[1:], strict=False) if b >= a)
+    if len(gaps) < 100:
+        return {"packets": len(rx)}
+    q = statistics.quantiles(gaps, n=100)
+    return {"packets": len(rx), "p1_us": round(q[0], 1), "p50_us": round(q[49], 1), "p99_us": round(q[98], 1),
+            "cv": round(statistics.pstdev(gaps) / statistics.fmean(gaps), 3)}
+
+
+def _one(defn, topo, tb: Testbed, out: Path, seconds: float) -> dict:
+    with DitgGenerator(defn, topo, tb.executor, out, duration_s=seconds) as fr:
+        fr.start()
+        senders, receivers = list(fr.senders.values()), list(fr.receivers.values())
+        s0 = {p.pid: tree_cpu_ticks(p.pid) for p in senders}
+        split0 = {p.pid: _proc_ticks(p.pid) for p in senders}
+        r0 = {p.pid: tree_cpu_ticks(p.pid) for p in receivers}
+        st0, w0, load = _stat(), time.monotonic(), os.getloadavg()
+        s1, split1, r1 = dict(s0), dict(split0), dict(r0)
+        while any(tb.executor(p.node).poll(p) is None for p in senders):
+            for p in senders:
+                s1[p.pid] = max(s1[p.pid], tree_cpu_ticks(p.pid))
+                t = _proc_ticks(p.pid)
+                if sum(t) >= sum(split1[p.pid]):
+                    split1[p.pid] = t
+            for p in receivers:
+                r1[p.pid] = max(r1[p.pid], tree_cpu_ticks(p.pid))
+            time.sleep(0.1)
+        st1, wall = _stat(), time.monotonic() - w0
+        res = fr.stop()
+    pkts = sum(f.packets_received for f in res.flows)
+    per_s = pkts / wall if wall else 0.0
+
+    def us_per_pkt(jiffies: float) -> float:
+        return round(1e6 * jiffies / HZ / pkts, 2) if pkts else float("nan")
+
+    send = sum(s1[k] - s0[k] for k in s0)
+    send_sys = sum(split1[k][1] - split0[k][1] for k in split0)
+    recv = sum(r1[k] - r0[k] for k in r0)
+    d = [b - a for a, b in zip(st0, st1, strict=False)]
+    softirq, busy = d[6], sum(d) - d[3] - d[4]
+    rates = [s["bitrate_kbps"] for f in res.flows for s in f.series[1:-1]]
+    cores = os.cpu_count() or 1
+    return {
+        "pacing": sorted({f.pacing for f in res.flows}), "itg_rate_C": res.flows[0].itg_rate,
+        "asked_pps_per_flow": round(res.flows[0].requested_pps, 1), "target_pps_per_flow": round(res.flows[0].target_pps or 0, 1),
+        "sent_pps_per_flow": [round(f.sent_pps) for f in res.flows],
+        "received_share_of_link": [round(f.received_wire_bps / topo.link.rate, 4) for f in res.flows],
+        "loss_pct": [round(f.loss_pct, 2) for f in res.flows], "host_drops": [f.host_drops for f in res.flows],
+        "jitter_us": [round(f.jitter_s * 1e6, 1) for f in res.flows],
+        "per_second_rate_cv": round(statistics.pstdev(rates) / statistics.fmean(rates), 4) if len(rates) > 1 else None,
+        "interarrival_flow0": _interarrivals_us(out / "ditg-jp-1" / "recv-0.log"),
+        "forwarded_pps": round(per_s), "wall_s": round(wall, 2),
+        "us_per_packet": {"sender": us_per_pkt(send), "sender_sys": us_per_pkt(send_sys), "receiver": us_per_pkt(recv),
+                          "softirq": us_per_pkt(softirq), "machine": us_per_pkt(busy),
+                          "floor": us_per_pkt(send_sys + recv + softirq)},
+        "cores_used": {"sender": round(send / HZ / wall, 3), "receiver": round(recv / HZ / wall, 3),
+                       "softirq": round(softirq / HZ / wall, 3), "machine": round(busy / HZ / wall, 3), "of": cores},
+        "load_avg_1_5_15": [round(x, 2) for x in load], "errors": res.errors,
+    }
+
+
+def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
+    """Per link rate, each mode of MODES ``min(repeat, 2)`` times interleaved (poll, kernel,
+    kernel-pinned, poll, ...) on one testbed; returns {rate: {mode: [runs]}}."""
+    defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml")
+    out: dict = {}
+    for mbit in RATES_MBIT:
+        base = load_topology(None)
+        topo = load_topology(None, name="bfcost", link={**base.link.model_dump(), "rate": mbit * 1_000_000})
+        tb = Testbed(topo)
+        tb.down()
+        tb.up()
+        runs: dict = {m[0]: [] for m in MODES}
+        try:
+            for i in range(max(1, min(repeat, 2))):
+                for mode, pacing, pin in MODES:
+                    with tempfile.TemporaryDirectory() as d:
+                        runs[mode].append(_one(defn.model_copy(update={"pacing": pacing, "pin_cpu": pin}), topo, tb,
+                                               Path(d), seconds))
+                    print(f"  {mbit} Mbit/s {mode} #{i}: {runs[mode][-1]['us_per_packet']}", flush=True)
+        finally:
+            tb.down()
+        out[f"{mbit}Mbit"] = runs
+    return out

@@ -163,6 +163,20 @@ MODES = {
     "config-pmap": "(config-pmap)", "config-pmap-c": "(config-pmap-c)", "config-ext-nacl": "(config-ext-nacl)",
 }
 
+#: Global-mode lines IOS (3750) and IOS-XE (9300, :mod:`.xe`) share: the sub-mode entries
+#: (class-map, policy-map, named ACL, interface) and SPAN sessions.
+SHARED_GLOBAL_TEMPLATES = [
+    T("class-map {how:match-all|match-any} {name:word}", "class-map"),
+    T("class-map {name:word}", "class-map"),
+    T("policy-map {name:word}", "policy-map"),
+    T("ip access-list extended {name:word}", "named-acl"),
+    T("interface {port:port}", "interface"),
+    T("monitor session {s:1-66} source interface {port:port} {dir:both|rx|tx}", "monitor"),
+    T("monitor session {s:1-66} source interface {port:port}", "monitor"),
+    T("monitor session {s:1-66} destination interface {port:port} encapsulation {enc:replicate|dot1q}", "monitor"),
+    T("monitor session {s:1-66} destination interface {port:port}", "monitor"),
+]
+
 GLOBAL_TEMPLATES = [
     T("hostname {name:word}", "hostname"),
     T("mls qos", "global"),
@@ -177,15 +191,7 @@ GLOBAL_TEMPLATES = [
     T("mls qos map dscp-cos {d:0-63} to {c:0-7}", "global"),
     T("mls qos queue-set output {qs:1-2} buffers {b:0-99}", "global", 4),
     T("mls qos queue-set output {qs:1-2} threshold {q:1-4} {t:1-3200}", "global", 4),
-    T("class-map {how:match-all|match-any} {name:word}", "class-map"),
-    T("class-map {name:word}", "class-map"),
-    T("policy-map {name:word}", "policy-map"),
-    T("ip access-list extended {name:word}", "named-acl"),
-    T("interface {port:port}", "interface"),
-    T("monitor session {s:1-66} source interface {port:port} {dir:both|rx|tx}", "monitor"),
-    T("monitor session {s:1-66} source interface {port:port}", "monitor"),
-    T("monitor session {s:1-66} destination interface {port:port} encapsulation {enc:replicate|dot1q}", "monitor"),
-    T("monitor session {s:1-66} destination interface {port:port}", "monitor"),
+    *SHARED_GLOBAL_TEMPLATES,
 ]
 # Lines kept verbatim for show running-config (not QoS; accepted so real configs load).
 PASSTHROUGH = [

@@ -11,7 +11,7 @@ Sources: Catalyst 9300 QoS Configuration Guide, Cisco IOS XE 17.x ("Configuring 
 
 from __future__ import annotations
 
-from .grammar import DSCP_NAMES, MODE_TEMPLATES, PASSTHROUGH, T, Template, dscp_value
+from .grammar import DSCP_NAMES, MODE_TEMPLATES, PASSTHROUGH, SHARED_GLOBAL_TEMPLATES, T, Template, dscp_value
 
 
 def dscp_name(value: int) -> str:
@@ -24,15 +24,7 @@ MATCH_DSCP_MAX = 8
 
 XE_GLOBAL = [
     T("hostname {name:word}", "hostname"),
-    T("class-map {how:match-all|match-any} {name:word}", "class-map"),
-    T("class-map {name:word}", "class-map"),
-    T("policy-map {name:word}", "policy-map"),
-    T("ip access-list extended {name:word}", "named-acl"),
-    T("interface {port:port}", "interface"),
-    T("monitor session {s:1-66} source interface {port:port} {dir:both|rx|tx}", "monitor"),
-    T("monitor session {s:1-66} source interface {port:port}", "monitor"),
-    T("monitor session {s:1-66} destination interface {port:port} encapsulation {enc:replicate|dot1q}", "monitor"),
-    T("monitor session {s:1-66} destination interface {port:port}", "monitor"),
+    *SHARED_GLOBAL_TEMPLATES,
     # Catalyst 9300 QoS guide, "Queue buffer allocation": the soft-buffer multiplier (100-4800)
     T("qos queue-softmax-multiplier {m:100-4800}", "global"),
 ]

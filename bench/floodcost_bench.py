@@ -16,6 +16,17 @@ The floor is the kernel-paced sender's system time + receiver + softirq: the pac
 no user-space pacing at all (an unpaced sender still pays one sendto() per packet).
 Constancy: per-second received rate (its coefficient of variation), D-ITG's mean jitter, and the
 inter-arrival spread of flow 0 at its receiver (p1/p50/p99 in microseconds, ITGDec -l).
+
+**Loaded** (``loaded`` in the JSON, at 100 Mbit/s): the cost that counts in a trial is the CPU the
+workload loses, and tick accounting cannot give it (a softirq tick is charged to whichever task
+it interrupts: the flood's, counted twice, or the workload's, not counted as emulation at all).
+So four busy loops stand in for the four worker JVMs (they saturate both cores, as the RayTracer
+does) and their **user time** is the work they got done: ``lost_cores`` = cores - their user time
+per second, against a control run with no flood (``control``). Variants: ``kernel-pinned`` as the
+campaign flood runs, and with ``/sys/module/sch_htb/parameters/htb_hysteresis`` set to 1 (HTB lets
+a class run into debt of one burst before its timer, fewer hrtimer wake-ups; machine-wide, restored
+after the run). ``meter_share`` is what the fidelity monitor's ``emulation_share`` would read:
+(flood processes + softirq) / cores.
 """
 
 from __future__ import annotations
@@ -134,6 +145,75 @@ def _one(defn, topo, tb: Testbed, out: Path, seconds: float) -> dict:
     }
 
 
+HYSTERESIS = Path("/sys/module/sch_htb/parameters/htb_hysteresis")
+BUSY_LOOPS = 4
+
+
+def _user_ticks(pid: int) -> tuple[int, int]:
+    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(f[11]), int(f[12])
+
+
+def _loaded(defn, topo, tb: Testbed, seconds: float, hysteresis: bool | None) -> dict:
+    """One run with BUSY_LOOPS busy loops beside the flood (``defn``; None: no flood, the control);
+    ``hysteresis`` sets sch_htb's module parameter for the run and restores it."""
+    import sys
+    before = HYSTERESIS.read_text().strip() if HYSTERESIS.exists() else None
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(BUSY_LOOPS)]
+    try:
+        if hysteresis is not None and before is not None:
+            HYSTERESIS.write_text("1" if hysteresis else "0")
+        time.sleep(0.3)
+        c0, t0 = [_user_ticks(p.pid) for p in loops], time.monotonic()
+        r = None
+        if defn is None:
+            time.sleep(seconds)
+        else:
+            with tempfile.TemporaryDirectory() as d:
+                r = _one(defn, topo, tb, Path(d), seconds)
+        wall, c1 = time.monotonic() - t0, [_user_ticks(p.pid) for p in loops]
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+        if before is not None:
+            HYSTERESIS.write_text(before)
+    cores = os.cpu_count() or 1
+    user = sum(b[0] - a[0] for a, b in zip(c0, c1, strict=True)) / HZ / wall
+    sys_ = sum(b[1] - a[1] for a, b in zip(c0, c1, strict=True)) / HZ / wall
+    out = {"loops_user_cores": round(user, 3), "loops_sys_cores": round(sys_, 3), "lost_cores": round(cores - user, 3)}
+    if r is not None:
+        c = r["cores_used"]
+        out |= {"meter_share": round((c["sender"] + c["receiver"] + c["softirq"]) / cores, 3), "cores_used": c,
+                "us_per_packet": r["us_per_packet"], "forwarded_pps": r["forwarded_pps"],
+                "received_share_of_link": r["received_share_of_link"],
+                "lost_us_per_packet": round(1e6 * (cores - user) / r["forwarded_pps"], 2) if r["forwarded_pps"] else None}
+    return out
+
+
+def bench_loaded(repeat: int, mbit: int = 100, seconds: float = 6.0) -> dict:
+    """At ``mbit``: control, kernel-pinned and kernel-pinned + HTB hysteresis, each beside
+    BUSY_LOOPS busy loops, interleaved ``max(1, min(repeat, 3))`` times; {variant: [runs]}."""
+    defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml").model_copy(
+        update={"pacing": "kernel", "pin_cpu": "last"})
+    base = load_topology(None)
+    topo = load_topology(None, name="bfcost", link={**base.link.model_dump(), "rate": mbit * 1_000_000})
+    tb = Testbed(topo)
+    tb.down()
+    tb.up()
+    runs: dict = {"control": [], "kernel-pinned": [], "kernel-pinned-hysteresis": []}
+    try:
+        for i in range(max(1, min(repeat, 3))):
+            for name, d, hyst in (("control", None, None), ("kernel-pinned", defn, False),
+                                  ("kernel-pinned-hysteresis", defn, True)):
+                runs[name].append(_loaded(d, topo, tb, seconds, hyst))
+                print(f"  loaded {mbit} Mbit/s {name} #{i}: lost {runs[name][-1]['lost_cores']} cores, "
+                      f"meter {runs[name][-1].get('meter_share')}", flush=True)
+    finally:
+        tb.down()
+    return runs
+
+
 def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
     """Per link rate, each mode of MODES ``min(repeat, 2)`` times interleaved (poll, kernel,
     kernel-pinned, poll, ...) on one testbed; returns {rate: {mode: [runs]}}."""
@@ -156,4 +236,5 @@ def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
         finally:
             tb.down()
         out[f"{mbit}Mbit"] = runs
+    out["loaded"] = {"100Mbit": bench_loaded(repeat)}
     return out

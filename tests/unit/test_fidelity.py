@@ -5,6 +5,8 @@ helpers, the link calibration's rule and the mesh ping's packets."""
 from __future__ import annotations
 
 import json
+import sqlite3
+import statistics
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from qoslab.campaign.linkcal import rate_ok
 from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook
 from qoslab.campaign.store import Store
 from qoslab.errors import ConfigError
+from qoslab.meters import fidelityjudge as fj
 from qoslab.meters.base import TrialContext
 from qoslab.meters.fidelity import FidelityMeter, intervals, parse_cpu_total, parse_psi_some, parse_qdiscs
 from qoslab.meters.fidelityjudge import (
@@ -42,12 +45,12 @@ def _full(n: int, share: float = 1.0, backlog: int = 20000) -> list[PortInterval
     return [PortInterval(0.1, int(LINK * share * 0.1 / 8), backlog, backlog) for _ in range(n)]
 
 
-def _flow(received: float = 10e6, sent_pps: float = 950.0) -> FlowRates:
-    return FlowRates("jp-5", "jp-1", 11e6, received, 950.0, sent_pps)
+def _flow(received: float = 10e6, sent_pps: float = 950.0, port: str | None = None, dst: str = "jp-1") -> FlowRates:
+    return FlowRates("jp-5", dst, 11e6, received, 950.0, sent_pps, port)
 
 
 def _clean(**kw) -> Measurements:
-    m = Measurements(link_rate_bps=LINK, idle_shares=[0.8] * 20, ports={"Gi1-0-1": _full(10)}, flows=[_flow()],
+    m = Measurements(link_rate_bps=LINK, idle_shares=[0.8] * 20, ports={"Gi1-0-1": _full(10)}, flows=[_flow(port="Gi1-0-1")],
                      outside_cores=0.01, worker_wait_s=0.3, worker_run_s=0.7)
     for k, v in kw.items():
         setattr(m, k, v)
@@ -70,7 +73,8 @@ def test_an_outside_cpu_hog_makes_it_invalid_and_says_so():
 
 
 def test_a_port_that_does_not_keep_up_while_backlogged_is_invalid():
-    v, reasons, s = verdict(_clean(ports={"Gi1-0-1": _full(10, 0.6), "Gi1-0-2": _full(10)}), TH)
+    v, reasons, s = verdict(_clean(ports={"Gi1-0-1": _full(10, 0.6), "Gi1-0-2": _full(10)},
+                                   flows=[_flow(port="Gi1-0-1"), _flow(port="Gi1-0-2", dst="jp-2")]), TH)
     assert v == "invalid" and [r.check for r in reasons] == ["port_utilisation"]
     assert s["port_util"] == pytest.approx(0.6) and s["port_util_by_port"]["Gi1-0-2"] == pytest.approx(1.0)
 
@@ -79,6 +83,61 @@ def test_intervals_that_were_not_backlogged_are_not_judged():
     idle = [PortInterval(0.1, 1000, 0, 5000)] * 20 + _full(2, 0.5)  # 2 < min_backlogged_samples
     v, reasons, s = verdict(_clean(ports={"Gi1-0-1": idle}), TH)
     assert v == "ok" and s["port_util"] is None
+
+
+def test_a_port_without_a_flood_is_judged_only_on_samples_its_start_queue_covers():
+    """Bursty traffic leaves a queue at both ends of a sample that idled in between: on a port no
+    flood fills, only a queue that alone lasts the sample (>= 125,000 B at 10 Mbit/s x 0.1 s) proves
+    the port busy; then a port sending 0.6 of the link is invalid."""
+    bursty = [PortInterval(0.1, int(LINK * 0.5 * 0.1 / 8), 30_000, 30_000) for _ in range(10)]
+    v, reasons, s = verdict(_clean(ports={"Gi1-0-1": bursty}, flows=[]), TH)
+    assert v == "ok" and s["port_util"] is None and s["backlogged"] == 0
+    assert verdict(_clean(ports={"Gi1-0-1": bursty}), TH)[0] == "invalid"  # flooded: the queue proves it
+    assert PortInterval(0.1, 0, 125_000, 0).covered(LINK) and not PortInterval(0.1, 0, 124_999, 0).covered(LINK)
+    slow = [PortInterval(0.1, int(LINK * 0.6 * 0.1 / 8), 130_000, 130_000) for _ in range(5)]
+    v, reasons, s = verdict(_clean(ports={"Gi1-0-1": slow}, flows=[]), TH)
+    assert v == "invalid" and reasons[0].check == "port_utilisation" and s["port_util"] == pytest.approx(0.6)
+
+
+def test_a_flood_below_the_link_rate_does_not_make_its_port_flooded():
+    """4 x 2 Mbit/s into a 10 Mbit/s port keeps no queue full: the strict sample test applies."""
+    flows = [FlowRates(f"jp-{5 + k}", "jp-1", 2e6, 2e6, 170.0, 170.0, "Gi1-0-1") for k in range(4)]
+    assert fj.flooded_ports(_clean(flows=flows)) == set()
+    assert fj.flooded_ports(_clean(flows=flows + [FlowRates("jp-5", "jp-1", 2e6, 2e6, 170.0, 170.0, "Gi1-0-1")])) \
+        == {"Gi1-0-1"}
+
+
+def _stored(fidelity_json: str) -> Measurements:
+    """Measurements back from a stored ``fidelity_json`` (ports: [dt, sent, backlog at end, drops]
+    per interval; the start backlog is the previous interval's end, so the first is left out)."""
+    d = json.loads(fidelity_json)
+    ports = {p: [PortInterval(dt, sent, prev[2], end, drops) for prev, (dt, sent, end, drops) in zip(ivs, ivs[1:],
+                                                                                                    strict=False)]
+             for p, ivs in d["ports"].items()}
+    return Measurements(link_rate_bps=d["link_rate_bps"], idle_shares=d["idle_shares"], ports=ports,
+                        flows=[FlowRates(**f) for f in d["flows"]])
+
+
+def test_the_real_mpj_ping_pong_is_not_judged_invalid_and_the_flooded_trials_keep_their_check():
+    """docs/results/mechanisms-mpj-20261125: every uncongested trial was judged invalid at
+    port_utilisation 0.43-0.46 (MPJ's bursts; the kernel's dequeue trace showed the port at the
+    link rate whenever it held packets, module doc). With the strict test they are not judged;
+    the flooded trials are still judged by the queue at both ends, at 0.998-1.0."""
+    db = sqlite3.connect(REPO / "docs/results/mechanisms-mpj-20261125/trials.sqlite")
+    rows = db.execute("SELECT idx, condition, fidelity_port_util, fidelity_json FROM trials "
+                      "WHERE fidelity_json IS NOT NULL").fetchall()
+    quiet = [r for r in rows if r[1].startswith("none")]
+    flooded = [r for r in rows if r[1].startswith("campaign-flood")]
+    assert len(quiet) == 6 and len(flooded) >= 3
+    for idx, _, stored_util, fjs in quiet:
+        m = _stored(fjs)
+        assert stored_util < 0.5  # judged invalid when it ran
+        assert fj.summary(m, TH)["port_util"] is None, idx
+        assert min(statistics.median(fj.port_utilisation(ivs, m.link_rate_bps, flooded=True) or [1.0])
+                   for ivs in m.ports.values()) < 0.6  # the old test on the same samples
+    for idx, _, stored_util, fjs in flooded:
+        s = fj.summary(_stored(fjs), TH)
+        assert s["port_util"] == pytest.approx(stored_util, abs=0.01) and s["port_util"] > 0.99, idx
 
 
 def test_a_flood_below_its_rate_is_invalid_and_bad_pacing_degraded():

@@ -14,9 +14,13 @@ check             measured                                                      
 ================= ============================================================= ===================
 port_utilisation  per bottleneck port (the flooded hosts' switch ports; all the  < min_port_util-
                   trial's ports without a flood) the median departure rate over   isation -> invalid
-                  the samples in which its queue was backlogged at both ends, as
-                  a share of the link rate; the lowest port counts. Needs
-                  ``min_backlogged_samples`` such samples, else not judged
+                  the samples in which it must have sent all along, as a share
+                  of the link rate; the lowest port counts. Needs
+                  ``min_backlogged_samples`` such samples, else not judged.
+                  Which samples (:func:`port_utilisation`): on a port a flood
+                  fills (flows into it asking >= the link rate) those with a
+                  queue at both ends; on any other port those whose queue at
+                  the start alone lasts the whole sample
 flood_ratio       per flow the flood's received rate on the wire / min(configured < min_flood_ratio
                   wire rate, what its destination port had left for it: the       -> invalid
                   link rate less the port's other traffic, i.e. its departures
@@ -60,6 +64,18 @@ congested-thesis render time doubles. ``emulation_share`` catches it: the lab no
 flood + softirq at 0.27 / 0.46 / 1.03 / 2.07 cores at 10 / 20 / 50 / 100 Mbit/s, i.e. 0.14 /
 0.23 / 0.52 / 1.04 of two cores; 0.25 lets 10 and 20 pass. On a machine with more cores the same
 load is a smaller share, so higher rates pass there.
+
+Why two sample tests for ``port_utilisation``: a queue at both ends of a 100 ms sample proves the
+port busy all along only while arrivals keep it full (a flood at >= the link rate). Request/reply
+traffic fills a port in bursts: MPJ Express's 64 KiB ping-pong left Gi1/0/1's queue non-empty at
+both ends of 50 of its samples that sent 0.43-0.51 of the link, and every uncongested MPJ trial
+of ``docs/results/mechanisms-mpj-20261125`` was judged invalid. The kernel's own trace of that
+port's dequeues (tracefs ``qdisc:qdisc_dequeue`` over an uncongested MPJ trial, 2026-11-25) shows
+the port faithful: while its queue held packets the gaps between dequeues were 1.203 / 1.211 /
+1.231 ms (p10 / p50 / p99 of 3,526; none over 3 ms), a 1514-byte frame's time at 10 Mbit/s
+(1.211 ms); it idled between bursts, inside the samples. A queue at the start that alone lasts
+the sample (queued bits >= link rate x sample) proves the port busy whatever arrives; on a port
+without a flood only such samples count.
 
 A check without data (no flood, no backlogged sample, no worker) is not judged; a trial where no
 check could be judged, or not measured on this machine (a real cluster), is ``unknown``.
@@ -120,8 +136,15 @@ class PortInterval:
 
     @property
     def backlogged(self) -> bool:
-        """The queue held packets at both ends of the interval (so the port should have sent all along)."""
+        """The queue held packets at both ends of the interval (the port sent all along if its
+        arrivals kept it full: a flood at >= the link rate)."""
         return self.backlog_start > 0 and self.backlog_end > 0
+
+    def covered(self, link_rate_bps: float) -> bool:
+        """The bytes queued at the interval's start alone keep a ``link_rate_bps`` link busy for
+        the whole interval (``backlog_start`` x 8 >= rate x ``dt``): a work-conserving port sent
+        all along, whatever arrived."""
+        return self.backlog_start * 8 >= link_rate_bps * self.dt
 
 
 @dataclass(frozen=True)
@@ -170,9 +193,29 @@ class Reason:
                 "verdict": self.verdict, "text": self.text}
 
 
-def port_utilisation(intervals: Sequence[PortInterval], link_rate_bps: float) -> list[float]:
-    """Departure rate / link rate of every backlogged interval (see :class:`PortInterval`)."""
-    return [iv.sent_bytes * 8 / iv.dt / link_rate_bps for iv in intervals if iv.backlogged and iv.dt > 0]
+def port_utilisation(intervals: Sequence[PortInterval], link_rate_bps: float, flooded: bool = False) -> list[float]:
+    """Departure rate / link rate of every interval in which the port must have sent all along:
+    on a ``flooded`` port (a flood at >= the link rate keeps it full) every
+    :attr:`PortInterval.backlogged` one, elsewhere every :meth:`PortInterval.covered` one (see
+    the module doc: bursty traffic leaves a queue at both ends of a sample that idled in
+    between). Pure."""
+    return [iv.sent_bytes * 8 / iv.dt / link_rate_bps for iv in intervals
+            if iv.dt > 0 and (iv.backlogged if flooded else iv.covered(link_rate_bps))]
+
+
+#: A port is flooded when the flood flows into it ask at least this share of the link: 1.0 less
+#: the rounding of a rate to whole packets/s (a kernel-paced flood is configured at the link rate).
+FLOODED_SHARE = 0.999
+
+
+def flooded_ports(m: Measurements) -> set[str]:
+    """The ports of ``m.ports`` whose flood flows (``FlowRates.port``) ask >= FLOODED_SHARE of
+    the link rate in all (configured wire bits/s). Pure."""
+    asked: dict[str, float] = {}
+    for f in m.flows:
+        if f.port is not None:
+            asked[f.port] = asked.get(f.port, 0.0) + f.configured_wire_bps
+    return {p for p, bps in asked.items() if bps >= FLOODED_SHARE * m.link_rate_bps}
 
 
 def max_min_shares(room: float, demands: list[float]) -> list[float]:
@@ -232,8 +275,9 @@ def summary(m: Measurements, th: FidelityThresholds) -> dict[str, Any]:
     ``drops``, ``flood_ratio``, ``pacing_error``, ``worker_wait_share``, ``outside_cores``."""
     per_port: dict[str, float] = {}
     backlogged = 0
+    flooded = flooded_ports(m)
     for port, ivs in m.ports.items():
-        u = port_utilisation(ivs, m.link_rate_bps)
+        u = port_utilisation(ivs, m.link_rate_bps, port in flooded)
         if len(u) >= th.min_backlogged_samples:
             per_port[port] = statistics.median(u)
             backlogged += len(u)

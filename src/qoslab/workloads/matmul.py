@@ -92,8 +92,6 @@ class JavaWorkerWorkload:
             on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
             pool: Pool | None = None, lifetime_s: float | None = None, gate: Any = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
-        own = pool is None
-        use = pool if pool is not None else self.open_pool(executor_of, address_of, out_dir, lifetime_s)
         head = settings.hosts[0]
         ex = executor_of(head)
 
@@ -103,7 +101,8 @@ class JavaWorkerWorkload:
                                 hostname=address_of(head), root=ex.qoslab_root)
             return head_result(ex, argv, settings.timeout_s * 2 + 60, out_dir, logs, self.what)
 
-        return run_pooled(settings, use, own, on_started, manager)
+        return run_pooled(settings, pool, lambda: self.open_pool(executor_of, address_of, out_dir, lifetime_s),
+                          on_started, manager)
 
 
 class Matmul(JavaWorkerWorkload):

@@ -15,9 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..errors import QoslabError
 from ..profiles.model import Profile, fail
-from ..profiles.render import check_ios, port_key, resolve_groups, rule_acls, spans_of, template
+from ..profiles.render import check_ios, group_lookup, port_key, rule_acls, spans_of, template
 from ..switch.configdiff import QosRules
 from ..topology import Topology, long_port
 from .neutral import NeutralQueue, egress_queues, remaining_percent
@@ -69,13 +68,7 @@ def render_9300(profile: Profile, topology: Topology, groups: dict[str, list[str
     interfaces, monitor sessions). Pure. Raises QoslabError (ConfigError naming the profile's
     file, line and field) for what the 9300 cannot express or a group that does not fit."""
     _refuse(profile)
-    g = resolve_groups(profile, topology, groups)
-
-    def group(name: str) -> list[str]:
-        if name not in g:
-            raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
-        return g[name]
-
+    group = group_lookup(profile, topology, groups)
     acls, classes = rule_acls(profile, topology, group)
     queues = egress_queues(profile) if profile.mls_qos else []
     queues = [q for q in queues if not q.default] + [q for q in queues if q.default]

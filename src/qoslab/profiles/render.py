@@ -51,6 +51,20 @@ def resolve_groups(profile: Profile, topology: Topology, overrides: dict[str, li
     return out
 
 
+def group_lookup(profile: Profile, topology: Topology, overrides: dict[str, list[str]] | None = None
+                 ) -> Callable[[str], list[str]]:
+    """The groups of :func:`resolve_groups` (same arguments, same errors) as a function group name
+    -> host names, which raises QoslabError naming the profile and its groups for an unknown name."""
+    g = resolve_groups(profile, topology, overrides)
+
+    def group(name: str) -> list[str]:
+        if name not in g:
+            raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
+        return g[name]
+
+    return group
+
+
 Acl = tuple[str, str, list[str]]          # (numbered|named, id, entries)
 PolicyClassRow = tuple[str, str, bool, int, Police | None]  # (class name, ACL id, named?, DSCP, policer)
 
@@ -182,13 +196,7 @@ def render(profile: Profile, topology: Topology, groups: dict[str, list[str]] | 
     profile's file, line and field when it came from a file) for a group that does not fit
     (unknown host, more than 9 hosts in a ``pairs`` rule: ACL numbers 1ij), colliding rules, an
     unknown SPAN port, or a line IOS would not take."""
-    g = resolve_groups(profile, topology, groups)
-
-    def group(name: str) -> list[str]:
-        if name not in g:
-            raise QoslabError(f"profile {profile.name}: no group {name!r} (groups: {', '.join(g)})")
-        return g[name]
-
+    group = group_lookup(profile, topology, groups)
     acls, classes = rule_acls(profile, topology, group)
     ports = _interface_lines(profile, topology, group, bool(classes))
     spans = spans_of(profile, topology)

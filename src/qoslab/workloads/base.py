@@ -125,15 +125,21 @@ def head_result(ex: Executor, argv: list[str], timeout_s: float, out_dir: Path, 
     return result
 
 
-def run_pooled(settings: Any, pool: Pool, own: bool, on_started: Callable[[dict[str, BackgroundProcess]], None] | None,
+def run_pooled(settings: Any, pool: Pool | None, open_pool: Callable[[], Pool],
+               on_started: Callable[[dict[str, BackgroundProcess]], None] | None,
                head: Callable[[dict[str, Path]], dict]) -> WorkloadRun:
-    """Ensure ``pool``'s workers, call ``on_started``, run ``head(logs)``; close the pool when it
-    is the run's ``own`` (a run without a campaign's pool)."""
+    """Ensure the workers of ``pool`` (a campaign's, kept open) or, when ``pool`` is None, of the
+    run's own pool from ``open_pool()`` (closed at the end, by PID, whatever happens); call
+    ``on_started`` with the workers (host -> process); run ``head(logs)`` (logs: name -> local
+    log path) and return its result dict with the logs. Raises what ``ensure`` (QoslabError: a
+    worker did not start) or ``head`` (QoslabError: no JSON result) raise."""
+    own = pool is None
+    use = open_pool() if pool is None else pool
     try:
-        logs = dict(pool.ensure(settings))
+        logs = dict(use.ensure(settings))
         if on_started:
-            on_started(pool.workers)
+            on_started(use.workers)
         return WorkloadRun(head(logs), logs)
     finally:
         if own:
-            pool.close()
+            use.close()

@@ -166,8 +166,6 @@ class Command:
             on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
             pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
-        own = pool is None
-        use = pool if pool is not None else self.open_pool(executor_of, address_of, out_dir, lifetime_s)
         ex = executor_of(settings.hosts[0])
 
         def head(logs: dict[str, Path]) -> dict:
@@ -177,7 +175,8 @@ class Command:
             (out_dir / "workload-result.json").write_text(json.dumps(checked, indent=1))
             return checked
 
-        return run_pooled(settings, use, own, on_started, head)
+        return run_pooled(settings, pool, lambda: self.open_pool(executor_of, address_of, out_dir, lifetime_s),
+                          on_started, head)
 
     def row(self, result: dict) -> dict[str, Any]:
         total = result.get("total_s")

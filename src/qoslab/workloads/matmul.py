@@ -57,17 +57,19 @@ def marking(dscp: int | None) -> list[str]:
     return ["--dscp", str(dscp)] if dscp is not None else []
 
 
-def _start_worker(s: JavaWorkerSettings, host: str, ex: Executor, ip: str, log: str,
-                  lifetime_s: float | None) -> BackgroundProcess:
-    argv = java_command("matmul-worker", "--advertise", ip, "--port", str(s.port), "--timeout", f"{s.timeout_s:g}",
-                        *marking(s.dscp), hostname=ip, root=ex.qoslab_root)
-    return ex.start(argv, stdout=log, stderr=log, lifetime_s=lifetime_s)
-
-
 def worker_pool(executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path, lifetime_s: float | None = None,
-                renew_below_s: float = 0.0) -> ProcessPool:
-    """A pool of ``matmul-worker`` JVMs (ready when the registry port, the last to bind, listens)."""
-    return ProcessPool(executor_of, address_of, log_dir, _start_worker,
+                renew_below_s: float = 0.0, worker: str = "matmul-worker") -> ProcessPool:
+    """A pool of ``worker`` JVMs (``matmul-worker``, or :mod:`.sort`'s ``sort-worker``), one on each
+    of the settings' ``worker_hosts()``, started with ``--advertise <ip> --port BASE --timeout <s>``
+    (and ``--dscp``), ready when the registry port (BASE, the last to bind) listens; settings that
+    differ in hosts, port, dscp or timeout restart it."""
+    def start(s: JavaWorkerSettings, host: str, ex: Executor, ip: str, log: str,
+              life: float | None) -> BackgroundProcess:
+        argv = java_command(worker, "--advertise", ip, "--port", str(s.port), "--timeout", f"{s.timeout_s:g}",
+                            *marking(s.dscp), hostname=ip, root=ex.qoslab_root)
+        return ex.start(argv, stdout=log, stderr=log, lifetime_s=life)
+
+    return ProcessPool(executor_of, address_of, log_dir, start,
                        key_of=lambda s: (tuple(s.worker_hosts()), s.port, s.dscp, s.timeout_s),
                        hosts_of=lambda s: s.worker_hosts(), ready_port=lambda s: s.port,
                        lifetime_s=lifetime_s, renew_below_s=renew_below_s)
@@ -75,15 +77,17 @@ def worker_pool(executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path, l
 
 class JavaWorkerWorkload:
     """What ``matmul``, ``pingpong`` and ``sort`` share: the pool (:meth:`open_pool`, ``matmul-worker``
-    JVMs unless a subclass says otherwise) and the run around the manager."""
+    JVMs unless a subclass names another :attr:`worker`) and the run around the manager."""
 
     what = "java workload"
+    #: The worker JVMs' command (the workload jar's ``matmul-worker``; :mod:`.sort`: ``sort-worker``).
+    worker = "matmul-worker"
     #: The manager waits for a go gate (:mod:`.gate`) when the trial passes one.
     gated = True
 
     def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
                   lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:
-        return worker_pool(executor_of, address_of, log_dir, lifetime_s, renew_below_s)
+        return worker_pool(executor_of, address_of, log_dir, lifetime_s, renew_below_s, self.worker)
 
     def manager_args(self, s: Any, address_of: AddressOf) -> list[str]:
         raise NotImplementedError
@@ -92,8 +96,6 @@ class JavaWorkerWorkload:
             on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
             pool: Pool | None = None, lifetime_s: float | None = None, gate: Any = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
-        own = pool is None
-        use = pool if pool is not None else self.open_pool(executor_of, address_of, out_dir, lifetime_s)
         head = settings.hosts[0]
         ex = executor_of(head)
 
@@ -103,7 +105,8 @@ class JavaWorkerWorkload:
                                 hostname=address_of(head), root=ex.qoslab_root)
             return head_result(ex, argv, settings.timeout_s * 2 + 60, out_dir, logs, self.what)
 
-        return run_pooled(settings, use, own, on_started, manager)
+        return run_pooled(settings, pool, lambda: self.open_pool(executor_of, address_of, out_dir, lifetime_s),
+                          on_started, manager)
 
 
 class Matmul(JavaWorkerWorkload):

@@ -110,8 +110,6 @@ class Mpi:
             on_started: Callable[[dict[str, BackgroundProcess]], None] | None = None,
             pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
-        own = pool is None
-        use = pool if pool is not None else self.open_pool(executor_of, address_of, out_dir, lifetime_s)
         ex = executor_of(settings.hosts[0])
         hosts = {}
         for h in settings.hosts:
@@ -130,7 +128,8 @@ class Mpi:
             (out_dir / RESULT_FILE).write_text(json.dumps(checked, indent=1))
             return checked
 
-        return run_pooled(settings, use, own, on_started, head)
+        return run_pooled(settings, pool, lambda: self.open_pool(executor_of, address_of, out_dir, lifetime_s),
+                          on_started, head)
 
     def row(self, result: dict) -> dict[str, Any]:
         """As the command workload's (elapsed_s, the declared metrics)."""

@@ -12,16 +12,13 @@ sum: reference 002's "communication and computation time", Figure 2).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from ..executors import BackgroundProcess, Executor
 from ..yamlio import SubFieldProblem
-from .base import AddressOf, ExecutorOf, Pool
-from .matmul import JavaWorkerSettings, JavaWorkerWorkload, marking
-from .pool import ProcessPool, java_command
+from .base import AddressOf
+from .matmul import JavaWorkerSettings, JavaWorkerWorkload
 
 #: Reference 002's mechanisms, in its table's order (Figure 2: socket, RMI, CORBA).
 MECHANISMS: tuple[str, ...] = ("socket", "rmi", "corba")
@@ -64,31 +61,12 @@ class SortSettings(JavaWorkerSettings):
                 f"({', '.join(self.worker_hosts())}), client {self.hosts[0]}")
 
 
-def _start_worker(s: SortSettings, host: str, ex: Executor, ip: str, log: str,
-                  lifetime_s: float | None) -> BackgroundProcess:
-    argv = java_command("sort-worker", "--advertise", ip, "--port", str(s.port), "--timeout", f"{s.timeout_s:g}",
-                        *marking(s.dscp), hostname=ip, root=ex.qoslab_root)
-    return ex.start(argv, stdout=log, stderr=log, lifetime_s=lifetime_s)
-
-
-def sort_pool(executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path, lifetime_s: float | None = None,
-              renew_below_s: float = 0.0) -> ProcessPool:
-    """A pool of ``sort-worker`` JVMs (ready when the registry port, the last to bind, listens)."""
-    return ProcessPool(executor_of, address_of, log_dir, _start_worker,
-                       key_of=lambda s: (tuple(s.worker_hosts()), s.port, s.dscp, s.timeout_s),
-                       hosts_of=lambda s: s.worker_hosts(), ready_port=lambda s: s.port,
-                       lifetime_s=lifetime_s, renew_below_s=renew_below_s)
-
-
 class Sort(JavaWorkerWorkload):
     """The ``sort`` backend (see the module doc)."""
 
     settings_model = SortSettings
     what = "sort client"
-
-    def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
-                  lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:
-        return sort_pool(executor_of, address_of, log_dir, lifetime_s, renew_below_s)
+    worker = "sort-worker"
 
     def manager_args(self, s: Any, address_of: AddressOf) -> list[str]:
         spec = ",".join(f"{h}={address_of(h)}:{s.port}" for h in s.worker_hosts())

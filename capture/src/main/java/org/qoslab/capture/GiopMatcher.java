@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -26,12 +25,9 @@ import java.util.function.Consumer;
  * </ul>
  * Not thread-safe; one instance per capture.
  */
-public final class GiopMatcher {
-    private final int maxConns;
-    private final LinkedHashMap<Long, Conn> conns;
-    private Consumer<CallMatcher.Call> sink;
-    /** Counters for the summary. */
-    public long connections, calls, complete, oneway, repliesWithoutRequest, gaps, retransmitted, locates, fragments;
+public final class GiopMatcher extends TcpMatcher<GiopMatcher.Conn, GiopStream> {
+    /** Counters for the summary (and {@link TcpMatcher#gaps}, {@link TcpMatcher#retransmitted}). */
+    public long connections, calls, complete, oneway, repliesWithoutRequest, locates, fragments;
 
     /** A GIOP call in progress. */
     static final class Open {
@@ -88,17 +84,10 @@ public final class GiopMatcher {
     }
 
     /** @param maxConns GIOP connections tracked at once (the oldest is forgotten first, its calls incomplete) */
-    public GiopMatcher(int maxConns) {
-        this.maxConns = maxConns;
-        this.conns = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Conn> e) {
-                if (size() <= GiopMatcher.this.maxConns) return false;
-                closeAll(e.getValue(), e.getValue().ts, "connection evicted from the table");
-                return true;
-            }
-        };
-    }
+    public GiopMatcher(int maxConns) { super(maxConns); }
+
+    @Override
+    void evict(Conn c) { closeAll(c, c.ts, "connection evicted from the table"); }
 
     /** Where finished calls go (in the order they close). */
     public GiopMatcher sink(Consumer<CallMatcher.Call> s) { this.sink = s; return this; }
@@ -107,8 +96,7 @@ public final class GiopMatcher {
     public void packet(long ts, Classifier.Decoded d, ByteBuffer b, long frame) {
         if (conns.isEmpty() && !(d.payloadCaptured >= 4 && b.getInt(d.payloadOff) == GiopStream.MAGIC)) return;
         if (!d.tcp || d.ipVersion != 4 || d.fragment != 0 || d.problem != Classifier.Problem.NONE) return;
-        long ea = ((d.src & 0xFFFFFFFFL) << 16) | d.sport, eb = ((d.dst & 0xFFFFFFFFL) << 16) | d.dport;
-        long key = Math.min(ea, eb) * 0x9E3779B97F4A7C15L ^ Math.max(ea, eb);
+        long key = connKey(d);
         Conn c = conns.get(key);
         boolean magic = d.payloadCaptured >= 4 && b.getInt(d.payloadOff) == GiopStream.MAGIC;
         if (c == null) {
@@ -122,42 +110,20 @@ public final class GiopMatcher {
             connections++;
         }
         c.ts = ts;
-        segment(c, ts, d, b, frame, magic);
+        segment(c, c.dirs[d.src == c.cAddr && d.sport == c.cPort ? 0 : 1], ts, d, b, frame, magic);
         if ((d.tcpFlags & 0x05) != 0) {
             conns.remove(key);
             closeAll(c, ts, (d.tcpFlags & 0x04) != 0 ? "connection reset before the reply" : "connection closed before the reply");
         }
     }
 
-    private void segment(Conn c, long ts, Classifier.Decoded d, ByteBuffer b, long frame, boolean magic) {
-        int len = Math.min(d.payloadLen, d.payloadCaptured);
-        if (len <= 0) return;
-        GiopStream s = c.dirs[d.src == c.cAddr && d.sport == c.cPort ? 0 : 1];
-        int seq = d.tcpSeq, off = d.payloadOff;
-        if (s.seqKnown && !s.lost) {
-            int ahead = seq - s.next;
-            if (ahead > 0) { // bytes the capture did not see: the stream cannot be followed
-                gaps++;
-                s.lost = true;
-                closeAll(c, ts, "sequence gap in the " + (s.dir == 0 ? "requests" : "replies")
-                        + " (a segment the capture did not see)");
-            } else if (ahead < 0) {
-                int dup = Math.min(-ahead, len);
-                retransmitted++;
-                seq += dup; off += dup; len -= dup;
-                if (len == 0) return;
-            }
-        }
-        if (s.lost || !s.seqKnown) {
-            if (!magic) return;
-            s.resync(seq);
-        }
-        s.feed(b, off, len, ts, frame, c);
-        s.next = seq + len;
-        if (s.lost) { // not GIOP after all (or a header this parser cannot read): stop timing this connection's calls
-            closeAll(c, ts, "unreadable GIOP header");
-        }
+    @Override
+    void gap(Conn c, GiopStream s, long ts) {
+        closeAll(c, ts, "sequence gap in the " + (s.dir == 0 ? "requests" : "replies") + " (a segment the capture did not see)");
     }
+
+    @Override
+    void unreadable(Conn c, GiopStream s, long ts) { closeAll(c, ts, "unreadable GIOP header"); }
 
     private void closeAll(Conn c, long ts, String why) {
         for (Open o : new ArrayList<>(c.open.values())) emit(c, o, -1, why);
@@ -203,12 +169,5 @@ public final class GiopMatcher {
         m.put("sequence_gaps", gaps);
         m.put("retransmitted_segments", retransmitted);
         return m;
-    }
-
-    /** Collects calls into a list (tests). */
-    public static List<CallMatcher.Call> collect(GiopMatcher m) {
-        List<CallMatcher.Call> out = new ArrayList<>();
-        m.sink(out::add);
-        return out;
     }
 }

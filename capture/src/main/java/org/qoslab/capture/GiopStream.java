@@ -10,9 +10,10 @@ import java.nio.ByteBuffer;
  * lies (CORBA 3.0, chapter 15 "GIOP"): GIOP 1.2 Request, Reply, Fragment, LocateRequest,
  * LocateReply and CancelRequest start their body with it; GIOP 1.0/1.1 Request and Reply put a
  * service context list before it (read here from the message's first {@value #PREFIX} body bytes),
- * LocateRequest/LocateReply/CancelRequest start with it. Pure state, no I/O.
+ * LocateRequest/LocateReply/CancelRequest start with it. The following by sequence number and the
+ * cutting into header and body: {@link TcpDirection}. Pure state, no I/O.
  */
-final class GiopStream {
+final class GiopStream extends TcpDirection<GiopStream.Events> {
     static final int MAGIC = 0x47494f50; // "GIOP"
     static final int REQUEST = 0, REPLY = 1, CANCEL = 2, LOCATE_REQUEST = 3, LOCATE_REPLY = 4, CLOSE = 5, ERROR = 6, FRAGMENT = 7;
     /** Body bytes kept per message to find a GIOP 1.0/1.1 request id behind its service contexts. */
@@ -30,47 +31,19 @@ final class GiopStream {
         void end(GiopStream s, int type, long requestId, boolean more, long bytes, long ts);
     }
 
-    final int dir;
-    int next;
-    boolean seqKnown, lost = true;
-    private final byte[] head = new byte[12 + PREFIX];
-    private int have, need, type, minor;
-    private long remaining, size;
-    private boolean little, more, started;
-    private long requestId, startTs, startFrame;
+    private int type, minor;
+    private long size;
+    private boolean little, more;
+    private long requestId;
 
-    GiopStream(int dir) { this.dir = dir; }
+    /** A stream cut at 12-byte GIOP headers (plus up to {@value #PREFIX} body bytes kept). */
+    GiopStream(int dir) { super(dir, 12 + PREFIX, 12); }
 
-    /** Start (or restart) at a segment whose payload begins a GIOP message. */
-    void resync(int seq) {
-        next = seq;
-        seqKnown = true;
-        lost = false;
-        have = 0;
-        need = 12;
-        remaining = 0;
-        started = false;
-    }
-
-    /** Feed {@code len} in-order bytes from {@code b} at {@code off}. */
-    void feed(ByteBuffer b, int off, int len, long ts, long frame, Events ev) {
-        int i = 0;
-        while (i < len && !lost) {
-            if (have < need) {
-                if (have == 0) { startTs = ts; startFrame = frame; } // a message starts at its first header byte
-                int n = Math.min(need - have, len - i);
-                for (int k = 0; k < n; k++) head[have + k] = b.get(off + i + k);
-                have += n;
-                i += n;
-                if (have == 12 && need == 12 && !header()) { lost = true; return; }
-                if (have == need && !started) begin(ts, frame, ev);
-                continue;
-            }
-            long n = Math.min(remaining, len - i);
-            remaining -= n;
-            i += (int) n;
-            if (remaining == 0) finishMessage(ts, ev);
-        }
+    /** The 12-byte header is read once there; the message starts once its kept body prefix is there. */
+    @Override
+    void headerBytes(long ts, Events ev) {
+        if (have == 12 && need == 12 && !header()) { lost = true; return; }
+        if (have == need && !started) begin(ts, ev);
     }
 
     private boolean header() {
@@ -93,7 +66,7 @@ final class GiopStream {
     /** GIOP 1.0/1.1 Request/Reply: the id lies behind the service contexts, so keep more of the body. */
     private boolean idInPrefix() { return minor < 2 && (type == REQUEST || type == REPLY); }
 
-    private void begin(long ts, long frame, GiopStream.Events ev) {
+    private void begin(long ts, GiopStream.Events ev) {
         started = true;
         requestId = -1;
         boolean expected = true;
@@ -132,11 +105,6 @@ final class GiopStream {
         return at;
     }
 
-    private void finishMessage(long ts, Events ev) {
-        if (!started) return;
-        ev.end(this, type, requestId, more, size, ts);
-        have = 0;
-        need = 12;
-        started = false;
-    }
+    @Override
+    void end(long ts, Events ev) { ev.end(this, type, requestId, more, size, ts); }
 }

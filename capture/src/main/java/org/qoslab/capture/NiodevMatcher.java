@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -31,14 +30,11 @@ import java.util.function.Consumer;
  * </ul>
  * Not thread-safe; one instance per capture.
  */
-public final class NiodevMatcher {
-    private final int maxConns;
-    private final LinkedHashMap<Long, Conn> conns;
+public final class NiodevMatcher extends TcpMatcher<NiodevMatcher.Conn, NiodevStream> {
     private final Map<Key, Open> open = new HashMap<>();
     private final Map<Long, Integer> perPair = new HashMap<>();
-    private Consumer<CallMatcher.Call> sink;
-    /** Counters for the summary. */
-    public long connections, messages, calls, complete, oneway, unattributed, gaps, retransmitted, unreadable;
+    /** Counters for the summary (and {@link TcpMatcher#gaps}, {@link TcpMatcher#retransmitted}). */
+    public long connections, messages, calls, complete, oneway, unattributed, unreadable;
 
     /** Who sends to whom with which tag and context. */
     record Key(long fromHi, long fromLo, long toHi, long toLo, int tag, int context) {
@@ -108,16 +104,11 @@ public final class NiodevMatcher {
     }
 
     /** @param maxConns niodev connections tracked at once (the oldest is forgotten first) */
-    public NiodevMatcher(int maxConns) {
-        this.maxConns = maxConns;
-        this.conns = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Conn> e) {
-                if (size() <= NiodevMatcher.this.maxConns) return false;
-                for (NiodevStream s : e.getValue().dirs) lose(e.getValue(), s, "connection evicted from the table");
-                return true;
-            }
-        };
+    public NiodevMatcher(int maxConns) { super(maxConns); }
+
+    @Override
+    void evict(Conn c) {
+        for (NiodevStream s : c.dirs) lose(c, s, "connection evicted from the table");
     }
 
     /** Where finished calls go (in the order they close). */
@@ -128,8 +119,7 @@ public final class NiodevMatcher {
         if (!d.tcp || d.ipVersion != 4 || d.fragment != 0 || d.problem != Classifier.Problem.NONE) return;
         boolean opens = d.payloadCaptured >= 4 && NiodevStream.opens(b.getInt(d.payloadOff));
         if (conns.isEmpty() && !opens) return;
-        long ea = ((d.src & 0xFFFFFFFFL) << 16) | d.sport, eb = ((d.dst & 0xFFFFFFFFL) << 16) | d.dport;
-        long key = Math.min(ea, eb) * 0x9E3779B97F4A7C15L ^ Math.max(ea, eb);
+        long key = connKey(d);
         Conn c = conns.get(key);
         if (c == null) {
             if (!opens) return;
@@ -139,41 +129,20 @@ public final class NiodevMatcher {
             connections++;
         }
         c.ts = ts;
-        segment(c, ts, d, b, frame, opens);
+        segment(c, c.dirs[d.src == c.aAddr && d.sport == c.aPort ? 0 : 1], ts, d, b, frame, opens);
         if ((d.tcpFlags & 0x05) != 0) {
             conns.remove(key);
             for (NiodevStream s : c.dirs) if (s.inMessage()) lose(c, s, "connection closed inside a message");
         }
     }
 
-    private void segment(Conn c, long ts, Classifier.Decoded d, ByteBuffer b, long frame, boolean opens) {
-        int len = Math.min(d.payloadLen, d.payloadCaptured);
-        if (len <= 0) return;
-        NiodevStream s = c.dirs[d.src == c.aAddr && d.sport == c.aPort ? 0 : 1];
-        int seq = d.tcpSeq, off = d.payloadOff;
-        if (s.seqKnown && !s.lost) {
-            int ahead = seq - s.next;
-            if (ahead > 0) { // bytes the capture did not see: the stream cannot be followed
-                gaps++;
-                s.lost = true;
-                lose(c, s, "sequence gap (a segment the capture did not see)");
-            } else if (ahead < 0) {
-                int dup = Math.min(-ahead, len);
-                retransmitted++;
-                seq += dup; off += dup; len -= dup;
-                if (len == 0) return;
-            }
-        }
-        if (s.lost || !s.seqKnown) {
-            if (!opens || off != d.payloadOff) return;
-            s.resync(seq);
-        }
-        s.feed(b, off, len, ts, frame, c);
-        s.next = seq + len;
-        if (s.lost) { // not niodev after all, or a part this parser cannot read
-            unreadable++;
-            lose(c, s, "unreadable niodev header");
-        }
+    @Override
+    void gap(Conn c, NiodevStream s, long ts) { lose(c, s, "sequence gap (a segment the capture did not see)"); }
+
+    @Override
+    void unreadable(Conn c, NiodevStream s, long ts) {
+        unreadable++;
+        lose(c, s, "unreadable niodev header");
     }
 
     /** Direction {@code s} of {@code c} lost bytes: every call open between its two ranks ends incomplete. */
@@ -234,12 +203,5 @@ public final class NiodevMatcher {
         m.put("retransmitted_segments", retransmitted);
         m.put("unreadable", unreadable);
         return m;
-    }
-
-    /** Collects calls into a list (tests). */
-    public static List<CallMatcher.Call> collect(NiodevMatcher m) {
-        List<CallMatcher.Call> out = new ArrayList<>();
-        m.sink(out::add);
-        return out;
     }
 }

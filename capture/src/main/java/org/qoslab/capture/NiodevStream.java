@@ -15,9 +15,10 @@ import java.nio.ByteBuffer;
  *       {@value #HEADER}-byte header, then its static and dynamic buffers.</li>
  * </ul>
  * Anything else (the rendezvous protocol's other codes above the 128 KiB protocol switch limit, an
- * implausible size) makes the direction unreadable ({@link #lost}). Pure state, no I/O.
+ * implausible size) makes the direction unreadable ({@link #lost}). The following by sequence number
+ * and the cutting into header and body: {@link TcpDirection}. Pure state, no I/O.
  */
-final class NiodevStream {
+final class NiodevStream extends TcpDirection<NiodevStream.Events> {
     static final int INIT_DATA = -21, INIT_CTRL = -20, SEND = -24;
     static final int INIT_BYTES = 24, HEADER = 81;
     /** Larger static or dynamic buffers than this are not believed (a misread header). */
@@ -32,51 +33,21 @@ final class NiodevStream {
         void end(NiodevStream s, long bytes, long ts);
     }
 
-    final int dir;
-    int next;
-    boolean seqKnown, lost = true;
     /** The sending process, from its channel's init or any message header. */
     long senderHi, senderLo;
     boolean senderKnown;
-    private final byte[] head = new byte[HEADER];
-    private int have, need;
-    private long remaining, size, startTs, startFrame;
-    private boolean started;
+    private long size;
 
-    NiodevStream(int dir) { this.dir = dir; }
+    /** A stream cut at niodev headers: a 4-byte code first, then the rest of its {@value #HEADER}-byte header at most. */
+    NiodevStream(int dir) { super(dir, HEADER, 4); }
 
     /** True when {@code code} (a segment's first int) can start a niodev message. */
     static boolean opens(int code) { return code == SEND || code == INIT_DATA || code == INIT_CTRL; }
 
-    /** Start (or restart) at a segment whose payload begins a niodev message. */
-    void resync(int seq) {
-        next = seq;
-        seqKnown = true;
-        lost = false;
-        have = 0;
-        need = 4;
-        remaining = 0;
-        started = false;
-    }
-
-    /** Feed {@code len} in-order bytes from {@code b} at {@code off}. */
-    void feed(ByteBuffer b, int off, int len, long ts, long frame, Events ev) {
-        int i = 0;
-        while (i < len && !lost) {
-            if (have < need) {
-                if (have == 0) { startTs = ts; startFrame = frame; }
-                int n = Math.min(need - have, len - i);
-                b.get(off + i, head, have, n);
-                have += n;
-                i += n;
-                if (have == need) header(ts, ev);
-                continue;
-            }
-            long n = Math.min(remaining, len - i);
-            remaining -= n;
-            i += (int) n;
-            if (remaining == 0) finish(ts, ev);
-        }
+    /** The header is read once the bytes it asked for are there. */
+    @Override
+    void headerBytes(long ts, Events ev) {
+        if (have == need) header(ts, ev);
     }
 
     private void header(long ts, Events ev) {
@@ -105,16 +76,11 @@ final class NiodevStream {
         remaining = (long) sBuf + dBuf;
         started = true;
         ev.start(this, senderHi, senderLo, h.getInt(20), h.getInt(36), startTs, startFrame);
-        if (remaining == 0) finish(ts, ev);
+        if (remaining == 0) finishMessage(ts, ev);
     }
 
-    private void finish(long ts, Events ev) {
-        if (!started) return;
-        ev.end(this, size, ts);
-        started = false;
-        have = 0;
-        need = 4;
-    }
+    @Override
+    void end(long ts, Events ev) { ev.end(this, size, ts); }
 
     /** A message has started and its last byte is not yet seen. */
     boolean inMessage() { return started; }

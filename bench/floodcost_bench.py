@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -149,29 +150,23 @@ HYSTERESIS = Path("/sys/module/sch_htb/parameters/htb_hysteresis")
 BUSY_LOOPS = 4
 
 
-def _user_ticks(pid: int) -> tuple[int, int]:
-    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(f[11]), int(f[12])
-
-
 def _loaded(defn, topo, tb: Testbed, seconds: float, hysteresis: bool | None) -> dict:
     """One run with BUSY_LOOPS busy loops beside the flood (``defn``; None: no flood, the control);
     ``hysteresis`` sets sch_htb's module parameter for the run and restores it."""
-    import sys
     before = HYSTERESIS.read_text().strip() if HYSTERESIS.exists() else None
     loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(BUSY_LOOPS)]
     try:
         if hysteresis is not None and before is not None:
             HYSTERESIS.write_text("1" if hysteresis else "0")
         time.sleep(0.3)
-        c0, t0 = [_user_ticks(p.pid) for p in loops], time.monotonic()
+        c0, t0 = [_proc_ticks(p.pid) for p in loops], time.monotonic()
         r = None
         if defn is None:
             time.sleep(seconds)
         else:
             with tempfile.TemporaryDirectory() as d:
                 r = _one(defn, topo, tb, Path(d), seconds)
-        wall, c1 = time.monotonic() - t0, [_user_ticks(p.pid) for p in loops]
+        wall, c1 = time.monotonic() - t0, [_proc_ticks(p.pid) for p in loops]
     finally:
         for p in loops:
             p.kill()
@@ -191,16 +186,22 @@ def _loaded(defn, topo, tb: Testbed, seconds: float, hysteresis: bool | None) ->
     return out
 
 
-def bench_loaded(repeat: int, mbit: int = 100, seconds: float = 6.0) -> dict:
-    """At ``mbit``: control, kernel-pinned and kernel-pinned + HTB hysteresis, each beside
-    BUSY_LOOPS busy loops, interleaved ``max(1, min(repeat, 3))`` times; {variant: [runs]}."""
-    defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml").model_copy(
-        update={"pacing": "kernel", "pin_cpu": "last"})
+def _testbed(mbit: int) -> tuple:
+    """(topology, Testbed) of the default topology at ``mbit`` Mbit/s, brought up fresh."""
     base = load_topology(None)
     topo = load_topology(None, name="bfcost", link={**base.link.model_dump(), "rate": mbit * 1_000_000})
     tb = Testbed(topo)
     tb.down()
     tb.up()
+    return topo, tb
+
+
+def bench_loaded(repeat: int, mbit: int = 100, seconds: float = 6.0) -> dict:
+    """At ``mbit``: control, kernel-pinned and kernel-pinned + HTB hysteresis, each beside
+    BUSY_LOOPS busy loops, interleaved ``max(1, min(repeat, 3))`` times; {variant: [runs]}."""
+    defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml").model_copy(
+        update={"pacing": "kernel", "pin_cpu": "last"})
+    topo, tb = _testbed(mbit)
     runs: dict = {"control": [], "kernel-pinned": [], "kernel-pinned-hysteresis": []}
     try:
         for i in range(max(1, min(repeat, 3))):
@@ -220,11 +221,7 @@ def bench_floodcost(repeat: int, seconds: float = 6.0) -> dict:
     defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml")
     out: dict = {}
     for mbit in RATES_MBIT:
-        base = load_topology(None)
-        topo = load_topology(None, name="bfcost", link={**base.link.model_dump(), "rate": mbit * 1_000_000})
-        tb = Testbed(topo)
-        tb.down()
-        tb.up()
+        topo, tb = _testbed(mbit)
         runs: dict = {m[0]: [] for m in MODES}
         try:
             for i in range(max(1, min(repeat, 2))):

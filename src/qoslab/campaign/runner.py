@@ -34,7 +34,8 @@ from ..testbed import Testbed
 from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
-from ..trafficgen.definitions import check_cluster_flood, kernel_rates, resolve
+from ..trafficgen.definitions import check_cluster_flood, resolve
+from ..trafficgen.ditgpacing import kernel_paced
 from ..trafficgen.patterns import expand
 from ..workloads import backend
 from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
@@ -206,9 +207,9 @@ class Runner:
 
     def _calibration(self, tb: Testbed, flood: FloodDefinition) -> Calibration | None:
         cal = Calibration.load(self.topo.name, flood.payload_bytes)
-        kernel = flood.pacing == "kernel" or (flood.pacing == "auto" and isinstance(  # needs no calibration
-            kernel_rates(resolve(flood, self.topo, require_confirmation=False), self.topo.link.rate), dict))
-        if cal is None and flood.pacing != "poll" and not kernel:
+        kernel = kernel_paced(flood, resolve(flood, self.topo, require_confirmation=False), self.topo.link.rate)
+        # a flood that is (or asks to be) kernel-paced needs no calibration
+        if cal is None and flood.pacing != "poll" and not (flood.pacing == "kernel" or isinstance(kernel, dict)):
             self.log(f"calibrating the flood {flood.name} (qoslab flood calibrate) ...")
             cal = calibrate(self.topo, tb.executor, [(f.src, f.dst) for f in flood.flows],
                             self.out / "calibration", payload_bytes=flood.payload_bytes)

@@ -97,6 +97,13 @@ class FlowPacing:
     sender_pps: float
 
 
+def kernel_paced(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: float) -> dict[int, float] | str | None:
+    """Whether ``defn`` runs kernel-paced: None when its ``pacing`` is ``poll`` or ``plain``, else
+    :func:`~.definitions.kernel_rates` of its resolved ``flows`` (a dict: it does, ``auto``
+    included; a string: why it does not qualify). A kernel-paced flood needs no calibration. Pure."""
+    return kernel_rates(flows, link_bps) if defn.pacing in ("kernel", "auto") else None
+
+
 def plan_pacing(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: float,
                 calibration: Calibration | None) -> dict[int, FlowPacing]:
     """Pacing of every flow (by index). ``kernel``: -C = KERNEL_C_FACTOR x the link's packets/s,
@@ -106,13 +113,11 @@ def plan_pacing(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: floa
     that does not qualify (naming the flow and why), for ``plain`` without a covering calibration
     and for a ``pin_cpu`` this machine does not have."""
     placement(defn)  # a CPU this machine does not have is an error now, not at start
-    if defn.pacing in ("kernel", "auto"):
-        rates = kernel_rates(flows, link_bps)
-        if isinstance(rates, dict):
-            return {i: FlowPacing("kernel", int(math.ceil(KERNEL_C_FACTOR * pps)), False, pps)
-                    for i, pps in rates.items()}
-        if defn.pacing == "kernel":
-            raise QoslabError(f"flood {defn.name}: pacing 'kernel': {rates} (use poll or plain)")
+    rates = kernel_paced(defn, flows, link_bps)
+    if isinstance(rates, dict):
+        return {i: FlowPacing("kernel", int(math.ceil(KERNEL_C_FACTOR * pps)), False, pps) for i, pps in rates.items()}
+    if defn.pacing == "kernel":
+        raise QoslabError(f"flood {defn.name}: pacing 'kernel': {rates} (use poll or plain)")
     out = {}
     for f in flows:
         rate, poll = pacing_for(defn, f, calibration)

@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from .clusterconf import SshSettings
+from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
@@ -84,6 +86,7 @@ class Host(StrictModel):
     name: str
     address: ipaddress.IPv4Interface
     port: str
+    cpu: float | None = Field(None, strict=True, gt=0, le=1024, description="CPU capacity, cores (cpu: block)")
 
     @field_validator("name")
     @classmethod
@@ -204,34 +207,6 @@ class Buffers(StrictModel):
         return size
 
 
-class SshSettings(StrictModel):
-    """How the ``ssh`` executor reaches the hosts (a real cluster; on the embedded testbed only
-    ``lease_s`` and ``work_dir`` apply): login ``user`` and ``port``; ``identity_file`` (a private
-    key; none = the SSH agent of ``SSH_AUTH_SOCK``, never a password); ``known_hosts`` (the
-    hosts' pinned keys: an unknown key refuses the connection); ``addresses`` (host -> name or
-    address to log in to, default its experiment address); ``qoslab_dir`` (where provisioning
-    put the jars); ``work_dir`` (base of the run's ``qoslab-<run>`` folder on each node);
-    ``lease_s`` (seconds after which a node ends the run's processes when the runner stopped
-    renewing its lease); ``connect_timeout_s``."""
-
-    user: str = "root"
-    port: int = Field(22, ge=1, le=65535)
-    identity_file: str | None = None
-    known_hosts: str | None = None
-    addresses: dict[str, str] = Field(default_factory=dict)
-    qoslab_dir: str = "/opt/qoslab"
-    work_dir: str = "/tmp"
-    lease_s: float = Field(30.0, ge=3, le=3600)
-    connect_timeout_s: float = Field(10.0, gt=0, le=300)
-
-    @field_validator("work_dir", "qoslab_dir")
-    @classmethod
-    def _absolute(cls, v: str) -> str:
-        if not v.startswith("/") or ".." in v.split("/") or any(c.isspace() for c in v):
-            raise ValueError(f"{v!r} must be an absolute path without '..' or spaces")
-        return v.rstrip("/") or "/"
-
-
 class CaptureWiring(StrictModel):
     """Where a real cluster captures: ``host`` has a NIC on each SPAN destination port
     (``interfaces``: port -> interface name on that host, e.g. ``Gi1/0/21: eth1``)."""
@@ -249,7 +224,8 @@ class Topology(StrictModel):
     """A whole cluster. ``embedded``: namespaces, every address in 198.18.0.0/15 (RFC 2544), the
     management endpoint on loopback. ``cluster``: must declare ``experiment_network`` (floods go
     nowhere else) and ``flood_rate_cap`` (bits/s on the wire, a whole flood). ``scale``: the scale
-    model's knobs (:mod:`qoslab.scale.knobs`; its queue times become ``buffers`` bytes)."""
+    model's knobs (:mod:`qoslab.scale.knobs`; its queue times become ``buffers`` bytes). ``cpu``:
+    the hosts' and the switch's cores and the hosts' capacities (:mod:`qoslab.scale.cpu`)."""
 
     name: str
     description: str = ""
@@ -263,6 +239,7 @@ class Topology(StrictModel):
     ssh: SshSettings | None = None
     capture: CaptureWiring | None = None
     scale: ScaleKnobs | None = None
+    cpu: CpuBlock | None = None
     source: str | None = Field(None, exclude=True, description="file this topology was read from")
 
     @field_validator("flood_rate_cap", mode="before")
@@ -318,6 +295,7 @@ class Topology(StrictModel):
             if h.address.ip not in self.network:
                 raise FieldProblem(("hosts", i, "address"), f"{h.ip} is outside the experiment network {self.network}")
         self._capture_wiring()
+        check_cpu(self.cpu, {h.name: h.cpu for h in self.hosts}, _online() if self.cpu else None, self.environment)
         return apply_scale(self)
 
     def _cluster_safety(self) -> None:
@@ -359,6 +337,14 @@ class Topology(StrictModel):
     def host_by_ip(self, ip: str) -> Host | None:
         """The host whose address is ``ip``, or None."""
         return next((h for h in self.hosts if h.ip == ip), None)
+
+
+def _online() -> frozenset[int] | None:
+    """This machine's online CPUs (/sys/devices/system/cpu/online; None when it cannot be read)."""
+    try:
+        return online_cpus(Path("/sys/devices/system/cpu/online").read_text())
+    except OSError:
+        return None
 
 
 def _is_loopback(host: str) -> bool:

@@ -92,9 +92,9 @@ FORBIDDEN = [
 ]
 #: The base modules: every package may import them; they import only each other (and the pure
 #: testbed names / flood definitions that describe a cluster).
-BASE = {"errors", "units", "yamlio", "topology", "registry"}
+BASE = {"errors", "units", "yamlio", "topology", "registry", "clusterconf"}
 BASE_MAY_IMPORT = BASE | {"testbed.plan", "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel",
-                          "scale.knobs"}
+                          "scale.knobs", "scale.cpu"}
 #: Deprecated aliases kept for one release: they only re-export (campaign/meters.py -> qoslab.meters).
 ALIASES = {"campaign.meters": "meters.base"}
 #: The only module that speaks SQL (campaign/store.py owns trials.sqlite).

@@ -31,6 +31,7 @@ from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
 from ..switch.backends import open_switch
 from ..testbed import Testbed
+from ..testbed.cpuplace import set_affinity
 from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
@@ -119,6 +120,8 @@ class Runner:
             tb.up(end_survivors=False)
             if self.pb.executor == "ssh":
                 tb.sshd_up()
+        # with a cpu: block the harness runs on the switch's cores (on a real cluster: another machine)
+        affinity = set_affinity(tb.cpu.switch_cpus()) if tb is not None else None
         built = bool(self.store.meta("testbed_built"))
         nodes = Nodes(self.pb.executor, self.topo, testbed=tb, local_root=self.out,
                       run_id=run_id_for(self.pb.name, self.out))
@@ -141,6 +144,8 @@ class Runner:
                 cgroups.remove(self._cgroup)
             if built and tb is not None:
                 tb.down()
+            if affinity is not None:
+                set_affinity(affinity)
         return self.store
 
     def _segment(self) -> None:

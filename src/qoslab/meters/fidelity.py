@@ -53,6 +53,9 @@ from qoslab.testbed.procs import descendants
 from qoslab.topology import linux_ifname
 
 from . import cpu
+from .cpuloss import host_cpu_loss
+from .cpuloss import summary as cpu_summary
+from .hostcpu import HostCpuReader, delivered, host_reader
 
 COLUMNS: dict[str, str] = {
     "fidelity": "TEXT", "fidelity_reasons": "TEXT", "fidelity_samples": "INTEGER",
@@ -60,7 +63,11 @@ COLUMNS: dict[str, str] = {
     "fidelity_cpu_wait_share": "REAL", "fidelity_psi_some": "REAL", "fidelity_outside_cores": "REAL",
     "fidelity_emulation_share": "REAL", "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER",
     "fidelity_drops": "INTEGER",
-    "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT"}
+    "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT",
+    # with a topology cpu: block (meters.cpuloss): the check that replaces emulation_share, the
+    # hosts' use of their budget, the receive CPU share of the flooded hosts
+    "fidelity_host_cpu_loss": "REAL", "host_cpu_use": "REAL", "host_throttled": "REAL", "rx_cpu_share": "REAL",
+    "rx_cost_us": "REAL", "rx_socket_drops": "INTEGER"}
 
 
 def parse_cpu_total(text: str) -> tuple[int, int, int]:
@@ -244,6 +251,7 @@ class FidelityMeter(BaseMeter):
         self.flood_pids: list[int] = []
         self.flood_ticks: list[dict[tuple[int, int], int]] = []
         self.hz = float(os.sysconf("SC_CLK_TCK"))
+        self.hostcpu: HostCpuReader | None = None  # with a topology cpu: block
 
     def _outside(self) -> None:
         self.outside.append((time.monotonic(), cpu.outside_processes(set(descendants(os.getpid())))))
@@ -263,6 +271,9 @@ class FidelityMeter(BaseMeter):
             return
         self.flood_pids = sorted({d for pid in cpu.flood_processes(ctx.flood).values() for d in descendants(pid)})
         self._outside()
+        self.hostcpu = host_reader(ctx)
+        if self.hostcpu is not None:
+            self.hostcpu.begin()
         self.sampler = Sampler(switch_namespace(ctx.topology.name), self.th.period_s,
                                [int(p.pid) for p in ctx.workers.values()])
         self.sampler.start()
@@ -272,6 +283,8 @@ class FidelityMeter(BaseMeter):
         if self.sampler is not None:
             self.sampler.stop()
             self._outside()
+            if self.hostcpu is not None:
+                self.hostcpu.end()
 
     def close(self) -> None:
         """Stop the sampler thread (idempotent)."""
@@ -283,12 +296,13 @@ class FidelityMeter(BaseMeter):
         s = self.sampler
         assert s is not None and ctx.topology is not None
         topo = ctx.topology
-        flows = flow_rates(ctx)
+        w = self.hostcpu.window() if self.hostcpu is not None else None
+        flows = delivered(flow_rates(ctx), w)
         hosts = [f.dst for f in flows] if ctx.flood is not None else []
         ports = [linux_ifname(topo.host(h).port) for h in hosts] if hosts else [linux_ifname(p) for p in ctx.ports]
         m = Measurements(link_rate_bps=topo.link.rate, idle_shares=s.idle_shares(),
                          ports={p: intervals(s.tc, p) for p in dict.fromkeys(ports)}, flows=flows,
-                         psi_some_share=s.psi_share())
+                         psi_some_share=s.psi_share(), host_cpu_loss=host_cpu_loss(w) if w is not None else None)
         wt = s.worker_times()
         if wt is not None:
             m.worker_run_s, m.worker_wait_s = wt
@@ -325,12 +339,23 @@ class FidelityMeter(BaseMeter):
                     "fidelity_drops": s["drops"], "fidelity_flood_ratio": r4(s["flood_ratio"]),
                     "fidelity_pacing_error": r4(s["pacing_error"]),
                     "fidelity_json": json.dumps(self._details(m, s))})
+        w = self.hostcpu.window() if self.hostcpu is not None else None
+        if w is not None:
+            c = cpu_summary(w)
+            drops = c["rx_socket_drops"]
+            out.update({"fidelity_host_cpu_loss": c["host_cpu_loss"], "host_cpu_use": c["host_cpu_use"],
+                        "host_throttled": c["host_throttled"], "rx_cpu_share": c["rx_cpu_share"],
+                        "rx_cost_us": c["rx_cost_us"], "rx_socket_drops": None if drops is None else int(drops)})
         return out
 
     def _details(self, m: Measurements, s: dict[str, Any]) -> dict[str, Any]:
         sm = self.sampler
         assert sm is not None
+        w = self.hostcpu.window() if self.hostcpu is not None else None
+        host = None if w is None else {**cpu_summary(w), "usage_s": {h: round(v, 4) for h, v in w.usage_s.items()},
+                                       "budget_cores": dict(w.budget)}
         return {"thresholds": self.th.model_dump(), "link_rate_bps": m.link_rate_bps, "window_s": m.window_s,
+                "host_cpu": host,
                 "port_util_by_port": s["port_util_by_port"], "idle_shares": [round(x, 3) for x in m.idle_shares],
                 "ports": {p: [[round(iv.dt, 3), iv.sent_bytes, iv.backlog_end, iv.drops] for iv in ivs]
                           for p, ivs in m.ports.items()},

@@ -229,12 +229,17 @@ def joiner(files: list[str]) -> Callable[[], None] | None:
 
 
 def set_affinity(cpus: frozenset[int] | None) -> frozenset[int] | None:
-    """Pin the calling process (all its threads started later, and its children) to ``cpus``;
-    returns the affinity it had (for restoring), None when ``cpus`` is None (nothing changed)."""
+    """Pin this process to ``cpus``: every thread it has now (/proc/self/task; the call applies
+    per thread) and so every thread and child they start later; returns the affinity the calling
+    thread had (for restoring), None when ``cpus`` is None (nothing changed)."""
     if cpus is None:
         return None
     before = frozenset(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, cpus)
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(tid), cpus)
+        except (OSError, ValueError):
+            continue  # a thread that ended meanwhile
     return before
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import BackgroundProcess, Executor
+from ..executors import BackgroundProcess, Executor, emulation
 from ..topology import Topology
 from .base import FloodResult, FlowResult
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
@@ -127,7 +127,7 @@ class Iperf3Generator:
             raise QoslabError("flood already started")
         self.prepare(establish_timeout_s)
         for f in self._listening_flows:
-            self.clients[f.index] = self.executor_of(f.src).start(
+            self.clients[f.index] = emulation(self.executor_of(f.src)).start(  # a client stands for another machine
                 self._client_argv(f), stdout=self._node(f.src, f"client-{f.index}.json"),
                 stderr=self._node(f.src, f"client-{f.index}.err"), lifetime_s=self._life())
         time.sleep(0.3)

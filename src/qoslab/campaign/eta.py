@@ -125,9 +125,10 @@ def _finished_campaigns(pb: Playbook, roots: Iterable[Path], same: Callable[[Pla
             pbf, db = folder / "playbook.yaml", folder / "trials.sqlite"
             if not (pbf.is_file() and db.is_file()) or not same(pb, pbf):
                 continue
-            try:
-                when = str(json.loads((folder / "provenance.json").read_text()).get("time") or "")
-            except (OSError, ValueError):
+            try:  # (a FIFO or device named provenance.json is never opened)
+                prov = folder / "provenance.json"
+                when = str(json.loads(prov.read_text()).get("time") or "") if prov.is_file() else ""
+            except (OSError, ValueError, AttributeError):
                 when = ""
             found.append((when or f"mtime {db.stat().st_mtime:020.3f}", folder))
     return sorted(found, key=lambda t: t[0], reverse=True)
@@ -171,10 +172,10 @@ def campaign_wall_means(folder: Path) -> dict[str, float] | None:
     with tempfile.TemporaryDirectory(prefix="qoslab-eta-") as tmp:
         for suffix in ("", "-wal"):
             src = folder / f"trials.sqlite{suffix}"
-            if src.exists():
+            if src.is_file():  # a FIFO or device there is never opened
                 shutil.copyfile(src, Path(tmp) / src.name)
         try:
-            with Store(Path(tmp) / "trials.sqlite", columns={}) as st:
+            with Store(Path(tmp) / "trials.sqlite", readonly=True) as st:
                 if set(st.counts()) - {"done", "skipped"}:
                     return None
                 walls: dict[str, list[float]] = {}

@@ -93,33 +93,42 @@ class _TrialProgress:
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
                      resume: Path | None, seed: int | None = None,
-                     smoke: bool = False, rerun_invalid: bool = False) -> tuple[Path, dict[str, list[float]]]:
-    """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
-    from ..campaign import Store, create, load_playbook
+                     smoke: bool = False, rerun_invalid: bool = False) -> Path:
+    """The folder to run: made from the playbook (every reference checked first), or the one to
+    resume (checked by the runner before it writes)."""
+    from ..campaign import create, load_playbook
 
     if rerun_invalid and not resume:
         raise QoslabError("--rerun-invalid goes with --resume FOLDER (the campaign whose invalid trials to run again)")
     if resume:
-        if not (resume / "trials.sqlite").exists():
+        if not (resume / "trials.sqlite").is_file():
             raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
-        prior = Store(resume / "trials.sqlite")
-        if rerun_invalid:
-            again = prior.reset_invalid()
-            rec = (prior.meta("rerun_invalid") or []) + [{"time": time.time(), "trials": [i for i, _ in again]}]
-            prior.set_meta("rerun_invalid", rec)
-            console.print(f"{len(again)} counted trial(s) judged fidelity-invalid run again: "
-                          + (", ".join(f"#{i}" for i, _ in again) or "none"))
-        means = prior.done_times()
-        prior.close()
-        return resume, means
+        return resume
     if playbook is None:
         raise QoslabError("give a playbook, or --resume DIR")
     pb = load_playbook(playbook)
     if seed is not None:
         pb = pb.model_copy(update={"seed": seed})
     folder = out or Path("results/campaigns") / f"{pb.name}{'-smoke' if smoke else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
-    create(pb, playbook, folder, trials, smoke=smoke)
-    return folder, {}
+    create(pb, playbook, folder, trials, smoke=smoke).close()
+    return folder
+
+
+def _prepare(runner: Any, rerun_invalid: bool,
+             confirm_flood: str | None) -> tuple[dict[int, str], dict[str, list[float]]]:
+    """The writes a run makes before its trials, once the runner has checked the folder:
+    ``--rerun-invalid`` (counted trials judged fidelity-invalid pending again, listed in meta) and
+    ``--confirm-flood``; returns (idx -> condition of the trials to run, running means so far)."""
+    st = runner.store
+    if rerun_invalid:
+        again = st.reset_invalid()
+        rec = (st.meta("rerun_invalid") or []) + [{"time": time.time(), "trials": [i for i, _ in again]}]
+        st.set_meta("rerun_invalid", rec)
+        console.print(f"{len(again)} counted trial(s) judged fidelity-invalid run again: "
+                      + (", ".join(f"#{i}" for i, _ in again) or "none"))
+    if confirm_flood is not None:  # checked against the topology's name when the campaign starts
+        st.set_meta("confirm_flood", confirm_flood)
+    return {idx: cname for idx, cname, *_ in st.pending()}, st.done_times()
 
 
 @app.command("run")
@@ -141,7 +150,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                                                     "trials judged invalid again (meta lists them).")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
-    from ..campaign import Runner, Store
+    from ..campaign import Runner
     from ..report import campaign_report
     from ..stats import campaign_stats
     from ..stats.campaign import censored_failed_trials
@@ -153,17 +162,12 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
         plan_command(playbook, trials, seed, show)
         return
-    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke, rerun_invalid)
-    if confirm_flood is not None:  # checked against the topology's name when the campaign starts
-        with Store(folder / "trials.sqlite") as st:
-            st.set_meta("confirm_flood", confirm_flood)
-    st = Store(folder / "trials.sqlite")
-    pending = {idx: cname for idx, cname, *_ in st.pending()}
-    st.close()
+    folder = _campaign_folder(playbook, trials, out, resume, seed, smoke, rerun_invalid)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[eta]}"), console=console) as prog:
-        bar = _TrialProgress(prog, means, pending)
+        bar = _TrialProgress(prog, {}, {})
         runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log, on_skip=bar.skipped)
+        bar.pending, bar.means = _prepare(runner, rerun_invalid, confirm_flood)
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
@@ -319,8 +323,8 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
 
     if not (folder / "trials.sqlite").exists():
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
-    st = Store(folder / "trials.sqlite")
-    console.print(f"{folder}: {st.counts()}")
+    st = Store(folder / "trials.sqlite", readonly=True)  # a reader changes no byte of the folder
+    console.print(f"{escape(str(folder))}: {st.counts()}", soft_wrap=True)
     _print_means(st)
     seq = st.meta("sequential")
     if seq:
@@ -385,7 +389,7 @@ def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playb
         raise QoslabError(f"--rate {unknown[0]} bit/s is not one of the sweep's rates")
     for bps in [] if table_only else chosen:
         camp = ensure_rate_campaign(sw, folder, bps)
-        st = Store(camp / "trials.sqlite")
+        st = Store(camp / "trials.sqlite", readonly=True)
         counts = st.counts()
         st.close()
         if counts.get("pending") or counts.get("running") or not (camp / "stats.json").exists():

@@ -10,6 +10,7 @@ checks all of it (:func:`check_folder`) before it writes anything.
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import random
@@ -28,8 +29,8 @@ from .playbook import Playbook, schedule
 from .snapshot import INPUTS, MANIFEST, take, verify
 from .store import Store
 
-__all__ = ["INPUTS", "MANIFEST", "check_folder", "create", "host_facts", "inputs", "load_campaign_playbook",
-           "provenance", "record_preflight", "record_segment", "with_trials"]
+__all__ = ["INPUTS", "MANIFEST", "check_folder", "create", "host_facts", "inputs", "live_run", "load_campaign_playbook",
+           "provenance", "read_provenance", "record_preflight", "record_segment", "with_trials"]
 
 
 
@@ -157,6 +158,58 @@ def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
                           f"{', '.join(scheduled)[:200]}); the folder's playbook is not the one its trials were "
                           "scheduled from")
     return pb, manifest
+
+
+#: The provenance fields a report reads (the notebook's header line).
+PROVENANCE_FIELDS = {"seed": int, "qoslab_commit": str, "kernel": str}
+
+
+def read_provenance(folder: Path) -> dict[str, Any]:
+    """The folder's provenance.json, checked for what a report reads (:data:`PROVENANCE_FIELDS`).
+    Reads a regular file only. Raises ConfigError naming the file and the field."""
+    path = folder / "provenance.json"
+    if not path.is_file():
+        raise ConfigError(f"{path}: missing or not a regular file (every campaign folder has its provenance)")
+    try:
+        prov = json.loads(path.read_bytes()[:1 << 22])
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: not readable JSON: {str(e)[:200]}") from None
+    if not isinstance(prov, dict):
+        raise ConfigError(f"{path}: (top level): a JSON object, not {type(prov).__name__}")
+    for key, typ in PROVENANCE_FIELDS.items():
+        if not isinstance(prov.get(key), typ) or isinstance(prov.get(key), bool):
+            raise ConfigError(f"{path}: {key}: missing or not a {typ.__name__}")
+    return prov
+
+
+def _started_at(pid: int) -> float | None:
+    """Unix time at which process ``pid`` started (/proc/PID/stat's starttime after /proc/stat's
+    btime, to the clock tick), None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        ticks = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22, counted from the state (field 3)
+        btime = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                     if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return btime + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def live_run(folder: Path) -> int | None:
+    """The PID of a run of the campaign in ``folder`` that is still alive, else None: the last run
+    segment's ``pid`` when that process exists, runs qoslab and started no later than the segment
+    was recorded (a later process that reused the PID is not the run; 2 s for the segment time's
+    whole seconds). A killed run leaves its trial ``running`` in the store: this tells the two apart."""
+    try:
+        prov = json.loads((folder / "provenance.json").read_bytes()[:1 << 22]) \
+            if (folder / "provenance.json").is_file() else {}
+        seg = prov["segments"][-1]
+        pid, when = int(seg["pid"]), calendar.timegm(time.strptime(seg["time"], "%Y-%m-%dT%H:%M:%SZ"))
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+    started = _started_at(pid)
+    return pid if started is not None and started <= when + 2 and b"qoslab" in cmd else None
 
 
 def record_segment(folder: Path, note: dict[str, Any]) -> dict[str, Any]:

@@ -277,6 +277,10 @@ def _comparison_line(c: dict[str, Any], unit: str = "s", places: int = 3) -> str
     if ci:
         line += f" [{ci[0]:+.{places}f}, {ci[1]:+.{places}f}]"
     line += f" ({c['ratio']:.2f}x)"
+    if c.get("not_computable"):  # a metric constant in both conditions: no test divides by its spread
+        mw = c.get("mann_whitney_p")
+        return line + ", no spread in either condition: Welch t, g and TOST not computable" + (
+            f", Mann-Whitney p = {mw:.2g}" if mw is not None else "")
     if c.get("hedges_g") is not None:
         line += f", g = {c['hedges_g']:+.2f}"
     line += f", Welch p = {c['welch_t_p']:.2g}"
@@ -317,51 +321,10 @@ def _print_stopping(stopping: dict[str, Any] | None) -> None:
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
     """Trials done, pending, failed; running means per condition; processes left in a finished
-    trial's cgroup (leftovers the trial's end could not kill, or a killed run left)."""
-    from ..campaign import Store
-    from ..executors import cgroups
+    trial's cgroup (leftovers the trial's end could not kill, or a killed run left). Reads only."""
+    from .campaignstatus import print_status
 
-    if not (folder / "trials.sqlite").exists():
-        raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
-    st = Store(folder / "trials.sqlite", readonly=True)  # a reader changes no byte of the folder
-    console.print(f"{escape(str(folder))}: {st.counts()}", soft_wrap=True)
-    _print_means(st)
-    seq = st.meta("sequential")
-    if seq:
-        stop = seq.get("stopped")
-        last = seq["checks"][-1] if seq.get("checks") else None
-        console.print("sequential: " + (f"stopped: {stop['reason']}" if stop else
-                                        f"{len(seq.get('checks', []))} check(s), the rule has not held"
-                                        + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
-                      soft_wrap=True)
-    cg = cgroups.campaign_cgroup(folder)
-    left = cgroups.leftovers(cg, [r.idx for r in st.trials() if r.status != "running"])
-    for name, procs in left.items():
-        console.print(f"[yellow]leftovers of {name} (cgroup {cg}/{name}):[/] "
-                      + ", ".join(escape(f"{p.comm} (pid {p.pid}: {p.cmdline[:80]})") for p in procs), soft_wrap=True)
-    if not left:
-        console.print("leftovers: " + ("none (no process in a finished trial's cgroup)" if cg is not None
-                                       else "not tracked (no writable cgroup v2 mount on this machine)"))
-
-
-def _print_means(st: Any) -> None:
-    """Running means per condition of the primary metric (declared, else elapsed_s in seconds)."""
-    from ..stats.metrics import declared_metrics
-
-    try:
-        ms = declared_metrics(st)
-    except QoslabError as e:
-        console.print(f"[yellow]{escape(str(e))}[/]")
-        ms = None
-    m = ms.primary if ms else DEFAULT.primary
-    per: dict[str, list[float]] = {}
-    for row in st.trials(counted=True):
-        v = row.metric(m.name)
-        if v is not None:
-            per.setdefault(row.condition, []).append(v)
-    places = decimals(m, [sum(v) / len(v) for v in per.values()])
-    for c, v in per.items():
-        console.print(f"  {c:<24} n={len(v):3d} mean {fmt(sum(v) / len(v), places, m.unit)}")
+    print_status(folder)
 
 
 @app.command("sweep")

@@ -125,8 +125,11 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None, sm
 
 def load_campaign_playbook(folder: Path) -> Playbook:
     """The resolved playbook a campaign folder was made with. Raises ConfigError (file, line,
-    field) when it is missing or invalid."""
-    return load_model(folder / "playbook.yaml", Playbook)
+    field) when it is missing, not a regular file (a FIFO is never opened) or invalid."""
+    path = folder / "playbook.yaml"
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"{path}: not a regular file (a FIFO, device or folder is not a playbook)")
+    return load_model(path, Playbook)
 
 
 def inputs(folder: Path) -> dict[str, Any] | None:
@@ -140,7 +143,8 @@ def inputs(folder: Path) -> dict[str, Any] | None:
 def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
     """Everything a run of the campaign in ``folder`` checks before it writes a byte (issue 45):
     its store is a qoslab campaign store (opened read-only), its playbook loads, every input is
-    what the snapshot holds (:func:`inputs`), and the store's conditions are the playbook's.
+    what the snapshot holds (:func:`inputs`), its provenance is readable (:func:`read_provenance`),
+    and the store's conditions are the playbook's.
     Returns (playbook, manifest or None). Raises QoslabError (ConfigError naming the file) with
     the folder unchanged."""
     db = folder / "trials.sqlite"
@@ -149,6 +153,7 @@ def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
     with Store(db, readonly=True) as st:
         scheduled = st.conditions()
     pb = load_campaign_playbook(folder)
+    read_provenance(folder)  # a run adds its segment to it: a broken one is refused, not overwritten
     manifest = inputs(folder)
     names = [c.name for c in pb.conditions]
     odd = [c for c in scheduled if c not in names] or [c for c in names if c not in scheduled]

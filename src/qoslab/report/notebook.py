@@ -35,6 +35,9 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
 
 #: What a report run writes (globs): replaced together, and a figure of an earlier run that this
 #: one did not draw is removed (:mod:`qoslab.stats.staging`).
+#: Seconds a notebook cell may run (the slowest, the figures of a 200-trial campaign, takes < 30 s
+#: here): a cell stuck on something it reads ends the report with an error instead of hanging.
+CELL_TIMEOUT_S = 600
 REPORT_FILES = ("report.html", "report.ipynb", "figures.json", "fig-*.png", "factorial-recovery.png")
 
 
@@ -50,10 +53,13 @@ def _execute(params: dict, out_dir: Path) -> Path:
     executed = out_dir / "report.ipynb"
     try:
         papermill.execute_notebook(_notebook(), str(executed), parameters={**params, "out_dir": str(out_dir)},
-                                   progress_bar=False, cwd=str(out_dir), kernel_name="python3")
+                                   progress_bar=False, cwd=str(out_dir), kernel_name="python3",
+                                   execution_timeout=CELL_TIMEOUT_S)
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
                           "(nothing written)") from None
+    except TimeoutError:  # nbclient's CellTimeoutError
+        raise QoslabError(f"the report notebook ran a cell longer than {CELL_TIMEOUT_S} s (nothing written)") from None
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     html, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
     page = out_dir / "report.html"
@@ -82,7 +88,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
     succeeded (:mod:`qoslab.stats.staging`): a failing report writes nothing.
     ``include_dropped_captures`` keeps captures that lost packets in the class figures. Raises
     QoslabError when the campaign has no valid trials or the notebook fails."""
-    from qoslab.campaign.folder import load_campaign_playbook, read_provenance
+    from qoslab.campaign.folder import inputs, load_campaign_playbook, read_provenance
     from qoslab.campaign.store import Store
     from qoslab.stats import campaign_stats, censoring_stats
     from qoslab.stats.campaign import MANAGED
@@ -92,8 +98,11 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
     target = out or folder
     name = read_provenance(folder).get("playbook") or folder.name
     pb = load_campaign_playbook(folder)
+    inputs(folder)  # the snapshot the notebook shows (profiles, flood, topology) is what the campaign ran
     with Store(folder / "trials.sqlite", readonly=True) as store:
         stale = _stale_stats(folder / "stats.json", declared_metrics(store) is not None)
+        if not stale:
+            _regular_files(folder)
         with staged(target, (*REPORT_FILES, *(MANAGED if stale else ())), last="report.html") as work:
             derived = work if stale else folder  # where the statistics' files are read from
             if stale:
@@ -107,6 +116,17 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
                              "include_dropped_captures": include_dropped_captures,
                              "title": f"qoslab campaign report: {Path(str(name)).stem}"}, work)
     return target / page.name
+
+
+def _regular_files(folder: Path) -> None:
+    """The statistics' files the notebook reads from ``folder`` are regular files where present
+    (a FIFO or device is refused by name, never opened). Raises QoslabError."""
+    from qoslab.stats.campaign import MANAGED
+
+    for pattern in (*MANAGED, "censoring.json"):
+        for f in folder.glob(pattern):
+            if not f.is_file():
+                raise QoslabError(f"{f}: not a regular file (a FIFO, device or folder is not a statistics file)")
 
 
 def _stale_stats(stats: Path, declares: bool) -> bool:

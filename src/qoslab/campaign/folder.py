@@ -132,12 +132,12 @@ def load_campaign_playbook(folder: Path) -> Playbook:
     return load_model(path, Playbook)
 
 
-def inputs(folder: Path) -> dict[str, Any] | None:
-    """The folder's input snapshot manifest, every copy and workload file checked
-    (:func:`.snapshot.verify`), or None for a campaign made by an older qoslab (no snapshot: its
-    inputs are read from the working tree). Reads only. Raises ConfigError naming the file when
-    a snapshot file or a workload file is missing or was changed since, or the manifest is broken."""
-    return verify(folder)
+def inputs(folder: Path, workload_files: bool = True) -> dict[str, Any] | None:
+    """The folder's input snapshot manifest, every copy (and with ``workload_files`` every
+    workload file) checked (:func:`.snapshot.verify`), or None for a campaign made by an older
+    qoslab (no snapshot: its inputs are read from the working tree). Reads only. Raises
+    ConfigError naming the file when one is missing or was changed since, or the manifest is broken."""
+    return verify(folder, workload_files)
 
 
 def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
@@ -148,7 +148,7 @@ def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
     Returns (playbook, manifest or None). Raises QoslabError (ConfigError naming the file) with
     the folder unchanged."""
     db = folder / "trials.sqlite"
-    if not db.is_file():
+    if not db.exists():
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
     with Store(db, readonly=True) as st:
         scheduled = st.conditions()

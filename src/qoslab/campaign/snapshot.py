@@ -162,12 +162,13 @@ def _entry(entry: Any, field: str, path: Path, where: str = "file") -> dict[str,
     return entry
 
 
-def verify(folder: Path) -> dict[str, Any] | None:
+def verify(folder: Path, workload_files: bool = True) -> dict[str, Any] | None:
     """The folder's manifest (None for a folder made before snapshots), every copy checked
-    against its SHA-256 and every workload file against the hash it had when the folder was made.
-    Reads only. Raises ConfigError naming the file at fault: the folder's copy that is missing or
-    was changed, or the user's workload file that changed since (a resume runs only what the
-    snapshot holds)."""
+    against its SHA-256 and, with ``workload_files`` (a run: not a report, whose campaign ran
+    what it ran whatever the program is now), every workload file against the hash it had when
+    the folder was made. Reads only. Raises ConfigError naming the file at fault: the folder's
+    copy that is missing or was changed, or the user's workload file that changed since (a
+    resume runs only what the snapshot holds)."""
     path = folder / MANIFEST
     if not path.exists() and not path.is_symlink():
         return None
@@ -178,7 +179,7 @@ def verify(folder: Path) -> dict[str, Any] | None:
             raise ConfigError(f"{f}: the campaign's snapshot ({field[:80]}) of {entry['ref'][:200]} is missing or was "
                               "changed since the campaign was made; a run uses only the snapshot: restore it, or start "
                               "a new campaign")
-    for ref, entry in manifest.get("workload_files", {}).items():
+    for ref, entry in manifest.get("workload_files", {}).items() if workload_files else ():
         e = _entry(entry, f"workload_files.{ref}", path, where="path")
         p = Path(e["path"])
         if not p.is_file() or sha256(p) != e["sha256"]:

@@ -101,7 +101,7 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
     if rerun_invalid and not resume:
         raise QoslabError("--rerun-invalid goes with --resume FOLDER (the campaign whose invalid trials to run again)")
     if resume:
-        if not (resume / "trials.sqlite").is_file():
+        if not (resume / "trials.sqlite").exists():  # (one that is not a regular file: the store says so)
             raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
         return resume
     if playbook is None:

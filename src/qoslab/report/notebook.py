@@ -98,7 +98,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
     target = out or folder
     name = read_provenance(folder).get("playbook") or folder.name
     pb = load_campaign_playbook(folder)
-    inputs(folder)  # the snapshot the notebook shows (profiles, flood, topology) is what the campaign ran
+    inputs(folder, workload_files=False)  # the snapshot the notebook shows (profiles, flood, topology)
     with Store(folder / "trials.sqlite", readonly=True) as store:
         stale = _stale_stats(folder / "stats.json", declared_metrics(store) is not None)
         if not stale:

@@ -172,10 +172,10 @@ def campaign_wall_means(folder: Path) -> dict[str, float] | None:
     with tempfile.TemporaryDirectory(prefix="qoslab-eta-") as tmp:
         for suffix in ("", "-wal"):
             src = folder / f"trials.sqlite{suffix}"
-            if src.is_file():  # a FIFO or device there is never opened
+            if src.exists():
                 shutil.copyfile(src, Path(tmp) / src.name)
         try:
-            with Store(Path(tmp) / "trials.sqlite", readonly=True) as st:
+            with Store(Path(tmp) / "trials.sqlite", columns={}) as st:
                 if set(st.counts()) - {"done", "skipped"}:
                     return None
                 walls: dict[str, list[float]] = {}

@@ -125,12 +125,9 @@ def test_status_after_a_kill_9_lists_the_killed_trials_leftovers(tmp_path):
     import signal
     import time
 
-    name = unique_name("ck")
-    topo = yaml.safe_load((Path(__file__).parents[2] / "playbooks" / "topologies" / "ecenet.yaml").read_text())
-    topo["name"] = name
-    topo["switch"]["management"]["port"] = free_port()
-    tfile = tmp_path / "topo.yaml"
-    tfile.write_text(yaml.safe_dump(topo))
+    from .campaign_helpers import topology_copy
+
+    tfile = topology_copy(tmp_path, unique_name("ck"))
     (tmp_path / "head.py").write_text(HEAD)
     piddir = tmp_path / "pids"
     piddir.mkdir()

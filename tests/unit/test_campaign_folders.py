@@ -363,7 +363,7 @@ def test_the_report_reads_a_valid_folder_and_writes_only_into_out(corpus):
     own, camp = cases["valid-read"]
     assert recs[("valid-read", "report", False)]["code"] == 0, recs[("valid-read", "report", False)]
     html = (own / "report" / "report.html").read_text()
-    assert "not computable (no spread)" in html and "p99_ms" in html
+    assert "not computable (no spread)" in html and "p99_ms" in html and "mean ms" in html and "mean s<" not in html
     assert {"stats.json", "trials.csv", "stats-thesis.json", "report.html"} <= {p.name for p in (own / "report").iterdir()}
 
 
@@ -441,6 +441,23 @@ def test_failing_statistics_write_nothing(tmp_path, monkeypatch):
     with Store(folder / "trials.sqlite", readonly=True) as st, pytest.raises(QoslabError, match="boom"):
         stats_mod.campaign_stats(load_playbook(tmp_path / "pb.yaml"), st, folder)
     assert calls == ["stats.json"] and checksums(folder) == before  # the old stats.json stays, whole
+
+
+def test_a_failing_report_writes_nothing_into_the_folder(tmp_path, monkeypatch):
+    """Before issue 45 a report that failed had already (re)written stats.json and stats-thesis.json:
+    now its statistics, the thesis's and the page are staged and moved in only when all succeeded."""
+    import qoslab.report.notebook as nb
+    folder = _campaign(tmp_path)
+    before = checksums(folder)
+
+    def fails(params, out_dir):
+        (out_dir / "report.html").write_text("half a page")
+        raise QoslabError("the report notebook failed in cell 7: KeyError: 'x' (nothing written)")
+
+    monkeypatch.setattr(nb, "_execute", fails)
+    with pytest.raises(QoslabError, match="cell 7"):
+        nb.campaign_report(folder)
+    assert checksums(folder) == before  # no stats.json, stats-thesis.json, report.html, staging folder
 
 
 def test_the_read_commands_change_no_committed_campaign_folder():

@@ -33,11 +33,11 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
     return nb
 
 
-#: What a report run writes (globs): replaced together, and a figure of an earlier run that this
-#: one did not draw is removed (:mod:`qoslab.stats.staging`).
 #: Seconds a notebook cell may run (the slowest, the figures of a 200-trial campaign, takes < 30 s
 #: here): a cell stuck on something it reads ends the report with an error instead of hanging.
 CELL_TIMEOUT_S = 600
+#: What a report run writes (globs): replaced together, and a figure of an earlier run that this
+#: one did not draw is removed (:mod:`qoslab.stats.staging`).
 REPORT_FILES = ("report.html", "report.ipynb", "figures.json", "fig-*.png", "factorial-recovery.png")
 
 
@@ -115,7 +115,7 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
                              "thesis_stats_path": str(thesis.resolve()), "thesis_data": str(THESIS_DATA.resolve()),
                              "include_dropped_captures": include_dropped_captures,
                              "title": f"qoslab campaign report: {Path(str(name)).stem}"}, work)
-    return target / page.name
+    return (target / page.name).resolve()
 
 
 def _regular_files(folder: Path) -> None:
@@ -141,8 +141,12 @@ def _stale_stats(stats: Path, declares: bool) -> bool:
 
 
 def thesis_report(out_dir: Path, data: Path = THESIS_DATA) -> Path:
-    """report.html of the thesis's raw trial times (Appendix A) against its Tables 3 and 5."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stats = _thesis_stats(out_dir / "stats.json", data)
-    return _execute({"stats_path": str(stats.resolve()), "thesis_data": str(data.resolve()),
-                     "title": "The thesis's data (Appendix A) against its Tables 3 and 5"}, out_dir)
+    """report.html of the thesis's raw trial times (Appendix A) against its Tables 3 and 5, with its
+    stats.json, written into ``out_dir`` only when all of it succeeded."""
+    from qoslab.stats.staging import staged
+
+    with staged(out_dir, REPORT_FILES, last="report.html") as work:
+        stats = _thesis_stats(work / "stats.json", data)
+        page = _execute({"stats_path": str(stats.resolve()), "thesis_data": str(data.resolve()),
+                         "title": "The thesis's data (Appendix A) against its Tables 3 and 5"}, work)
+    return (out_dir / page.name).resolve()

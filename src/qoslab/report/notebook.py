@@ -22,6 +22,14 @@ THESIS_DATA = next((d for d in (repo_root().parent / "shared" / "data", repo_roo
                     if (d / "thesis-table5-qos.csv").exists()), repo_root() / "analysis" / "data")
 
 
+#: Seconds a notebook cell may run (the slowest, the figures of a 200-trial campaign, takes < 30 s
+#: here): a cell stuck on something it reads ends the report with an error instead of hanging.
+CELL_TIMEOUT_S = 600
+#: What a report run writes (globs): replaced together, and a figure of an earlier run that this
+#: one did not draw is removed (:mod:`qoslab.stats.staging`).
+REPORT_FILES = ("report.html", "report.ipynb", "figures.json", "fig-*.png", "factorial-recovery.png")
+
+
 def _notebook(source: Path = NOTEBOOK) -> Any:
     """The report notebook (nbformat NotebookNode) from its jupytext percent-format source, with
     cell ids numbered in order (reproducible HTML)."""
@@ -31,14 +39,6 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i}"
     return nb
-
-
-#: Seconds a notebook cell may run (the slowest, the figures of a 200-trial campaign, takes < 30 s
-#: here): a cell stuck on something it reads ends the report with an error instead of hanging.
-CELL_TIMEOUT_S = 600
-#: What a report run writes (globs): replaced together, and a figure of an earlier run that this
-#: one did not draw is removed (:mod:`qoslab.stats.staging`).
-REPORT_FILES = ("report.html", "report.ipynb", "figures.json", "fig-*.png", "factorial-recovery.png")
 
 
 def _execute(params: dict, out_dir: Path) -> Path:

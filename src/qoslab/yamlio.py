@@ -16,10 +16,11 @@ silently keeps the last); nesting deeper than MAX_YAML_DEPTH is refused. Everyth
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -34,9 +35,19 @@ M = TypeVar("M", bound=BaseModel)
 
 class StrictModel(BaseModel):
     """Base of every model read from a file (topology, profile, flood, playbook, device):
-    unknown fields are errors (a typo never passes silently) and instances are frozen."""
+    unknown fields are errors (a typo never passes silently), instances are frozen, and a YAML
+    boolean is never taken for a number (:func:`bool_where_number`: pydantic reads ``true`` as 1)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, v: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and (at := bool_where_number(field.annotation, v)) is not None:
+            raise SubFieldProblem(at, "a YAML boolean (true/false, yes/no, on/off) where a number is "
+                                      "expected: write the number")
+        return v
 
 
 class FieldProblem(ConfigError):
@@ -57,6 +68,59 @@ class SubFieldProblem(ValueError):
     def __init__(self, loc: tuple[Any, ...], msg: str):
         self.loc = tuple(loc)
         super().__init__(msg)
+
+
+_NUMBERS = (int, float)
+
+
+def _admits(annotation: Any, kinds: tuple[type, ...]) -> bool:
+    """True when a value of one of ``kinds`` is a leaf of ``annotation`` (its unions, Literal
+    values and Annotated types looked through; Any and object admit everything)."""
+    if annotation in (Any, object) or annotation in kinds:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _admits(args[0], kinds)
+    if origin is Literal:
+        return any(type(a) in kinds for a in args)
+    if origin in (Union, UnionType):
+        return any(_admits(a, kinds) for a in args)
+    return False
+
+
+def bool_where_number(annotation: Any, value: Any) -> tuple[Any, ...] | None:
+    """Where in ``value`` (a field's raw input: YAML data) a boolean stands in a place of
+    ``annotation`` that takes a number but no boolean, as a location relative to the field
+    (``()`` for the field itself, ``(0, 0)`` for ``port_ranges: [[true, 5]]``); None when
+    nowhere. Pydantic's lax mode reads ``true`` as 1 for an int or float; YAML writes a boolean
+    where a number was meant only by mistake (``rto_min_ms: true`` = 1 ms). Nested models are
+    left to their own validator. Pure."""
+    if isinstance(value, bool):
+        return () if _admits(annotation, _NUMBERS) and not _admits(annotation, (bool,)) else None
+    if not isinstance(value, (list, tuple, dict)):
+        return None
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return bool_where_number(args[0], value)
+    if origin in (Union, UnionType):
+        return next((at for a in args if (at := bool_where_number(a, value)) is not None), None)
+    if isinstance(value, dict) and origin is dict and len(args) == 2:
+        for k, item in value.items():
+            at = bool_where_number(args[0], k)
+            if at is not None or (at := bool_where_number(args[1], item)) is not None:
+                return (k, *at)
+        return None
+    if isinstance(value, (list, tuple)) and origin in (list, tuple, set, frozenset) and args:
+        for i, item in enumerate(value):
+            if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+                if i >= len(args):
+                    break
+                inner = args[i]
+            else:
+                inner = args[0]
+            if (at := bool_where_number(inner, item)) is not None:
+                return (i, *at)
+    return None
 
 
 def error_loc(err: Any) -> tuple[Any, ...]:

@@ -10,7 +10,7 @@ import yaml
 from rich.table import Table
 
 from ..errors import QoslabError
-from .common import TopologyOpt, console, err_console
+from .common import TopologyOpt, console, err_console, write_output
 
 
 def inventory_cmd(topology: Path | None = TopologyOpt,
@@ -47,9 +47,7 @@ def inventory_cmd(topology: Path | None = TopologyOpt,
     if out is None:
         print(text, end="")
         return
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
+    write_output(out, text, mode=0o600)
     console.print(f"inventory of {topo.name}: {out}")
 
 

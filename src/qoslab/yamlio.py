@@ -15,6 +15,8 @@ silently keeps the last); nesting deeper than MAX_YAML_DEPTH is refused. Everyth
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -233,10 +235,39 @@ def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
             _check_tree(v, path, (*loc, i))
 
 
-def _text(path: Path) -> str:
-    """The file's text: at most MAX_YAML_BYTES of UTF-8. Raises ConfigError naming file and line."""
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is not a regular file (``a named pipe``), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def regular_file(path: str | Path) -> None:
+    """Raise ConfigError ``PATH: ...`` unless ``path`` is a regular file (symbolic links followed).
+    Decided by stat alone, so a named pipe or a device given as an input is refused by name without
+    being opened: reading it could block forever or never end."""
     try:
-        with open(path, "rb") as f:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    if (what := _not_regular(mode)) is not None:
+        raise ConfigError(f"{path}: {what}, not a regular file: qoslab reads its inputs from regular files only")
+
+
+def _text(path: Path) -> str:
+    """The file's text: at most MAX_YAML_BYTES of UTF-8 of a regular file (:func:`regular_file`;
+    opened non-blocking and checked again, so a file swapped for a pipe meanwhile cannot block).
+    Raises ConfigError naming file and line."""
+    regular_file(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            if (what := _not_regular(os.fstat(f.fileno()).st_mode)) is not None:
+                raise ConfigError(f"{path}: {what}, not a regular file: qoslab reads its inputs from regular files only")
             raw = f.read(MAX_YAML_BYTES + 1)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from ..capture import MAX_OPEN_CALLS
 from ..errors import QoslabError
 from ..topology import load_topology
 from .common import TopologyOpt, console, running_testbed
@@ -35,6 +37,23 @@ def _print_classes(summary: dict, title: str) -> None:
                   + (f"; [yellow]file truncated: {summary['problem']}[/]" if summary.get("truncated") else ""))
 
 
+def host_address(host: str | None, topology: Path | None) -> str | None:
+    """The address ``--host`` names: an IPv4 address as it is, else a host of the topology (its
+    address). Raises QoslabError naming the option for anything else (``999.1.1.1``, an unknown
+    host), before the capture tool starts."""
+    if not host:
+        return None
+    try:
+        return str(ipaddress.IPv4Address(host))
+    except ValueError:
+        pass
+    topo = load_topology(topology)
+    if host in topo.host_names:
+        return topo.host(host).ip
+    raise QoslabError(f"--host {host!r}: neither an IPv4 address nor a host of topology {topo.name} "
+                      f"({', '.join(topo.host_names)})")
+
+
 @app.command("classify")
 def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng files or folders (recursively)."),
                      host: str | None = typer.Option(None, help="Host (name or address) directions are relative to."),
@@ -43,6 +62,9 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
                      out: Path = typer.Option(Path("results/capture"), help="Folder for summary.json, timeseries.csv."),
                      calls: bool = typer.Option(False, "--calls", help="Also write calls.jsonl: one line per JRMP "
                                                 "call (capture/README.md, JRMP calls)."),
+                     max_open_calls: int = typer.Option(MAX_OPEN_CALLS, help="GIOP requests (MPJ messages) waiting "
+                                                        "for replies at once before a file fails (bounds the tool's "
+                                                        "memory on pathological captures)."),
                      topology: Path | None = TopologyOpt) -> None:
     """Classify capture files in one JVM: a Figure 9/10 style table for one file, a combined
     table (one row per file, classes in packets) for several."""
@@ -50,13 +72,11 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
 
     from ..capture import classify_files
 
-    ip = host
-    if host and not host[0].isdigit() and ":" not in host:
-        ip = load_topology(topology).host(host).ip
+    ip = host_address(host, topology)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as prog:
         task = prog.add_task("classifying", total=None)
-        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel, calls=calls,
+        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel, calls=calls, max_open_calls=max_open_calls,
                              on_file=lambda r: prog.update(task, completed=r["index"], total=r["of"],
                                                            description=Path(r["file"]).name[:40]))
     rows, done = res["files"], res["done"]
@@ -117,7 +137,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
     if p not in tb.topo.switch.span_destinations:
         raise QoslabError(f"{p} is not a SPAN destination of {tb.topo.name} "
                           f"({', '.join(tb.topo.switch.span_destinations)})")
-    ip = tb.topo.host(host).ip if host and not host[0].isdigit() else host
+    ip = host_address(host, topology)
     cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine, calls=calls)
     cap.start()
     try:

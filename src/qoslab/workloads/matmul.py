@@ -19,7 +19,7 @@ from pydantic import Field
 from qoslab.workloads.pool import ProcessPool, WorkloadRun, java_command
 
 from ..executors import BackgroundProcess, Executor
-from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from .base import JAVA_LONG_MAX, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
 
 Mechanism = Literal["rmi-serializable", "rmi-externalizable", "socket", "datagram"]
 MECHANISMS: tuple[str, ...] = ("rmi-serializable", "rmi-externalizable", "socket", "datagram")
@@ -47,7 +47,7 @@ class MatmulSettings(JavaWorkerSettings):
     mechanism: Mechanism = "socket"
     algorithm: Literal["spa", "mca"] = "spa"
     size: int = Field(200, ge=1, le=5000)
-    seed: int = Field(1, ge=0)
+    seed: int = Field(1, ge=0, le=JAVA_LONG_MAX)
 
     def describe(self) -> str:
         return f"matmul {self.algorithm} over {self.mechanism}, n = {self.size}, on {', '.join(self.hosts)}"

@@ -246,6 +246,10 @@ def _not_regular(mode: int) -> str | None:
     return next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
+def _irregular(path: str | Path, what: str) -> str:
+    return f"{path}: {what}, not a regular file: qoslab reads its inputs from regular files only"
+
+
 def regular_file(path: str | Path) -> None:
     """Raise ConfigError ``PATH: ...`` unless ``path`` is a regular file (symbolic links followed).
     Decided by stat alone, so a named pipe or a device given as an input is refused by name without
@@ -255,7 +259,7 @@ def regular_file(path: str | Path) -> None:
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
     if (what := _not_regular(mode)) is not None:
-        raise ConfigError(f"{path}: {what}, not a regular file: qoslab reads its inputs from regular files only")
+        raise ConfigError(_irregular(path, what))
 
 
 def _text(path: Path) -> str:
@@ -267,7 +271,7 @@ def _text(path: Path) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as f:
             if (what := _not_regular(os.fstat(f.fileno()).st_mode)) is not None:
-                raise ConfigError(f"{path}: {what}, not a regular file: qoslab reads its inputs from regular files only")
+                raise ConfigError(_irregular(path, what))
             raw = f.read(MAX_YAML_BYTES + 1)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..capture import MAX_OPEN_CALLS
@@ -34,7 +35,7 @@ def _print_classes(summary: dict, title: str) -> None:
                   + (f"; dropped {drops.get('dropped_total')} (kernel {drops.get('dropped_kernel')}, interface "
                      f"{drops.get('dropped_interface')}, own {drops.get('dropped_own')})"
                      if isinstance(drops, dict) else "")
-                  + (f"; [yellow]file truncated: {summary['problem']}[/]" if summary.get("truncated") else ""))
+                  + (f"; [yellow]file truncated: {escape(summary['problem'])}[/]" if summary.get("truncated") else ""))
 
 
 def host_address(host: str | None, topology: Path | None) -> str | None:
@@ -78,16 +79,17 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
         task = prog.add_task("classifying", total=None)
         res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel, calls=calls, max_open_calls=max_open_calls,
                              on_file=lambda r: prog.update(task, completed=r["index"], total=r["of"],
-                                                           description=Path(r["file"]).name[:40]))
+                                                           description=escape(Path(r["file"]).name[:40])))
     rows, done = res["files"], res["done"]
     if len(rows) == 1 and not done.get("combined"):
         if rows[0]["error"]:
             raise QoslabError(rows[0]["error"])
         s = json.loads(Path(rows[0]["summary"]).read_text())
-        _print_classes(s, f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else ""))
+        title = f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else "")
+        _print_classes(s, escape(title))
         for w in s.get("warnings", []):
-            console.print(f"[yellow]warning:[/] {w}")
-        console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+            console.print(f"[yellow]warning:[/] {escape(w)}")
+        console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}", markup=False)
         if calls:
             _print_calls(s, out / "calls.jsonl")
         return
@@ -108,12 +110,13 @@ def _print_combined(rows: list[dict], done: dict) -> None:
         tab.add_column(c, justify="left" if c == "file" else "right")
     for r in rows:
         if r["error"]:
-            tab.add_row(Path(r["file"]).name, "[red]error[/]", *[""] * (len(CLASSES) + 1), r["error"][-60:])
+            tab.add_row(escape(Path(r["file"]).name), "[red]error[/]", *[""] * (len(CLASSES) + 1),
+                        escape(r["error"][-60:]))
         else:
-            tab.add_row(Path(r["file"]).name, str(r["packets"]), *[str(r["classes"][c]) for c in CLASSES],
+            tab.add_row(escape(Path(r["file"]).name), str(r["packets"]), *[str(r["classes"][c]) for c in CLASSES],
                         str(r["undecodable"]), str(r["warnings"]))
     console.print(tab)
-    console.print(f"per-file summaries beside it; combined table: {done['combined']} (and combined.csv)")
+    console.print(f"per-file summaries beside it; combined table: {done['combined']} (and combined.csv)", markup=False)
     if done["failed"]:
         raise QoslabError(f"{done['failed']} of {done['files']} files could not be read (see the table)")
 

@@ -48,7 +48,7 @@ def inventory_cmd(topology: Path | None = TopologyOpt,
         print(text, end="")
         return
     write_output(out, text, mode=0o600)
-    console.print(f"inventory of {topo.name}: {out}")
+    console.print(f"inventory of {topo.name}: {out}", markup=False)
 
 
 def preflight_cmd(playbook: Path = typer.Argument(..., help="Campaign playbook, e.g. playbooks/quick-ssh.yaml."),

@@ -254,7 +254,7 @@ def testbed_scale(real: Path = typer.Option(..., "--from", help="A real cluster'
     if out is not None:
         load_topology(topology)  # the base must be a valid topology before anything is written
     frag = d.topology_fragment()
-    console.print(f"time scale s = {d.time_scale:.4g} (testbed uncongested run / real)")
+    console.print(f"time scale s = {d.time_scale:.4g} (testbed uncongested run / real)", markup=False)
     console.print(dump_yaml({**frag, "flood_rate": f"{d.flood_multiple:g}x"}), end="")
     for note in d.deviations:
         console.print(f"deviation: {note}")
@@ -266,4 +266,4 @@ def testbed_scale(real: Path = typer.Option(..., "--from", help="A real cluster'
         base.get("buffers", {}).pop("switch_port_bytes", None)
         write_output(out, dump_yaml(base))
         load_topology(out)  # what was written reads back (ConfigError naming its line and field otherwise)
-        console.print(f"topology written: {out}")
+        console.print(f"topology written: {out}", markup=False)

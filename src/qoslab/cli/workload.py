@@ -104,7 +104,7 @@ def workload_run(
     if "error" in r:
         raise QoslabError(f"workload failed: {r['error']} (logs in {out})")
     _print_raytracer(r, run.valid)
-    console.print(f"result: {out / 'workload-result.json'}")
+    console.print(f"result: {out / 'workload-result.json'}", markup=False)
     raise typer.Exit(0 if run.valid or (r["reference"] is None and r["valid"] is None) else 1)
 
 

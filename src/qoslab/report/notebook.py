@@ -33,17 +33,27 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
     return nb
 
 
+#: The report kernel's traitlets config: its ZeroMQ sockets encrypted with CurveZMQ keys the kernel
+#: manager provisions (jupyter_client >= 8.10 ``KernelManager.transport_encryption``; the python3
+#: kernelspec declares ``supported_encryption: curve``). Without it ipykernel 7 warns after every
+#: report "Kernel is running over TCP without encryption ... Use IPC transport or launch with kernel
+#: manager-provisioned CurveZMQ keys" (ipykernel/kernelapp.py): this is the second of its remedies.
+KERNEL_CONFIG = {"KernelManager": {"transport_encryption": "required"}}
+
+
 def _execute(params: dict, out_dir: Path) -> Path:
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
+    from traitlets.config import Config
 
     out_dir = out_dir.resolve()  # the notebook runs with cwd=out_dir: a relative path would nest
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / "report.ipynb"
     try:
         papermill.execute_notebook(_notebook(), str(executed), parameters={**params, "out_dir": str(out_dir)},
-                                   progress_bar=False, cwd=str(out_dir), kernel_name="python3")
+                                   progress_bar=False, cwd=str(out_dir), kernel_name="python3",
+                                   config=Config(KERNEL_CONFIG))
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
                           f"(executed notebook: {executed})") from None

@@ -233,37 +233,17 @@ class CatalystSwitch(NetmikoSwitch):
             raise QoslabError("a catalyst switch needs a device file (host, port, known_hosts, credentials)")
         f = load_model(spec, CatalystFile)
         creds = f.credentials_file.expanduser() if f.credentials_file is not None else None
-        plat = device_platform(spec, f, topology)
+        plat = ALIASES.get(f.platform, f.platform)
+        if plat not in platforms.names():
+            raise config_error(spec, ("platform",), f"unknown platform {f.platform!r} (known: "
+                                                    f"{', '.join(platforms.names())}, or cisco_ios, cisco_xe)")
+        if plat != (topo_plat := platform_for_model(topology.switch.model)):
+            raise config_error(spec, ("platform",), f"{plat}, but topology {topology.name}'s switch is a "
+                                                    f"{topology.switch.model} ({topo_plat}): profiles render for "
+                                                    "the topology's model")
         ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
                     timeout_s=f.timeout_s, ssh_profile=f.ssh_profile, platform=plat)
         super().__init__(f"{f.host}:{f.port}", ep)
-
-
-def device_platform(spec: str | Path, f: CatalystFile, topology: Topology) -> str:
-    """The platform of the device file ``f`` (read from ``spec``) for ``topology``: a registered
-    platform (or an alias) that is also the topology's switch model's, since profiles render for
-    the topology's model. Raises ConfigError naming the device file, line and ``platform``."""
-    plat = ALIASES.get(f.platform, f.platform)
-    if plat not in platforms.names():
-        raise config_error(spec, ("platform",), f"unknown platform {f.platform!r} (known: "
-                                                f"{', '.join(platforms.names())}, or cisco_ios, cisco_xe)")
-    if plat != (topo_plat := platform_for_model(topology.switch.model)):
-        raise config_error(spec, ("platform",), f"{plat}, but topology {topology.name}'s switch is a "
-                                                f"{topology.switch.model} ({topo_plat}): profiles render for "
-                                                "the topology's model")
-    return plat
-
-
-def check_device(spec: str, topology: Topology) -> str:
-    """Check the playbook's ``device:`` against ``topology`` without connecting: the backend
-    (:func:`device_kind`) and, for a device file, the whole file and its platform
-    (:func:`device_platform`). Returns the backend name. Raises ConfigError naming the device
-    file's line and field, or QoslabError for an unknown name. Reads only the device file."""
-    kind = device_kind(spec)
-    if kind == "catalyst":
-        path = Path(spec) if Path(spec).is_absolute() else repo_root() / spec
-        device_platform(path, load_model(path, CatalystFile), topology)
-    return kind
 
 
 class _DeviceKind(StrictModel):

@@ -37,7 +37,8 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
 #: manager provisions (jupyter_client >= 8.10 ``KernelManager.transport_encryption``; the python3
 #: kernelspec declares ``supported_encryption: curve``). Without it ipykernel 7 warns after every
 #: report "Kernel is running over TCP without encryption ... Use IPC transport or launch with kernel
-#: manager-provisioned CurveZMQ keys" (ipykernel/kernelapp.py): this is the second of its remedies.
+#: manager-provisioned CurveZMQ keys" (ipykernel/kernelapp.py): this is the second of its remedies (Jupyter
+#: enhancement proposal "transport encryption").
 KERNEL_CONFIG = {"KernelManager": {"transport_encryption": "required"}}
 
 

@@ -139,7 +139,8 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     line = node.start_mark.line + 1 if node is not None else None
     for key in loc:
         if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) in (key, str(key))), None)
+            names = (key, str(key), str(key).lower())  # a YAML boolean key (`true:`) is True in the location
+            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) in names), None)
             nxt, at = (pair[1], pair[0]) if pair else (None, None)
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
             nxt = at = node.value[key]

@@ -41,7 +41,7 @@ def inventory_cmd(topology: Path | None = TopologyOpt,
     sshd = sshd_dir(topo.name) if topo.environment == "embedded" else None
     if sshd is not None and not (sshd / "known_hosts").exists():
         err_console.print(f"[yellow]note:[/] the testbed {topo.name} has no SSH servers yet: "
-                      f"`qoslab testbed up --sshd -t {topology or 'TOPOLOGY'}`")
+                          f"`qoslab testbed up --sshd -t {topology or 'TOPOLOGY'}`", soft_wrap=True, highlight=False)
     text = (f"# Ansible inventory of topology {topo.name} ({topo.environment}), written by `qoslab inventory`\n"
             + yaml.safe_dump(build_inventory(topo, workers=workers, flood=defn, sshd_dir=sshd), sort_keys=False))
     if out is None:

@@ -372,7 +372,7 @@ def load_profile(path_or_name: str | Path) -> Profile:
         if given.is_absolute() or given.suffix or len(given.parts) > 1:  # a path, not a name: say where it looked
             where = "" if given.is_absolute() else \
                 " (relative paths are read from the repository: give an absolute one)"
-            raise ConfigError(f"no profile file {p}{where}")
+            raise ConfigError(f"no profile file {p if given.is_absolute() else repo_root() / given}{where}")
         raise ConfigError(f"no profile {str(path_or_name)!r} (qos-profiles/: {known})")
     return load_model(p, Profile).model_copy(update={"source": str(p)})
 

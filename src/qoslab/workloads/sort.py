@@ -29,7 +29,7 @@ DEFAULT_PORT = 1300
 #: the sorted parts, the merged result, the reference sort; SortManager.run and result).
 CLIENT_BYTES_PER_INT = 5 * 4
 #: Largest ``size``: 80 % of the workload JVMs' heap (pool.HEAP_MB) at CLIENT_BYTES_PER_INT, 16,106,127
-#: at 384 MiB. Measured on loopback with one server (2026-11-27, -Xmx384m, ``python bench/sort_heap.py
+#: at 384 MiB. Measured on loopback with one server (2026-11-27, -Xmx384m, ``python bench/heap_probe.py sort
 #: 1 MECHANISM 4000000 8000000 12000000 16000000 20000000 24000000``): 16,000,000 integers sort over
 #: socket, RMI and CORBA (client peak RSS 377 / 382 / 433 MB); 20,000,000 end the client in
 #: OutOfMemoryError with every mechanism (the servers, holding their parts, survive).

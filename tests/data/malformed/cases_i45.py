@@ -104,6 +104,8 @@ PLAYBOOK_CASES = [
     ("timeout-true", _WL, "workload: {hosts: [jp-1, jp-2, jp-3, jp-4], size: A, frames: 1, timeout_s: true}",
      "timeout_s", "workload.timeout_s"),
     ("trials-true", "trials: 3", "trials: true", "trials: true", "trials"),
+    ("matmul-size-beyond-its-heap", _WL, "workload: {kind: matmul, hosts: [jp-1, jp-2, jp-3, jp-4], size: 4000}",
+     "4000", "workload.size"),
     ("factor-profile-relative-path", "conditions:\n  - {name: no congestion fifo, congestion: false, profile: fifo}\n"
      "  - {name: congestion thesis, congestion: true, profile: thesis}\n",
      "factors:\n  flood: [none, campaign-flood]\n  profile: [fifo, my-profiles/ef.yaml]\nbaseline: {flood: none, "

@@ -91,6 +91,17 @@ PROFILE_CASES = [
     ("ingress-bandwidth-on", "bandwidth: [1, 99]", "bandwidth: [on, 99]", "[on, 99]", "ingress.bandwidth[0]"),
 ]
 
+#: Device files the playbook cases name (written beside the corpus by make_corpus.py): a platform no
+#: driver claims, and the other Cisco platform than the topology's (ecenet: a 3750).
+DEVICES = {
+    "device-juniper.yaml": "# a device file of a platform no driver claims (playbook/059-device-platform-juniper.yaml)\n"
+                           "device: catalyst\nhost: 198.18.0.254\nknown_hosts: /nonexistent/known_hosts\n"
+                           "platform: juniper\n",
+    "device-9300.yaml": "# a Catalyst 9300's device file for a 3750 topology (playbook/060-device-platform-other-cisco.yaml)\n"
+                        "device: catalyst\nhost: 198.18.0.254\nknown_hosts: /nonexistent/known_hosts\n"
+                        "platform: catalyst9300\n",
+}
+
 _WL = "workload: {hosts: [jp-1, jp-2, jp-3, jp-4], size: A, frames: 1}"
 PLAYBOOK_CASES = [
     ("mpi-args-format-spec", _WL, "workload: {kind: mpi, hosts: [jp-1, jp-2], args: \"--n {ranks:>999999999}\"}",
@@ -110,4 +121,8 @@ PLAYBOOK_CASES = [
      "  - {name: congestion thesis, congestion: true, profile: thesis}\n",
      "factors:\n  flood: [none, campaign-flood]\n  profile: [fifo, my-profiles/ef.yaml]\nbaseline: {flood: none, "
      "profile: fifo}\n", "  profile: [fifo, my", "factors.profile"),
+    ("device-platform-juniper", "device: virtual", "device: tests/data/malformed/device-juniper.yaml", "juniper",
+     "device"),
+    ("device-platform-other-cisco", "device: virtual", "device: tests/data/malformed/device-9300.yaml", "device-9300",
+     "device"),
 ]

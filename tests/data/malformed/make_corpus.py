@@ -380,6 +380,8 @@ def main() -> None:
                                                         .replace("\xff\xfe".encode(), b"\xff\xfe")
                                                         .replace("\xef".encode(), b"\xef"))
     (HERE / "device-bad.yaml").write_text(DEVICE_BAD)
+    for name, text in i45.DEVICES.items():
+        (HERE / name).write_text(text)
 
 
 if __name__ == "__main__":

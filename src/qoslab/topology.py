@@ -15,7 +15,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .scale.knobs import ScaleKnobs, apply_scale
+from .registry import PlatformModel
+from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
@@ -34,8 +35,8 @@ _MGMT_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
 _SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
 #: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC.
 LINK_RATE_RANGE = (8_000, 100_000_000_000)
-#: Largest queue a topology may give a port or host (bytes): a Catalyst 3750 has 2 MB per stack member.
-MAX_BUFFER_BYTES = 64 * 1024 * 1024
+#: Largest queue a topology may give a port or host (bytes): scale.knobs.MAX_QUEUE_BYTES (64 MiB).
+MAX_BUFFER_BYTES = MAX_QUEUE_BYTES
 
 
 def canonical_port(name: str) -> str:
@@ -121,7 +122,7 @@ class Management(StrictModel):
 class Switch(StrictModel):
     """The Catalyst: model, hostname, management endpoint, its ports and SPAN destinations."""
 
-    model: str = "WS-C3750G-24T"
+    model: PlatformModel = "WS-C3750G-24T"
     hostname: str = "Switch"
 
     @field_validator("model", "hostname")

@@ -36,13 +36,21 @@ def capture_command(*args: str) -> list[str]:
     return ["java", "-XX:+UseSerialGC", "-Xmx512m", "-cp", f"{JAR}:{JAR.parent / 'lib'}/*", MAIN, *args]
 
 
+#: The capture tool's default of ``--max-open-calls``: GIOP requests (MPJ messages) waiting for their
+#: replies at once before a file fails with an error naming the limit (CallLimitException.java; about
+#: 200 bytes of the tool's 512 MiB heap each).
+MAX_OPEN_CALLS = 100_000
+
+
 def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner",
-             calls: bool = False) -> list[str]:
+             calls: bool = False, max_open_calls: int = MAX_OPEN_CALLS) -> list[str]:
     if rmi_mode not in ("flow", "ethereal"):
         raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
     if tunnel not in ("inner", "outer"):
         raise QoslabError(f"tunnel must be inner or outer, got {tunnel!r}")
-    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode, "--tunnel", tunnel]
+    if not 1 <= max_open_calls <= 2**31 - 1:
+        raise QoslabError(f"--max-open-calls must be 1 to {2**31 - 1}, got {max_open_calls}")
+    opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode, "--tunnel", tunnel, "--max-open-calls", str(max_open_calls)]
     if host_ip:
         opts += ["--host", host_ip]
     if per_packet:
@@ -68,16 +76,18 @@ def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mod
 
 def classify_files(inputs: list[Path], out_dir: Path, host_ip: str | None = None, rmi_mode: str = "flow",
                    per_packet: bool = False, tunnel: str = "inner",
-                   on_file: Callable[[dict], None] | None = None, calls: bool = False) -> dict:
+                   on_file: Callable[[dict], None] | None = None, calls: bool = False,
+                   max_open_calls: int = MAX_OPEN_CALLS) -> dict:
     """Classify many capture files and folders (recursively: *.pcap, *.pcapng, *.cap, ...) in one
     JVM. ``on_file`` gets each file's row as it finishes (keys ``index``, ``of``, ``file``,
     ``packets``, ``seconds``, ``classes``, ``summary`` path, ``error``). Returns
     ``{"files": [rows], "done": {...}}``; with several files ``out_dir`` also holds
     ``NNNN-NAME/summary.json`` per file and ``combined.json`` / ``combined.csv``. Files that cannot be
-    read are rows with ``error`` set; ``calls`` writes each file's calls.jsonl beside its summary.
+    read are rows with ``error`` set (so are files with more than ``max_open_calls`` GIOP requests
+    or MPJ messages waiting at once); ``calls`` writes each file's calls.jsonl beside its summary.
     Raises QoslabError only when the tool itself fails."""
     argv = capture_command("classify", *map(str, inputs),
-                           *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel, calls))
+                           *_options(out_dir, host_ip, rmi_mode, per_packet, tunnel, calls, max_open_calls))
     rows: list[dict] = []
     done: dict = {}
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:

@@ -34,7 +34,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
+
+from pydantic import AfterValidator
 
 from .errors import ConfigError
 
@@ -135,6 +137,38 @@ switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
 platforms: Registry[Callable[..., object]] = Registry("platform")
 platforms.register("catalyst3750", "qoslab.platforms.catalyst3750:Catalyst3750")
 platforms.register("catalyst9300", "qoslab.platforms.catalyst9300:Catalyst9300")
+
+#: Device-file ``platform:`` values of earlier releases (Netmiko device types) -> platform names.
+PLATFORM_ALIASES = {"cisco_ios": "catalyst3750", "cisco_xe": "catalyst9300"}
+
+
+def platform_of_model(model: str) -> str | None:
+    """The platform a switch model means: a registered platform's name or alias as it is, else
+    the platform whose ``model_prefixes`` (a class attribute of its factory, upper case) start
+    ``model`` (``WS-C3750G-24T`` -> ``catalyst3750``, ``C9300-24T`` -> ``catalyst9300``); None
+    when no registered platform claims it (``Nexus9000``). Imports the platforms' modules."""
+    if model in platforms.names():
+        return model
+    if model in PLATFORM_ALIASES:
+        return PLATFORM_ALIASES[model]
+    for name in platforms.names():
+        if any(model.upper().startswith(p) for p in getattr(platforms.get(name), "model_prefixes", ())):
+            return name
+    return None
+
+
+def claimed_model(model: str) -> str:
+    """``model`` when a registered platform claims it (:func:`platform_of_model`), else ValueError
+    naming the platforms: profiles render and meters read for a platform, so a switch model none
+    drives (``Nexus9000``) would be accepted and then mean nothing."""
+    if platform_of_model(model) is None:
+        raise ValueError(f"switch model {model!r}: no platform claims it (platforms: {', '.join(platforms.names())}; "
+                         "e.g. WS-C3750G-24T, C9300-24T)")
+    return model
+
+
+#: A topology's ``switch.model``: a string some registered platform claims.
+PlatformModel = Annotated[str, AfterValidator(claimed_model)]
 
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.

@@ -16,8 +16,9 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from .clusterconf import SshSettings
+from .registry import PlatformModel
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
-from .scale.knobs import ScaleKnobs, apply_scale
+from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
@@ -36,8 +37,8 @@ _MGMT_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
 _SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
 #: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC.
 LINK_RATE_RANGE = (8_000, 100_000_000_000)
-#: Largest queue a topology may give a port or host (bytes): a Catalyst 3750 has 2 MB per stack member.
-MAX_BUFFER_BYTES = 64 * 1024 * 1024
+#: Largest queue a topology may give a port or host (bytes): scale.knobs.MAX_QUEUE_BYTES (64 MiB).
+MAX_BUFFER_BYTES = MAX_QUEUE_BYTES
 
 
 def canonical_port(name: str) -> str:
@@ -124,7 +125,7 @@ class Management(StrictModel):
 class Switch(StrictModel):
     """The Catalyst: model, hostname, management endpoint, its ports and SPAN destinations."""
 
-    model: str = "WS-C3750G-24T"
+    model: PlatformModel = "WS-C3750G-24T"
     hostname: str = "Switch"
 
     @field_validator("model", "hostname")

@@ -6,6 +6,7 @@ Rates are returned in bits/s (int), sizes in bytes (int). Decimal SI prefixes fo
 
 from __future__ import annotations
 
+import math
 import re
 
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:bit|bps|b)?(?:/s)?\s*$", re.IGNORECASE)
@@ -18,17 +19,21 @@ def parse_rate(value: float | str) -> int:
     """Parse a link or traffic rate to bits/s.
 
     Accepts a number (already bits/s) or a string like ``"50Mbit"``, ``"50 Mbit/s"``, ``"1G"``,
-    ``"100mbps"``. Raises ValueError for anything else or for a rate <= 0.
+    ``"100mbps"``. Raises ValueError for anything else, for a rate <= 0 and for an infinite or
+    NaN one (``.inf``, ``.nan``, a string of 400 digits).
     """
     if isinstance(value, bool):
         raise ValueError(f"not a rate: {value!r}")
     if isinstance(value, (int, float)):
-        bits = int(value)
+        number = float(value)
     else:
         m = _RATE.match(value)
         if not m:
             raise ValueError(f"not a rate: {value!r} (write e.g. 50Mbit, 1Gbit, 100000000)")
-        bits = int(float(m.group(1)) * _RATE_MULT[m.group(2).lower()])
+        number = float(m.group(1)) * _RATE_MULT[m.group(2).lower()]
+    if not math.isfinite(number):
+        raise ValueError(f"not a finite rate: {str(value)[:40]!r}")
+    bits = int(value) if isinstance(value, int) else int(number)
     if bits <= 0:
         raise ValueError(f"rate must be positive, got {value!r}")
     return bits

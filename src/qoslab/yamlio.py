@@ -15,11 +15,14 @@ silently keeps the last); nesting deeper than MAX_YAML_DEPTH is refused. Everyth
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -34,9 +37,19 @@ M = TypeVar("M", bound=BaseModel)
 
 class StrictModel(BaseModel):
     """Base of every model read from a file (topology, profile, flood, playbook, device):
-    unknown fields are errors (a typo never passes silently) and instances are frozen."""
+    unknown fields are errors (a typo never passes silently), instances are frozen, and a YAML
+    boolean is never taken for a number (:func:`bool_where_number`: pydantic reads ``true`` as 1)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, v: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and (at := bool_where_number(field.annotation, v)) is not None:
+            raise SubFieldProblem(at, "a YAML boolean (true/false, yes/no, on/off) where a number is "
+                                      "expected: write the number")
+        return v
 
 
 class FieldProblem(ConfigError):
@@ -59,6 +72,59 @@ class SubFieldProblem(ValueError):
         super().__init__(msg)
 
 
+_NUMBERS = (int, float)
+
+
+def _admits(annotation: Any, kinds: tuple[type, ...]) -> bool:
+    """True when a value of one of ``kinds`` is a leaf of ``annotation`` (its unions, Literal
+    values and Annotated types looked through; Any and object admit everything)."""
+    if annotation in (Any, object) or annotation in kinds:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _admits(args[0], kinds)
+    if origin is Literal:
+        return any(type(a) in kinds for a in args)
+    if origin in (Union, UnionType):
+        return any(_admits(a, kinds) for a in args)
+    return False
+
+
+def bool_where_number(annotation: Any, value: Any) -> tuple[Any, ...] | None:
+    """Where in ``value`` (a field's raw input: YAML data) a boolean stands in a place of
+    ``annotation`` that takes a number but no boolean, as a location relative to the field
+    (``()`` for the field itself, ``(0, 0)`` for ``port_ranges: [[true, 5]]``); None when
+    nowhere. Pydantic's lax mode reads ``true`` as 1 for an int or float; YAML writes a boolean
+    where a number was meant only by mistake (``rto_min_ms: true`` = 1 ms). Nested models are
+    left to their own validator. Pure."""
+    if isinstance(value, bool):
+        return () if _admits(annotation, _NUMBERS) and not _admits(annotation, (bool,)) else None
+    if not isinstance(value, (list, tuple, dict)):
+        return None
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return bool_where_number(args[0], value)
+    if origin in (Union, UnionType):
+        return next((at for a in args if (at := bool_where_number(a, value)) is not None), None)
+    if isinstance(value, dict) and origin is dict and len(args) == 2:
+        for k, item in value.items():
+            at = bool_where_number(args[0], k)
+            if at is not None or (at := bool_where_number(args[1], item)) is not None:
+                return (k, *at)
+        return None
+    if isinstance(value, (list, tuple)) and origin in (list, tuple, set, frozenset) and args:
+        for i, item in enumerate(value):
+            if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+                if i >= len(args):
+                    break
+                inner = args[i]
+            else:
+                inner = args[0]
+            if (at := bool_where_number(inner, item)) is not None:
+                return (i, *at)
+    return None
+
+
 def error_loc(err: Any) -> tuple[Any, ...]:
     """The full location of one pydantic error (``ValidationError.errors()`` item), a nested
     model's SubFieldProblem location included."""
@@ -73,7 +139,8 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     line = node.start_mark.line + 1 if node is not None else None
     for key in loc:
         if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) in (key, str(key))), None)
+            names = (key, str(key), str(key).lower())  # a YAML boolean key (`true:`) is True in the location
+            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) in names), None)
             nxt, at = (pair[1], pair[0]) if pair else (None, None)
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
             nxt = at = node.value[key]
@@ -169,10 +236,43 @@ def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
             _check_tree(v, path, (*loc, i))
 
 
-def _text(path: Path) -> str:
-    """The file's text: at most MAX_YAML_BYTES of UTF-8. Raises ConfigError naming file and line."""
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is not a regular file (``a named pipe``), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def _irregular(path: str | Path, what: str) -> str:
+    return f"{path}: {what}, not a regular file: qoslab reads its inputs from regular files only"
+
+
+def regular_file(path: str | Path) -> None:
+    """Raise ConfigError ``PATH: ...`` unless ``path`` is a regular file (symbolic links followed).
+    Decided by stat alone, so a named pipe or a device given as an input is refused by name without
+    being opened: reading it could block forever or never end."""
     try:
-        with open(path, "rb") as f:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    if (what := _not_regular(mode)) is not None:
+        raise ConfigError(_irregular(path, what))
+
+
+def _text(path: Path) -> str:
+    """The file's text: at most MAX_YAML_BYTES of UTF-8 of a regular file (:func:`regular_file`;
+    opened non-blocking and checked again, so a file swapped for a pipe meanwhile cannot block).
+    Raises ConfigError naming file and line."""
+    regular_file(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            if (what := _not_regular(os.fstat(f.fileno()).st_mode)) is not None:
+                raise ConfigError(_irregular(path, what))
             raw = f.read(MAX_YAML_BYTES + 1)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None

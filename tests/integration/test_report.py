@@ -51,6 +51,28 @@ def test_thesis_report_renders_in_chromium(tmp_path, monkeypatch):
     assert r.returncode == 0 and shot.stat().st_size > 20000
 
 
+def test_a_report_prints_no_kernel_warning_and_its_kernel_is_encrypted(tmp_path):
+    """Issue 45: ipykernel warned "Kernel is running over TCP without encryption" after every report.
+    The report's kernel manager provisions CurveZMQ keys (KERNEL_CONFIG), the remedy the warning
+    names: nothing on stderr, and the kernel it starts has the keys."""
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+
+    from qoslab.report.notebook import KERNEL_CONFIG
+
+    r = subprocess.run([str(repo_root() / ".venv" / "bin" / "qoslab"), "report", "--thesis", "--out",
+                        str(tmp_path / "thesis")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stderr.strip() == "", r.stderr[-2000:]
+    km = KernelManager(kernel_name="python3", config=Config(KERNEL_CONFIG))
+    km.start_kernel()
+    try:
+        info = km.get_connection_info()
+        assert info.get("curve_publickey") and info.get("curve_secretkey")
+    finally:
+        km.shutdown_kernel(now=True)
+
+
 def _clean_outputs(nb_path: Path) -> None:
     executed = json.loads(nb_path.read_text())
     outputs = [o for c in executed["cells"] for o in c.get("outputs", [])]

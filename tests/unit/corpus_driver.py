@@ -19,6 +19,7 @@ from qoslab.cli import main
 COMMANDS = {
     "topology": lambda f, out: ["topology", "validate", f],
     "flood": lambda f, out: ["flood", "validate", f],
+    "real": lambda f, out: ["testbed", "scale", "--from", f],
     "profile": lambda f, out: ["switch", "render", f],
     "playbook": lambda f, out: ["campaign", "run", f, "--out", out],
     "cli": lambda f, out: f.split(" ") + ["--out", out],

@@ -169,3 +169,46 @@ def test_eta_of_a_command_workload_is_its_own_timeout_then_its_history(tmp_path)
     assert "earlier (same workload" in ev.source
     slower = other.model_copy(update={"workload": pb.workload.model_copy(update={"timeout_s": 90.0})})
     assert evidence_means(slower, [root]).means["loud"] == 93.0
+
+
+def test_a_campaign_with_failed_trials_is_evidence_and_a_timeout_bound_says_so(tmp_path, monkeypatch):
+    """Issue 45: the plan predicted 12:54 for a campaign that took 2:34. Two causes, both found on
+    the committed campaigns: a campaign that ended with failed trials was not evidence (mechanisms:
+    9 of 96 failed, so its playbook got the default model, 1:38:58 for 0:13:45 of trials), and the
+    default model's per-trial time for a workload other than the RayTracer is its timeout_s, an
+    upper bound that the plan printed as an estimate."""
+    path = REPO / "playbooks" / "command-example.yaml"
+    pb = load_playbook(path)
+    ev = evidence_means(pb, [tmp_path / "none"])
+    assert ev.bounded == frozenset(c.name for c in pb.conditions)
+    root = tmp_path / "campaigns"
+    store = create(pb, path, root / "with-failures", trials=2)
+    now = time.time()
+    for r in store.trials():
+        if r.condition == "congestion fifo" and not r.warmup:  # every timed trial of one condition failed
+            store.record(r.idx, status="failed", error="boom", started=now, finished=now + 90.0)
+        else:
+            store.record(r.idx, status="done", valid=1, elapsed_s=2.0, started=now, finished=now + 3.0)
+    store.close()
+    ev = evidence_means(pb, [root])
+    assert ev.means["no congestion fifo"] == 3.0 and "with-failures (same playbook" in ev.source
+    assert ev.means["congestion fifo"] == 3.0 and not ev.bounded  # its warm-up was done
+    monkeypatch.chdir(tmp_path)  # the CLI: no evidence here, so every ETA is a bound, and capture: off shows off
+    code, out, err = _main(["campaign", "plan", str(path)])
+    assert code == 0, err
+    assert "at most 0:07:05" in out and "at most 0:28:52" in out and "at most 60.7" in out
+    rows = [line for line in out.splitlines() if line.startswith("│ congestion thesis")]
+    assert rows and rows[-1].rstrip("│ ").endswith("off"), rows
+
+
+def test_user_text_with_markup_characters_is_printed_as_text(tmp_path):
+    """A condition named like rich markup ('[/]', '[bold]') is printed as written, never parsed."""
+    data = yaml.safe_load(TABLE5.read_text())
+    data["conditions"][0]["name"] = "no congestion [/] fifo"
+    data["baseline"] = "no congestion [/] fifo"
+    data["conditions"][1]["name"] = "[bold]congested[/bold]"
+    p = tmp_path / "pb.yaml"
+    p.write_text(yaml.safe_dump(data))
+    code, out, err = _main(["campaign", "plan", str(p)])
+    assert code == 0, err
+    assert "no congestion [/] fifo" in out and "[bold]congested[/bold]" in out

@@ -1,6 +1,6 @@
 """The malformed-file corpus (tests/data/malformed/, written by its make_corpus.py): every file goes
 through the real CLI (``qoslab topology validate``, ``flood validate``, ``switch render``,
-``campaign run``) and must give one line ``error: FILE:LINE: FIELD: ...`` naming the line and field
+``campaign run``, ``testbed scale --from``) and must give one line ``error: FILE:LINE: FIELD: ...`` naming the line and field
 its ``# expect:`` header gives, no stack trace, at most 5 s and 200 MB RSS; a malformed playbook
 never creates its campaign folder (issue 14: items 2, 3, 6 and the acceptance's corpus)."""
 
@@ -18,9 +18,9 @@ from conftest import REPO
 
 CORPUS = REPO / "tests" / "data" / "malformed"
 DRIVER = Path(__file__).parent / "corpus_driver.py"
-KINDS = ("topology", "flood", "profile", "playbook")
+KINDS = ("topology", "flood", "profile", "playbook", "real")
 MAX_S, MAX_RSS_KB = 5.0, 200 * 1024
-EXIT = {"topology": 1, "flood": 1, "profile": 2, "playbook": 2}
+EXIT = {"topology": 1, "flood": 1, "profile": 2, "playbook": 2, "real": 2}
 #: Most characters of the problem's text after ``FILE:LINE: FIELD:`` (a hostile value is clipped,
 #: qoslab.yamlio.clip; a few problems list the alternatives or a second problem).
 MAX_PROBLEM = 600

@@ -5,6 +5,8 @@ names by their stem."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -34,7 +36,16 @@ def test_every_reference_resolves_against_the_repository_from_any_directory(tmp_
     (tmp_path / "my-profiles").mkdir()
     (tmp_path / "my-profiles" / "ef.yaml").write_text((REPO / "qos-profiles" / "thesis.yaml").read_text())
     p.write_text(yaml.safe_dump(data))
-    with pytest.raises(ConfigError, match=r"pb.yaml:\d+: conditions\[\d\]\.profile: no profile 'my-profiles/ef.yaml'"):
+    with pytest.raises(ConfigError, match=r"pb.yaml:\d+: conditions\[\d\]\.profile: no profile file "
+                       + re.escape(str(REPO / "my-profiles" / "ef.yaml")) + r" \(relative paths are read from the "
+                       r"repository: give an absolute one\)"):
+        load_playbook(p)
+    data.pop("conditions")  # the same from a factor: where it looked, on the factor's line
+    data["factors"] = {"flood": ["none", "campaign-flood"], "profile": ["fifo", "my-profiles/ef.yaml"]}
+    data["baseline"] = {"flood": "none", "profile": "fifo"}
+    p.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"pb.yaml:\d+: factors\.profile: no profile file "
+                       + re.escape(str(REPO / "my-profiles" / "ef.yaml"))):
         load_playbook(p)
 
 

@@ -7,18 +7,23 @@ estimate here is a sum over conditions of (that condition's mean trial time) x (
 
 Evidence for a plan, first found wins (:func:`evidence_means`):
 
-1. the most recent finished campaign of the same playbook name under ``results/campaigns/``
-   (the working directory's and the checkout's), then in the checkout's ``docs/results/``: per
-   condition the mean wall time of its done trials (``finished - started``, warm-ups included);
+1. the most recent campaign of the same playbook name under ``results/campaigns/`` (the working
+   directory's and the checkout's), then in the checkout's ``docs/results/``: per condition the
+   mean wall time of its done trials (``finished - started``, warm-ups included). A campaign that
+   ended with failed trials, or was interrupted, counts by the trials it did (it used to be passed
+   over: the committed mechanisms campaigns, 9 of 96 trials failed, left their playbooks to the
+   default model, 1:38:58 predicted for a campaign whose trials took 0:13:45);
 2. the same for a campaign of the same matrix (conditions, workloads, topology and flood: e.g.
    the fixed-design campaign of a sequential playbook);
-3. the workload's own history: the most recent finished campaign of any playbook that ran the
+3. the workload's own history: the most recent campaign of any playbook that ran the
    same workload settings, condition by condition of the same class (no congestion; congestion
    under the baseline's profile; congestion under another profile; :func:`workload_history`);
 4. the default model (:func:`default_trial_s`), for conditions no evidence covers: the quick
-   campaign's RayTracer times for a RayTracer, the workload's own ``timeout_s`` (an upper bound)
-   for any other workload (a command or mpi program's time says nothing of the RayTracer's: the
-   quick campaign's 0:00:42 was predicted for a command campaign that took 4 min, issue 34).
+   campaign's RayTracer times for a RayTracer, the workload's own ``timeout_s`` for any other
+   workload (a command or mpi program's time says nothing of the RayTracer's: the quick
+   campaign's 0:00:42 was predicted for a command campaign that took 4 min, issue 34). That is an
+   upper bound, not an estimate (the committed mpi campaign: 1:31:16 by the bound, 0:10:24 of
+   trials), and the plan shows it as one (:attr:`Evidence.bounded`).
 
 A campaign folder is never opened in place: its ``trials.sqlite`` (and WAL) is copied to a
 temporary folder first, so planning writes nothing into it (opening a store may migrate it).
@@ -77,10 +82,12 @@ def default_trial_s(pb: Playbook, cond: Condition) -> float:
 @dataclass(frozen=True)
 class Evidence:
     """Mean wall seconds per trial by condition name, and where they come from (a campaign
-    folder and its time, or ``default model``)."""
+    folder and its time, or ``default model``); ``bounded``: the conditions whose seconds are only
+    an upper bound (the default model's ``timeout_s`` of a workload other than the RayTracer)."""
 
     means: dict[str, float]
     source: str
+    bounded: frozenset[str] = frozenset()
 
 
 def plan_eta(remaining: Mapping[str, int], means: Mapping[str, float]) -> dict[str, float]:
@@ -164,8 +171,9 @@ def same_matrix(pb: Playbook, playbook_yaml: Path) -> bool:
 
 
 def campaign_wall_means(folder: Path) -> dict[str, float] | None:
-    """Mean wall seconds per done trial by condition of a finished campaign (no trial pending,
-    running or failed), read from a copy of its store; None for an unfinished or unreadable one."""
+    """Mean wall seconds per done trial by condition of a campaign (finished or not: failed,
+    pending and skipped trials are left out), read from a copy of its store; None when no trial is
+    done or the store is unreadable."""
     from ..errors import QoslabError
     from .store import Store
 
@@ -176,8 +184,6 @@ def campaign_wall_means(folder: Path) -> dict[str, float] | None:
                 shutil.copyfile(src, Path(tmp) / src.name)
         try:
             with Store(Path(tmp) / "trials.sqlite", columns={}) as st:
-                if set(st.counts()) - {"done", "skipped"}:
-                    return None
                 walls: dict[str, list[float]] = {}
                 for r in st.trials(status="done"):
                     if r.started is not None and r.finished is not None and r.finished >= r.started:
@@ -204,7 +210,7 @@ def _readable(playbook_yaml: Path) -> Playbook | None:
 
 
 def workload_history(pb: Playbook, roots: Iterable[Path]) -> tuple[dict[str, float], str] | None:
-    """Mean wall seconds per trial of ``pb``'s conditions from the most recent finished campaign
+    """Mean wall seconds per trial of ``pb``'s conditions from the most recent campaign
     (any playbook name; under ``roots`` in order, newest first within each) that ran one of them's
     workload settings in a condition of the same :func:`condition_class`, and that folder; None
     when none did."""
@@ -231,8 +237,13 @@ def workload_history(pb: Playbook, roots: Iterable[Path]) -> tuple[dict[str, flo
     return None
 
 
+def _bounded(pb: Playbook, by_default: set[str]) -> frozenset[str]:
+    """The conditions of ``by_default`` (timed by the default model) whose time is an upper bound."""
+    return frozenset(c.name for c in pb.conditions if c.name in by_default and not hasattr(pb.workload_of(c), "frames"))
+
+
 def evidence_means(pb: Playbook, roots: Iterable[Path] | None = None) -> Evidence:
-    """Mean wall seconds per trial of every condition of ``pb``: from the first finished campaign
+    """Mean wall seconds per trial of every condition of ``pb``: from the first campaign
     of the same playbook name under ``roots`` (default :func:`evidence_roots`, searched in order,
     newest first within each), else of the same matrix (:func:`same_matrix`), else (and for
     conditions it lacks) the default model."""
@@ -248,14 +259,15 @@ def evidence_means(pb: Playbook, roots: Iterable[Path] | None = None) -> Evidenc
                 missing = len(means) - len(known)
                 how = "same playbook" if same is same_name else "same conditions, workload, topology and flood"
                 extra = f"; default model for {missing} condition(s)" if missing else ""
-                return Evidence(means, f"{folder} ({how}, {when}){extra}")
+                return Evidence(means, f"{folder} ({how}, {when}){extra}", _bounded(pb, set(means) - set(known)))
     if (hist := workload_history(pb, search)) is not None:
         means.update(hist[0])
         missing = len(means) - len(hist[0])
-        return Evidence(means, hist[1] + (f"; default model for {missing} condition(s)" if missing else ""))
+        return Evidence(means, hist[1] + (f"; default model for {missing} condition(s)" if missing else ""),
+                        _bounded(pb, set(means) - set(hist[0])))
     if own_bound(pb):
-        return Evidence(means, "default model: at most the workload's own timeout_s per trial (no finished campaign "
-                               f"of {pb.name}, its matrix or its workload found; `campaign run --smoke` measures one "
-                               "trial per condition)")
-    return Evidence(means, "default model (quick campaign's means here, scaled by frames; no finished campaign "
+        return Evidence(means, "default model: at most the workload's own timeout_s per trial, an upper bound (no "
+                               f"campaign of {pb.name}, its matrix or its workload found; `campaign run --smoke` "
+                               "measures one trial per condition)", _bounded(pb, set(means)))
+    return Evidence(means, "default model (quick campaign's means here, scaled by frames; no campaign "
                            f"of {pb.name} or its matrix found)")

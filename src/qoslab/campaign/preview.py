@@ -29,7 +29,8 @@ from qoslab.trafficgen import load_flood, resolve
 class ConditionPlan:
     """One condition's part of a plan: warm-up trials, scheduled trials (the most a sequential
     playbook runs) and the fewest it may run (``min_trials``, None for a fixed number), the mean
-    seconds per trial the estimate uses and the estimates for all its trials and for the fewest."""
+    seconds per trial the estimate uses and the estimates for all its trials and for the fewest;
+    ``bound``: the seconds are only an upper bound (no evidence: the workload's ``timeout_s``)."""
 
     name: str
     congestion: bool
@@ -41,6 +42,7 @@ class ConditionPlan:
     eta_s: float
     eta_min_s: float | None
     trial: TrialPlan
+    bound: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def make_plan(path: Path, *, seed: int | None = None, trials: int | None = None,
         mean = ev.means[c.name]
         conds.append(ConditionPlan(c.name, c.congestion, c.profile, w, n, lo, mean, (w + n) * mean,
                                    None if lo is None else (w + lo) * mean,
-                                   plan_trial(pb, c, topo, floods, profiles)))
+                                   plan_trial(pb, c, topo, floods, profiles), c.name in ev.bounded))
     return CampaignPlan(pb, path, seed, drawn, sched, conds, ev.source, references(pb, conds))
 
 

@@ -61,7 +61,7 @@ class _TrialProgress:
         self.pending.pop(row["idx"], None)
         self.prog.advance(self.task)
         if "error" in row:
-            self.prog.console.print(f"[red]trial {row['idx']} ({row['condition']}) failed:[/] "
+            self.prog.console.print(f"[red]trial {row['idx']} ({escape(row['condition'])}) failed:[/] "
                                     f"{escape(row['error'][:200])}")
         else:
             metric, value = primary_value(row.get("metrics_json"), row["elapsed_s"])
@@ -73,9 +73,9 @@ class _TrialProgress:
                 [x for x in self.values.get(row["condition"], []) if x is not None]
             d = decimals(metric, [value, *v])
             mean = f"mean {fmt(sum(v) / len(v), d, metric.unit)} over {len(v)}" if v else "warm-up"
-            self.prog.update(self.task, description=f"{row['condition']} #{row['trial']}")
+            self.prog.update(self.task, description=escape(f"{row['condition']} #{row['trial']}"))
             self.prog.console.print(f"  {row['idx']:4d} {row['condition']:<24} {fmt(value, d, metric.unit):>9}   "
-                                    f"({mean})")
+                                    f"({mean})", markup=False, highlight=False)
         overhead = sum(self.overheads) / len(self.overheads) if self.overheads else 0.0
         self.prog.update(self.task, eta=_hms(eta_s(list(self.pending.values()), self.wall, self.means, overhead)))
 
@@ -243,21 +243,21 @@ def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase,
     recoveries, values in ``metric``'s unit and precision (default: stats.json's ``metric``)."""
     m = metric or (Metric.from_dict(stats["metric"]) if stats.get("metric") else DEFAULT.primary)
     d_ = decimals(m, [d["mean"] for d in stats["conditions"].values()])
-    tab = Table(title=title)
+    tab = Table(title=escape(title))  # condition names, metric names and units are the user's: text, not markup
     for c in ("condition", "n", f"mean {m.unit}", f"sd {m.unit}", "95% BCa CI", f"median {m.unit}", "CV"):
-        tab.add_column(c, justify="left" if c == "condition" else "right")
+        tab.add_column(escape(c), justify="left" if c == "condition" else "right")
     for name, d in stats["conditions"].items():
-        tab.add_row(name, str(d["n"]), fmt(d["mean"], d_), fmt(d["sd"], d_),
+        tab.add_row(escape(name), str(d["n"]), fmt(d["mean"], d_), fmt(d["sd"], d_),
                     f"{fmt(d['ci95'][0], d_)}-{fmt(d['ci95'][1], d_)}", fmt(d["median"], d_), f"{d['cv']:.1%}")
     console.print(tab)
     for c in stats.get("comparisons", []):
-        console.print(_comparison_line(c, m.unit, d_))
+        console.print(_comparison_line(c, m.unit, d_), markup=False)
     for r in stats.get("recovery", []):
         ratio, ci = r["ratio"], r.get("ci95")
         kind = "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's recovery
         interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci and ratio is not None else ""
         console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
-                      + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}")
+                      + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}", markup=False)
 
 
 def _print_overhead(overhead: dict[str, Any] | None) -> None:
@@ -265,7 +265,7 @@ def _print_overhead(overhead: dict[str, Any] | None) -> None:
     if overhead:
         per = ", ".join(f"{c} {v:.2f}" for c, v in overhead["conditions"].items())
         console.print(f"harness overhead per trial (median, s): {overhead['median']:.2f} over {overhead['n']} "
-                      f"trials; {per}")
+                      f"trials; {per}", markup=False)
 
 
 def _comparison_line(c: dict[str, Any], unit: str = "s", places: int = 3) -> str:
@@ -315,7 +315,7 @@ def _print_stopping(stopping: dict[str, Any] | None) -> None:
                   f"{stopping['half_width']:g}, {stopping['min']}-{stopping['max']} trials, checked every "
                   f"{stopping['every']}):", soft_wrap=True)
     for name, c in stopping["conditions"].items():
-        console.print(f"  {name}: {c['trials']} trials; stopped by {c['stopped_by']}", soft_wrap=True)
+        console.print(f"  {name}: {c['trials']} trials; stopped by {c['stopped_by']}", soft_wrap=True, markup=False)
 
 
 @app.command("status")

@@ -56,9 +56,11 @@ def _conditions_table(plan: CampaignPlan) -> Table:
     for c in plan.conditions:
         trials = f"{c.min_trials}-{c.trials}" if seq else str(c.trials)
         eta = f"{hms(c.eta_min_s)}-{hms(c.eta_s)}" if c.eta_min_s is not None else hms(c.eta_s)
-        tab.add_row(c.name, "yes" if c.congestion else "no", c.profile, str(c.warmup), trials, f"{c.trial_s:.1f}",
-                    eta)
+        at_most = "at most " if c.bound else ""  # the workload's timeout_s, not an estimate
+        tab.add_row(escape(c.name), "yes" if c.congestion else "no", escape(c.profile), str(c.warmup), trials,
+                    f"{at_most}{c.trial_s:.1f}", at_most + eta)
     total = f"{hms(plan.eta_min_s)}-{hms(plan.eta_s)}" if plan.eta_min_s is not None else hms(plan.eta_s)
+    total = ("at most " if any(c.bound for c in plan.conditions) else "") + total
     tab.add_row("total", "", "", str(sum(c.warmup for c in plan.conditions)),
                 str(sum(c.trials for c in plan.conditions)), "", total, style="bold")
     return tab
@@ -69,12 +71,14 @@ def _trials_table(plan: CampaignPlan) -> Table:
     tab = Table(title="what one trial of each condition does", title_justify="left")
     for col in ("condition", "flood", "switch ports", "profile", "capture"):
         tab.add_column(col, justify="left")
+    captures = plan.playbook.capture != "off"
     for c in plan.conditions:
         tp = c.trial
         flood = ("none" if tp.flood is None
                  else f"{tp.flood.name}: {len(tp.flows)} flows -> {', '.join(tp.flooded_ports)}")
-        tab.add_row(c.name, flood, ", ".join(tp.ports), f"{len(tp.profile_lines)} lines, config {tp.config_hash}",
-                    f"{tp.capture_ifname} ({tp.capture_host})")
+        tab.add_row(escape(c.name), escape(flood), ", ".join(tp.ports),
+                    f"{len(tp.profile_lines)} lines, config {tp.config_hash}",
+                    f"{tp.capture_ifname} ({tp.capture_host})" if captures else "off")
     return tab
 
 
@@ -84,7 +88,7 @@ def _order_table(plan: CampaignPlan, show: int) -> Table:
     for col in ("#", "condition", "trial"):
         tab.add_column(col, justify="left" if col == "condition" else "right")
     for t in plan.trials[:n]:
-        tab.add_row(str(t.idx), t.condition, "warm-up" if t.warmup else str(t.trial))
+        tab.add_row(str(t.idx), escape(t.condition), "warm-up" if t.warmup else str(t.trial))
     return tab
 
 

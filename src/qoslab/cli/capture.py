@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
+from ..capture import MAX_OPEN_CALLS
 from ..errors import QoslabError
 from ..topology import load_topology
 from .common import TopologyOpt, console, running_testbed
@@ -32,7 +35,24 @@ def _print_classes(summary: dict, title: str) -> None:
                   + (f"; dropped {drops.get('dropped_total')} (kernel {drops.get('dropped_kernel')}, interface "
                      f"{drops.get('dropped_interface')}, own {drops.get('dropped_own')})"
                      if isinstance(drops, dict) else "")
-                  + (f"; [yellow]file truncated: {summary['problem']}[/]" if summary.get("truncated") else ""))
+                  + (f"; [yellow]file truncated: {escape(summary['problem'])}[/]" if summary.get("truncated") else ""))
+
+
+def host_address(host: str | None, topology: Path | None) -> str | None:
+    """The address ``--host`` names: an IPv4 address as it is, else a host of the topology (its
+    address). Raises QoslabError naming the option for anything else (``999.1.1.1``, an unknown
+    host), before the capture tool starts."""
+    if not host:
+        return None
+    try:
+        return str(ipaddress.IPv4Address(host))
+    except ValueError:
+        pass
+    topo = load_topology(topology)
+    if host in topo.host_names:
+        return topo.host(host).ip
+    raise QoslabError(f"--host {host!r}: neither an IPv4 address nor a host of topology {topo.name} "
+                      f"({', '.join(topo.host_names)})")
 
 
 @app.command("classify")
@@ -43,6 +63,9 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
                      out: Path = typer.Option(Path("results/capture"), help="Folder for summary.json, timeseries.csv."),
                      calls: bool = typer.Option(False, "--calls", help="Also write calls.jsonl: one line per JRMP "
                                                 "call (capture/README.md, JRMP calls)."),
+                     max_open_calls: int = typer.Option(MAX_OPEN_CALLS, help="GIOP requests (MPJ messages) waiting "
+                                                        "for replies at once before a file fails (bounds the tool's "
+                                                        "memory on pathological captures)."),
                      topology: Path | None = TopologyOpt) -> None:
     """Classify capture files in one JVM: a Figure 9/10 style table for one file, a combined
     table (one row per file, classes in packets) for several."""
@@ -50,24 +73,23 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
 
     from ..capture import classify_files
 
-    ip = host
-    if host and not host[0].isdigit() and ":" not in host:
-        ip = load_topology(topology).host(host).ip
+    ip = host_address(host, topology)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as prog:
         task = prog.add_task("classifying", total=None)
-        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel, calls=calls,
+        res = classify_files(files, out, ip, rmi_mode, tunnel=tunnel, calls=calls, max_open_calls=max_open_calls,
                              on_file=lambda r: prog.update(task, completed=r["index"], total=r["of"],
-                                                           description=Path(r["file"]).name[:40]))
+                                                           description=escape(Path(r["file"]).name[:40])))
     rows, done = res["files"], res["done"]
     if len(rows) == 1 and not done.get("combined"):
         if rows[0]["error"]:
             raise QoslabError(rows[0]["error"])
         s = json.loads(Path(rows[0]["summary"]).read_text())
-        _print_classes(s, f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else ""))
+        title = f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else "")
+        _print_classes(s, escape(title))
         for w in s.get("warnings", []):
-            console.print(f"[yellow]warning:[/] {w}")
-        console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}")
+            console.print(f"[yellow]warning:[/] {escape(w)}")
+        console.print(f"summary: {out / 'summary.json'}, series: {out / 'timeseries.csv'}", markup=False)
         if calls:
             _print_calls(s, out / "calls.jsonl")
         return
@@ -88,12 +110,13 @@ def _print_combined(rows: list[dict], done: dict) -> None:
         tab.add_column(c, justify="left" if c == "file" else "right")
     for r in rows:
         if r["error"]:
-            tab.add_row(Path(r["file"]).name, "[red]error[/]", *[""] * (len(CLASSES) + 1), r["error"][-60:])
+            tab.add_row(escape(Path(r["file"]).name), "[red]error[/]", *[""] * (len(CLASSES) + 1),
+                        escape(r["error"][-60:]))
         else:
-            tab.add_row(Path(r["file"]).name, str(r["packets"]), *[str(r["classes"][c]) for c in CLASSES],
+            tab.add_row(escape(Path(r["file"]).name), str(r["packets"]), *[str(r["classes"][c]) for c in CLASSES],
                         str(r["undecodable"]), str(r["warnings"]))
     console.print(tab)
-    console.print(f"per-file summaries beside it; combined table: {done['combined']} (and combined.csv)")
+    console.print(f"per-file summaries beside it; combined table: {done['combined']} (and combined.csv)", markup=False)
     if done["failed"]:
         raise QoslabError(f"{done['failed']} of {done['files']} files could not be read (see the table)")
 
@@ -117,7 +140,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
     if p not in tb.topo.switch.span_destinations:
         raise QoslabError(f"{p} is not a SPAN destination of {tb.topo.name} "
                           f"({', '.join(tb.topo.switch.span_destinations)})")
-    ip = tb.topo.host(host).ip if host and not host[0].isdigit() else host
+    ip = host_address(host, topology)
     cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine, calls=calls)
     cap.start()
     try:

@@ -10,7 +10,7 @@ import yaml
 from rich.table import Table
 
 from ..errors import QoslabError
-from .common import TopologyOpt, console, err_console
+from .common import TopologyOpt, console, err_console, write_output
 
 
 def inventory_cmd(topology: Path | None = TopologyOpt,
@@ -41,16 +41,14 @@ def inventory_cmd(topology: Path | None = TopologyOpt,
     sshd = sshd_dir(topo.name) if topo.environment == "embedded" else None
     if sshd is not None and not (sshd / "known_hosts").exists():
         err_console.print(f"[yellow]note:[/] the testbed {topo.name} has no SSH servers yet: "
-                      f"`qoslab testbed up --sshd -t {topology or 'TOPOLOGY'}`")
+                          f"`qoslab testbed up --sshd -t {topology or 'TOPOLOGY'}`", soft_wrap=True, highlight=False)
     text = (f"# Ansible inventory of topology {topo.name} ({topo.environment}), written by `qoslab inventory`\n"
             + yaml.safe_dump(build_inventory(topo, workers=workers, flood=defn, sshd_dir=sshd), sort_keys=False))
     if out is None:
         print(text, end="")
         return
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    console.print(f"inventory of {topo.name}: {out}")
+    write_output(out, text, mode=0o600)
+    console.print(f"inventory of {topo.name}: {out}", markup=False)
 
 
 def preflight_cmd(playbook: Path = typer.Argument(..., help="Campaign playbook, e.g. playbooks/quick-ssh.yaml."),

@@ -39,3 +39,19 @@ def running_testbed(topology: Path | None) -> Testbed:
     if not tb.is_up():
         raise QoslabError(f"testbed {tb.topo.name} is not up (run `qoslab testbed up`)")
     return tb
+
+
+def write_output(path: Path, text: str, option: str = "--out", mode: int = 0o644) -> None:
+    """Write ``text`` to the file ``path`` the user named with ``option`` (created with ``mode``,
+    or truncated). Raises QoslabError naming the option and the path when it cannot be written (a
+    missing folder, a folder given for a file, no permission), never an OSError traceback."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        if isinstance(e, FileNotFoundError) and not path.parent.is_dir():
+            why = f"the folder {path.parent} does not exist"
+        raise QoslabError(f"{option} {path}: cannot write: {why}") from None
+

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ..errors import QoslabError
 from ..units import format_rate
-from .common import TopologyOpt, console, running_testbed, testbed_for
+from .common import TopologyOpt, console, running_testbed, testbed_for, write_output
 
 app = typer.Typer(help="The embedded testbed: hosts as network namespaces, a bridge as the switch.",
                   no_args_is_help=True)
@@ -247,12 +247,14 @@ def testbed_scale(real: Path = typer.Option(..., "--from", help="A real cluster'
                                                              "and scale: block here.")) -> None:
     """Derive the testbed's scale-model settings from a real cluster (docs/scale-model.md, "Derivation")."""
     from ..scale.derive import derive, load_real_cluster
-    from ..topology import default_topology_path
+    from ..topology import default_topology_path, load_topology
     from ..yamlio import dump_yaml, read_yaml
 
     d = derive(load_real_cluster(real))
+    if out is not None:
+        load_topology(topology)  # the base must be a valid topology before anything is written
     frag = d.topology_fragment()
-    console.print(f"time scale s = {d.time_scale:.4g} (testbed uncongested run / real)")
+    console.print(f"time scale s = {d.time_scale:.4g} (testbed uncongested run / real)", markup=False)
     console.print(dump_yaml({**frag, "flood_rate": f"{d.flood_multiple:g}x"}), end="")
     for note in d.deviations:
         console.print(f"deviation: {note}")
@@ -262,5 +264,6 @@ def testbed_scale(real: Path = typer.Option(..., "--from", help="A real cluster'
         base, _ = read_yaml(topology or default_topology_path())
         base = {**base, "link": {**base.get("link", {}), **frag["link"]}, "scale": frag["scale"]}
         base.get("buffers", {}).pop("switch_port_bytes", None)
-        out.write_text(dump_yaml(base))
-        console.print(f"topology written: {out}")
+        write_output(out, dump_yaml(base))
+        load_topology(out)  # what was written reads back (ConfigError naming its line and field otherwise)
+        console.print(f"topology written: {out}", markup=False)

@@ -23,7 +23,8 @@ def topology_validate(files: list[Path] = typer.Argument(..., help="Topology fil
     for f in files:
         try:
             t = load_topology(f)
-            console.print(f"[green]ok[/] {f}: {t.name}, {len(t.hosts)} hosts, {format_rate(t.link.rate)} links")
+            console.print(f"[green]ok[/] {escape(str(f))}: {t.name}, {len(t.hosts)} hosts, "
+                          f"{format_rate(t.link.rate)} links")
         except QoslabError as e:
             bad += 1
             err_console.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)

@@ -1,95 +1,170 @@
-"""``qoslab workload``: one run of a workload on testbed hosts: the distributed RMI RayTracer
-(Java Grande Forum section 3, the default), ``matmul`` (reference 000's matrix multiplication over
-four mechanisms), ``pingpong`` (reference 003's message-size sweep) or ``sort`` (reference 002's
-distributed sort over socket, RMI and CORBA)."""
+"""``qoslab workload``: one run of a workload on testbed hosts. Every registered kind
+(:data:`qoslab.registry.workloads`) runs from a playbook (``--playbook``); the Java kinds also from
+options: the distributed RMI RayTracer (Java Grande Forum section 3, the default), ``matmul``
+(reference 000's matrix multiplication over four mechanisms), ``pingpong`` (reference 003's
+message-size sweep), ``sort`` (reference 002's distributed sort over socket, RMI and CORBA) and
+``mpj`` (reference 003 on MPJ Express). An option left out takes the kind's own settings default
+(the settings model is the one source of every default); an option the kind does not take is an
+error."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import QoslabError
+from ..registry import workloads
 from .common import TopologyOpt, console, running_testbed
 
-app = typer.Typer(help="Run a workload (RayTracer, matmul, pingpong, sort) on testbed hosts.", no_args_is_help=True)
+#: The option -> (settings field, the kinds that take it) of ``workload run`` without --playbook.
+OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "size": ("size", ("raytracer", "matmul", "sort")), "servers": ("servers", ("sort",)),
+    "rows_per_call": ("rows_per_call", ("raytracer",)), "codec": ("codec", ("raytracer",)),
+    "frames": ("frames", ("raytracer",)), "supersample": ("supersample", ("raytracer",)),
+    "mechanism": ("mechanism", ("matmul", "pingpong", "sort")), "algorithm": ("algorithm", ("matmul",)),
+    "max_bytes": ("max_bytes", ("pingpong", "mpj")), "reps": ("reps", ("pingpong", "mpj")),
+    "port": ("port", ("matmul", "pingpong", "sort", "mpj")),
+    "dscp": ("dscp", ("raytracer", "matmul", "pingpong", "sort")),
+    "registry_port": ("registry_port", ("raytracer",)), "export_port": ("export_port", ("raytracer",)),
+    "timeout": ("timeout_s", ("raytracer", "matmul", "pingpong", "sort", "mpj")),
+}
+#: Kinds ``workload run`` builds from options; every other kind needs --playbook.
+OPTION_KINDS = ("raytracer", "matmul", "pingpong", "sort", "mpj")
+#: Seconds a run goes before its first progress line, then between lines.
+PROGRESS_FIRST_S, PROGRESS_EVERY_S = 5.0, 15.0
+
+
+def _kinds_help() -> str:
+    """Every registered workload kind, those that need a playbook marked."""
+    return ", ".join(k if k in OPTION_KINDS else f"{k} (--playbook)" for k in workloads.names())
+
+
+app = typer.Typer(help=f"Run a workload on testbed hosts; kinds: {_kinds_help()}.", no_args_is_help=True)
 
 
 @app.command("run")
 def workload_run(
     hosts: str = typer.Option("jp-1,jp-2,jp-3,jp-4", help="Comma-separated hosts; the first is the head node."),
-    workload: str = typer.Option("raytracer", help="raytracer | matmul | pingpong | sort | mpj"),
-    size: str | None = typer.Option(None, help="raytracer: A (150x150, default), B (500x500) or a width in "
-                                               "pixels; matmul: the matrix order n (default 200); sort: integers "
-                                               "(default 100000)."),
-    servers: int = typer.Option(2, help="sort: sort servers (reference 002: 2, 4, 8), the hosts after the head."),
-    rows_per_call: str = typer.Option("all", help="raytracer: rows per RMI call, or 'all'."),
-    codec: str = typer.Option("serializable", help="raytracer: serializable | externalizable"),
-    frames: int = typer.Option(1, help="raytracer: render the scene this many times."),
-    supersample: int = typer.Option(1, help="raytracer: k x k rays per pixel (1 = JGF; compute k^2-fold)."),
-    mechanism: str = typer.Option("socket", help="matmul: rmi-serializable | rmi-externalizable | socket | "
-                                                 "datagram; pingpong: socket | rmi | datagram; "
-                                                 "sort: socket | rmi | corba"),
-    algorithm: str = typer.Option("spa", help="matmul: spa | mca"),
-    max_bytes: int = typer.Option(1 << 20, help="pingpong, mpj: largest message (sizes double from 1 B)."),
-    reps: int = typer.Option(25, help="pingpong, mpj: timed repetitions per size and operation."),
-    port: int | None = typer.Option(None, help="matmul/pingpong (default 1200), sort (default 1300): the workers' "
-                                               "base port (BASE..BASE+3)."),
+    workload: str = typer.Option("raytracer", help=f"The kind: {_kinds_help()}."),
+    size: str | None = typer.Option(None, help="raytracer: A (150x150), B (500x500) or a width in pixels; matmul: "
+                                               "the matrix order n; sort: integers."),
+    servers: int | None = typer.Option(None, help="sort: sort servers (reference 002: 2, 4, 8), the hosts after "
+                                                  "the head."),
+    rows_per_call: str | None = typer.Option(None, help="raytracer: rows per RMI call, or 'all'."),
+    codec: str | None = typer.Option(None, help="raytracer: serializable | externalizable"),
+    frames: int | None = typer.Option(None, help="raytracer: render the scene this many times."),
+    supersample: int | None = typer.Option(None, help="raytracer: k x k rays per pixel (1 = JGF; compute k^2-fold)."),
+    mechanism: str | None = typer.Option(None, help="matmul: rmi-serializable | rmi-externalizable | socket | "
+                                                    "datagram; pingpong: socket | rmi | datagram; "
+                                                    "sort: socket | rmi | corba"),
+    algorithm: str | None = typer.Option(None, help="matmul: spa | mca"),
+    max_bytes: int | None = typer.Option(None, help="pingpong, mpj: largest message (sizes double from min_bytes)."),
+    reps: int | None = typer.Option(None, help="pingpong, mpj: timed repetitions per size and operation."),
+    port: int | None = typer.Option(None, help="matmul, pingpong, sort: the workers' base port (BASE..BASE+3); "
+                                               "mpj: the rendezvous port."),
     dscp: int | None = typer.Option(None, help="DSCP (0-63) marking every workload socket, both directions."),
-    registry_port: int = typer.Option(1099, help="raytracer: RMI registry port."),
-    export_port: int = typer.Option(1100, help="raytracer: render service export port."),
-    timeout: float = typer.Option(120.0, help="Seconds one call (matmul: the call phase) may take."),
+    registry_port: int | None = typer.Option(None, help="raytracer: RMI registry port."),
+    export_port: int | None = typer.Option(None, help="raytracer: render service export port."),
+    timeout: float | None = typer.Option(None, help="Seconds one call (matmul: the call phase) may take."),
     out: Path = typer.Option(Path("results/workload"), help="Folder for logs and the result JSON."),
     topology: Path | None = TopologyOpt,
     playbook: Path | None = typer.Option(None, "--playbook", help="Run the workload of this campaign playbook "
-                                                                  "(any kind, command included) once; the options "
-                                                                  "above are then ignored."),
+                                                                  "(any kind, command and mpi included) once; the "
+                                                                  "options above are then ignored."),
     condition: str | None = typer.Option(None, "--condition", help="With --playbook: the condition whose workload "
                                                                    "settings to use (default: the baseline)."),
 ) -> None:
-    """Run a workload on testbed hosts (the testbed must be up) and print its result."""
-    from qoslab.workloads.raytracer import WorkloadSettings, run_workload
+    """Run a workload on testbed hosts (the testbed must be up); options left out take the kind's defaults."""
+    from qoslab.workloads.raytracer import run_workload
 
     if playbook is not None:
         raise typer.Exit(_run_playbook(playbook, condition, out))
-    tb = running_testbed(topology)
+    given = {"size": size, "servers": servers, "rows_per_call": rows_per_call, "codec": codec, "frames": frames,
+             "supersample": supersample, "mechanism": mechanism, "algorithm": algorithm, "max_bytes": max_bytes,
+             "reps": reps, "port": port, "dscp": dscp, "registry_port": registry_port, "export_port": export_port,
+             "timeout": timeout}
     names = [h.strip() for h in hosts.split(",") if h.strip()]
+    settings = _settings(workload, names, given)
+    tb = running_testbed(topology)
     for n in names:
         tb.namespace(n)  # unknown host -> clear error
     if workload != "raytracer":
-        opts = _java_opts(workload, timeout=timeout, port=port, mechanism=mechanism, dscp=dscp, max_bytes=max_bytes,
-                          reps=reps, servers=servers, size=size, algorithm=algorithm)
-        raise typer.Exit(_run_java(workload, names, opts, tb, out))
-    rpc: int | str = "all" if rows_per_call == "all" else _int_option("--rows-per-call", rows_per_call)
-    s = WorkloadSettings.checked(hosts=names, size=size or "A", rows_per_call=rpc, codec=codec, frames=frames,
-                                 supersample=supersample,
-                                 dscp=dscp, registry_port=registry_port, export_port=export_port, timeout_s=timeout)
-    with console.status(f"rendering size {s.size} on {len(names)} workers ..."):
-        run = run_workload(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
+        raise typer.Exit(_run_java(workload, settings, tb, out))
+    with _progress(f"rendering size {settings.size} on {len(names)} workers", out):
+        run = run_workload(settings, tb.executor, lambda h: tb.topo.host(h).ip, out)
     r = run.result
     if "error" in r:
         raise QoslabError(f"workload failed: {r['error']} (logs in {out})")
     _print_raytracer(r, run.valid)
-    console.print(f"result: {out / 'workload-result.json'}")
+    console.print(f"result: {out / 'workload-result.json'}", markup=False)
     raise typer.Exit(0 if run.valid or (r["reference"] is None and r["valid"] is None) else 1)
 
 
-def _java_opts(workload: str, *, timeout: float, port: int | None, mechanism: str, dscp: int | None, max_bytes: int,
-               reps: int, servers: int, size: str | None, algorithm: str) -> dict[str, Any]:
-    """The settings of a non-RayTracer workload from the command's options (each kind takes its own)."""
-    opts: dict[str, Any] = {"timeout_s": timeout} | ({"port": port} if port is not None else {})
-    if workload != "mpj":
-        opts |= {"mechanism": mechanism, "dscp": dscp}
-    if workload == "mpj":
-        opts |= {"max_bytes": max_bytes, "reps": reps}
-    elif workload == "sort":
-        opts |= {"servers": servers} | ({"size": _int_option("--size", size)} if size else {})
-    else:
-        opts |= {"algorithm": algorithm, "size": size or 200} if workload == "matmul" else \
-            {"max_bytes": max_bytes, "reps": reps}
-    return opts
+def _settings(kind: str, hosts: list[str], given: dict[str, Any]) -> Any:
+    """The settings of ``kind`` from the options the user gave (``given``: option -> value or
+    None), checked by the kind's settings model; the defaults are the model's. Raises QoslabError
+    for a kind that needs a playbook, an option the kind does not take, or a bad value."""
+    from ..workloads import backend
+
+    if kind not in OPTION_KINDS:
+        workloads.get(kind)  # an unknown kind: ConfigError naming the known ones
+        raise QoslabError(f"--workload {kind}: its settings come from a playbook: qoslab workload run --playbook FILE "
+                          "(e.g. playbooks/command-example.yaml, playbooks/examples/mpi-allreduce.yaml)")
+    values: dict[str, Any] = {"kind": kind, "hosts": hosts[:2] if kind == "pingpong" else hosts}
+    for opt, value in given.items():
+        if value is None:
+            continue
+        field, kinds = OPTION_FIELDS[opt]
+        if kind not in kinds:
+            raise QoslabError(f"--{opt.replace('_', '-')}: {kind} does not take it (only {', '.join(kinds)})")
+        values[field] = _int_option("--rows-per-call", value) if opt == "rows_per_call" and value != "all" else value
+    return _checked(backend(kind).settings_model, values)
+
+
+@contextmanager
+def _progress(what: str, out: Path) -> Iterator[None]:
+    """A spinner while a workload runs and, after PROGRESS_FIRST_S, a line every PROGRESS_EVERY_S:
+    the seconds so far and the last line of the workload's newest log in ``out`` (its workers' or
+    ranks' output), so a long run shows it is alive in a terminal and in a log file alike."""
+    t0, done = time.monotonic(), threading.Event()
+
+    def report() -> None:
+        wait = PROGRESS_FIRST_S
+        while not done.wait(wait):
+            wait = PROGRESS_EVERY_S
+            console.print(f"  {escape(what)}: {time.monotonic() - t0:.0f} s so far{escape(_newest_line(out))}",
+                          highlight=False, soft_wrap=True)
+
+    reporter = threading.Thread(target=report, name="workload-progress", daemon=True)
+    with console.status(f"{escape(what)} ..."):
+        reporter.start()
+        try:
+            yield
+        finally:
+            done.set()
+            reporter.join(2)
+
+
+def _newest_line(out: Path) -> str:
+    """``; NAME: LAST LINE`` of the most recently written log in ``out`` (clipped), or ``""``."""
+    try:
+        logs = sorted((p for p in out.glob("*.log") if p.is_file()), key=lambda p: p.stat().st_mtime)
+        if not logs:
+            return ""
+        with logs[-1].open("rb") as f:
+            f.seek(max(0, logs[-1].stat().st_size - 4096))
+            lines = [line.strip() for line in f.read().decode(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return f"; {logs[-1].name}: {lines[-1][:120]}" if lines else ""
 
 
 def _print_raytracer(r: dict, valid: bool) -> None:
@@ -105,16 +180,12 @@ def _print_raytracer(r: dict, valid: bool) -> None:
                   + ("[green]valid[/]" if valid else "[red]INVALID[/]"))
 
 
-def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: Path) -> int:
-    """matmul or pingpong (pingpong: the first two hosts); returns the exit code (0 = valid)."""
+def _run_java(kind: str, s: Any, tb: Any, out: Path) -> int:
+    """A Java kind other than the RayTracer with settings ``s``; returns the exit code (0 = valid)."""
     from ..workloads import backend
-    from ..workloads.base import WorkloadBase
 
-    wl = backend(kind)
-    hosts = names[:2] if kind == "pingpong" else names
-    s: Any = _checked(wl.settings_model, {"kind": kind, "hosts": hosts, **opts})
-    with console.status(f"{s.describe()} ..."):
-        run = wl.run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
+    with _progress(s.describe(), out):
+        run = backend(kind).run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
     r = run.result
     if kind == "sort":
         _print_sort(r)
@@ -131,7 +202,7 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
         console.print(f"total {r.get('total_s', 0):.4f} s, communication {r.get('comm_s', 0):.4f} s, compute "
                       f"{r.get('compute_s', 0):.4f} s; checksum {r.get('checksum')} (sequential {r.get('reference')})")
     else:
-        tab = Table(title=f"pingpong over {r.get('mechanism')}, {hosts[0]} -> {hosts[1]}, {r.get('reps')} reps")
+        tab = Table(title=f"pingpong over {r.get('mechanism')}, {s.hosts[0]} -> {s.hosts[1]}, {r.get('reps')} reps")
         for c in ("bytes", "rtt median ms", "rtt p99 ms", "Mbit/s"):
             tab.add_column(c, justify="right")
         for z in r.get("sizes", []):
@@ -139,9 +210,8 @@ def _run_java(kind: str, names: list[str], opts: dict[str, Any], tb: Any, out: P
                         f"{z['throughput_bits_s'] / 1e6:.2f}")
         console.print(tab)
     ok = r.get("valid") is True
-    console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {r.get('error') or ''}")
-                  + f"; result: {out / 'workload-result.json'}")
-    assert isinstance(s, WorkloadBase)
+    console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {escape(str(r.get('error') or ''))}")
+                  + f"; result: {escape(str(out / 'workload-result.json'))}")
     return 0 if ok else 1
 
 
@@ -164,20 +234,20 @@ def _run_playbook(path: Path, condition: str | None, out: Path) -> int:
     s = pb.workload_of(cond)
     for h in s.hosts:
         tb.namespace(h)  # unknown host -> clear error
-    with console.status(f"{cond.name}: {s.describe()} ..."):
+    with _progress(f"{cond.name}: {s.describe()}", out):
         run = backend(s.kind).run(s, tb.executor, lambda h: tb.topo.host(h).ip, out)
     r = run.result
     declared = parse_declaration(r) if r.get("valid") is True and r.get("metrics") else None
     if declared is not None:
         ms, values = declared
-        for m in ms.all:
-            console.print(f"  {m.name:<24} {fmt(values[m.name], decimals(m, [values[m.name]]), m.unit)}"
-                          f"{'  (primary)' if m is ms.primary else ''}")
+        for m in ms.all:  # names and units are the user's program's: printed as text, never as markup
+            console.print(f"  {escape(m.name):<24} {escape(fmt(values[m.name], decimals(m, [values[m.name]]), m.unit))}"
+                          f"{'  (primary)' if m is ms.primary else ''}", highlight=False)
     else:
-        console.print(f"  elapsed_s {r.get('elapsed_s', r.get('elapsed_render_s'))}")
+        console.print(f"  elapsed_s {escape(str(r.get('elapsed_s', r.get('elapsed_render_s'))))}")
     ok = r.get("valid") is True
-    console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {r.get('error') or ''}")
-                  + f"; result: {out / 'workload-result.json'}")
+    console.print(("[green]valid[/]" if ok else f"[red]INVALID[/] {escape(str(r.get('error') or ''))}")
+                  + f"; result: {escape(str(out / 'workload-result.json'))}")
     return 0 if ok else 1
 
 
@@ -213,13 +283,15 @@ def _print_mpj(r: dict) -> None:
 
 
 def _checked(model: Any, values: dict[str, Any]) -> Any:
+    """``model(**values)``; QoslabError ``workload: FIELD: problem`` (one line) when it does not hold."""
     from pydantic import ValidationError
+
+    from ..yamlio import error_loc, format_loc, problem_text
     try:
         return model(**values)
     except ValidationError as e:
-        raise QoslabError("workload: " + "; ".join(
-            f"{'.'.join(map(str, err['loc'])) or 'settings'}: {err['msg'].removeprefix('Value error, ')}"
-            for err in e.errors())) from None
+        raise QoslabError("workload: " + "; ".join(f"{format_loc(error_loc(err))}: {problem_text(err)}"
+                                                   for err in e.errors())) from None
 
 
 def _int_option(name: str, value: str) -> int:

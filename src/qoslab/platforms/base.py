@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from ..errors import ConfigError
 from ..profiles.model import Profile
-from ..registry import platforms
+from ..registry import PLATFORM_ALIASES, platform_of_model, platforms
 from ..switch.configdiff import C3750_RULES, QosRules
 from ..topology import Topology
 
@@ -113,18 +113,14 @@ def get_platform(name: str) -> Platform:
 
 
 #: Device-file ``platform:`` values of earlier releases (Netmiko device types) -> platform names.
-ALIASES = {"cisco_ios": "catalyst3750", "cisco_xe": "catalyst9300"}
+ALIASES = PLATFORM_ALIASES
 
 
 def platform_for_model(model: str) -> str:
     """The platform of a topology's ``switch.model`` (``WS-C3750G-24T`` -> ``catalyst3750``,
-    ``C9300-24T`` or ``catalyst9300`` -> ``catalyst9300``). Raises ConfigError for a model no
-    registered platform claims."""
-    if model in platforms.names():
-        return model
-    if model in ALIASES:
-        return ALIASES[model]
-    for name in platforms.names():
-        if any(model.upper().startswith(p) for p in get_platform(name).model_prefixes):
-            return name
-    raise ConfigError(f"switch model {model!r}: no platform claims it (platforms: {', '.join(platforms.names())})")
+    ``C9300-24T`` or ``catalyst9300`` -> ``catalyst9300``; :func:`qoslab.registry.platform_of_model`).
+    Raises ConfigError for a model no registered platform claims."""
+    name = platform_of_model(model)
+    if name is None:
+        raise ConfigError(f"switch model {model!r}: no platform claims it (platforms: {', '.join(platforms.names())})")
+    return name

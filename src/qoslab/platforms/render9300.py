@@ -22,7 +22,8 @@ from ..topology import Topology, long_port
 from .neutral import NeutralQueue, egress_queues, remaining_percent
 
 TEMPLATE = "catalyst9300-qos.j2"
-#: The egress queuing policy's name and its queue classes' names (``QOSLAB-Q1`` ...).
+#: The egress queuing policy's name and its queue classes' names (``QOSLAB-Q1`` ...): profiles may
+#: not take names starting ``QOSLAB-`` (qoslab.profiles.model.RESERVED_PREFIXES).
 EGRESS_POLICY = "QOSLAB-QUEUING"
 #: The Catalyst 9300's QoS lines: ACLs, class-maps, policy-maps, SPAN, the soft-buffer
 #: multiplier; on interfaces the service-policies (no ``mls qos`` on IOS-XE). hier-config 3 has
@@ -46,9 +47,6 @@ def _refuse(profile: Profile) -> None:
         if how != "dscp":
             raise fail(profile, ("trust", g), f"catalyst9300: `trust {how}` is not rendered (the 9300 trusts DSCP "
                                               "by default)")
-    for i, r in enumerate(profile.rules):
-        if r.name.upper().startswith("QOSLAB-Q") or r.name == EGRESS_POLICY:
-            raise fail(profile, ("rules", i, "name"), f"catalyst9300: {r.name} is the name of an egress queue class")
 
 
 def _ports(profile: Profile, topology: Topology, group: Callable[[str], list[str]], marking: bool,

@@ -28,12 +28,37 @@ _GROUP = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}\Z")
 _HOST = re.compile(r"^[a-z][a-z0-9-]{0,30}\Z")
 #: Extended IP access-list numbers (IOS: 100-199, and 2000-2699 as the expanded range).
 EXTENDED_ACL_NUMBERS = (range(100, 200), range(2000, 2700))
+#: Class-map and policy-map names a profile may not take (compared without case), because on some
+#: platform the name already means something: ``class-default``, the implicit class of every
+#: policy-map on IOS, IOS-XE and EOS (Cisco IOS QoS configuration guide, "Modular QoS CLI": "the
+#: class-default class ... matches all traffic not matched"; Arista EOS User Manual, "Quality of
+#: Service": class-default in every policy-map); ``system-cpp-policy``, the control-plane policy of
+#: a Catalyst 9300 (Catalyst 9300 Security Configuration Guide, IOS-XE 17, "Configuring Control
+#: Plane Policing"), and EOS's ``copp-system-policy`` (EOS User Manual, "Control Plane Policing").
+RESERVED_NAMES = ("class-default", "system-cpp-policy", "copp-system-policy")
+#: Prefixes of the names platforms' own classes and policies take: ``system-cpp-`` (9300 CoPP
+#: classes), ``copp-system-`` (EOS CoPP classes) and ``QOSLAB-``, the renderers' own (the 9300's
+#: egress queuing policy QOSLAB-QUEUING and its queue classes QOSLAB-Q1..).
+RESERVED_PREFIXES = ("system-cpp-", "copp-system-", "qoslab-")
 
 
 def _ios_name(v: str, what: str) -> str:
     if not IOS_NAME.match(v):
         raise ValueError(f"{what} {v!r}: 1-40 letters, digits, '_', '.', '-', starting with a letter (IOS name)")
+    low = v.lower()
+    if low in RESERVED_NAMES or low.startswith(RESERVED_PREFIXES):
+        raise ValueError(f"{what} {v!r} is reserved (the switches' own and qoslab's names: class-default, "
+                         "system-cpp-*, copp-system-*, QOSLAB-*): rename it")
     return v
+
+
+def _unique(values: list[Any], what: str) -> None:
+    """ValueError naming the first value of ``values`` listed twice."""
+    seen: set[Any] = set()
+    for x in values:
+        if x in seen:
+            raise ValueError(f"{what} {x} is listed twice")
+        seen.add(x)
 
 
 def _ints(v: list[int] | None, n: int, lo: int, hi: int, what: str) -> list[int] | None:
@@ -54,6 +79,7 @@ class Group(StrictModel):
         for h in v or []:
             if not _HOST.match(h):
                 raise ValueError(f"{h!r} is not a host name")
+        _unique(v or [], "host")
         return v
 
     @model_validator(mode="after")
@@ -103,6 +129,7 @@ class Rule(StrictModel):
         bad = [p for p in v if not 1 <= p <= 65535]
         if bad:
             raise ValueError(f"ports are 1-65535, got {bad[0]}")
+        _unique(v, "port")
         return v
 
     @field_validator("port_ranges")
@@ -272,9 +299,15 @@ class Profile(StrictModel):
     @field_validator("dscp_output_map")
     @classmethod
     def _dscp_map(cls, v: dict[int, list[int]]) -> dict[int, list[int]]:
+        queue_of: dict[int, int] = {}
         for q, d in v.items():
             if not 1 <= q <= 4 or not d or any(not 0 <= x <= 63 for x in d):
                 raise SubFieldProblem((q,), f"queue {q}: {d}: queues are 1-4, DSCP values 0-63")
+            for x in d:  # a DSCP goes to one queue: IOS keeps the last dscp-map line, so a second one moves it
+                if x in queue_of:
+                    raise SubFieldProblem((q,), f"DSCP {x} is mapped twice (queues {queue_of[x]} and {q}): a DSCP "
+                                                "goes to one queue")
+                queue_of[x] = q
         return v
 
     @field_validator("queue_sets")
@@ -335,6 +368,11 @@ def load_profile(path_or_name: str | Path) -> Profile:
     p = profile_path(path_or_name)
     if not p.exists():
         known = ", ".join(sorted(f.stem for f in PROFILE_DIR.glob("*.yaml")))
+        given = Path(path_or_name)
+        if given.is_absolute() or given.suffix or len(given.parts) > 1:  # a path, not a name: say where it looked
+            where = "" if given.is_absolute() else \
+                " (relative paths are read from the repository: give an absolute one)"
+            raise ConfigError(f"no profile file {p if given.is_absolute() else repo_root() / given}{where}")
         raise ConfigError(f"no profile {str(path_or_name)!r} (qos-profiles/: {known})")
     return load_model(p, Profile).model_copy(update={"source": str(p)})
 

@@ -152,8 +152,20 @@ def _interface_lines(profile: Profile, topology: Topology, group: Callable[[str]
 
 
 def spans_of(profile: Profile, topology: Topology) -> list[tuple[int, str, str, str, str | None]]:
+    """The profile's SPAN sessions for ``topology``: (session, source port, destination port,
+    direction, encapsulation). Raises QoslabError (file, line, field) for a source that is neither
+    a host nor a port, a destination that is no port of the switch or is a host's own port (a SPAN
+    destination port sends only the mirrored copies and forwards nothing: its host would be cut off,
+    Catalyst 3750 configuration guide, "Configuring SPAN and RSPAN", destination port
+    characteristics). Pure."""
     out: list[tuple[int, str, str, str, str | None]] = []
+    host_on = {h.port: h.name for h in topology.hosts}
     for i, s in enumerate(profile.span):
+        if s.destination in host_on:
+            raise fail(profile, ("span", i, "destination"),
+                       f"{s.destination} is {host_on[s.destination]}'s port: a SPAN destination forwards no traffic, "
+                       f"so {host_on[s.destination]} would be cut off (SPAN destinations of topology {topology.name}: "
+                       f"{', '.join(topology.switch.span_destinations) or 'none'})")
         if s.source in topology.host_names:
             src = topology.host(s.source).port
         elif s.source in topology.switch.ports:

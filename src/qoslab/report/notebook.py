@@ -41,12 +41,22 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
     return nb
 
 
+#: The report kernel's traitlets config: its ZeroMQ sockets encrypted with CurveZMQ keys the kernel
+#: manager provisions (jupyter_client >= 8.10 ``KernelManager.transport_encryption``; the python3
+#: kernelspec declares ``supported_encryption: curve``). Without it ipykernel 7 warns after every
+#: report "Kernel is running over TCP without encryption ... Use IPC transport or launch with kernel
+#: manager-provisioned CurveZMQ keys" (ipykernel/kernelapp.py): this is the second of its remedies (Jupyter
+#: enhancement proposal "transport encryption").
+KERNEL_CONFIG = {"KernelManager": {"transport_encryption": "required"}}
+
+
 def _execute(params: dict, out_dir: Path) -> Path:
     """Execute the notebook with ``params`` into ``out_dir`` (report.ipynb, report.html, figures);
     returns report.html's path. Raises QoslabError naming the failed cell."""
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
+    from traitlets.config import Config
 
     out_dir = out_dir.resolve()  # the notebook runs with cwd=out_dir: a relative path would nest
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -54,7 +64,7 @@ def _execute(params: dict, out_dir: Path) -> Path:
     try:
         papermill.execute_notebook(_notebook(), str(executed), parameters={**params, "out_dir": str(out_dir)},
                                    progress_bar=False, cwd=str(out_dir), kernel_name="python3",
-                                   execution_timeout=CELL_TIMEOUT_S)
+                                   execution_timeout=CELL_TIMEOUT_S, config=Config(KERNEL_CONFIG))
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
                           "(nothing written)") from None

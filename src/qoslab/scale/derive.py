@@ -22,11 +22,29 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from ..topology import LINK_RATE_RANGE
 from ..units import parse_rate, parse_size
-from ..yamlio import StrictModel, load_model
-from .knobs import LINUX_DELACK_MIN_MS, MIN_QUEUE_BYTES, ScaleKnobs
+from ..yamlio import FieldProblem, StrictModel, load_model
+from .knobs import LINUX_DELACK_MIN_MS, MAX_QUEUE_BYTES, MIN_QUEUE_BYTES, ScaleKnobs, queue_bytes
+
+#: A real cluster's link rates (bits/s): from 8 kbit/s to 800 Gbit/s, the fastest Ethernet
+#: (IEEE 802.3df-2024, 800GBASE-R).
+REAL_RATE_RANGE = (8_000, 800_000_000_000)
+#: Largest switch port buffer a real cluster may describe (bytes): 1 TiB, beyond any switch's whole
+#: packet memory; anything larger is a typo (and would overflow the arithmetic).
+MAX_REAL_BUFFER = 1 << 40
+#: The scale knobs' ranges (ms): ScaleKnobs' bounds (an rto_min of at most RFC 6298's 1 s, a queue of
+#: at most 1 s).
+MAX_RTO_MS = MAX_QUEUE_MS = 1000.0
+
+
+def _rate(v: object, lo_hi: tuple[int, int]) -> int:
+    bits = parse_rate(v)  # type: ignore[arg-type]
+    if not lo_hi[0] <= bits <= lo_hi[1]:
+        raise ValueError(f"link rate {v!r} is outside {lo_hi[0]} bit/s to {lo_hi[1] // 10**9} Gbit/s")
+    return bits
 
 
 class TestbedTarget(StrictModel):
@@ -40,7 +58,7 @@ class TestbedTarget(StrictModel):
     @field_validator("link_rate", mode="before")
     @classmethod
     def _rate(cls, v: object) -> int:
-        return parse_rate(v)  # type: ignore[arg-type]
+        return _rate(v, LINK_RATE_RANGE)  # a topology's link rate
 
 
 class RealCluster(StrictModel):
@@ -66,12 +84,20 @@ class RealCluster(StrictModel):
     @field_validator("link_rate", mode="before")
     @classmethod
     def _rate(cls, v: object) -> int:
-        return parse_rate(v)  # type: ignore[arg-type]
+        return _rate(v, REAL_RATE_RANGE)
 
     @field_validator("switch_port_buffer", mode="before")
     @classmethod
     def _size(cls, v: object) -> int:
-        return parse_size(v)  # type: ignore[arg-type]
+        size = parse_size(v)  # type: ignore[arg-type]
+        if size > MAX_REAL_BUFFER:
+            raise ValueError(f"{v!r} bytes is more than any switch holds (at most {MAX_REAL_BUFFER} B)")
+        return size
+
+    @model_validator(mode="after")
+    def _derivable(self) -> RealCluster:
+        derive(self)  # raises FieldProblem naming the field that puts a derived knob outside its range
+        return self
 
 
 @dataclass(frozen=True)
@@ -93,8 +119,32 @@ class Derived:
                 "scale": self.knobs.model_dump(mode="json", exclude_none=True)}
 
 
+def _check_range(real: RealCluster, s: float, rto: float, queue_ms: float, least_ms: float) -> None:
+    """FieldProblem naming the REAL.yaml field whose value puts a derived knob outside its range:
+    the minimum RTO above MAX_RTO_MS (a time scale s > 1: the real run shorter than the testbed's),
+    the switch queue above MAX_QUEUE_MS or MAX_QUEUE_BYTES at the testbed's rate, or two frames at
+    the testbed's rate already longer than MAX_QUEUE_MS (a testbed link too slow)."""
+    rate, tb = real.testbed.link_rate, real.testbed.uncongested_s
+    if rto > MAX_RTO_MS:
+        raise FieldProblem(("uncongested_s",), f"the real run ({real.uncongested_s:g} s) is shorter than the testbed's "
+                                               f"({tb:g} s): s = {s:.4g} makes the minimum RTO {rto:.4g} ms, above the "
+                                               f"{MAX_RTO_MS:g} ms a route's rto_min may be")
+    if least_ms > MAX_QUEUE_MS:
+        raise FieldProblem(("testbed", "link_rate"), f"two full frames ({MIN_QUEUE_BYTES} B) take {least_ms:.4g} ms at "
+                                                     f"{rate} bit/s, more than a queue's {MAX_QUEUE_MS:g} ms: a faster "
+                                                     "testbed link is needed")
+    size = queue_bytes(rate, queue_ms)
+    if queue_ms > MAX_QUEUE_MS or size > MAX_QUEUE_BYTES:
+        raise FieldProblem(("switch_port_buffer",), f"{real.switch_port_buffer} B at {real.link_rate / 1e6:g} Mbit/s, "
+                                                    f"scaled by s = {s:.4g}, is a {queue_ms:.4g} ms queue ({size} B at "
+                                                    f"{rate / 1e6:g} Mbit/s): at most {MAX_QUEUE_MS:g} ms and "
+                                                    f"{MAX_QUEUE_BYTES} B")
+
+
 def derive(real: RealCluster) -> Derived:
-    """Apply the module's rules to ``real`` (pure)."""
+    """Apply the module's rules to ``real`` (pure). Raises FieldProblem (:func:`_check_range`) when
+    a derived knob falls outside its range (a file read by :func:`load_real_cluster` is checked so
+    when it loads, with its line)."""
     s = real.testbed.uncongested_s / real.uncongested_s
     rate = real.testbed.link_rate
     deviations: list[str] = []
@@ -104,6 +154,7 @@ def derive(real: RealCluster) -> Derived:
         rto = 1.0
     queue_ms = s * real.switch_port_buffer * 8 / real.link_rate * 1000
     least_ms = MIN_QUEUE_BYTES * 8 / rate * 1000
+    _check_range(real, s, rto, queue_ms, least_ms)
     if queue_ms < least_ms:
         deviations.append(f"switch queue {queue_ms:.3g} ms raised to {least_ms:.3g} ms (two full frames at "
                           f"{rate / 1e6:g} Mbit/s): queue_to_rto_min is {least_ms / queue_ms:.3g}x the real one")

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 #: Smallest queue (bytes): two full Ethernet frames of 1514 B (the HTB burst floor in topology.Link).
 MIN_QUEUE_BYTES = 2 * 1514
+#: Largest queue (bytes) of a switch port or host NIC, however it is given (``buffers.*`` in bytes or
+#: ``scale.*_queue_ms`` in time): 64 MiB, 32 times a Catalyst 3750's 2 MB of packet buffer per stack
+#: member (3750 hardware installation guide); a bfifo this long only costs the testbed's memory.
+MAX_QUEUE_BYTES = 64 * 1024 * 1024
 #: Linux's default minimum RTO (ms): TCP_RTO_MIN = HZ/5 in include/net/tcp.h.
 LINUX_RTO_MIN_MS = 200.0
 #: Linux's minimum delayed-ACK timeout (ms): TCP_DELACK_MIN = HZ/25 in include/net/tcp.h.
@@ -62,7 +66,8 @@ def queue_bytes(rate_bps: int, ms: float) -> int:
 def apply_scale(topo: Topology) -> Topology:
     """``topo`` with its ``scale:`` queue times turned into ``buffers`` bytes (a copy; ``topo``
     itself when there is nothing to convert). Raises FieldProblem (file/line/field reported by
-    the loader) when a queue is given both ways or holds less than two full frames."""
+    the loader) when a queue is given both ways, holds less than two full frames or more than
+    MAX_QUEUE_BYTES."""
     knobs = topo.scale
     if knobs is None:
         return topo
@@ -76,6 +81,11 @@ def apply_scale(topo: Topology) -> Topology:
         if field in topo.buffers.model_fields_set and given != size:  # equal: a resolved topology read back
             raise FieldProblem(("scale", name), f"the queue is given twice and the two disagree: buffers.{field} "
                                                 f"{given} B, scale.{name} {ms:g} ms = {size} B; keep one")
+        if size > MAX_QUEUE_BYTES:
+            most = MAX_QUEUE_BYTES * 8 / topo.link.rate * 1000
+            raise FieldProblem(("scale", name), f"{ms:g} ms at {topo.link.rate / 1e6:g} Mbit/s is {size} B, more than "
+                                                f"the {MAX_QUEUE_BYTES} B a queue may hold (as buffers.*); the most "
+                                                f"is {most:.3g} ms")
         if size < MIN_QUEUE_BYTES:
             least = MIN_QUEUE_BYTES * 8 / topo.link.rate * 1000
             raise FieldProblem(("scale", name), f"{ms:g} ms at {topo.link.rate / 1e6:g} Mbit/s is {size} B, less "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,6 +45,8 @@ class Credentials:
             st = path.stat()
         except OSError:
             raise QoslabError(f"no switch credentials at {path} (is the virtual switch running?)") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise QoslabError(f"{path} is not a regular file: a credentials file is JSON in a regular file")
         if st.st_mode & 0o077:
             raise QoslabError(f"{path} is readable by others (mode {oct(st.st_mode & 0o777)}): chmod 600 it")
         try:

@@ -27,6 +27,8 @@ __all__ = ["WorkloadBase", "Workload", "WorkloadRun", "Pool", "head_result", "RE
 
 #: Where a run's result JSON goes in its output folder (the campaign's censoring reads it there).
 RESULT_FILE = "workload-result.json"
+#: Largest seed a workload takes: the workload jar's ``--seed`` is a Java long (2^63 - 1).
+JAVA_LONG_MAX = 2**63 - 1
 ExecutorOf = Callable[[str], Executor]
 AddressOf = Callable[[str], str]
 

@@ -71,11 +71,12 @@ MAX_ARG_BYTES = 131_071
 MAX_COMMAND_BYTES = 262_144
 
 
-def check_template(v: str) -> str:
+def check_template(v: str, names: tuple[str, ...] = TEMPLATE_VARS) -> str:
     """``v`` if it is a command template qoslab can run: a shell-like line of words, each at most
-    MAX_ARG_BYTES, whose ``{...}`` fields are bare names of TEMPLATE_VARS (no attribute or index
-    access, format spec or conversion: ``{ip.__class__}`` and ``{port:>999999999}`` are refused
-    without being formatted). Raises ValueError naming the word or field at fault (clipped)."""
+    MAX_ARG_BYTES, whose ``{...}`` fields are bare names of ``names`` (default TEMPLATE_VARS; no
+    attribute or index access, format spec or conversion: ``{ip.__class__}`` and
+    ``{port:>999999999}`` are refused without being formatted). Raises ValueError naming the word
+    or field at fault (clipped)."""
     size = len(v.encode())
     if size > MAX_COMMAND_BYTES:
         raise ValueError(f"the command is {size} bytes: at most {MAX_COMMAND_BYTES}")
@@ -85,7 +86,7 @@ def check_template(v: str) -> str:
         raise ValueError(f"cannot split the command: {e}") from None
     if not words:
         raise ValueError("empty command")
-    known = ", ".join("{" + k + "}" for k in TEMPLATE_VARS)
+    known = ", ".join("{" + k + "}" for k in names)
     for w in words:
         if (n := len(w.encode())) > MAX_ARG_BYTES:
             raise ValueError(f"a word of {n} bytes ({clip(w, 40)!r}): the kernel takes at most {MAX_ARG_BYTES} "
@@ -95,7 +96,7 @@ def check_template(v: str) -> str:
         except ValueError as e:
             raise ValueError(f"{clip(w, 80)!r}: {e} (write {{{{ }}}} for braces)") from None
         for f, spec, conv in fields:
-            if f not in TEMPLATE_VARS:
+            if f not in names:
                 raise ValueError(f"{clip('{' + f + '}', 80)!r}: unknown template variable (known: {known}; "
                                  "write {{ }} for braces)")
             if spec or conv:

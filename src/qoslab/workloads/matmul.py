@@ -10,16 +10,18 @@ serve :mod:`.pingpong`'s echo (:func:`worker_pool`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from qoslab.workloads.pool import ProcessPool, WorkloadRun, java_command
+from qoslab.workloads.pool import HEAP_MB, ProcessPool, WorkloadRun, java_command
 
 from ..executors import BackgroundProcess, Executor
-from .base import AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from ..yamlio import SubFieldProblem
+from .base import JAVA_LONG_MAX, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
 
 Mechanism = Literal["rmi-serializable", "rmi-externalizable", "socket", "datagram"]
 MECHANISMS: tuple[str, ...] = ("rmi-serializable", "rmi-externalizable", "socket", "datagram")
@@ -39,15 +41,41 @@ class JavaWorkerSettings(WorkloadBase):
         return list(self.hosts)
 
 
+#: Bytes of the matmul manager's heap per matrix element: its four n x n int matrices (A, B, the
+#: product, the sequential reference: 16) and, per worker, the copy of B and of its band of A in
+#: flight to it (8 more each: SPA sends every worker all of B).
+MANAGER_BYTES = 16
+MANAGER_BYTES_PER_WORKER = 8
+
+
+def max_size(workers: int) -> int:
+    """The largest matrix order whose manager fits 80 % of the workload JVMs' heap (pool.HEAP_MB)
+    with ``workers`` workers: isqrt(0.8 x heap / (MANAGER_BYTES + workers x MANAGER_BYTES_PER_WORKER)):
+    3172 with 2 workers, 2590 with 4, 2006 with 8. Measured on loopback (2026-11-27, -Xmx384m, SPA,
+    ``python bench/heap_probe.py matmul WORKERS MECHANISM SIZE...``): 2 workers, rmi-serializable:
+    4000 ran (manager peak RSS 444 MB), 5000 ran out of memory; 4 workers: rmi-serializable 4000 ran
+    (457 MB), datagram 3000 ran (417 MB), 3500 and 4000 ran out of memory (4500: the manager hung
+    until its 600 s timeout). The maximum the settings took before, 5000, failed with any of them."""
+    return math.isqrt(HEAP_MB * 2**20 * 4 // 5 // (MANAGER_BYTES + workers * MANAGER_BYTES_PER_WORKER))
+
+
 class MatmulSettings(JavaWorkerSettings):
     """``kind: matmul``: ``mechanism`` (rmi-serializable | rmi-externalizable | socket |
-    datagram), ``algorithm`` (spa | mca), ``size`` (matrix order n), ``seed`` of the matrices."""
+    datagram), ``algorithm`` (spa | mca), ``size`` (matrix order n, at most :func:`max_size` of
+    the workers), ``seed`` of the matrices."""
 
     kind: Literal["matmul"] = "matmul"
     mechanism: Mechanism = "socket"
     algorithm: Literal["spa", "mca"] = "spa"
     size: int = Field(200, ge=1, le=5000)
-    seed: int = Field(1, ge=0)
+    seed: int = Field(1, ge=0, le=JAVA_LONG_MAX)
+
+    @model_validator(mode="after")
+    def _fits(self) -> MatmulSettings:
+        if self.size > (most := max_size(len(self.worker_hosts()))):
+            raise SubFieldProblem(("size",), f"n = {self.size} does not fit the matmul manager's {HEAP_MB} MiB heap "
+                                             f"with {len(self.worker_hosts())} workers: at most {most}")
+        return self
 
     def describe(self) -> str:
         return f"matmul {self.algorithm} over {self.mechanism}, n = {self.size}, on {', '.join(self.hosts)}"

@@ -28,16 +28,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
 from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
-from .command import check_result
+from .command import check_result, check_template
 from .pool import ProcessPool, WorkloadRun
 
 #: The example program built by ``make setup`` (scripts/setup.sh) from examples/mpi-osu/.
 EXAMPLE = "{root}/examples/mpi-osu/build/osu-qoslab"
+#: Template variables of ``program`` and ``args`` ({name} in a word; checked as the command kind's).
+TEMPLATE_VARS = ("root", "timeout_s", "ranks")
 
 
 class MpiSettings(WorkloadBase):
@@ -55,6 +57,13 @@ class MpiSettings(WorkloadBase):
     btl_port_min: int = Field(7400, ge=1024, le=65000)
     btl_port_range: int = Field(32, ge=1, le=512)
     yield_when_idle: bool = True
+
+    @field_validator("program", "args")
+    @classmethod
+    def _template(cls, v: str, info: ValidationInfo) -> str:
+        if info.field_name == "args" and not v.strip():
+            return v  # no arguments
+        return check_template(v, TEMPLATE_VARS)
 
     def listen_ports(self) -> list[tuple[str, str, int]]:
         return [("btl_port_min", "tcp", p) for p in range(self.btl_port_min, self.btl_port_min + self.btl_port_range)]
@@ -79,7 +88,7 @@ def agent_script(hosts: dict[str, tuple[str, str]]) -> str:
 def mpirun_argv(s: MpiSettings, ips: list[str], agent: Path, root: str) -> list[str]:
     """``mpirun`` with every setting qoslab owns (see the module doc), then the program. Pure."""
     ranks = len(ips) * s.slots
-    variables = {"root": root.rstrip("/"), "timeout_s": f"{s.timeout_s:g}", "ranks": ranks}
+    variables = dict(zip(TEMPLATE_VARS, (root.rstrip("/"), f"{s.timeout_s:g}", ranks), strict=True))
     mca = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1", "btl": "tcp,self", "pml": "ob1",
            "btl_tcp_if_include": s.interface, "oob_tcp_if_include": s.interface,
            "btl_tcp_port_min_v4": str(s.btl_port_min), "btl_tcp_port_range_v4": str(s.btl_port_range),

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from ..yamlio import SubFieldProblem
-from .base import AddressOf
+from .base import JAVA_LONG_MAX, AddressOf
 from .matmul import JavaWorkerSettings, JavaWorkerWorkload
 
 TRANSPORTS: tuple[str, ...] = ("socket", "rmi", "datagram")
@@ -29,7 +29,7 @@ class PingpongSettings(JavaWorkerSettings):
     max_bytes: int = Field(1 << 20, ge=1, le=1 << 24)
     reps: int = Field(25, ge=1, le=100_000)
     warmup: int = Field(5, ge=0, le=100_000)
-    seed: int = Field(1, ge=0)
+    seed: int = Field(1, ge=0, le=JAVA_LONG_MAX)
 
     @model_validator(mode="after")
     def _shape(self) -> PingpongSettings:

@@ -22,9 +22,11 @@ from qoslab.topology import repo_root
 
 JAR = repo_root() / "java-workload" / "target" / "qoslab-workload-0.1.0.jar"
 MAIN = "org.qoslab.workload.Main"
+#: The heap of every workload JVM (MiB): what sizes a workload's data (sort's ``size``) must fit.
+HEAP_MB = 384
 #: JVM flags of every workload JVM: IPv4-only sockets (DSCP marking works), a small serial-GC heap
 #: (nine JVMs share two cores on the embedded testbed).
-JVM_FLAGS = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", "-Xmx384m"]
+JVM_FLAGS = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", f"-Xmx{HEAP_MB}m"]
 #: The manager's per-call times (``--calls-out``: one JSON line per remote call, java-workload/README.md),
 #: beside workload-result.json; the result then names it (``calls_file``) and the RMI ports the
 #: calls went to (``rmi_ports``: registry and export port, for matching them to wire calls).

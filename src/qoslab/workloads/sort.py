@@ -17,13 +17,23 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from ..yamlio import SubFieldProblem
-from .base import AddressOf
+from .base import JAVA_LONG_MAX, AddressOf
 from .matmul import JavaWorkerSettings, JavaWorkerWorkload
+from .pool import HEAP_MB
 
 #: Reference 002's mechanisms, in its table's order (Figure 2: socket, RMI, CORBA).
 MECHANISMS: tuple[str, ...] = ("socket", "rmi", "corba")
 #: The sort servers' default base port (the RayTracer uses 1099/1100, matmul 1200..1203).
 DEFAULT_PORT = 1300
+#: Bytes of the client's heap per integer sorted: five int arrays of ``size`` (the data, its parts,
+#: the sorted parts, the merged result, the reference sort; SortManager.run and result).
+CLIENT_BYTES_PER_INT = 5 * 4
+#: Largest ``size``: 80 % of the workload JVMs' heap (pool.HEAP_MB) at CLIENT_BYTES_PER_INT, 16,106,127
+#: at 384 MiB. Measured on loopback with one server (2026-11-27, -Xmx384m, ``python bench/heap_probe.py sort
+#: 1 MECHANISM 4000000 8000000 12000000 16000000 20000000 24000000``): 16,000,000 integers sort over
+#: socket, RMI and CORBA (client peak RSS 377 / 382 / 433 MB); 20,000,000 end the client in
+#: OutOfMemoryError with every mechanism (the servers, holding their parts, survive).
+MAX_SIZE = HEAP_MB * 2**20 * 4 // 5 // CLIENT_BYTES_PER_INT
 
 
 class SortSettings(JavaWorkerSettings):
@@ -34,8 +44,8 @@ class SortSettings(JavaWorkerSettings):
     kind: Literal["sort"] = "sort"
     mechanism: Literal["socket", "rmi", "corba"] = "socket"
     servers: int = Field(2, ge=1, le=64)
-    size: int = Field(100_000, ge=1, le=50_000_000)
-    seed: int = Field(1, ge=0)
+    size: int = Field(100_000, ge=1)
+    seed: int = Field(1, ge=0, le=JAVA_LONG_MAX)
     port: int = Field(DEFAULT_PORT, ge=1, le=65532)
 
     @model_validator(mode="after")
@@ -43,6 +53,9 @@ class SortSettings(JavaWorkerSettings):
         if self.servers > len(self.hosts):
             raise SubFieldProblem(("servers",), f"{self.servers} sort servers need {self.servers} hosts (one server "
                                                 f"per host), {len(self.hosts)} listed")
+        if self.size > MAX_SIZE:
+            raise SubFieldProblem(("size",), f"{self.size} integers do not fit the sort client's {HEAP_MB} MiB heap "
+                                             f"({CLIENT_BYTES_PER_INT} B each, five arrays): at most {MAX_SIZE}")
         if self.size < self.servers:
             raise SubFieldProblem(("size",), f"size {self.size} is below the {self.servers} servers")
         return self

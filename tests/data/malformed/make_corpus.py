@@ -1,5 +1,5 @@
 """Writes the malformed-file corpus (tests/data/malformed/<kind>/NNN-<case>.yaml) from the cases
-below: each is a valid base file with one defect. Line 1 of every file is ``# expect: LINE FIELD``:
+below (and cases_i45.py's: issue 45, and the ``real`` kind, REAL.yaml files for ``testbed scale --from``): each is a valid base file with one defect. Line 1 of every file is ``# expect: LINE FIELD``:
 the line of the defect (counted in the file as written) and the field the error must name
 (``YAML syntax error``, ``(encoding)``, ``(top level)`` for faults below the field level).
 Run it again after changing a case: ``python tests/data/malformed/make_corpus.py``."""
@@ -360,8 +360,12 @@ def _make(base: str, case: tuple) -> tuple[str, int | None, str]:
 
 
 def main() -> None:
-    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES), ("flood", FLOOD, FLOOD_CASES),
-                              ("profile", PROFILE, PROFILE_CASES), ("playbook", PLAYBOOK, PLAYBOOK_CASES)):
+    import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
+
+    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES), ("flood", FLOOD, FLOOD_CASES),
+                              ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES),
+                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES),
+                              ("real", i45.REAL, i45.REAL_CASES)):
         d = HERE / kind
         d.mkdir(exist_ok=True)
         for old in d.glob("*.yaml"):
@@ -376,6 +380,8 @@ def main() -> None:
                                                         .replace("\xff\xfe".encode(), b"\xff\xfe")
                                                         .replace("\xef".encode(), b"\xef"))
     (HERE / "device-bad.yaml").write_text(DEVICE_BAD)
+    for name, text in i45.DEVICES.items():
+        (HERE / name).write_text(text)
 
 
 if __name__ == "__main__":

@@ -132,6 +132,8 @@ final class Batch {
             row.put("warnings", warnings.size() + (r.truncated ? 1 : 0));
         } catch (CaptureFormatException e) {
             row.put("error", e.getMessage());
+        } catch (CallLimitException e) {
+            row.put("error", f + ": " + e.getMessage());
         } catch (IOException e) {
             row.put("error", "cannot write " + dir + ": " + e.getMessage());
         } catch (RuntimeException e) { // a bug must not end a batch of 500 files: name it and go on

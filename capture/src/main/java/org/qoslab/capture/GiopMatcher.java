@@ -28,6 +28,9 @@ import java.util.function.Consumer;
 public final class GiopMatcher extends TcpMatcher<GiopMatcher.Conn, GiopStream> {
     /** Counters for the summary (and {@link TcpMatcher#gaps}, {@link TcpMatcher#retransmitted}). */
     public long connections, calls, complete, oneway, repliesWithoutRequest, locates, fragments;
+    /** Requests waiting for their replies now, over all connections, and the most allowed ({@code --max-open-calls}). */
+    private int openNow;
+    private final int maxOpen;
 
     /** A GIOP call in progress. */
     static final class Open {
@@ -54,7 +57,11 @@ public final class GiopMatcher extends TcpMatcher<GiopMatcher.Conn, GiopStream> 
                 o.start = t;
                 o.callFrame = frame;
                 o.locate = type == GiopStream.LOCATE_REQUEST;
-                open.put(id, o);
+                if (!open.containsKey(id) && openNow >= maxOpen) {
+                    throw new CallLimitException("GIOP requests", maxOpen, IpText.endpoint(4, cAddr, 0, 0, cPort) + " -> "
+                            + IpText.endpoint(4, sAddr, 0, 0, sPort) + ", frame " + frame);
+                }
+                if (open.put(id, o) == null) openNow++;
                 count++;
                 calls++;
             } else if (s.dir == 1 && (type == GiopStream.REPLY || type == GiopStream.LOCATE_REPLY)) {
@@ -77,14 +84,24 @@ public final class GiopMatcher extends TcpMatcher<GiopMatcher.Conn, GiopStream> 
             } else if (o.replying) {
                 o.repBytes += bytes;
                 if (more) return;
-                open.remove(o.id);
+                if (open.remove(o.id) != null) openNow--;
                 emit(this, o, t, null);
             }
         }
     }
 
     /** @param maxConns GIOP connections tracked at once (the oldest is forgotten first, its calls incomplete) */
-    public GiopMatcher(int maxConns) { super(maxConns); }
+    public GiopMatcher(int maxConns) { this(maxConns, CallLimitException.DEFAULT_MAX_OPEN); }
+
+    /**
+     * @param maxConns GIOP connections tracked at once (the oldest is forgotten first, its calls incomplete)
+     * @param maxOpen requests waiting for their replies at once, over all connections; one more throws
+     *        {@link CallLimitException}
+     */
+    public GiopMatcher(int maxConns, int maxOpen) {
+        super(maxConns);
+        this.maxOpen = maxOpen;
+    }
 
     @Override
     void evict(Conn c) { closeAll(c, c.ts, "connection evicted from the table"); }
@@ -127,6 +144,7 @@ public final class GiopMatcher extends TcpMatcher<GiopMatcher.Conn, GiopStream> 
 
     private void closeAll(Conn c, long ts, String why) {
         for (Open o : new ArrayList<>(c.open.values())) emit(c, o, -1, why);
+        openNow -= c.open.size();
         c.open.clear();
     }
 

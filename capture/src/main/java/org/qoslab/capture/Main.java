@@ -54,6 +54,10 @@ public final class Main implements Runnable {
                 description = "Seconds: a call whose reply is under way when the capture ends is complete only if the client "
                         + "acknowledged all of it and nothing followed for this long (default ${DEFAULT-VALUE}).")
         double callQuiet;
+        @Option(names = "--max-open-calls", defaultValue = "" + CallLimitException.DEFAULT_MAX_OPEN,
+                description = "GIOP requests (and MPJ messages) waiting for their replies at once, at most; one more "
+                        + "ends the file with an error (a pathological stream must not fill the heap; default ${DEFAULT-VALUE}).")
+        int maxOpenCalls;
         @Option(names = "--max-gap", defaultValue = "3600",
                 description = "Seconds: packets further than this from the capture's main range are time outliers (left out of the series).")
         double maxGap;
@@ -65,7 +69,7 @@ public final class Main implements Runnable {
                 case "ethereal": m = TrafficClass.RmiMode.ETHEREAL; break;
                 default: throw new IllegalArgumentException("--rmi-mode must be flow or ethereal, got " + rmiMode);
             }
-            if (maxFlows < 1) throw new IllegalArgumentException("--max-flows must be >= 1");
+            if (maxFlows < 1 || maxOpenCalls < 1) throw new IllegalArgumentException("--max-flows and --max-open-calls must be >= 1");
             if (!(bin > 0) || window < 1) throw new IllegalArgumentException("--bin must be > 0 and --window >= 1");
             if (!(maxGap > 0)) throw new IllegalArgumentException("--max-gap must be > 0");
             if (!(callQuiet >= 0)) throw new IllegalArgumentException("--call-quiet must be >= 0");
@@ -85,8 +89,8 @@ public final class Main implements Runnable {
         /** A summary whose JRMP call matcher writes one JSON line per call to {@code callsOut} (null: counts only). */
         Summary summary(PrintWriter pp, PrintWriter callsOut) {
             CallMatcher m = new CallMatcher(maxFlows, (long) (idle * 1e9), (long) (callQuiet * 1e9));
-            GiopMatcher g = new GiopMatcher(maxFlows);
-            NiodevMatcher n = new NiodevMatcher(maxFlows);
+            GiopMatcher g = new GiopMatcher(maxFlows, maxOpenCalls);
+            NiodevMatcher n = new NiodevMatcher(maxFlows, maxOpenCalls);
             if (callsOut != null) {
                 m.sink(call -> callsOut.append(Json.write(call.toMap())).append('\n'));
                 g.sink(call -> callsOut.append(Json.write(call.toMap())).append('\n'));

@@ -35,6 +35,8 @@ public final class NiodevMatcher extends TcpMatcher<NiodevMatcher.Conn, NiodevSt
     private final Map<Long, Integer> perPair = new HashMap<>();
     /** Counters for the summary (and {@link TcpMatcher#gaps}, {@link TcpMatcher#retransmitted}). */
     public long connections, messages, calls, complete, oneway, unattributed, unreadable;
+    /** Messages waiting for their replies at once, at most ({@code --max-open-calls}). */
+    private final int maxOpen;
 
     /** Who sends to whom with which tag and context. */
     record Key(long fromHi, long fromLo, long toHi, long toLo, int tag, int context) {
@@ -76,6 +78,11 @@ public final class NiodevMatcher extends TcpMatcher<NiodevMatcher.Conn, NiodevSt
                 return;
             }
             if (open.remove(k) != null) oneway++;
+            if (open.size() >= maxOpen) {
+                throw new CallLimitException("MPJ messages", maxOpen, IpText.endpoint(4, s.dir == 0 ? aAddr : bAddr, 0, 0,
+                        s.dir == 0 ? aPort : bPort) + " -> " + IpText.endpoint(4, s.dir == 0 ? bAddr : aAddr, 0, 0,
+                        s.dir == 0 ? bPort : aPort) + ", frame " + frame);
+            }
             Open o = new Open();
             o.key = k;
             o.start = t;
@@ -104,7 +111,16 @@ public final class NiodevMatcher extends TcpMatcher<NiodevMatcher.Conn, NiodevSt
     }
 
     /** @param maxConns niodev connections tracked at once (the oldest is forgotten first) */
-    public NiodevMatcher(int maxConns) { super(maxConns); }
+    public NiodevMatcher(int maxConns) { this(maxConns, CallLimitException.DEFAULT_MAX_OPEN); }
+
+    /**
+     * @param maxConns niodev connections tracked at once (the oldest is forgotten first)
+     * @param maxOpen messages waiting for their replies at once; one more throws {@link CallLimitException}
+     */
+    public NiodevMatcher(int maxConns, int maxOpen) {
+        super(maxConns);
+        this.maxOpen = maxOpen;
+    }
 
     @Override
     void evict(Conn c) {

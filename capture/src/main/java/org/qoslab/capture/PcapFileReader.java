@@ -5,7 +5,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.StandardOpenOption;
 
 /**
@@ -51,11 +53,17 @@ public final class PcapFileReader {
     /**
      * Read every packet of {@code path} into {@code sink}.
      *
-     * @throws CaptureFormatException for an unreadable file or one that is neither pcap nor pcapng
+     * @throws CaptureFormatException for an unreadable file, one that is not a regular file (a named
+     *         pipe, a device: refused without being opened) or one that is neither pcap nor pcapng
      *         (wrong magic, zero length, bad header), naming the file
      */
     public static Result read(Path path, PacketSink sink) throws CaptureFormatException {
         try {
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            if (!a.isRegularFile()) { // a named pipe or a device would block or never end: refused unopened
+                throw new CaptureFormatException(path + ": " + (a.isDirectory() ? "a folder" : "a named pipe, device or socket")
+                        + ", not a regular file: captures are read from regular files only");
+            }
             PcapFileReader r = new PcapFileReader(path);
             try {
                 return r.run(sink);
@@ -169,9 +177,10 @@ public final class PcapFileReader {
             }
             type = winO.getInt(r);
             long len = winO.getInt(r + 4) & 0xFFFFFFFFL;
-            if (len < 12 || len % 4 != 0 || len > MAX_RECORD + 64L || pos + len > size) {
+            if (len < minBlock(type) || len % 4 != 0 || len > MAX_RECORD + 64L || pos + len > size) {
                 res.truncated = true;
-                res.problem = "block at offset " + pos + " has a bad length " + len;
+                res.problem = "block at offset " + pos + " (type 0x" + Integer.toHexString(type) + ") has a bad length "
+                        + len + (len < minBlock(type) ? " (its type needs at least " + minBlock(type) + ")" : "");
                 break;
             }
             int s = rel(pos, (int) len);
@@ -212,6 +221,22 @@ public final class PcapFileReader {
             pos += len;
         }
         return res;
+    }
+
+    /**
+     * The least length (bytes) of a pcapng block of {@code type}: its fixed fields with the 12 bytes of
+     * type, length and trailing length (pcapng, draft-ietf-opsawg-pcapng, section 4: SHB 28, IDB 20,
+     * SPB 16, ISB 24, EPB 32); 12 for other types (skipped unread). A shorter block is cut, never read past.
+     */
+    static int minBlock(int type) {
+        switch (type) {
+            case 0x0A0D0D0A: return 28;
+            case 0x00000001: return 20;
+            case 0x00000003: return 16;
+            case 0x00000005: return 24;
+            case 0x00000006: return 32;
+            default: return 12;
+        }
     }
 
     /** An IDB's timestamp unit in ns from its if_tsresol option (9): 10^-v s; default 10^-6 s (1000 ns). */

@@ -20,8 +20,13 @@ abstract class TcpDirection<E> {
     int next;
     /** {@code lost}: the stream cannot be followed until a segment starts a message ({@link #resync}). */
     boolean seqKnown, lost = true;
-    /** The current message's header bytes: {@link #have} of the {@link #need} wanted so far. */
-    final byte[] head;
+    /**
+     * The current message's header bytes: {@link #have} of the {@link #need} wanted so far; grown on
+     * demand up to {@link #headMax}, so a connection whose messages need short headers costs a few bytes
+     * (100 000 tracked connections must fit the heap).
+     */
+    byte[] head;
+    private final int headMax;
     int have, need;
     /** Body bytes of the current message still to come. */
     long remaining;
@@ -39,7 +44,8 @@ abstract class TcpDirection<E> {
      */
     TcpDirection(int dir, int headBytes, int first) {
         this.dir = dir;
-        this.head = new byte[headBytes];
+        this.head = new byte[first];
+        this.headMax = headBytes;
         this.first = first;
     }
 
@@ -61,6 +67,7 @@ abstract class TcpDirection<E> {
             if (have < need) {
                 if (have == 0) { startTs = ts; startFrame = frame; } // a message starts at its first header byte
                 int n = Math.min(need - have, len - i);
+                if (have + n > head.length) head = java.util.Arrays.copyOf(head, Math.min(headMax, Math.max(need, 2 * head.length)));
                 b.get(off + i, head, have, n);
                 have += n;
                 i += n;

@@ -29,7 +29,7 @@ class ArchitectureTest {
     /** Frame decoding, classification, JRMP and GIOP call matching: bytes in, fields and records out. */
     static final DescribedPredicate<JavaClass> CORE = named("the decoding and matching core",
             "Classifier|FrameDecoder|FlowTable|FragmentTable|TrafficClass|IpText"
-            + "|CallMatcher|CallVerdict|JrmpConnection|JrmpParser|JrmpSequencer|GiopMatcher|GiopStream|NiodevMatcher|NiodevStream|TcpMatcher|TcpDirection");
+            + "|CallMatcher|CallVerdict|JrmpConnection|JrmpParser|JrmpSequencer|GiopMatcher|GiopStream|NiodevMatcher|NiodevStream|TcpMatcher|TcpDirection|CallLimitException");
     /** Aggregation of classified packets into summary.json and timeseries.csv. */
     static final DescribedPredicate<JavaClass> SUMMARY = named("the summary", "Summary|TimeSeries|PacketSink");
     /** Where packets come from: the pcap/pcapng reader, the dumpcap and pcap4j live engines. */

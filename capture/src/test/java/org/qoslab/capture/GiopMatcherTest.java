@@ -183,4 +183,54 @@ class GiopMatcherTest {
                     "reply " + c.requestId + " in frame " + c.returnFrame + ":\n" + out);
         }
     }
+
+    /** A capture of {@code n} GIOP 1.2 requests (reply expected) on one connection, {@code perSegment} to a segment, never answered. */
+    static byte[] unanswered(int n, int perSegment) {
+        CallMatcherTest.Conv v = new CallMatcherTest.Conv();
+        v.add(0, C, S, CP, SP, v.cseq - 1, 0, 0x02, new byte[0]);
+        for (int id = 0; id < n; id += perSegment) {
+            java.io.ByteArrayOutputStream seg = new java.io.ByteArrayOutputStream();
+            for (int k = id; k < Math.min(n, id + perSegment); k++) seg.writeBytes(giop(2, false, false, 0, body12(k, 3, 0)));
+            v.c2s(1_000 + id, seg.toByteArray());
+        }
+        return v.pcap();
+    }
+
+    @Test
+    void unansweredRequestsStopAtTheLimitWithAnErrorNamingIt() throws Exception {
+        Path p = dir.resolve("unanswered.pcap");
+        Files.write(p, unanswered(5_000, 50));
+        GiopMatcher g = new GiopMatcher(100, 1_000);
+        Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 60_000_000_000L), C, 1.0, null).giop(g);
+        CallLimitException e = org.junit.jupiter.api.Assertions.assertThrows(CallLimitException.class, () -> PcapFileReader.read(p, s));
+        assertTrue(e.getMessage().startsWith("more than 1000 GIOP requests wait for their replies at once (" + C + ":" + CP
+                + " -> " + S + ":" + SP + ", frame 22)") && e.getMessage().contains("--max-open-calls"), e.getMessage());
+        // under the limit the same requests are counted, and closed incomplete at the end
+        GiopMatcher big = new GiopMatcher(100, 5_000);
+        List<CallMatcher.Call> out = GiopMatcher.collect(big);
+        PcapFileReader.read(p, new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 60_000_000_000L), C, 1.0, null).giop(big));
+        big.finish();
+        assertEquals(5_000, out.size());
+        assertTrue(out.stream().noneMatch(c -> c.complete));
+    }
+
+    @Test
+    void answeredRequestsFreeTheirPlaceAndShortHeadersKeepSmallBuffers() throws Exception {
+        CallMatcherTest.Conv v = new CallMatcherTest.Conv();
+        v.add(0, C, S, CP, SP, v.cseq - 1, 0, 0x02, new byte[0]);
+        for (int id = 0; id < 3_000; id++) { // 3000 calls one after another, never more than one open
+            v.c2s(1_000 + 10L * id, giop(2, false, false, 0, body12(id, 3, 0)));
+            v.s2c(1_005 + 10L * id, giop(2, false, false, 1, body12(id, 0, 0)));
+        }
+        Map<String, Object>[] counts = new Map[1];
+        Path p = dir.resolve("answered.pcap");
+        Files.write(p, v.pcap());
+        GiopMatcher g = new GiopMatcher(100, 2);
+        List<CallMatcher.Call> out = GiopMatcher.collect(g);
+        PcapFileReader.read(p, new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 60_000_000_000L), C, 1.0, null).giop(g));
+        assertEquals(3_000, out.size());
+        assertTrue(out.stream().allMatch(c -> c.complete));
+        // a GIOP 1.2 header and id need 20 bytes: the streams' buffers never grew to the 1.0 prefix (2060 bytes)
+        for (GiopMatcher.Conn c : g.conns.values()) for (GiopStream d : c.dirs) assertTrue(d.head.length <= 24, "" + d.head.length);
+    }
 }

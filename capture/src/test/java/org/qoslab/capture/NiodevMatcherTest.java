@@ -255,4 +255,23 @@ class NiodevMatcherTest {
             }
         }
     }
+
+    @Test
+    void unansweredMessagesStopAtTheLimitWithAnErrorNamingIt() throws Exception {
+        CallMatcherTest.Conv v = new CallMatcherTest.Conv();
+        Ch ab = new Ch(v, A, 40001, UA, 0, B, 50001, UB, 1, 0);
+        for (int tag = 0; tag < 300; tag++) ab.send(1_000 + tag, msg(UA, tag, 7, 1)); // 300 tags, no reply
+        Path p = dir.resolve("unanswered.pcap");
+        Files.write(p, v.pcap());
+        NiodevMatcher n = new NiodevMatcher(100, 200);
+        Summary s = new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 60_000_000_000L), A, 1.0, null).mpj(n);
+        CallLimitException e = org.junit.jupiter.api.Assertions.assertThrows(CallLimitException.class, () -> PcapFileReader.read(p, s));
+        assertTrue(e.getMessage().startsWith("more than 200 MPJ messages wait for their replies at once (" + A + ":40001 -> "
+                + B + ":50001") && e.getMessage().contains("--max-open-calls"), e.getMessage());
+        Map<String, Object>[] counts = new Map[1];
+        NiodevMatcher ok = new NiodevMatcher(100, 300);
+        PcapFileReader.read(p, new Summary(new Classifier(TrafficClass.RmiMode.FLOW, 100, 60_000_000_000L), A, 1.0, null).mpj(ok));
+        ok.finish();
+        assertEquals(300L, ok.toMap().get("oneway_messages"));
+    }
 }

@@ -81,6 +81,48 @@ class ReaderTest {
         assertEquals(2, PcapFileReader.read(z, noop()).packets);
     }
 
+    @Test
+    void aPcapngBlockShorterThanItsTypeIsACutNeverAnIndexError() throws Exception {
+        byte[] whole = Frames.pcapng(1, sample()); // SHB 28, IDB 32, then EPBs
+        for (int type : new int[] {0x0A0D0D0A, 1, 3, 5, 6}) {
+            for (int len = 12; len < PcapFileReader.minBlock(type); len += 4) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(len).order(java.nio.ByteOrder.BIG_ENDIAN);
+                b.putInt(type).putInt(len);
+                if (type == 0x0A0D0D0A && len >= 12) b.putInt(0x1A2B3C4D);
+                b.putInt(len - 4, len);
+                for (boolean atEnd : new boolean[] {true, false}) { // the last block, or one with packets after it
+                    byte[] f = DecodeTest.cat(java.util.Arrays.copyOf(whole, 60), b.array(), atEnd ? new byte[0]
+                            : java.util.Arrays.copyOfRange(whole, 60, whole.length));
+                    Path p = dir.resolve("short.pcapng");
+                    Files.write(p, f);
+                    if (type == 0x0A0D0D0A && len == 12) { // no room for the byte-order magic: a format error at 60
+                        CaptureFormatException e = assertThrows(CaptureFormatException.class, () -> PcapFileReader.read(p, noop()));
+                        assertTrue(e.getMessage().contains("offset 60"), e.getMessage());
+                        continue;
+                    }
+                    PcapFileReader.Result r = PcapFileReader.read(p, noop());
+                    assertTrue(r.truncated && r.problem.contains("offset 60") && r.problem.contains("at least"),
+                            "type " + type + " len " + len + ": " + r.problem);
+                    assertEquals(0, r.packets);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aNamedPipeOrDeviceIsRefusedWithoutBeingOpened() throws Exception {
+        Path fifo = dir.resolve("pipe.pcap");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        long t0 = System.nanoTime();
+        CaptureFormatException e = assertThrows(CaptureFormatException.class, () -> PcapFileReader.read(fifo, noop()));
+        assertTrue(e.getMessage().startsWith(fifo + ": a named pipe") && e.getMessage().contains("regular file"), e.getMessage());
+        e = assertThrows(CaptureFormatException.class, () -> PcapFileReader.read(Path.of("/dev/zero"), noop()));
+        assertTrue(e.getMessage().contains("not a regular file"), e.getMessage());
+        e = assertThrows(CaptureFormatException.class, () -> PcapFileReader.read(dir, noop()));
+        assertTrue(e.getMessage().contains("a folder"), e.getMessage());
+        assertTrue((System.nanoTime() - t0) / 1e9 < 5, "took " + (System.nanoTime() - t0) / 1e9 + " s");
+    }
+
     /** Seeds for the mutation test: Ethernet pcap, big-endian pcapng, Linux cooked, and every encapsulation. */
     static byte[][] seeds() {
         List<byte[]> mixed = new ArrayList<>(sample());

@@ -91,11 +91,12 @@ def cpu_mask(cpus: Iterable[int]) -> str:
         m |= 1 << c
     words = []
     while True:
-        words.append(f"{m & 0xFFFFFFFF:x}")
+        words.append(m & 0xFFFFFFFF)
         m >>= 32
         if not m:
             break
-    return ",".join(reversed(words))
+    words.reverse()  # the highest word unpadded, the lower ones as 8 hex digits
+    return ",".join([f"{words[0]:x}", *(f"{w:08x}" for w in words[1:])])
 
 
 class CpuBlock(StrictModel):

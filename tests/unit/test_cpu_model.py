@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import ECENET, REPO
 from qoslab.errors import EnvironmentProblem, QoslabError
 from qoslab.meters.cpuloss import (
     CpuWindow,
@@ -38,8 +39,6 @@ from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditgpacing import check_pin
 from qoslab.yamlio import FieldProblem
-
-from conftest import ECENET, REPO
 
 BLOCK = CpuBlock(hosts_cpus="0", switch_cpus="1", host_cores=0.25)
 

@@ -216,3 +216,19 @@ def test_a_pin_outside_the_switchs_cores_is_refused_with_a_cpu_block():
     with pytest.raises(QoslabError, match="not one of the switch's cores"):
         check_pin(d.model_copy(update={"pin_cpu": 0}), t)
     check_pin(d.model_copy(update={"pin_cpu": 0}), load_topology(ECENET))  # no block: pin_cpu as before
+
+
+def test_a_playbook_whose_hosts_cannot_all_get_their_capacity_is_refused(tmp_path):
+    from qoslab.campaign.checks import check_references
+    from qoslab.campaign.playbook import load_playbook
+
+    topo = tmp_path / "fat.yaml"
+    topo.write_text((REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml").read_text()
+                    .replace("host_cores: 0.25 ", "host_cores: 0.3 "))
+    pb = tmp_path / "pb.yaml"
+    pb.write_text(f"name: fat\ntopology: {topo}\ndevice: virtual\nworkload: {{hosts: [jp-1, jp-2, jp-3], size: A}}\n"
+                  f"flood: {REPO}/traffic-gen/campaign-flood.yaml\n"
+                  "conditions:\n  - {name: no congestion fifo, congestion: false, profile: fifo}\n"
+                  "  - {name: congestion fifo, congestion: true, profile: fifo}\ntrials: 2\n")
+    with pytest.raises(QoslabError, match=r"pb.yaml:2: topology: .*jp-1, jp-2, jp-3, jp-4\) have 1.2 cores"):
+        check_references(load_playbook(pb), pb)  # jp-4 is in it as a flood destination

@@ -25,7 +25,10 @@ CoNEXT 2012):
   receiving stack runs on the switch's cores, not on the core of whichever host sent them;
 - ``br_netfilter``: ``net.bridge.bridge-nf-call-iptables`` (and ip6tables, arptables) in the
   switch namespace; the testbed's QoS uses nftables' bridge family, which does not need it, and a
-  real switch runs no IP firewall on bridged frames (off by default).
+  real switch runs no IP firewall on bridged frames (off by default);
+- ``flood_receivers``: ``host`` (default) runs a flood's receivers in the budgets of the hosts
+  they flood; ``switch`` on the switch's cores, outside any budget: the receive CPU share 0, the
+  sensitivity row of docs/scale-model.md.
 
 Checks (:func:`check_cpu`, called when an embedded topology is loaded, errors name the field):
 the cpusets exist on this machine and do not overlap; a host's capacity fits its cpuset; a
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -109,6 +113,7 @@ class CpuBlock(StrictModel):
     period_ms: float = Field(10.0, strict=True, ge=1, le=1000, description="CFS bandwidth period, ms")
     steer: bool = Field(True, strict=True, description="RPS of switch ports and host interfaces to switch_cpus")
     br_netfilter: bool = Field(False, strict=True, description="bridge-nf-call-iptables in the switch namespace")
+    flood_receivers: Literal["host", "switch"] = Field("host", description="where a flood's receivers run")
 
     @field_validator("hosts_cpus", "switch_cpus", mode="before")
     @classmethod

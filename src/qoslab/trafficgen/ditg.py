@@ -31,6 +31,7 @@ from .ditgpacing import (
     kernel_host,
     placement,
     plan_pacing,
+    receivers_outside,
     sender_prefix_on,
 )
 from .ditgprocs import ditg_pids, own_pids, tail
@@ -88,6 +89,8 @@ class DitgGenerator:
         self.executor_of = executor_of
         #: a sender stands for another machine: outside its host's CPU budget, on the switch's cores
         self.sender_of: Callable[[str], Executor] = lambda h: emulation(executor_of(h))
+        #: a receiver runs in the budget of the host it floods (topology cpu.flood_receivers: host)
+        self.receiver_of: Callable[[str], Executor] = self.sender_of if receivers_outside(topology) else executor_of
         check_pin(defn, topology)
         self.out_dir = Path(out_dir)
         self.duration_s = duration_s if duration_s is not None else defn.duration_s
@@ -182,7 +185,7 @@ class DitgGenerator:
         return added
 
     def _start_receiver(self, host: str) -> None:
-        d, ex = self._ndir(host), self.executor_of(host)
+        d, ex = self._ndir(host), self.receiver_of(host)
         # in a host's CPU budget the receiver runs on the host's cores (the budget's cpuset), not pin_cpu's
         self.receivers[host] = ex.start(
             [*([] if budgeted(ex) else placement(self.defn)), *RECEIVER_PREFIX, "ITGRecv"],

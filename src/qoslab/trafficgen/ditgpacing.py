@@ -182,6 +182,12 @@ def check_pin(defn: FloodDefinition, topology: Topology) -> None:
                           "block the senders run there; pin to one of them or drop pin_cpu")
 
 
+def receivers_outside(topology: Topology) -> bool:
+    """Whether a flood's receivers run on the switch's cores rather than in their hosts' budgets
+    (topology ``cpu.flood_receivers: switch``: the receive CPU share 0)."""
+    return topology.cpu is not None and topology.cpu.flood_receivers == "switch"
+
+
 def placement(defn: FloodDefinition) -> list[str]:
     """The command prefix that runs a D-ITG process of ``defn`` on its ``pin_cpu``
     (``taskset -c N``; ``last`` = this machine's highest CPU), [] without one. Measured here

@@ -29,6 +29,7 @@ from ..executors import BackgroundProcess, Executor, emulation
 from ..topology import Topology
 from .base import FloodResult, FlowResult
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .ditgpacing import receivers_outside
 
 #: Seconds a server may take to write its JSON after its client ended.
 SERVER_DRAIN_S = 5.0
@@ -115,7 +116,8 @@ class Iperf3Generator:
             return
         self._t0 = time.monotonic()
         for f in self.flows:
-            self.servers[f.index] = self.executor_of(f.dst).start(
+            dx = self.executor_of(f.dst)  # a receiver in the budget of the host it floods, or on the switch's cores
+            self.servers[f.index] = (emulation(dx) if receivers_outside(self.topo) else dx).start(
                 ["iperf3", "-s", "-1", "-B", f.dst_ip, "-p", str(f.port), "-J"],
                 stdout=self._node(f.dst, f"server-{f.index}.json"), stderr=self._node(f.dst, f"server-{f.index}.err"),
                 lifetime_s=self._life())

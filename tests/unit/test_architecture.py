@@ -18,13 +18,15 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "vcatalyst.dialects.catalyst3750.show_mqc", "vcatalyst.dialects.catalyst3750.commands",
         "vcatalyst.dialects.ioscommon.render", "vcatalyst.dialects.ioscommon.show_l2",
         "vcatalyst.dialects.ioscommon.show_ports", "vcatalyst.dialects.ioscommon.commands",
-        "vcatalyst.dialects.catalyst9300.show_xe", "vcatalyst.dialects.catalyst9300.counters",
+        "vcatalyst.dialects.catalyst9300.counters",
         "switch.configdiff", "profiles.render",
         "meters.fidelityjudge", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
         "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
-        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "scale"}
+        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "platforms.fedparse",
+        "vcatalyst.dialects.catalyst9300.show_sys", "vcatalyst.dialects.catalyst9300.show_mqc",
+        "vcatalyst.dialects.catalyst9300.show_fed", "vcatalyst.dialects.catalyst9300.commands", "scale"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}

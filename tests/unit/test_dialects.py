@@ -34,11 +34,13 @@ def test_a_model_no_dialect_claims_is_refused_naming_the_dialects():
         dialect_for_model("FROB-1")
 
 
-def test_the_9300_takes_no_mls_commands_and_the_3750_does():
+def test_each_dialect_has_its_own_show_commands():
+    """The 3750 answers ``show mls qos ...`` and no fed command; the 9300 the reverse."""
     c3750, c9300 = get_dialect("c3750").commands, get_dialect("c9300").commands
     assert "show mls qos interface port statistics" in c3750.commands
     assert not [n for n in c9300.commands if n.startswith("show mls")]
-    assert set(c9300.commands) < set(c3750.commands)
+    assert "show platform hardware fed switch active qos queue stats interface port" in c9300.commands
+    assert not [n for n in c3750.commands if n.startswith("show platform")]
 
 
 def test_ssh_profiles_by_name_or_the_dialects_default():

@@ -11,10 +11,115 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...facts import PortView
+
 
 def render_privilege(level: int) -> str:
     """``show privilege``."""
     return f"Current privilege level is {level}\n"
+
+
+@dataclass
+class SviView:
+    """A VLAN interface (SVI): name (``Vlan1``), admin state (no ``shutdown``), whether the VLAN
+    has a port up (autostate), its MAC; it carries no traffic of its own (no IP address)."""
+
+    name: str
+    admin_up: bool = True
+    up: bool = False
+    mac: str = "0200.5100.0000"
+
+
+def port_state(p: PortView) -> tuple[str, str, str]:
+    """(line status, protocol, status-column word) of a port."""
+    if not p.admin_up:
+        return "administratively down", "down", "disabled"
+    return ("up", "up", "connected") if p.link_up else ("down", "down", "notconnect")
+
+
+def svi_state(v: SviView) -> tuple[str, str]:
+    """(line status, protocol) of an SVI."""
+    if not v.admin_up:
+        return "administratively down", "down"
+    return ("up", "up") if v.up else ("down", "down")
+
+
+def render_ip_interface_brief(ports: list[PortView], svis: list[SviView] | None = None) -> str:
+    """``show ip interface brief``: the SVIs first (no address: ``unassigned``, method ``NVRAM``,
+    the configuration it was loaded from), then the layer-2 ports (``unassigned``, ``unset``)."""
+    out = ["Interface              IP-Address      OK? Method Status                Protocol"]
+    for v in svis or []:
+        line, proto = svi_state(v)
+        out.append(f"{v.name:<22} {'unassigned':<15} YES NVRAM  {line:<21} {proto:<8}")
+    for p in ports:
+        line, proto, _ = port_state(p)
+        out.append(f"{p.name:<22} {'unassigned':<15} YES unset  {line:<21} {proto:<8}")
+    return "\n".join(out) + "\n"
+
+
+def render_interfaces_summary(ports: list[PortView], svis: list[SviView] | None = None) -> str:
+    """``show interfaces summary``: the legend and per interface (``*`` = up) the input/output
+    hold queues and drops (``OQD``: the port's output drops, NAPALM's ``tx_discards``), rates and
+    throttles (Cisco IOS Interface and Hardware Component Command Reference, ``show interfaces
+    summary``; the column layout of genieparser's IOS-XE recording)."""
+    out = ["", " *: interface is up", " IHQ: pkts in input hold queue     IQD: pkts dropped from input queue",
+           " OHQ: pkts in output hold queue    OQD: pkts dropped from output queue",
+           " RXBS: rx rate (bits/sec)          RXPS: rx rate (pkts/sec)",
+           " TXBS: tx rate (bits/sec)          TXPS: tx rate (pkts/sec)", " TRTL: throttle count", "",
+           "  Interface                   IHQ       IQD       OHQ       OQD      RXBS      RXPS      TXBS      TXPS"
+           "      TRTL", "-" * 113]
+    rows = [(v.name, svi_state(v)[1] == "up", 0, 0, 0) for v in svis or []]
+    rows += [(p.name, port_state(p)[1] == "up", p.out_drops, *p.rates_bps) for p in ports]
+    for name, up, oqd, rx, tx in rows:
+        out.append(f"{'*' if up else ' '} {name:<26}{0:>5}{0:>10}{0:>10}{oqd:>10}{rx:>10}{0:>10}{tx:>10}{0:>10}{0:>10}")
+    return "\n".join(out) + "\n"
+
+
+def render_interfaces_status(ports: list[PortView]) -> str:
+    """``show interfaces status``."""
+    out = ["", "Port      Name               Status       Vlan       Duplex  Speed Type"]
+    for p in ports:
+        _, _, word = port_state(p)
+        dup, spd = (f"a-{p.duplex}", f"a-{p.speed_mbps}") if p.link_up else ("auto", "auto")
+        out.append(f"{short_name(p.name):<9} {p.description[:18]:<18} {word:<12} {p.vlan:<10} {dup:>6} {spd:>6} "
+                   "10/100/1000BaseTX")
+    return "\n".join(out) + "\n\n"
+
+
+def render_ip_interface(ports: list[PortView]) -> str:
+    """``show ip interface`` (layer-2 ports: IP processing disabled)."""
+    out = []
+    for p in ports:
+        line, proto, _ = port_state(p)
+        out += [f"{p.name} is {line}, line protocol is {proto}", "  Internet protocol processing disabled"]
+    return "\n".join(out) + "\n"
+
+
+def port_rows(names: list[str], width: int = 80) -> list[str]:
+    """The Ports column of a VLAN table: ``Gi1/0/1, Gi1/0/2, ...`` filled up to the terminal
+    ``width`` (the column starts at 48; at least its 31 dashes wide), the rest on continuation
+    lines, as IOS wraps it (``terminal width 511``, as Netmiko sets it, gives long lines)."""
+    room = max(31, width - 49)
+    rows: list[str] = []
+    for n in names:
+        if rows and len(rows[-1]) + 2 + len(n) <= room:
+            rows[-1] += f", {n}"
+        else:
+            rows.append(n)
+    return rows or [""]
+
+
+def render_vlan_brief(ports: list[PortView], width: int = 80) -> str:
+    """``show vlan brief`` of a switch with every port in VLAN 1 (the factory state), its port
+    list wrapped at the terminal ``width`` (:func:`port_rows`)."""
+    rows = port_rows([short_name(p.name) for p in ports if p.vlan == 1], width)
+    out = ["", "VLAN Name                             Status    Ports",
+           "---- -------------------------------- --------- -------------------------------",
+           f"1    {'default':<32} {'active':<9} {rows[0]}"]
+    out += [" " * 48 + r for r in rows[1:]]
+    out += [f"{v:<4} {n:<32} act/unsup " for v, n in ((1002, "fddi-default"), (1003, "token-ring-default"),
+                                                      (1004, "fddinet-default"), (1005, "trnet-default"))]
+    return "\n".join(out) + "\n"
 
 
 def short_name(name: str) -> str:

@@ -224,6 +224,23 @@ def test_the_virtual_switch_core_is_dialect_neutral():
     assert not bad, "\n".join(bad)
 
 
+def test_a_dialect_package_imports_no_other_dialect():
+    """Each platform's CLI lives with it: a dialect package (vcatalyst/dialects/NAME/) imports no
+    other dialect package; what the Catalyst dialects share is ``ioscommon``."""
+    shared = ("vcatalyst.dialects.ioscommon", "vcatalyst.dialects.base", "vcatalyst.dialects")
+    bad = []
+    for p, line, m, t, names in IMPORTS:
+        parts = m.split(".")
+        if not _under(m, "vcatalyst.dialects") or len(parts) < 3 or t.startswith("!"):
+            continue
+        own = ".".join(parts[:3])
+        for tm in _target_module(t, names):
+            if _under(tm, "vcatalyst.dialects") and not _under(tm, own) and \
+                    not any(tm == s or _under(tm, "vcatalyst.dialects.ioscommon") for s in shared):
+                bad.append(f"{p.relative_to(SRC)}:{line}: imports {tm}")
+    assert not bad, "\n".join(bad)
+
+
 def test_the_rules_cover_every_package():
     """Every package of qoslab is named by at least one rule (a new package gets its rules)."""
     packages = {p.parent.relative_to(SRC).parts[0] for p in SRC.glob("*/__init__.py")}

@@ -32,9 +32,9 @@ def render_version_xe(f: DeviceFacts) -> str:
     image from it only then)."""
     model = model_of(f)
     mac = ":".join(f.base_mac.replace(".", "")[i:i + 2] for i in range(0, 12, 2))
-    table = "\n".join([f"{'Switch Ports Model              SW Version        SW Image              Mode':<77}",
-                        f"{'------ ----- -----              ----------        ----------            ----':<77}",
-                        f"*    1 {f.n_ports:<5d} {model:<18} {XE_VERSION:<17} CAT9K_IOSXE           INSTALL"])
+    table = "\n".join([f"{'Switch Ports Model              SW Version        SW Image              Mode':<79}",
+                        f"{'------ ----- -----              ----------        ----------            ----':<79}",
+                        f"{f'*    1 {f.n_ports:<5d} {model:<18} {XE_VERSION:<17} CAT9K_IOSXE           INSTALL':<79}"])
     return f"""Cisco IOS XE Software, Version {XE_VERSION}
 Cisco IOS Software [Cupertino], Catalyst L3 Switch Software (CAT9K_IOSXE), Version 17.9.5, RELEASE SOFTWARE (fc1)
 Technical Support: http://www.cisco.com/techsupport
@@ -180,11 +180,12 @@ def render_interfaces_xe(ports: list[PortView], svis: list[SviView]) -> str:
     return "".join(render_svi_xe(v) for v in svis) + "".join(render_interface_xe(p) for p in ports)
 
 
-#: Processes of a 9300 on IOS-XE 17.x shown by ``show processes cpu`` (PID, name; the first of
-#: the table in genieparser's IOS-XE recording).
-PROCESSES_XE = ((1, "Chunk Manager"), (2, "Load Meter"), (3, "SpanTree Helper"), (4, "Check heaps"),
-                (5, "Pool Manager"), (6, "DiscardQ Background"), (7, "Timers"), (8, "WATCH_AFS"),
-                (9, "SSH Process"), (10, "CDP Protocol"), (11, "Spanning Tree"), (12, "IP Input"))
+#: Processes of an IOS-XE switch shown by ``show processes cpu`` (PID, name, as the table of
+#: genieparser's IOS-XE recording lists its first ones), and the SSH process (the virtual switch).
+PROCESSES_XE = ((1, "Chunk Manager"), (2, "Load Meter"), (3, "SpanTree Helper"), (4, "Retransmission o"),
+                (5, "IPC ISSU Dispatc"), (6, "RF Slave Main Th"), (7, "EDDRI_MAIN"), (8, "RO Notify Timers"),
+                (9, "Check heaps"), (10, "Pool Manager"), (11, "DiscardQ Backgro"), (12, "Timers"),
+                (13, "WATCH_AFS"), (14, "MEMLEAK PROCESS"), (15, "SSH Process"))
 
 
 def render_processes_cpu_xe(percent: int, ssh_ms: int) -> str:
@@ -197,5 +198,5 @@ def render_processes_cpu_xe(percent: int, ssh_ms: int) -> str:
         ms = ssh_ms if name == "SSH Process" else 0
         inv = max(1, ms)
         pct = f"{percent:.2f}%" if name == "SSH Process" else "0.00%"
-        out.append(f"{pid:4d}{ms:12d}{inv:12d}{ms * 1000 // inv:11d}{pct:>7}{pct:>7}{pct:>7}{0:4d} {name:<17}")
+        out.append(f"{pid:4d}{ms:12d}{inv:12d}{ms * 1000 // inv:11d} {pct:>6} {pct:>6} {pct:>6}{0:4d} {name[:16]:<16} ")
     return "\n".join(out) + "\n"

@@ -120,5 +120,5 @@ def render_processes_cpu(percent: int, ssh_ms: int) -> str:
         inv = max(1, ms)
         usecs = ms * 1000 // inv
         pct = f"{percent:.2f}%" if name == "SSH Process" else "0.00%"
-        out.append(f"{pid:4d}{ms:12d}{inv:10d}{usecs:11d}{pct:>7}{pct:>7}{pct:>7}{0:4d} {name:<16} ")
+        out.append(f"{pid:4d}{ms:12d}{inv:10d}{usecs:11d} {pct:>6} {pct:>6} {pct:>6}{0:4d} {name:<16} ")
     return "\n".join(out) + "\n"

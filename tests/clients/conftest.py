@@ -41,6 +41,21 @@ class Switch:
     topology: Path
     state: Path
 
+    def push_thesis(self, out: Path) -> subprocess.CompletedProcess:
+        """``qoslab switch push thesis`` to this switch (device ``virtual``), backups in ``out``."""
+        return subprocess.run([sys.executable, "-m", "qoslab", "switch", "push", "thesis", "-t", str(self.topology),
+                               "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+    def stock_netmiko(self, device_type: str):
+        """Stock Netmiko ``ConnectHandler`` (paramiko's own algorithms) in privileged EXEC."""
+        from netmiko import ConnectHandler
+
+        c = ConnectHandler(device_type=device_type, host=self.host, port=self.port, username=self.username,
+                           password=self.password, secret=self.secret, allow_agent=False, use_keys=False,
+                           ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
+        c.enable()
+        return c
+
     def thesis_lines(self) -> list[str]:
         """The thesis profile's IOS lines for this switch (``qoslab switch render thesis``)."""
         out = subprocess.run([sys.executable, "-m", "qoslab", "switch", "render", "thesis", "-t", str(self.topology)],

@@ -7,11 +7,7 @@ Counters after traffic: tests/integration/test_fed_counters.py (a congested tria
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from netmiko import ConnectHandler
 
 from conftest import REPO
 from genie_parse import genie_device, parse
@@ -31,10 +27,7 @@ def test_offers_ios_xe_17_algorithms(vswitch):
 
 @pytest.fixture(scope="module")
 def conn(vswitch):
-    c = ConnectHandler(device_type="cisco_xe", host=vswitch.host, port=vswitch.port, username=vswitch.username,
-                       password=vswitch.password, secret=vswitch.secret, allow_agent=False, use_keys=False,
-                       ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
-    c.enable()
+    c = vswitch.stock_netmiko("cisco_xe")
     yield c
     c.disconnect()
 
@@ -49,11 +42,10 @@ def test_stock_netmiko_cisco_xe_pushes_the_thesis_profile(vswitch, conn):
 
 
 def test_qoslab_switch_push_and_a_second_push_sends_nothing(vswitch, tmp_path):
-    cmd = [sys.executable, "-m", "qoslab", "switch", "push", "thesis", "-t", str(vswitch.topology), "--out",
-           str(tmp_path)]
-    first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    """The push's client settings follow the server's profile: stock paramiko for ``iosxe17``."""
+    first = vswitch.push_thesis(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
-    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    again = vswitch.push_thesis(tmp_path)
     assert again.returncode == 0 and "nothing sent" in again.stdout, again.stdout + again.stderr
 
 

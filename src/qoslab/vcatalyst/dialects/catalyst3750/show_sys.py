@@ -15,7 +15,7 @@ tests/data/ios-samples/README.md). Values that no emulation measures are the cle
 from __future__ import annotations
 
 from ...facts import DeviceFacts, PortView, uptime_text
-from ..ioscommon.render import SviView, port_state
+from ..ioscommon.render import PortForm, SviView, render_port_block
 
 
 def render_version(f: DeviceFacts) -> str:
@@ -87,35 +87,13 @@ def render_inventory(f: DeviceFacts) -> str:
             f"PID: {f.model}-S   , VID: V05  , SN: {f.serial}\n\n")
 
 
+#: A 3750's port block on 12.2(55)SE.
+PORT_FORM = PortForm()
+
+
 def render_interface(p: PortView) -> str:
     """One port of ``show interfaces``."""
-    line, proto, word = port_state(p)
-    dup = f"{p.duplex.capitalize()}-duplex" if p.link_up else "Auto-duplex"
-    spd = f"{p.speed_mbps}Mb/s" if p.link_up else "Auto-speed"
-    desc = [f"  Description: {p.description}"] if p.description else []
-    return "\n".join([
-        f"{p.name} is {line}, line protocol is {proto} ({word}) ",
-        f"  Hardware is Gigabit Ethernet, address is {p.mac} (bia {p.mac})", *desc,
-        f"  MTU 1500 bytes, BW {p.speed_mbps * 1000} Kbit/sec, DLY 10 usec, ",
-        "     reliability 255/255, txload 1/255, rxload 1/255",
-        "  Encapsulation ARPA, loopback not set", "  Keepalive set (10 sec)",
-        f"  {dup}, {spd}, media type is 10/100/1000BaseTX",
-        "  input flow-control is off, output flow-control is unsupported ",
-        "  ARP type: ARPA, ARP Timeout 04:00:00",
-        "  Last input never, output never, output hang never",
-        '  Last clearing of "show interface" counters never',
-        f"  Input queue: 0/75/0/0 (size/max/drops/flushes); Total output drops: {p.out_drops}",
-        "  Queueing strategy: fifo", "  Output queue: 0/40 (size/max)",
-        f"  5 minute input rate {p.rates_bps[0]} bits/sec, 0 packets/sec",
-        f"  5 minute output rate {p.rates_bps[1]} bits/sec, 0 packets/sec",
-        f"     {p.in_packets} packets input, {p.in_bytes} bytes, 0 no buffer",
-        "     Received 0 broadcasts (0 multicasts)", "     0 runts, 0 giants, 0 throttles",
-        "     0 input errors, 0 CRC, 0 frame, 0 overrun, 0 ignored",
-        "     0 watchdog, 0 multicast, 0 pause input", "     0 input packets with dribble condition detected",
-        f"     {p.out_packets} packets output, {p.out_bytes} bytes, 0 underruns",
-        "     0 output errors, 0 collisions, 1 interface resets", "     0 babbles, 0 late collision, 0 deferred",
-        "     0 lost carrier, 0 no carrier, 0 PAUSE output",
-        "     0 output buffer failures, 0 output buffers swapped out"]) + "\n"
+    return render_port_block(p, PORT_FORM)
 
 
 def render_svi(v: SviView) -> str:

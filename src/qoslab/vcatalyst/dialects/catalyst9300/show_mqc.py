@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ....ios.mqc import EgressClass
 from ....ios.xe import dscp_name
 from ...facts import ClassCounters
+from ..ioscommon.render import select_class_maps
 from .counters import QueueStat
 
 
@@ -69,11 +70,9 @@ def match_text(line: str, form: str = "class-map") -> str:
 
 def render_class_map_xe(cms: list[XeClassMap], name: str | None = None) -> str | None:
     """``show class-map [NAME]``; None when NAME is not a class-map."""
-    allc = [(cm, i) for i, cm in enumerate(cms, 1)] + [(CLASS_DEFAULT, 0)]
-    if name is not None:
-        allc = [(cm, i) for cm, i in allc if cm.name == name]
-        if not allc:
-            return None
+    allc = select_class_maps(cms, CLASS_DEFAULT, name)
+    if allc is None:
+        return None
     out = []
     for cm, i in allc:
         out += [f" Class Map {cm.how} {cm.name} (id {i})"] + [f"   {match_text(m)}" for m in cm.matches] + [""]

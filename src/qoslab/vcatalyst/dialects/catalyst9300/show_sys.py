@@ -12,7 +12,7 @@ number is a virtual one (``QSL...``).
 from __future__ import annotations
 
 from ...facts import DeviceFacts, PortView, uptime_text
-from ..ioscommon.render import SviView, port_state
+from ..ioscommon.render import PortForm, SviView, render_port_block
 
 #: The IOS-XE release the virtual 9300 claims (17.9, an extended-maintenance release).
 XE_VERSION = "17.09.05"
@@ -122,36 +122,15 @@ def render_environment_xe(f: DeviceFacts) -> str:
     return "\n".join(out) + "\n"
 
 
+#: A 9300's port block on IOS-XE 17.x (genieparser's recording of a 9000's ports).
+PORT_FORM_XE = PortForm(link_type="link type is auto, ", flow_in="on", input_queue=2000, throttles_end=" ",
+                        unknown_drops=True, pause="pause")
+
+
 def render_interface_xe(p: PortView) -> str:
     """One front port of ``show interfaces`` in the 9300's form (input queue 2000, ``unknown
     protocol drops``, the trailing blank after the state)."""
-    line, proto, word = port_state(p)
-    dup = f"{p.duplex.capitalize()}-duplex" if p.link_up else "Auto-duplex"
-    spd = f"{p.speed_mbps}Mb/s" if p.link_up else "Auto-speed"
-    desc = [f"  Description: {p.description}"] if p.description else []
-    return "\n".join([
-        f"{p.name} is {line}, line protocol is {proto} ({word}) ",
-        f"  Hardware is Gigabit Ethernet, address is {p.mac} (bia {p.mac})", *desc,
-        f"  MTU 1500 bytes, BW {p.speed_mbps * 1000} Kbit/sec, DLY 10 usec, ",
-        "     reliability 255/255, txload 1/255, rxload 1/255",
-        "  Encapsulation ARPA, loopback not set", "  Keepalive set (10 sec)",
-        f"  {dup}, {spd}, link type is auto, media type is 10/100/1000BaseTX",
-        "  input flow-control is on, output flow-control is unsupported ",
-        "  ARP type: ARPA, ARP Timeout 04:00:00",
-        "  Last input never, output never, output hang never",
-        '  Last clearing of "show interface" counters never',
-        f"  Input queue: 0/2000/0/0 (size/max/drops/flushes); Total output drops: {p.out_drops}",
-        "  Queueing strategy: fifo", "  Output queue: 0/40 (size/max)",
-        f"  5 minute input rate {p.rates_bps[0]} bits/sec, 0 packets/sec",
-        f"  5 minute output rate {p.rates_bps[1]} bits/sec, 0 packets/sec",
-        f"     {p.in_packets} packets input, {p.in_bytes} bytes, 0 no buffer",
-        "     Received 0 broadcasts (0 multicasts)", "     0 runts, 0 giants, 0 throttles ",
-        "     0 input errors, 0 CRC, 0 frame, 0 overrun, 0 ignored",
-        "     0 watchdog, 0 multicast, 0 pause input", "     0 input packets with dribble condition detected",
-        f"     {p.out_packets} packets output, {p.out_bytes} bytes, 0 underruns",
-        "     0 output errors, 0 collisions, 1 interface resets", "     0 unknown protocol drops",
-        "     0 babbles, 0 late collision, 0 deferred", "     0 lost carrier, 0 no carrier, 0 pause output",
-        "     0 output buffer failures, 0 output buffers swapped out"]) + "\n"
+    return render_port_block(p, PORT_FORM_XE)
 
 
 def render_svi_xe(v: SviView) -> str:

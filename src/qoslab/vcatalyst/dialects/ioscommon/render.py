@@ -10,8 +10,11 @@ tests/data/ios-samples/README.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ...facts import PortView
+
+CM = TypeVar("CM")
 
 
 def render_privilege(level: int) -> str:
@@ -42,6 +45,61 @@ def svi_state(v: SviView) -> tuple[str, str]:
     if not v.admin_up:
         return "administratively down", "down"
     return ("up", "up") if v.up else ("down", "down")
+
+
+@dataclass(frozen=True)
+class PortForm:
+    """What differs between IOS releases in a front port's ``show interfaces`` block: the media
+    line's link type, input flow control, input queue depth, the ``throttles`` line's trailing
+    blank, the ``unknown protocol drops`` line, the case of ``PAUSE output``."""
+
+    link_type: str = ""
+    flow_in: str = "off"
+    input_queue: int = 75
+    throttles_end: str = ""
+    unknown_drops: bool = False
+    pause: str = "PAUSE"
+
+
+def render_port_block(p: PortView, form: PortForm) -> str:
+    """One front port of ``show interfaces`` in ``form``; counters from the port view."""
+    line, proto, word = port_state(p)
+    dup = f"{p.duplex.capitalize()}-duplex" if p.link_up else "Auto-duplex"
+    spd = f"{p.speed_mbps}Mb/s" if p.link_up else "Auto-speed"
+    desc = [f"  Description: {p.description}"] if p.description else []
+    unknown = ["     0 unknown protocol drops"] if form.unknown_drops else []
+    return "\n".join([
+        f"{p.name} is {line}, line protocol is {proto} ({word}) ",
+        f"  Hardware is Gigabit Ethernet, address is {p.mac} (bia {p.mac})", *desc,
+        f"  MTU 1500 bytes, BW {p.speed_mbps * 1000} Kbit/sec, DLY 10 usec, ",
+        "     reliability 255/255, txload 1/255, rxload 1/255",
+        "  Encapsulation ARPA, loopback not set", "  Keepalive set (10 sec)",
+        f"  {dup}, {spd}, {form.link_type}media type is 10/100/1000BaseTX",
+        f"  input flow-control is {form.flow_in}, output flow-control is unsupported ",
+        "  ARP type: ARPA, ARP Timeout 04:00:00",
+        "  Last input never, output never, output hang never",
+        '  Last clearing of "show interface" counters never',
+        f"  Input queue: 0/{form.input_queue}/0/0 (size/max/drops/flushes); Total output drops: {p.out_drops}",
+        "  Queueing strategy: fifo", "  Output queue: 0/40 (size/max)",
+        f"  5 minute input rate {p.rates_bps[0]} bits/sec, 0 packets/sec",
+        f"  5 minute output rate {p.rates_bps[1]} bits/sec, 0 packets/sec",
+        f"     {p.in_packets} packets input, {p.in_bytes} bytes, 0 no buffer",
+        "     Received 0 broadcasts (0 multicasts)", f"     0 runts, 0 giants, 0 throttles{form.throttles_end}",
+        "     0 input errors, 0 CRC, 0 frame, 0 overrun, 0 ignored",
+        "     0 watchdog, 0 multicast, 0 pause input", "     0 input packets with dribble condition detected",
+        f"     {p.out_packets} packets output, {p.out_bytes} bytes, 0 underruns",
+        "     0 output errors, 0 collisions, 1 interface resets", *unknown,
+        "     0 babbles, 0 late collision, 0 deferred", f"     0 lost carrier, 0 no carrier, 0 {form.pause} output",
+        "     0 output buffer failures, 0 output buffers swapped out"]) + "\n"
+
+
+def select_class_maps(cms: list[CM], default: CM, name: str | None) -> list[tuple[CM, int]] | None:
+    """``show class-map [NAME]``'s class-maps with their ids (configured ones 1..n, the implicit
+    ``class-default`` 0, last); only NAME's when given, None when NAME is not one."""
+    allc = [(cm, i) for i, cm in enumerate(cms, 1)] + [(default, 0)]
+    if name is None:
+        return allc
+    return [(cm, i) for cm, i in allc if getattr(cm, "name", None) == name] or None
 
 
 def render_ip_interface_brief(ports: list[PortView], svis: list[SviView] | None = None) -> str:

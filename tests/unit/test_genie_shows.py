@@ -274,3 +274,22 @@ def test_commands_genie_has_no_parser_for(platform, command, request):
         parse(genie_device(platform), command, _show(s, command))
     assert "Could not find parser" in str(e.value) or isinstance(e.value, SchemaEmptyParserError), NO_PARSER[
         (platform, command)]
+
+
+def test_ntc_templates_read_the_9300_as_netmiko_cisco_xe_does(c9300):
+    """Netmiko ``cisco_xe`` with ``use_textfsm`` retries with ntc-templates' ``cisco_ios``
+    templates (ntc-templates has few ``cisco_xe`` ones): they read the 9300's outputs too."""
+    from ntc_templates.parse import parse_output
+
+    def ntc(cmd: str) -> list[dict]:
+        return parse_output(platform="cisco_ios", command=cmd, data=_show(c9300, cmd))
+
+    f = device_facts(c9300.sw)
+    v = ntc("show version")[0]
+    assert (v["version"], v["hardware"], v["serial"]) == ("17.9.5", ["C9300-24T"], [f.serial])
+    assert [i["pid"] for i in ntc("show inventory")] == ["C9300-24T", "PWR-C1-350WAC-P"]
+    intf = ntc("show interfaces")
+    assert intf[0]["interface"] == "Vlan1" and len(intf) == 25
+    assert intf[1]["input_packets"] == "1000" and intf[1]["output_packets"] == "900"
+    assert len(ntc("show ip interface brief")) == 25 and len(ntc("show interfaces status")) == 24
+    assert len(ntc("show vlan")[0]["interfaces"]) == 24

@@ -258,6 +258,8 @@ NO_PARSER = {
     ("catalyst3750", "show environment all"): "genieparser's ios `show environment` reads a router's sensor "
                                               "table; a 3750 prints status words only",
     ("catalyst3750", "show interfaces summary"): "genieparser has no ios interfaces summary parser",
+    ("catalyst3750", "show vlan brief"): "genieparser has no ios vlan brief parser (its ios `show vlan` one reads the "
+                                         "3750's VLANs: test_vlans_list_every_port)",
     ("catalyst3750", "show mls qos interface Gi1/0/1 statistics"): "no Genie (nor ntc-templates) parser of "
                                                                     "`show mls qos`: qoslab's TextFSM only",
     ("catalyst3750", "show mls qos maps dscp-output-q"): "no Genie parser of `show mls qos maps`",

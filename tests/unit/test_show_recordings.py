@@ -145,3 +145,8 @@ def test_fed_parser_frames_ports_and_refusals():
         parse_fed_queue_stats(head, "Hu1/0/13")
     with pytest.raises(QoslabError, match=r"line 1: '0 1 2 3' before any counters table"):
         parse_fed_queue_stats("0 1 2 3\n", "Hu1/0/13")
+    mixed = (REC / "iosxe-fed-queue-stats-hu.txt").read_text().replace("(Bytes)", "(Frames)", 1)
+    with pytest.raises(QoslabError, match=r"line 26: Bytes after Frames"):
+        parse_fed_queue_stats(mixed, "Hu1/0/13")
+    with pytest.raises(QoslabError, match="no enqueue counters table"):
+        parse_fed_queue_stats("", "Hu1/0/13")

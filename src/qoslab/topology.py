@@ -109,7 +109,8 @@ class Management(StrictModel):
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
-    ssh_profile: Literal["c3750", "modern"] = "c3750"
+    #: None: the switch model's own (3750: ``c3750``, 9300: ``iosxe17``); ``modern``: asyncssh's
+    ssh_profile: Literal["c3750", "iosxe17", "modern"] | None = None
 
     @field_validator("host")
     @classmethod

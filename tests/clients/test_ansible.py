@@ -83,7 +83,7 @@ def test_become_and_all_facts(results):
     assert not r["facts"].get("failed")
     assert f["ansible_net_version"] == "12.2(55)SE12" and f["ansible_net_model"] == "WS-C3750G-24T"
     assert f["ansible_net_serialnum"].startswith("QSL") and f["ansible_net_hostname"] == "Switch"
-    assert sorted(f["ansible_net_interfaces"]) == sorted(f"GigabitEthernet1/0/{i}" for i in range(1, 25))
+    assert sorted(f["ansible_net_interfaces"]) == sorted(["Vlan1"] + [f"GigabitEthernet1/0/{i}" for i in range(1, 25)])
     assert f["ansible_net_filesystems"] == ["flash:"] and "hostname Switch" in f["ansible_net_config"]
     assert f["ansible_net_interfaces"]["GigabitEthernet1/0/1"]["operstatus"] == "up"
 

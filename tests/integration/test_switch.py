@@ -29,10 +29,11 @@ ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 def netmiko(testbed):
     c = json.loads((state_dir(testbed.topo.name) / "credentials").read_text())
     mg = testbed.topo.switch.management
-    # the virtual 3750 announces a 3750's SHA-1 era algorithms: Netmiko with qoslab's legacy transport
-    return netmiko_class(mg.ssh_profile)(device_type="cisco_ios", host=mg.host, port=mg.port, username=c["username"],
-                                         password=c["password"], secret=c["secret"], allow_agent=False,
-                                         use_keys=False)
+    # the virtual 3750 announces a 3750's SHA-1 era algorithms (the model's profile): Netmiko with
+    # qoslab's legacy transport, as the push's endpoint says
+    profile = virtual_endpoint(testbed.topo).ssh_profile
+    return netmiko_class(profile)(device_type="cisco_ios", host=mg.host, port=mg.port, username=c["username"],
+                                  password=c["password"], secret=c["secret"], allow_agent=False, use_keys=False)
 
 
 def tc_classes(testbed, port="Gi1-0-1") -> str:

@@ -32,7 +32,7 @@ XE_IF = [
     T("service-policy input {name:word}", "if"),
     T("service-policy output {name:word}", "if"),
     T("no ip address", "if-keep"), T("shutdown", "if-keep"),
-    T("description {rest:word}", "if-keep", 20, 1),
+    T("description {rest:text}", "if-keep", 40, 1),
 ]
 XE_CMAP = [T("match access-group {acl:word}", "cmap"), T("match access-group name {acl:word}", "cmap"),
            T("match dscp {d:dscp}", "xe-cmap", MATCH_DSCP_MAX, 1),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from ..ios import IosError, ace_text, qos_model
+from ..ios import IosError, qos_model
 from ..ios.config import interface_order
 from ..ios.mqc import egress_classes
 from ..ios.show_qos import (
@@ -187,7 +187,7 @@ def _mqc(sw, cmd: ExecCommand) -> str | None:
         out = render_policy_map(pms, word)
         return out if out is not None else f"Policy Map {word} does not exist\n"
     if n.startswith(("show ip access-lists", "show access-lists")):
-        acls = {k: [ace_text(a) for a in v] for k, v in sw.running.acls.items()}
+        acls = {k: (v.show_header(), v.show_entries()) for k, v in sw.running.acls.items()}
         out = render_access_lists(acls, word)
         return out if out is not None else ""
     return None

@@ -213,11 +213,17 @@ class AccessList:
 
     def resequence(self, start: int, step: int) -> None:
         """``ip access-list resequence NAME START STEP``: entries renumbered START, START+STEP ...
-        in their order, remarks moving with their entries."""
-        order = sorted(set(self.entries) | set(self.remarks))
-        new = {old: start + i * step for i, old in enumerate(order)}
+        in their order; a remark goes with the entry it precedes (one after the last entry
+        stays after it)."""
+        old = sorted(self.entries)
+        new = {s: start + i * step for i, s in enumerate(old)}
+        after = start + len(old) * step
         self.entries = {new[s]: a for s, a in self.entries.items()}
-        self.remarks = {new[s]: r for s, r in self.remarks.items()}
+        remarks: dict[int, list[str]] = {}
+        for k in sorted(self.remarks):
+            to = next((new[s] for s in old if s >= k), after)
+            remarks.setdefault(to, []).extend(r for r in self.remarks[k] if r not in remarks.get(to, []))
+        self.remarks = remarks
 
     def config_lines(self, seqs: bool) -> list[str]:
         """The list as ``show running-config`` prints it; ``seqs``: named-list entries with their

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .acl import ANY, Ace, Addr, Ports
+from .acl import ANY, Ace, Addr, Ports, ace_text
 from .aclnames import ICMP_MESSAGES, PRECEDENCE, PROTOCOLS, keyword, port_value
-from .grammar import dscp_value, is_ip
+from .grammar import dscp_value, is_ip, tokens
 
 _ACTIONS = {"permit": 0, "deny": 0}
 _OPS = {"eq": 0, "neq": 0, "gt": 0, "lt": 0, "range": 0}
@@ -199,3 +199,11 @@ def parse_ace(toks: list[tuple[str, int]], standard: bool = False) -> tuple[int,
         return c.i, None
     return c.i, Ace(act, proto, src, dst, sport, dport, opts.icmp, opts.established, opts.dscp, opts.precedence,
                     opts.log)
+
+
+def canonical_entry(text: str, standard: bool = False) -> str:
+    """An entry line (without sequence number) as IOS prints it in ``show access-lists``
+    (``permit tcp any any eq 80`` -> ``permit tcp any any eq www``); a line that does not parse
+    comes back with its spaces collapsed. For comparing configurations whatever form was typed."""
+    _, ace = parse_ace(tokens(text), standard)
+    return ace_text(ace) if ace is not None else " ".join(text.split())

@@ -104,8 +104,8 @@ def test_resource_modules_gathered(results):
     assert r["acls"]["gathered"][0]["afi"] == "ipv4" and {"100", "112", "scavenger"} <= set(acls)
     # cisco.ios parses ACEs from "ip access-list extended NAME" sections only; IOS 12.2 shows numbered
     # lists as "access-list N ..." lines, so they come back by name (from `show access-lists`), as on hardware
-    ace = acls["scavenger"]["aces"][0]
-    assert (ace["grant"], ace["protocol"], ace["destination"]["port_protocol"]) == ("permit", "udp", {"eq": "9"})
+    ace = acls["scavenger"]["aces"][0]  # typed `eq 9`: IOS prints the keyword (`eq discard`)
+    assert (ace["grant"], ace["protocol"], ace["destination"]["port_protocol"]) == ("permit", "udp", {"eq": "discard"})
     ifs = {i["name"]: i for i in r["interfaces"]["gathered"]}
     assert len(ifs) == 25 and "Vlan1" in ifs  # 24 ports and interface Vlan1, as a 3750 lists them
     assert ifs["GigabitEthernet1/0/5"]["description"] == "jp-5"

@@ -134,6 +134,9 @@ EXTENDED = [
     ("permit ip 10.0.1.0 0.255.0.255 any", "permit ip 10.0.1.0 0.255.0.255 any"),
     ("permit ip 0.0.0.0 255.255.255.255 any", "permit ip any any"),
     ("perm tc an an eq ww", "permit tcp any any eq www"),
+    ("permit tcp any any established psh", "permit tcp any any established psh"),
+    ("permit tcp any any match-all +ack -fin log", "permit tcp any any match-all +ack -fin log"),
+    ("permit tcp any any match-any +ack +fin +syn +psh", "permit tcp any any match-any +ack +fin +syn +psh"),
 ]
 
 
@@ -180,6 +183,10 @@ HOSTILE = [
     ("x", "permit ip any any log log", "log"),
     ("x", "permit ip any any precedence 8", "8"),
     ("x", "permit icmp any any echo echo", "echo"),
+    ("x", "permit udp any any syn", "syn"),
+    ("x", "permit tcp any any match-all", None),
+    ("x", "permit tcp any any match-any +ack -ack", "-ack"),
+    ("x", "permit tcp any any match-all +ack match-any -fin", "match-any"),
     ("x", "permit", None),
     ("x", "permit tcp", None),
     ("x", "2147483648 permit ip any any", "2147483648"),
@@ -328,6 +335,9 @@ def _first_rule(text: str) -> str:
     ("permit ip any any precedence 5", "ip dscp 40-47"),
     ("permit ip host 198.18.0.1 198.18.0.0 0.0.0.255", "ip saddr 198.18.0.1/32 ip daddr 198.18.0.0/24"),
     ("permit ip 10.0.1.0 0.255.0.255 any", "ip saddr & 255.0.255.0 == 10.0.1.0"),
+    ("permit tcp any any established psh", "ip protocol tcp tcp flags & (ack | rst) != 0 tcp flags & 0x08 == 0x08"),
+    ("permit tcp any any match-all +ack -fin", "ip protocol tcp tcp flags & 0x11 { 0x10 }"),
+    ("permit tcp any any match-any +ack -fin", "ip protocol tcp tcp flags & 0x11 { 0x00, 0x10, 0x11 }"),
 ])
 def test_each_form_compiles_to_the_nft_match_of_its_fields(line, rule):
     assert _first_rule(_compiled(line)) == f"{rule} goto a_Gi1_0_1_1"

@@ -91,7 +91,8 @@ class Ports:
 class Ace:
     """One access-control entry. ``proto``: ``ip`` (any), a protocol keyword (``tcp``, ``gre``)
     or a protocol number as text; ``dst`` None = an entry of a standard list (source only);
-    ``icmp``: (type, code or None); ``log``: ``log`` | ``log-input`` | None."""
+    ``icmp``: (type, code or None); ``log``: ``log`` | ``log-input`` | None; TCP flags: the
+    single-flag keywords (each must be set) and ``match-all|match-any +FLAG|-FLAG ...``."""
 
     action: str
     proto: str
@@ -104,6 +105,10 @@ class Ace:
     dscp: int | None = None
     precedence: int | None = None
     log: str | None = None
+    #: TCP flags that must be set (``ack``, ``psh`` ...: the single-flag keywords)
+    flags: tuple[str, ...] = ()
+    #: ``match-all|match-any`` over signed flags (``("match-all", ("+ack", "-fin"))``), or None
+    flag_match: tuple[str, tuple[str, ...]] | None = None
 
     @property
     def standard(self) -> bool:
@@ -132,6 +137,9 @@ def ace_text(a: Ace, pad: bool = False) -> str:
         parts.append(ICMP_NAMES.get(a.icmp) or " ".join(str(x) for x in a.icmp if x is not None))
     if a.established:
         parts.append("established")
+    parts += list(a.flags)
+    if a.flag_match is not None:
+        parts += [a.flag_match[0], *a.flag_match[1]]
     if a.precedence is not None:
         parts.append(f"precedence {PRECEDENCE_NAMES[a.precedence]}")
     if a.dscp is not None:

@@ -6,14 +6,16 @@ Extended entries (Catalyst 3750 Software Configuration Guide 12.2(55)SE, "Config
 Security with ACLs", and the Cisco IOS Security Command Reference, ``permit (IP)``)::
 
     permit|deny PROTOCOL SOURCE [PORTS] DESTINATION [PORTS] [ICMP-MESSAGE] [established]
+                            [FLAG ...] [match-all|match-any +FLAG|-FLAG ...]
                 [dscp DSCP | precedence PRECEDENCE] [log | log-input]
 
 PROTOCOL: ``ip`` (any), a keyword (``tcp udp icmp igmp gre ospf esp ahp eigrp pim ipinip nos
 pcp``) or a number 0-255; SOURCE/DESTINATION: ``any``, ``host A`` or ``A WILDCARD``; PORTS (tcp
 and udp only): ``eq|neq|gt|lt P`` or ``range P1 P2`` (P1 <= P2), a number or a port keyword;
 ICMP-MESSAGE (icmp only): ``TYPE [CODE]`` (0-255) or a message keyword (``echo``,
-``port-unreachable`` ...); ``established`` (tcp only: ACK or RST set); DSCP 0-63 or a name (``ef``,
-``af41``, ``cs5``, ``default``); PRECEDENCE 0-7 or a name (``critical``). ``dscp`` and
+``port-unreachable`` ...); tcp only: ``established`` (ACK or RST set), the flags ``ack fin psh rst
+syn urg`` (each one set), ``match-all|match-any +FLAG|-FLAG ...`` (all / any of: set, clear);
+DSCP 0-63 or a name (``ef``, ``af41``, ``cs5``, ``default``); PRECEDENCE 0-7 or a name (``critical``). ``dscp`` and
 ``precedence`` exclude each other. Standard entries: ``permit|deny any | host A | A [WILDCARD]
 [log]``. Keywords may be abbreviated where unambiguous (the IOS rule).
 """
@@ -29,7 +31,10 @@ from .grammar import dscp_value, is_ip, tokens
 
 _ACTIONS = {"permit": 0, "deny": 0}
 _OPS = {"eq": 0, "neq": 0, "gt": 0, "lt": 0, "range": 0}
-_OPTIONS = {"established": 0, "dscp": 0, "precedence": 0, "log": 0, "log-input": 0}
+#: The TCP flags an entry can test (Cisco IOS Security Command Reference, ``permit (IP)``).
+TCP_FLAGS = ("ack", "fin", "psh", "rst", "syn", "urg")
+_OPTIONS = {"established": 0, "dscp": 0, "precedence": 0, "log": 0, "log-input": 0, "match-all": 0, "match-any": 0,
+            **dict.fromkeys(TCP_FLAGS, 0)}
 
 
 class _Cursor:
@@ -133,6 +138,19 @@ class _Opts:
     dscp: int | None = None
     precedence: int | None = None
     log: str | None = None
+    flags: tuple[str, ...] = ()
+    flag_match: tuple[str, tuple[str, ...]] | None = None
+
+
+def _signed_flags(c: _Cursor) -> tuple[str, ...] | None:
+    """``+FLAG|-FLAG ...`` after ``match-all|match-any`` (at least one, each flag once)."""
+    got: list[str] = []
+    while (tok := c.peek()) is not None and tok[:1] in "+-" and tok[1:].lower() in TCP_FLAGS:
+        if any(g[1:] == tok[1:].lower() for g in got):
+            return None
+        got.append(tok[0] + tok[1:].lower())
+        c.i += 1
+    return tuple(got) or None
 
 
 def _options(c: _Cursor, proto: str) -> _Opts | None:
@@ -143,12 +161,21 @@ def _options(c: _Cursor, proto: str) -> _Opts | None:
     while c.peek() is not None:
         start = c.i
         opt = c.word(_OPTIONS)
-        kind = "log" if opt in ("log", "log-input") else "mark" if opt in ("dscp", "precedence") else opt
-        if opt is None or kind in seen or (opt == "established" and proto != "tcp"):
+        kind = "log" if opt in ("log", "log-input") else "mark" if opt in ("dscp", "precedence") else \
+            "match" if opt in ("match-all", "match-any") else opt
+        tcp_only = opt == "established" or opt in TCP_FLAGS or kind == "match"
+        if opt is None or kind in seen or (tcp_only and proto != "tcp"):
             c.i = start
             return None
         seen.add(kind or "")
-        if opt == "dscp":
+        if opt in TCP_FLAGS:
+            got.flags += (opt,)
+        elif kind == "match":
+            flags = _signed_flags(c)
+            if flags is None:
+                return None
+            got.flag_match = (opt, flags)
+        elif opt == "dscp":
             v = c.take(lambda s: dscp_value(s) is not None)
             if v is None:
                 return None
@@ -198,7 +225,7 @@ def parse_ace(toks: list[tuple[str, int]], standard: bool = False) -> tuple[int,
     if src is None or dst is None or opts is None or c.i < len(c.words):
         return c.i, None
     return c.i, Ace(act, proto, src, dst, sport, dport, opts.icmp, opts.established, opts.dscp, opts.precedence,
-                    opts.log)
+                    opts.log, opts.flags, opts.flag_match)
 
 
 def canonical_entry(text: str, standard: bool = False) -> str:

@@ -345,7 +345,7 @@ def load_config(text: str, rc: RunningConfig) -> list[IosError]:
         s = raw.strip()
         if s.startswith("end") and not s.startswith("end-"):
             break
-        if not s or s.startswith(("Building configuration", "Current configuration")):
+        if not s or s.startswith(("Building configuration", "Current configuration", "Configuration of Partition")):
             continue
         if s.startswith("!"):
             mode = Mode(GLOBAL)

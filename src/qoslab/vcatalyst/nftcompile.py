@@ -84,9 +84,30 @@ def _ports(proto: str, field: str, p: Ports) -> str:
     return f"{proto} {field} {value}"
 
 
+#: TCP header flag bits (RFC 793).
+TCP_BITS = {"fin": 0x01, "syn": 0x02, "rst": 0x04, "psh": 0x08, "ack": 0x10, "urg": 0x20}
+
+
+def _tcp_flags(ace: Ace) -> list[str]:
+    """nft matches of an ACE's TCP flags: single flags all set; ``match-all|match-any`` over
+    signed flags as the set of flag combinations (of the flags named) that satisfy it."""
+    out = []
+    if ace.flags:
+        mask = sum(TCP_BITS[f] for f in ace.flags)
+        out.append(f"tcp flags & {mask:#04x} == {mask:#04x}")
+    if ace.flag_match is not None:
+        how, signed = ace.flag_match
+        bits = [(TCP_BITS[f[1:]], f[0] == "+") for f in signed]
+        mask = sum(b for b, _ in bits)
+        test = all if how == "match-all" else any
+        values = [v for v in range(mask + 1) if v & ~mask == 0 and test(bool(v & b) == want for b, want in bits)]
+        out.append(f"tcp flags & {mask:#04x} {{ {', '.join(f'{v:#04x}' for v in values)} }}")
+    return out
+
+
 def _ace_match(ace: Ace) -> str:
     """nft match expression of an ACE's fields: addresses, protocol (by number where nft has no
-    name for it), ports, ICMP type/code, ``established`` (ACK or RST set), ``dscp`` and
+    name for it), ports, ICMP type/code, ``established`` (ACK or RST set), TCP flags, ``dscp`` and
     ``precedence`` (the DSCPs whose top three bits are the precedence). ``log`` is not matched
     on (it only logs on a switch)."""
     parts = _addr("saddr", ace.src) + (_addr("daddr", ace.dst) if ace.dst is not None else [])
@@ -100,6 +121,7 @@ def _ace_match(ace: Ace) -> str:
         parts.append(f"icmp type {ace.icmp[0]}" + (f" icmp code {ace.icmp[1]}" if ace.icmp[1] is not None else ""))
     if ace.established:
         parts.append("tcp flags & (ack | rst) != 0")
+    parts += _tcp_flags(ace)
     if ace.dscp is not None:
         parts.append(f"ip dscp {ace.dscp}")
     if ace.precedence is not None:

@@ -129,9 +129,9 @@ VERSION_LINE = {"c3750": "version 12.2", "c9300": "version 17.9"}
 #: The order in which a 3750 lists an interface's lines (as in the AutoQoS-generated interface
 #: configurations of the Catalyst 3750 QoS configuration guide: queueing, then trust, then the
 #: input policy last).
-IF_LINE_ORDER = ("description", "no ip address", "shutdown", "srr-queue bandwidth share", "srr-queue bandwidth shape",
-                 "srr-queue bandwidth limit", "queue-set", "priority-queue out", "mls qos trust", "no mdix auto",
-                 "service-policy input", "service-policy output")
+IF_LINE_ORDER = ("description", "ip address", "no ip address", "shutdown", "srr-queue bandwidth share",
+                 "srr-queue bandwidth shape", "srr-queue bandwidth limit", "queue-set", "priority-queue out",
+                 "mls qos trust", "no mdix auto", "service-policy input", "service-policy output")
 
 
 def _sized(text: str, body_from: int = 0) -> str:

@@ -225,6 +225,7 @@ IF_TEMPLATES = [
     T("srr-queue bandwidth limit {p:10-90}", "if"),
     T("priority-queue out", "if"),
     T("queue-set {qs:1-2}", "if"),
+    T("ip address {ip:ip} {mask:ip}", "if-keep"),  # SVIs only (qoslab.ios.interpret._ip_address)
     T("no ip address", "if-keep"), T("no mdix auto", "if-keep"), T("shutdown", "if-keep"),
     T("description {rest:text}", "if-keep", 40, 1),
 ]

@@ -208,11 +208,28 @@ def _monitor(c: Ctx) -> Mode:
 def _if_line(c: Ctx) -> Mode:
     assert c.mode.target is not None
     sec = c.rc.interfaces[c.mode.target]
+    if c.words[:2] == ["ip", "address"] or c.words == ["no", "ip", "address"]:
+        return _ip_address(c, sec)
     key = _if_key(c.words)
     if c.negate:
         _remove_prefix(sec.children, key)
     else:
         _set_unique(sec.children, c.text, key)
+    return c.mode
+
+
+def _ip_address(c: Ctx, sec: Section) -> Mode:
+    """``ip address A M`` / ``no ip address`` on an SVI (``interface VlanN``): one address, the two
+    forms replace each other (Catalyst 3750 Software Configuration Guide, "Assigning the Switch IP
+    Address"); a switch port takes none (it is a layer-2 port: ``% Invalid input`` at ``ip``)."""
+    assert c.mode.target is not None
+    if not c.mode.target.startswith("Vlan") and c.words[0] == "ip" and not c.negate:
+        raise IosError(c.line, c.body[0][1])
+    sec.children[:] = [x for x in sec.children if not x.startswith(("ip address", "no ip address"))]
+    if c.words[0] == "ip" and not c.negate:
+        sec.children.append(c.text)
+    else:
+        sec.children.append("no ip address")
     return c.mode
 
 

@@ -8,20 +8,17 @@ tests/clients/test_acls_xe.py runs the same against the virtual 9300."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from netmiko.exceptions import ConfigInvalidException
 
 from conftest import REPO
 from qoslab.switch.legacyssh import netmiko_class
 
-from .test_ansible import ANSIBLE, LEGACY_SSH_CONFIG, LEGACY_VARS
+from .test_ansible import ANSIBLE, run_play
 
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command|Duplicate sequence number)"
 DEVICE_TYPE = "cisco_ios"
@@ -136,24 +133,7 @@ def run_ansible(sw, tmp: Path, sequences: bool) -> dict:
         {"name": "merge", "cisco.ios.ios_acls": {"state": "merged", "config": cfg}},
         {"name": "merge again", "cisco.ios.ios_acls": {"state": "merged", "config": cfg}},
         {"name": "gathered", "cisco.ios.ios_acls": {"state": "gathered"}}]}]
-    inv = {"all": {"hosts": {"sw": {
-        "ansible_host": sw.host, "ansible_port": sw.port, "ansible_user": sw.username,
-        "ansible_password": sw.password, "ansible_connection": "ansible.netcommon.network_cli",
-        "ansible_network_os": "cisco.ios.ios", "ansible_become": True, "ansible_become_method": "enable",
-        "ansible_become_password": sw.secret, **LEGACY_VARS}}}}
-    (tmp / "inv.yml").write_text(yaml.safe_dump(inv))
-    os.chmod(tmp / "inv.yml", 0o600)
-    (tmp / "play.yml").write_text(yaml.safe_dump(play, sort_keys=False))
-    (tmp / "ssh_config").write_text(LEGACY_SSH_CONFIG)
-    env = {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
-           "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
-           "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
-    cmd = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-           'mount --bind "$0" /etc/ssh/ssh_config && exec "$@"', str(tmp / "ssh_config"),
-           str(ANSIBLE), "-i", "inv.yml", "play.yml"]
-    p = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
-    out = p.stdout[p.stdout.index("{"):]
-    return {t["task"]["name"]: t["hosts"]["sw"] for t in json.loads(out)["plays"][0]["tasks"]}
+    return run_play(sw, tmp, play)
 
 
 #: On IOS 12.2 the running-config has no sequence numbers (cisco.ios then keys the entries by

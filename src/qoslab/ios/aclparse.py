@@ -23,7 +23,8 @@ DSCP 0-63 or a name (``ef``, ``af41``, ``cs5``, ``default``); PRECEDENCE 0-7 or 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import replace
+from typing import Any
 
 from .acl import ANY, Ace, Addr, Ports, ace_text
 from .aclnames import ICMP_MESSAGES, PRECEDENCE, PROTOCOLS, keyword, port_value
@@ -129,19 +130,6 @@ def _icmp(c: _Cursor) -> tuple[int, int | None] | None:
     return ICMP_MESSAGES[name] if name else None
 
 
-@dataclass
-class _Opts:
-    """The trailing options of an extended entry (see :class:`~qoslab.ios.acl.Ace`)."""
-
-    icmp: tuple[int, int | None] | None = None
-    established: bool = False
-    dscp: int | None = None
-    precedence: int | None = None
-    log: str | None = None
-    flags: tuple[str, ...] = ()
-    flag_match: tuple[str, tuple[str, ...]] | None = None
-
-
 def _signed_flags(c: _Cursor) -> tuple[str, ...] | None:
     """``+FLAG|-FLAG ...`` after ``match-all|match-any`` (at least one, each flag once)."""
     got: list[str] = []
@@ -153,10 +141,11 @@ def _signed_flags(c: _Cursor) -> tuple[str, ...] | None:
     return tuple(got) or None
 
 
-def _options(c: _Cursor, proto: str) -> _Opts | None:
-    """The trailing options (each at most once, in any order; ``dscp`` and ``precedence``
-    exclude each other); None at the first bad token (``c.i`` on it)."""
-    got = _Opts(icmp=_icmp(c) if proto == "icmp" else None)
+def _options(c: _Cursor, proto: str) -> dict[str, Any] | None:
+    """The trailing options as :class:`~qoslab.ios.acl.Ace` fields (each at most once, in any
+    order; ``dscp`` and ``precedence`` exclude each other); None at the first bad token (``c.i``
+    on it)."""
+    got: dict[str, Any] = {"icmp": _icmp(c)} if proto == "icmp" else {}
     seen: set[str] = set()
     while c.peek() is not None:
         start = c.i
@@ -169,26 +158,19 @@ def _options(c: _Cursor, proto: str) -> _Opts | None:
             return None
         seen.add(kind or "")
         if opt in TCP_FLAGS:
-            got.flags += (opt,)
+            got["flags"] = got.get("flags", ()) + (opt,)
         elif kind == "match":
-            flags = _signed_flags(c)
-            if flags is None:
-                return None
-            got.flag_match = (opt, flags)
+            got["flag_match"] = (opt, _signed_flags(c))
         elif opt == "dscp":
             v = c.take(lambda s: dscp_value(s) is not None)
-            if v is None:
-                return None
-            got.dscp = dscp_value(v)
+            got["dscp"] = dscp_value(v) if v is not None else None
         elif opt == "precedence":
-            got.precedence = _precedence(c.peek())
-            if got.precedence is None:
-                return None
-            c.i += 1
-        elif opt == "established":
-            got.established = True
+            got["precedence"] = _precedence(c.peek())
+            c.i += got["precedence"] is not None
         else:
-            got.log = opt
+            got["established" if opt == "established" else "log"] = True if opt == "established" else opt
+        if None in (got.get("dscp", 0), got.get("precedence", 0)) or (kind == "match" and got["flag_match"][1] is None):
+            return None
     return got
 
 
@@ -224,8 +206,7 @@ def parse_ace(toks: list[tuple[str, int]], standard: bool = False) -> tuple[int,
     opts = _options(c, proto) if ok else None
     if src is None or dst is None or opts is None or c.i < len(c.words):
         return c.i, None
-    return c.i, Ace(act, proto, src, dst, sport, dport, opts.icmp, opts.established, opts.dscp, opts.precedence,
-                    opts.log, opts.flags, opts.flag_match)
+    return c.i, replace(Ace(act, proto, src, dst, sport, dport), **opts)
 
 
 def canonical_entry(text: str, standard: bool = False) -> str:

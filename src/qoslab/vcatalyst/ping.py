@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ios import IosError
+from ..ios.grammar import is_ip
 from ..ios.svi import svi_address
 from ..testbed.plan import switch_namespace
 from ..topology import TESTBED_NETWORK
@@ -156,7 +157,7 @@ def ping(sw: Any, text: str, dest: str) -> str:
         lo, hi = PING_OPTIONS[k][1:]
         if not lo <= opts.get(k, PING_OPTIONS[k][0]) <= hi:
             raise IosError(text, text.rindex(str(opts[k])))
-    if not _is_ip(dest):
+    if not is_ip(dest):
         return UNKNOWN_HOST
     ns, src = _route(sw, dest)
     if ns is None:
@@ -175,7 +176,7 @@ def traceroute(sw: Any, text: str, dest: str, vrf_info: bool) -> str:
     lo, hi = opts.get("ttl", TRACE_DEFAULTS["ttl"])
     if not (0 <= lo <= hi <= 255 and 1 <= count <= 65535 and 0 <= timeout <= 3600):
         raise IosError(text, len(text) - 1)
-    if not _is_ip(dest):
+    if not is_ip(dest):
         return UNKNOWN_HOST
     ns, _ = _route(sw, dest)
     hops: list[list[Probe]] = []
@@ -194,11 +195,3 @@ def traceroute(sw: Any, text: str, dest: str, vrf_info: bool) -> str:
         if any(p.kind == "!" and p.src == dest for p in hop):
             break
     return render_traceroute(dest, hops, vrf_info)
-
-
-def _is_ip(s: str) -> bool:
-    try:
-        ipaddress.IPv4Address(s)
-        return True
-    except ValueError:
-        return False

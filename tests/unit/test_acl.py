@@ -52,13 +52,15 @@ def test_entries_go_in_by_number_and_a_duplicate_number_is_refused_as_ios_refuse
     m = run(rc, "ip access-list extended flood", "10 permit udp any any eq 9", "30 permit udp any any eq 7")
     run(rc, "ip access-list extended flood", "20 permit tcp any any")
     assert [s for s, _ in entries(rc, "flood")] == [10, 20, 30]
-    # the same entry again (any number) changes nothing, without a message
-    interpret(rc, m, "10 permit udp any any eq 9")
+    # the same entry again with a new number, or none, changes nothing, without a message
     interpret(rc, m, "40 permit udp any any eq 9")
+    interpret(rc, m, "permit udp any any eq 9")
     assert len(entries(rc, "flood")) == 3
-    with pytest.raises(IosError) as e:
-        interpret(rc, m, "10 permit ip any any")
-    assert e.value.kind == "message" and e.value.render(20) == DUPLICATE_SEQ + "\n"
+    # a number already present is refused, even for the same entry (a list pasted twice)
+    for line in ("10 permit ip any any", "10 permit udp any any eq 9"):
+        with pytest.raises(IosError) as e:
+            interpret(rc, m, line)
+        assert e.value.kind == "message" and e.value.render(20) == DUPLICATE_SEQ + "\n"
     assert entries(rc, "flood")[0] == (10, "permit udp any any eq discard")
     # no number: 10 more than the last one
     interpret(rc, m, "deny ip any any")
@@ -75,6 +77,13 @@ def test_no_seq_no_entry_and_resequence():
     assert entries(rc, "a") == [(5, "permit udp any any")]
     run(rc, "ip access-list extended a", "permit icmp any any", "ip access-list resequence a 100 7")
     assert [s for s, _ in entries(rc, "a")] == [100, 107]
+    # remarks: before the next entry; `no SEQ remark` / `no remark` (as cisco.ios sends them) clear them
+    m = run(rc, "ip access-list extended a", "remark one", "permit tcp any any", "110 remark two", "110 remark three")
+    assert rc.acls["a"].remarks == {110: ["two", "three"], 117: ["one"]}
+    interpret(rc, m, "no 110 remark")
+    assert rc.acls["a"].remarks == {117: ["one"]}
+    interpret(rc, m, "no remark")
+    assert rc.acls["a"].remarks == {}
 
 
 def test_running_config_without_numbers_on_ios_12_2_with_them_on_ios_xe():

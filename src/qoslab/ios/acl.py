@@ -184,16 +184,18 @@ class AccessList:
         return max(self.entries, default=0) + 10
 
     def add(self, ace: Ace, seq: int | None = None) -> str | None:
-        """Add ``ace`` (at ``seq`` or the next number). Returns IOS's error text, or None; an entry
-        equal to an existing one (but for its number) changes nothing, as on IOS."""
+        """Add ``ace`` (at ``seq`` or the next number). Returns IOS's error text, or None: a number
+        already present is refused, even for the same entry (re-pasting a numbered list gives
+        ``% Duplicate sequence number`` on IOS); otherwise an entry equal to an existing one (but
+        for its number) changes nothing."""
+        if seq is not None and seq in self.entries:
+            return DUPLICATE_SEQ
         if ace in self.entries.values():
             return None
         if seq is None:
             seq = self.next_seq()
             if seq > MAX_SEQ:
                 return EXCEEDED_SEQ
-        elif seq in self.entries:
-            return DUPLICATE_SEQ
         self.entries[seq] = ace
         return None
 
@@ -212,6 +214,13 @@ class AccessList:
         at = self.remarks.setdefault(self.next_seq() if seq is None else seq, [])
         if text not in at:
             at.append(text)
+
+    def remove_remarks(self, seq: int | None) -> None:
+        """``no [SEQ] remark``: the remarks before entry SEQ, or every remark of the list."""
+        if seq is None:
+            self.remarks.clear()
+        else:
+            self.remarks.pop(seq, None)
 
     def remove_remark(self, text: str) -> None:
         for s in list(self.remarks):

@@ -4,7 +4,8 @@ given), registered into :mod:`.interpret` when :mod:`qoslab.ios` is imported:
 - ``ip access-list standard|extended NAME`` (enters ``(config-std-nacl)`` / ``(config-ext-nacl)``),
   ``no ip access-list ... NAME``; ``ip access-list resequence NAME START STEP``;
 - in those modes ``[SEQ] permit|deny ...`` (:func:`qoslab.ios.aclparse.parse_ace`), ``[SEQ]
-  remark TEXT``, ``no SEQ``, ``no [SEQ] permit|deny ...``, ``no remark TEXT``;
+  remark TEXT``, ``no SEQ``, ``no [SEQ] permit|deny ...``, ``no remark TEXT``, ``no [SEQ] remark``
+  (the remarks of entry SEQ, or of the whole list);
 - numbered lists ``access-list N permit|deny ...`` / ``access-list N remark TEXT`` (appended),
   ``no access-list N ...`` (removes the whole list, as IOS does whatever follows the number).
 
@@ -97,7 +98,10 @@ def _entry(rc: RunningConfig, mode: Mode, body: Tokens, negate: bool, line: str)
     skip = 1 if seq is not None else 0
     if body and body[0][0].lower() == "remark":
         if len(body) < 2:
-            return None, skip + 1
+            if not negate:
+                return None, skip + 1
+            acl.remove_remarks(seq)  # `no [SEQ] remark` (the form cisco.ios sends): all of them
+            return mode, skip + 1
         text = " ".join(t for t, _ in body[1:])
         if negate:
             acl.remove_remark(text)

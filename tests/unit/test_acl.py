@@ -101,6 +101,13 @@ def test_running_config_without_numbers_on_ios_12_2_with_them_on_ios_xe():
     for rc in (old, xe):  # what the switch prints loads back to the same text
         again = fresh(rc.dialect)
         assert load_config(rc.render(), again) == [] and again.render() == rc.render()
+    # numbered lists: access-list N lines on IOS 12.2, a numbered section on IOS-XE
+    run(old, "access-list 10 remark mgmt", "access-list 10 deny 10.0.0.1")
+    run(xe, "access-list 10 remark mgmt", "access-list 10 deny 10.0.0.1")
+    assert [line for line in old.render().splitlines() if "access-list 10" in line] == [
+        "access-list 10 remark mgmt", "access-list 10 deny   10.0.0.1"]
+    assert section(xe, "ip access-list standard 10") == ["ip access-list standard 10", " 10 remark mgmt",
+                                                         " 10 deny   10.0.0.1"]
     # 12.2 does not keep the numbers: after a reload they are 10, 20, 30 again (as on the 3750)
     again = fresh()
     load_config(old.render(), again)
@@ -372,3 +379,18 @@ def test_addresses_are_kept_masked():
     assert Addr.of("10.4.4.2", "0.0.255.255") == Addr.of("10.4.0.0", "0.0.255.255")
     assert Addr.of("10.0.0.1").network is not None and Addr.of("10.0.1.0", "0.255.0.255").network is None
     assert Ports("range", 1, 2).text("tcp") == "range 1 2"
+
+
+@pytest.mark.parametrize("name", ["thesis", "police-flood", "rmi-ports", "trust-dscp", "fifo"])
+def test_9300_renders_its_access_lists_as_ios_xe_shows_them(name):
+    """Every line the 9300 renderer emits appears verbatim in the IOS-XE running-config that
+    results (numbered sections, numbered entries): a second Ansible ``ios_config`` push changes
+    nothing, as the 3750's test_ios.py::test_rendered_profile_lines_are_what_ios_shows."""
+    from qoslab.platforms import get_platform
+    from qoslab.profiles import load_profile
+
+    lines = get_platform("catalyst9300").render(load_profile(name), TOPO)
+    rc = RunningConfig.factory("Switch", TOPO.switch.ports, "c9300")
+    assert load_config("\n".join(lines), rc) == []
+    shown = set(rc.render().splitlines())
+    assert [line for line in lines if line not in shown and f" {line.strip()}" not in shown] == []

@@ -10,9 +10,10 @@ keywords); Cisco IOS Security Configuration Guide, "IP Access List Entry Sequenc
 present is refused with ``% Duplicate sequence number``, ``ip access-list resequence NAME START
 STEP`` renumbers, ``no NUMBER`` removes one entry; "sequence numbers are not nvgened" on IOS
 12.2 (``show running-config`` of a 3750 prints named-list entries without them, ``show
-access-lists`` with them), while IOS-XE 16 and later print them in the running-config too (the
-form Cisco's own IOS-XE configuration examples show, ``10 permit ...``; the Ansible
-``cisco.ios`` ACL parser reads both forms).
+access-lists`` with them), while IOS-XE 16 and later print them in the running-config too, and
+print a numbered list as a section (``ip access-list standard 10`` / `` 10 permit ...``; real
+IOS-XE running-configs: tests/data/acl-recordings/ and public IOS-XE router/switch configs; the
+Ansible ``cisco.ios`` ACL parser reads both forms).
 """
 
 from __future__ import annotations
@@ -243,11 +244,14 @@ class AccessList:
         self.remarks = remarks
 
     def config_lines(self, seqs: bool) -> list[str]:
-        """The list as ``show running-config`` prints it; ``seqs``: named-list entries with their
-        numbers (IOS-XE), else without (IOS 12.2). Numbered lists print as ``access-list N``."""
-        out = [f"ip access-list {self.kind} {self.name}"] if self.named else []
+        """The list as ``show running-config`` prints it. ``seqs`` (IOS-XE 16 and later): every
+        list as ``ip access-list standard|extended NAME`` with numbered entries, numbered lists
+        too; else (IOS 12.2) named lists without numbers and numbered lists as ``access-list N``
+        lines."""
+        section = self.named or seqs
+        out = [f"ip access-list {self.kind} {self.name}"] if section else []
         for s in sorted(set(self.entries) | set(self.remarks)):
-            pre = f" {s} " if seqs and self.named else " " if self.named else f"access-list {self.name} "
+            pre = f" {s} " if seqs else " " if section else f"access-list {self.name} "
             out += [f"{pre}remark {r}" for r in self.remarks.get(s, [])]
             if s in self.entries:
                 out.append(pre + ace_text(self.entries[s], pad=True))

@@ -209,9 +209,10 @@ def parse_ace(toks: list[tuple[str, int]], standard: bool = False) -> tuple[int,
     return c.i, replace(Ace(act, proto, src, dst, sport, dport), **opts)
 
 
-def canonical_entry(text: str, standard: bool = False) -> str:
+def canonical_entry(text: str, standard: bool = False, pad: bool = False) -> str:
     """An entry line (without sequence number) as IOS prints it in ``show access-lists``
-    (``permit tcp any any eq 80`` -> ``permit tcp any any eq www``); a line that does not parse
-    comes back with its spaces collapsed. For comparing configurations whatever form was typed."""
+    (``permit tcp any any eq 80`` -> ``permit tcp any any eq www``), or with ``pad`` as
+    ``show running-config`` prints it (``deny   ip ...``); a line that does not parse comes back
+    with its spaces collapsed. For comparing configurations whatever form was typed."""
     _, ace = parse_ace(tokens(text), standard)
-    return ace_text(ace) if ace is not None else " ".join(text.split())
+    return ace_text(ace, pad) if ace is not None else " ".join(text.split())

@@ -49,14 +49,17 @@ _SEQ = re.compile(r"^\d+\s+")
 
 def canonical_acls(config_text: str) -> str:
     """``config_text`` with every access-list entry (named lists' children, numbered lists'
-    ``access-list N`` lines) as IOS prints it in ``show access-lists``, without sequence numbers,
-    and without remarks (the module doc). Other lines are unchanged. Pure."""
-    out, kind = [], None
+    ``access-list N`` lines, and IOS-XE's ``ip access-list ... N`` sections of numbered lists, which
+    become ``access-list N`` lines) as IOS prints it in ``show access-lists``, without sequence
+    numbers, and without remarks (the module doc). Other lines are unchanged. Pure."""
+    out, kind, number = [], None, None
     for raw in config_text.splitlines():
         line = raw.rstrip()
         if not line.startswith(" "):
             m = _ACL_SECTION.match(line)
-            kind = m.group(1) if m else None
+            kind, number = (m.group(1), m.group(2) if numbered_kind(m.group(2)) else None) if m else (None, None)
+            if number is not None:
+                continue  # IOS-XE's section of a numbered list: its entries become access-list N lines
             n = _NUMBERED_ACL.match(line)
             num_kind = numbered_kind(n.group(1)) if n else None
             if n and num_kind:
@@ -67,7 +70,8 @@ def canonical_acls(config_text: str) -> str:
             body = _SEQ.sub("", line.strip())
             if body.split()[0] == "remark":
                 continue
-            line = " " + canonical_entry(body, kind == "standard")
+            entry = canonical_entry(body, kind == "standard")
+            line = f"access-list {number} {entry}" if number is not None else " " + entry
         out.append(line)
     return "\n".join(out) + ("\n" if config_text.endswith("\n") else "")
 

@@ -48,6 +48,7 @@ from qoslab.workloads.metrics import Metric, decimals
 # %% tags=["parameters"]
 stats_path = ""  # stats.json of a campaign, or of `qoslab-analysis thesis`
 campaign_dir = ""  # the campaign folder ("" in thesis mode)
+stats_dir = ""  # the folder of the campaign statistics files, trials.csv and stats-NAME.json (empty: campaign_dir)
 thesis_data = ""  # the thesis CSV folder (thesis mode)
 thesis_stats_path = ""  # campaign mode: the thesis's statistics, for Table 5 side by side
 include_dropped_captures = False  # class figures also from captures that lost packets
@@ -62,6 +63,7 @@ stats = json.loads(pathlib.Path(stats_path).read_text())
 thesis = "table5" in stats
 main = stats["table5"] if thesis else stats
 camp = pathlib.Path(campaign_dir) if campaign_dir else None
+derived = pathlib.Path(stats_dir or campaign_dir or ".")  # the statistics' files (a report may recompute them)
 figures: list[str] = []
 
 
@@ -114,7 +116,7 @@ if thesis:
                         ORDER)
 else:
     assert camp is not None
-    raw = rl.campaign_raw(pd.read_csv(camp / "trials.csv"), ORDER)
+    raw = rl.campaign_raw(pd.read_csv(derived / "trials.csv"), ORDER)
 
 
 # %%
@@ -142,7 +144,7 @@ for name, sec in secondary.items():  # each secondary metric its own statistics 
     if camp is None or not sec.get("stats"):
         display(Markdown(f"No statistics: {sec.get('skipped', 'none computed')}."))
         continue
-    s2 = json.loads((camp / sec["stats"]).read_text())
+    s2 = json.loads((derived / sec["stats"]).read_text())
     m2 = Metric.from_dict({"name": name, **sec})
     p2 = decimals(m2, [c["mean"] for c in s2["conditions"].values()])
     table(rt.cond_table(s2, [n for n in ORDER if n in s2["conditions"]], sec["unit"], p2),
@@ -231,7 +233,8 @@ if camp and thesis_data and rscale.applies(ctx, ORDER, (camp / "inputs" / "topol
         display(Markdown("No captured uncongested-fifo trial: the quantities need its bytes per class."))
     tdir = pathlib.Path(thesis_data)
     worlds = rscale.normalised_worlds(pd.read_csv(tdir / "thesis-table5-qos.csv"),
-                                      pd.read_csv(tdir / "thesis-table3-scaling.csv"), pd.read_csv(camp / "trials.csv"))
+                                      pd.read_csv(tdir / "thesis-table3-scaling.csv"),
+                                      pd.read_csv(derived / "trials.csv"))
     display(Markdown(rscale.overlay_sentence(worlds)))
     show(rscale.overlay_figure(worlds, COLOR), "fig-scale-overlay.png")
     table(rscale.overlay_table(worlds), float_format=lambda v: f"{v:.2f}")
@@ -244,8 +247,8 @@ def per_condition_stack(parts: dict[str, dict[str, float]], colors: dict[str, st
     show(fg.stack(parts, ORDER, COLOR, colors, title, ylabel), name)
 
 
-if camp and (camp / "stats-network.json").exists():
-    net = json.loads((camp / "stats-network.json").read_text())
+if camp and (derived / "stats-network.json").exists():
+    net = json.loads((derived / "stats-network.json").read_text())
     display(Markdown("## Where the time goes: compute vs network wait"))
     display(Markdown(tx.NETWORK_WAIT))
     table(rt.cond_table(net, [n for n in ORDER if n in net["conditions"]]), float_format=lambda v: f"{v:.3f}")
@@ -321,10 +324,10 @@ if camp:
 
 
 # %%
-calls_stats = camp / "calls-stats.json" if camp else None
-if camp and calls_stats is not None and calls_stats.exists() and (camp / "calls.jsonl").exists():
+calls_stats = derived / "calls-stats.json" if camp else None
+if camp and calls_stats is not None and calls_stats.exists() and (derived / "calls.jsonl").exists():
     cs = json.loads(calls_stats.read_text())
-    lat = rc.latencies((json.loads(line) for line in (camp / "calls.jsonl").read_text().splitlines() if line),
+    lat = rc.latencies((json.loads(line) for line in (derived / "calls.jsonl").read_text().splitlines() if line),
                        ORDER)
     display(Markdown("## Call latency: what the network does to each RMI call"))
     display(Markdown(tx.calls_intro(cs["settings"]["bootstrap_resamples"])))

@@ -115,3 +115,59 @@ def test_trial_cgroup_ends_a_daemon_keeps_the_pool_and_lists_survivors(tmp_path)
     finally:
         ex.stop(worker)
         assert [p.pid for p in cgroups.end_all(camp)] == [] and cgroups.remove(camp)
+
+
+def test_status_after_a_kill_9_lists_the_killed_trials_leftovers(tmp_path):
+    """Issue 45: `campaign status` right after a kill -9 of the run said `leftovers: none` while the
+    killed trial's cgroup held its processes (it looked only at trials not marked running). The
+    head leaves a detached daemon and then runs long; the run is killed (SIGKILL) in the trial;
+    status says the trial was left running by a dead run and lists the daemon in its cgroup."""
+    import signal
+    import time
+
+    from .campaign_helpers import topology_copy
+
+    tfile = topology_copy(tmp_path, unique_name("ck"))
+    (tmp_path / "head.py").write_text(HEAD)
+    piddir = tmp_path / "pids"
+    piddir.mkdir()
+    pb = {"name": "killed", "topology": str(tfile), "device": "virtual", "capture": "off",
+          "workload": {"kind": "command", "hosts": ["jp-1", "jp-2"],
+                       "head": f"python3 {tmp_path}/head.py {piddir} sleep 120", "timeout_s": 150},
+          "conditions": [{"name": "quiet", "congestion": False, "profile": "fifo"},
+                         {"name": "other", "congestion": False, "profile": "thesis"}],
+          "trials": 2, "warmup": 0, "settle": "fixed", "settle_s": 0.1, "trial_timeout_s": 200, "retries": 0}
+    pfile = tmp_path / "killed.yaml"
+    pfile.write_text(yaml.safe_dump(pb))
+    folder = tmp_path / "campaign"
+    tb = Testbed(load_topology(tfile))
+    proc = subprocess.Popen([sys.executable, "-m", "qoslab", "campaign", "run", str(pfile), "--out", str(folder)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 180
+        while not list(piddir.iterdir()) and time.monotonic() < end:
+            assert proc.poll() is None, "the campaign ended before its first trial's head ran"
+            time.sleep(0.1)
+        (daemon,) = [int(f.read_text()) for f in piddir.iterdir()]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        s = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "status", str(folder)],
+                           capture_output=True, text=True, timeout=60)
+        out = " ".join(s.stdout.split())
+        assert s.returncode == 0, s.stderr
+        assert "marked running by a run that is no longer alive" in out, out
+        assert "leftovers of trial-" in out and f"sleep (pid {daemon}" in out, out
+        assert "leftovers: none" not in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        cg = cgroups.campaign_cgroup(folder)
+        cgroups.end_all(cg)
+        cgroups.remove(cg)
+        for f in piddir.iterdir():
+            try:
+                os.kill(int(f.read_text()), 9)
+            except ProcessLookupError:
+                pass
+        tb.down()
+

@@ -22,6 +22,7 @@ COMMANDS = {
     "profile": lambda f, out: ["switch", "render", f],
     "playbook": lambda f, out: ["campaign", "run", f, "--out", out],
     "cli": lambda f, out: f.split(" ") + ["--out", out],
+    "argv": lambda f, out: json.loads(f),  # a whole command line as a JSON list (test_campaign_folders.py)
 }
 
 

@@ -40,3 +40,46 @@ def test_leftovers_are_processes_in_finished_trials_cgroups(tmp_path):
     assert cgroups.leftovers(None, [3]) == {} and cgroups.leftovers(tmp_path / "none", [3]) == {}
     assert not cgroups.tracking()
     cgroups.join_in_child()  # no trial tracked: nothing happens
+
+
+def test_a_killed_runs_trial_and_pool_are_leftovers_once_the_run_is_dead(tmp_path):
+    """Issue 45: after a kill -9 the killed trial is still `running` in the store. Whether the run
+    that marked it is alive is the last provenance segment's PID: alive, a qoslab process, started
+    before its segment was written (a later process that reused the PID is not it)."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from qoslab.campaign.folder import live_run
+
+    camp = tmp_path / "qoslab" / "c1-0123456789"
+    for d in ("trial-5", "pool"):
+        (camp / d).mkdir(parents=True)
+        (camp / d / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    assert list(cgroups.leftovers(camp, finished=[3], pool=True)) == ["pool"]
+    assert list(cgroups.leftovers(camp, finished=[3, 5], pool=True)) == ["pool", "trial-5"]
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+
+    def segment(pid: int, when: float) -> None:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
+        (folder / "provenance.json").write_text(json.dumps({"segments": [{"pid": pid, "time": stamp}]}))
+
+    run = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "qoslab", "campaign", "run"])
+    try:
+        time.sleep(0.2)
+        segment(run.pid, time.time())
+        assert live_run(folder) == run.pid
+        segment(run.pid, time.time() - 3600)  # the segment is older than the process: PID reused
+        assert live_run(folder) is None
+        segment(os.getpid(), time.time())  # alive, but not a qoslab run (pytest)
+        assert live_run(folder) is None or "qoslab" in Path(f"/proc/{os.getpid()}/cmdline").read_text()
+    finally:
+        run.kill()
+        run.wait()
+    segment(run.pid, time.time())
+    assert live_run(folder) is None  # killed
+    (folder / "provenance.json").write_text("[broken")
+    assert live_run(folder) is None and live_run(tmp_path / "nowhere") is None

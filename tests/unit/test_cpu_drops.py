@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from qoslab.campaign import Store
+from qoslab.campaign import SCHEMA, Store
 from qoslab.meters.base import meter_columns
 from qoslab.meters.cpu import (
     COLUMNS,
@@ -190,8 +190,7 @@ def test_store_adds_the_columns_to_an_older_store(tmp_path):
 
     db = tmp_path / "trials.sqlite"
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE trials (idx INTEGER PRIMARY KEY, condition TEXT NOT NULL, trial INTEGER NOT NULL, "
-                "warmup INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending')")
+    con.executescript(SCHEMA)  # the first store's schema (user_version 0), before any migration or meter column
     con.commit()
     con.close()
     st = Store(db)

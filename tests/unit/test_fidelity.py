@@ -27,6 +27,7 @@ from qoslab.meters.fidelityjudge import (
     PortInterval,
     campaign_counts,
     flood_capacity,
+    flood_ratios,
     invalid_warning,
     max_min_shares,
     verdict,
@@ -346,6 +347,48 @@ def test_an_incast_shares_its_port_max_min_fair():
     # unequal demands: the small flow gets what it asks, the others share the rest
     assert max_min_shares(10e6, [1e6, 9e6, 9e6]) == pytest.approx([1e6, 4.5e6, 4.5e6])
     assert max_min_shares(6e6, [9e6, 1e6]) == pytest.approx([5e6, 1e6]) and max_min_shares(-1.0, [1.0]) == [0.0]
+
+
+def test_an_oversubscribed_incast_on_a_port_at_the_link_rate_is_ok():
+    """Issue 45: 4 x 0.3x (3 Mbit/s on the wire each) into one 10 Mbit/s port arrived at 2.90 /
+    2.94 / 1.88 / 2.26 Mbit/s while the port ran at 1.00 of the link: a full FIFO's uneven split,
+    which the per-flow fair share judged invalid (1.88 / 2.5 = 0.75). Flows into one port asking
+    more than its room are judged by their total against the room."""
+    port = "Gi1-0-1"
+    got = [2.90e6, 2.94e6, 1.88e6, 2.26e6]
+    flows = [FlowRates(f"jp-{5 + k}", "jp-1", 3e6, r, 260.0, 260.0, port) for k, r in enumerate(got)]
+    m = _clean(ports={port: _full(10)}, flows=flows)
+    assert flood_capacity(m) == pytest.approx([sum(got) / 4] * 4)  # the fair shares of the room the port had
+    assert flood_ratios(m) == pytest.approx([1.0])  # one value for the incast: its total against that room
+    v, reasons, s = verdict(m, TH)
+    assert v == "ok" and not reasons and s["flood_ratio"] == pytest.approx(1.0)
+    # the same split on a port that sent only 0.8 of the link while the workload had nothing there: invalid
+    low = [FlowRates(f.src, f.dst, f.configured_wire_bps, f.received_wire_bps * 0.8, 260.0, 260.0, port)
+           for f in flows]
+    v, reasons, s = verdict(_clean(ports={port: _full(10, 0.8)}, flows=low), TH)
+    assert v == "invalid" and "flood_ratio" in [r.check for r in reasons] and s["flood_ratio"] == pytest.approx(0.8, abs=1e-3)
+    # two flows that together fit the port keep the per-flow check: one at half its rate is caught
+    pair = [FlowRates("jp-5", "jp-1", 4e6, 4e6, 400.0, 400.0, port), FlowRates("jp-6", "jp-1", 4e6, 2e6, 400.0, 400.0,
+                                                                               port)]
+    assert flood_ratios(_clean(ports={port: _full(10, 0.6)}, flows=pair)) == pytest.approx([1.0, 0.5])
+
+
+def test_the_warning_blames_the_machine_only_for_the_machine_checks(tmp_path):
+    """A campaign whose trials failed flood_ratio only says so, without "this machine could not
+    emulate this campaign"; outside load (a machine check) still says it, naming the check."""
+    st = Store(tmp_path / "trials.sqlite")
+    st.init([ScheduledTrial(k, "a" if k < 3 else "b", k % 3 + 1, False) for k in range(6)], {})
+    for k in range(6):
+        check = "flood_ratio" if k in (1, 4) else None
+        why = [{"check": check, "verdict": "invalid", "text": f"{check} 0.75 < 0.9"}] if check else []
+        st.record(k, status="done", valid=1, elapsed_s=1.0 + k, fidelity="invalid" if check else "ok",
+                  fidelity_reasons=json.dumps(why))
+    w = fidelity_block(_pb(), st)["warning"]
+    assert "2 of 6 trials" in w and "flood_ratio in 2" in w and "this machine could not" not in w, w
+    st.record(1, fidelity_reasons=json.dumps([{"check": "outside_cores", "verdict": "invalid", "text": "x"}]))
+    w = fidelity_block(_pb(), st)["warning"]
+    assert "this machine could not emulate" in w and "flood_ratio in 1, outside_cores in 1" in w, w
+    st.close()
 
 
 def test_flow_rates_judge_a_kernel_paced_sender_against_the_rate_it_was_set_to(tmp_path):

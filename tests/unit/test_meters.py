@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import pytest
 
 from qoslab.campaign.playbook import ScheduledTrial
-from qoslab.campaign.store import Store
+from qoslab.campaign.store import SCHEMA, Store
+from qoslab.errors import QoslabError
 from qoslab.meters.base import BaseMeter, Meter, MeterSet, TrialContext, meter_columns
 from qoslab.meters.drops import CaptureDropsMeter
 from qoslab.registry import meters
@@ -162,16 +163,16 @@ def test_a_readonly_store_neither_migrates_nor_writes(tmp_path):
 
     db = tmp_path / "trials.sqlite"
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE trials (idx INTEGER PRIMARY KEY, condition TEXT NOT NULL, trial INTEGER NOT NULL, "
-                "warmup INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', elapsed_s REAL, valid INTEGER)")
-    con.execute("INSERT INTO trials VALUES (0, 'c', 1, 0, 'done', 1.5, 1)")
+    con.executescript(SCHEMA)  # the first qoslab store's schema (user_version 0): no later column
+    con.execute("INSERT INTO trials (idx, condition, trial, warmup, status, elapsed_s, valid) VALUES (0, 'c', 1, 0, "
+                "'done', 1.5, 1)")
     con.commit()
     con.close()
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     with Store(db, readonly=True) as st:
         [row] = st.trials(counted=True)
         assert row.elapsed_s == 1.5 and row.busy_max_s is None and "cpu_flood_s" not in st.columns()
-        with pytest.raises(sqlite3.OperationalError):
+        with pytest.raises(QoslabError, match="opened read-only"):
             st.set_meta("x", 1)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     with pytest.raises(Exception, match="no campaign store there"):

@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 import yaml
 
+from qoslab.campaign.store import SCHEMA
 from qoslab.report.seedmpj import SEED003_PINGPONG, latencies, mpj_intro, mpj_rows, mpj_table, pingpong_order, shown
 from qoslab.report.seeds import sections
 from qoslab.report.trialresults import counted_results
@@ -112,11 +113,10 @@ def test_sections_pick_the_seed_by_workload():
 def _folder(tmp_path, rows, excluded=()):
     """A campaign folder with trials.sqlite (the columns counted_results reads) and result files."""
     db = sqlite3.connect(tmp_path / "trials.sqlite")
-    db.execute("CREATE TABLE trials (idx INTEGER PRIMARY KEY, condition TEXT NOT NULL, trial INTEGER NOT NULL, "
-               "warmup INTEGER NOT NULL, status TEXT NOT NULL, valid INTEGER)")
-    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.executescript(SCHEMA)  # a qoslab store's tables (a reader refuses any other database)
     for idx, cond, warm, status, valid, res in rows:
-        db.execute("INSERT INTO trials VALUES (?, ?, 1, ?, ?, ?)", (idx, cond, warm, status, valid))
+        db.execute("INSERT INTO trials (idx, condition, trial, warmup, status, valid) VALUES (?, ?, 1, ?, ?, ?)",
+                   (idx, cond, warm, status, valid))
         if res is not None:
             d = tmp_path / "trials" / f"{idx:04d}" / "workload"
             d.mkdir(parents=True)

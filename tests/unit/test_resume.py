@@ -181,11 +181,12 @@ def test_the_runner_reads_the_snapshot_not_the_working_tree(tmp_path):
     r = Runner(folder)
     assert r.topo.name == "ecenet" and r.profiles[str(tmp_path / "fifo.yaml")].name == "fifo"
     manifest = json.loads((folder / "inputs" / "manifest.json").read_text())
-    assert set(manifest) == {"topology", "profiles"} and len(manifest["profiles"]) == 2
+    assert set(manifest) == {"topology", "profiles", "playbook", "workload_files"} and len(manifest["profiles"]) == 2
+    assert manifest["playbook"]["file"] == "playbook.yaml" and manifest["workload_files"] == {}
     prov = json.loads((folder / "provenance.json").read_text())
     assert prov["inputs"]["topology"]["sha256"] == manifest["topology"]["sha256"]
     (folder / manifest["topology"]["file"]).write_text("name: tampered\n")
-    with pytest.raises(ConfigError, match="snapshot of .*topo.yaml is missing or was changed since"):
+    with pytest.raises(ConfigError, match=r"snapshot \(topology\) of .*topo.yaml is missing or was changed since"):
         Runner(folder)
 
 

@@ -196,7 +196,7 @@ def test_statistics_treat_skipped_trials_as_absent(tmp_path, monkeypatch):
     r = Runner(folder)
     r._loop(_env(r))
     monkeypatch.setattr(stats_mod, "run_stats", lambda pb, csv, out: (out.write_text("{}"), {})[1])
-    monkeypatch.setattr(stats_mod, "censoring_stats", lambda pb, st, f: {})
+    monkeypatch.setattr(stats_mod, "censoring_stats", lambda pb, st, f, out=None: {})
     with Store(folder / "trials.sqlite") as st:
         stats = campaign_stats(r.pb, st, folder)
         n = st.meta("sequential")["stopped"]["n"]

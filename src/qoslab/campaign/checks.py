@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import ConfigError, QoslabError
 from ..platforms import get_platform, platform_for_model
 from ..profiles import load_profile
-from ..switch.backends import device_kind
+from ..switch.backends import device_file, device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT
@@ -38,7 +38,8 @@ def check_references(pb: Playbook, path: Path) -> None:
         raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
                                   "(the nodes' pinned host keys)")
     try:
-        device_kind(pb.device)
+        if device_kind(pb.device) == "catalyst":  # its platform must be the topology's: checked before any folder
+            device_file(str(resolve_path(pb.device)), topo)
     except QoslabError as e:
         raise fail(("device",), str(e)) from None
     _check_hosts(pb, topo, fail)

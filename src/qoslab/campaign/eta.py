@@ -125,9 +125,10 @@ def _finished_campaigns(pb: Playbook, roots: Iterable[Path], same: Callable[[Pla
             pbf, db = folder / "playbook.yaml", folder / "trials.sqlite"
             if not (pbf.is_file() and db.is_file()) or not same(pb, pbf):
                 continue
-            try:
-                when = str(json.loads((folder / "provenance.json").read_text()).get("time") or "")
-            except (OSError, ValueError):
+            try:  # (a FIFO or device named provenance.json is never opened)
+                prov = folder / "provenance.json"
+                when = str(json.loads(prov.read_text()).get("time") or "") if prov.is_file() else ""
+            except (OSError, ValueError, AttributeError):
                 when = ""
             found.append((when or f"mtime {db.stat().st_mtime:020.3f}", folder))
     return sorted(found, key=lambda t: t[0], reverse=True)

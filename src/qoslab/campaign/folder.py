@@ -2,18 +2,18 @@
 and schedule; every run of it (the first and each ``--resume``) adds a segment to the provenance.
 
 The snapshot (``inputs/``: the topology, flood, QoS profile and device files as they were when
-the campaign was made, byte for byte, with their SHA-256 in ``inputs/manifest.json``) is what the
-runner reads, so a resumed campaign never mixes in files edited in the working tree since.
+the campaign was made, byte for byte, with their SHA-256 in ``inputs/manifest.json``, beside the
+hashes of the folder's playbook and of the workload's files: :mod:`.snapshot`) is what the
+runner reads, so a resumed campaign never mixes in files edited in the working tree since; a run
+checks all of it (:func:`check_folder`) before it writes anything.
 """
 
 from __future__ import annotations
 
-import hashlib
+import calendar
 import json
 import os
 import random
-import re
-import shutil
 import socket
 import subprocess
 import time
@@ -23,15 +23,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import ConfigError, QoslabError
-from ..profiles import profile_path
-from ..registry import switches
 from ..topology import repo_root
 from ..yamlio import dump_yaml, load_model
-from .playbook import Playbook, resolve_path, schedule
+from .playbook import Playbook, schedule
+from .snapshot import INPUTS, MANIFEST, take, verify
 from .store import Store
 
-INPUTS = "inputs"
-MANIFEST = "inputs/manifest.json"
+__all__ = ["INPUTS", "MANIFEST", "check_folder", "create", "host_facts", "inputs", "live_run", "load_campaign_playbook",
+           "provenance", "read_provenance", "record_preflight", "record_segment", "with_trials"]
+
 
 
 def _version(cmd: list[str]) -> str:
@@ -87,42 +87,6 @@ def with_trials(pb: Playbook, trials: int | None) -> Playbook:
         raise QoslabError(f"--trials {trials}: {e.errors()[0]['msg']}{hint}") from None
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _snapshot(pb: Playbook, out: Path) -> dict[str, Any]:
-    """Copy the playbook's input files into ``out/inputs/``; returns the manifest (role -> {ref,
-    file (relative to the campaign folder), sha256})."""
-    d = out / INPUTS
-    (d / "profiles").mkdir(parents=True, exist_ok=True)
-    manifest: dict[str, Any] = {"profiles": {}}
-
-    def take(ref: str, src: Path, rel: str) -> dict[str, str]:
-        shutil.copyfile(src, out / rel)
-        return {"ref": ref, "file": rel, "sha256": _sha256(out / rel)}
-
-    manifest["topology"] = take(pb.topology, resolve_path(pb.topology), f"{INPUTS}/topology.yaml")
-    floods = pb.floods()
-    if floods:  # the playbook's own flood keeps its old place (inputs/flood.yaml); a factorial's in floods/
-        manifest["floods"] = {}
-        for i, ref in enumerate(floods):
-            stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(ref).stem)[:40] or "flood"
-            rel = f"{INPUTS}/flood.yaml" if ref == pb.flood else f"{INPUTS}/floods/{i:02d}-{stem}.yaml"
-            (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            manifest["floods"][ref] = take(ref, resolve_path(ref), rel)
-        if pb.flood in manifest["floods"]:
-            manifest["flood"] = manifest["floods"][pb.flood]
-    for c in pb.conditions:
-        if c.profile not in manifest["profiles"]:
-            stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(c.profile).stem)[:40] or "profile"
-            rel = f"{INPUTS}/profiles/{len(manifest['profiles']):02d}-{stem}.yaml"
-            manifest["profiles"][c.profile] = take(c.profile, profile_path(c.profile), rel)
-    if pb.device not in switches.names() and pb.device != "testbed":
-        manifest["device"] = take(pb.device, resolve_path(pb.device), f"{INPUTS}/device.yaml")
-    return manifest
-
-
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1))
@@ -144,7 +108,7 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None, sm
     seed = pb.seed if pb.seed is not None else random.SystemRandom().randrange(2**31)
     pb = pb.model_copy(update={"seed": seed})
     (out / "playbook.yaml").write_text(dump_yaml(pb.model_dump(mode="json")))
-    manifest = _snapshot(pb, out)
+    manifest = take(pb, pb_path, out)
     _write_json(out / MANIFEST, manifest)
     _write_json(out / "provenance.json", {**provenance(seed), "playbook": str(pb_path), "inputs": manifest,
                                           "segments": []})
@@ -161,29 +125,96 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None, sm
 
 def load_campaign_playbook(folder: Path) -> Playbook:
     """The resolved playbook a campaign folder was made with. Raises ConfigError (file, line,
-    field) when it is missing or invalid."""
-    return load_model(folder / "playbook.yaml", Playbook)
+    field) when it is missing, not a regular file (a FIFO is never opened) or invalid."""
+    path = folder / "playbook.yaml"
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"{path}: not a regular file (a FIFO, device or folder is not a playbook)")
+    return load_model(path, Playbook)
 
 
-def inputs(folder: Path) -> dict[str, Any] | None:
-    """The folder's input snapshot manifest (see :func:`create`), or None for a campaign made by
-    an older qoslab (no snapshot: its inputs are read from the working tree). Raises ConfigError
-    when a snapshot file is missing or was changed since."""
-    path = folder / MANIFEST
-    if not path.exists():
-        return None
+def inputs(folder: Path, workload_files: bool = True) -> dict[str, Any] | None:
+    """The folder's input snapshot manifest, every copy (and with ``workload_files`` every
+    workload file) checked (:func:`.snapshot.verify`), or None for a campaign made by an older
+    qoslab (no snapshot: its inputs are read from the working tree). Reads only. Raises
+    ConfigError naming the file when one is missing or was changed since, or the manifest is broken."""
+    return verify(folder, workload_files)
+
+
+def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
+    """Everything a run of the campaign in ``folder`` checks before it writes a byte (issue 45):
+    its store is a qoslab campaign store (opened read-only), its playbook loads, every input is
+    what the snapshot holds (:func:`inputs`), its provenance is readable (:func:`read_provenance`),
+    and the store's conditions are the playbook's.
+    Returns (playbook, manifest or None). Raises QoslabError (ConfigError naming the file) with
+    the folder unchanged."""
+    db = folder / "trials.sqlite"
+    if not db.exists():
+        raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
+    with Store(db, readonly=True) as st:
+        scheduled = st.conditions()
+    pb = load_campaign_playbook(folder)
+    read_provenance(folder)  # a run adds its segment to it: a broken one is refused, not overwritten
+    manifest = inputs(folder)
+    names = [c.name for c in pb.conditions]
+    odd = [c for c in scheduled if c not in names] or [c for c in names if c not in scheduled]
+    if odd:
+        where = "the store's schedule" if odd[0] in scheduled else "the playbook"
+        raise ConfigError(f"{folder / 'playbook.yaml'}: conditions: {odd[0][:80]!r} is only in {where} (store: "
+                          f"{', '.join(scheduled)[:200]}); the folder's playbook is not the one its trials were "
+                          "scheduled from")
+    return pb, manifest
+
+
+#: The provenance fields a report reads (the notebook's header line).
+PROVENANCE_FIELDS = {"seed": int, "qoslab_commit": str, "kernel": str}
+
+
+def read_provenance(folder: Path) -> dict[str, Any]:
+    """The folder's provenance.json, checked for what a report reads (:data:`PROVENANCE_FIELDS`).
+    Reads a regular file only. Raises ConfigError naming the file and the field."""
+    path = folder / "provenance.json"
+    if not path.is_file():
+        raise ConfigError(f"{path}: missing or not a regular file (every campaign folder has its provenance)")
     try:
-        manifest = json.loads(path.read_text())
+        prov = json.loads(path.read_bytes()[:1 << 22])
     except (OSError, ValueError) as e:
-        raise ConfigError(f"{path}: unreadable input manifest: {e}") from None
-    entries = [v for k, v in manifest.items() if k not in ("profiles", "floods")] + \
-        list(manifest["profiles"].values()) + list(manifest.get("floods", {}).values())
-    for entry in entries:
-        f = folder / entry["file"]
-        if not f.is_file() or _sha256(f) != entry["sha256"]:
-            raise ConfigError(f"{f}: the campaign's snapshot of {entry['ref']} is missing or was changed since "
-                              "the campaign was made")
-    return manifest
+        raise ConfigError(f"{path}: not readable JSON: {str(e)[:200]}") from None
+    if not isinstance(prov, dict):
+        raise ConfigError(f"{path}: (top level): a JSON object, not {type(prov).__name__}")
+    for key, typ in PROVENANCE_FIELDS.items():
+        if not isinstance(prov.get(key), typ) or isinstance(prov.get(key), bool):
+            raise ConfigError(f"{path}: {key}: missing or not a {typ.__name__}")
+    return prov
+
+
+def _started_at(pid: int) -> float | None:
+    """Unix time at which process ``pid`` started (/proc/PID/stat's starttime after /proc/stat's
+    btime, to the clock tick), None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        ticks = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22, counted from the state (field 3)
+        btime = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                     if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return btime + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def live_run(folder: Path) -> int | None:
+    """The PID of a run of the campaign in ``folder`` that is still alive, else None: the last run
+    segment's ``pid`` when that process exists, runs qoslab and started no later than the segment
+    was recorded (a later process that reused the PID is not the run; 2 s for the segment time's
+    whole seconds). A killed run leaves its trial ``running`` in the store: this tells the two apart."""
+    try:
+        prov = json.loads((folder / "provenance.json").read_bytes()[:1 << 22]) \
+            if (folder / "provenance.json").is_file() else {}
+        seg = prov["segments"][-1]
+        pid, when = int(seg["pid"]), calendar.timegm(time.strptime(seg["time"], "%Y-%m-%dT%H:%M:%SZ"))
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+    started = _started_at(pid)
+    return pid if started is not None and started <= when + 2 and b"qoslab" in cmd else None
 
 
 def record_segment(folder: Path, note: dict[str, Any]) -> dict[str, Any]:

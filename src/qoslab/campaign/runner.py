@@ -29,7 +29,7 @@ from ..executors import cgroups
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
-from ..switch.backends import open_switch
+from ..switch.backends import device_file, device_kind, open_switch
 from ..testbed import Testbed
 from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
@@ -38,7 +38,7 @@ from ..trafficgen.definitions import check_cluster_flood, resolve
 from ..trafficgen.ditgpacing import kernel_paced
 from ..trafficgen.patterns import expand
 from ..workloads import backend
-from .folder import inputs, load_campaign_playbook, record_preflight, record_segment
+from .folder import check_folder, record_preflight, record_segment
 from .playbook import resolve_path
 from .portwait import same_failure, wait_ports_free
 from .store import Store
@@ -57,7 +57,10 @@ class Runner:
     ``on_start(done, total)`` is called once the testbed is ready; ``on_trial(row)`` after each
     trial with its stored values (or ``error``); ``on_skip(idxs)`` when a sequential campaign
     stops (:mod:`.stopping`) with the trials it will not run; ``log(text)`` for remarks.
-    Raises ConfigError when the folder's playbook or input snapshot is missing or was changed.
+    Raises QoslabError (ConfigError naming the file) with the folder unchanged when the folder
+    does not hold what it was made with (:func:`.folder.check_folder`: store, playbook, input
+    snapshot, workload files, conditions) or its device file does not fit its topology: every
+    check comes before the store is opened for writing (and migrated) or anything is started.
     """
 
     def __init__(self, out: Path, on_trial: Callable[[dict[str, Any]], None] = lambda r: None,
@@ -66,16 +69,18 @@ class Runner:
                  on_skip: Callable[[list[int]], None] = lambda idxs: None) -> None:
         self.out = out
         self.on_skip = on_skip
-        self.store = Store(out / "trials.sqlite")
-        self.pb = load_campaign_playbook(out)
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
         self._fresh_workers = True  # this run's first workers bind their ports (a killed run's may be in TIME-WAIT)
         self._last_failure: tuple[int, str] | None = None  # (idx, normalised error) of the last trial that failed
-        self.manifest = inputs(out)
+        # every check before the first write (issue 45): store, playbook, snapshot, conditions, inputs, device
+        self.pb, self.manifest = check_folder(out)
         self._cgroup = cgroups.campaign_cgroup(out)  # the trials' process tracking (None without cgroup v2)
         self.topo, self.floods, self.profiles, self.device = self._inputs()
+        if device_kind(self.device) == "catalyst":
+            device_file(self.device, self.topo)
         #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
         self.flood = next(iter(self.floods.values()), None)
+        self.store = Store(out / "trials.sqlite")  # the first write: an older store is migrated now
 
     def _inputs(self) -> tuple[Topology, dict[str, FloodDefinition], dict[str, Profile], str]:
         """Topology, floods (file reference -> definition with its patterns expanded), profiles and

@@ -15,22 +15,35 @@ Schema: the base table (:data:`SCHEMA`), migrations numbered by SQLite's ``user_
 (:func:`qoslab.meters.base.meter_columns`), added when missing: a campaign folder made by an
 older qoslab opens, resumes and reports.
 
+Who may change the file (issue 45): a reader (``campaign status``, ``report``, a plan's ETA)
+opens it ``readonly``: SQLite's ``mode=ro`` with ``query_only``, and ``immutable`` when no
+``-wal`` file lies beside it (a finished campaign: SQLite then creates no ``-wal``/``-shm``
+files, which a plain read-only open of a WAL database leaves behind), no migration, not a byte
+changed. A writer (a campaign run, after its folder is checked) migrates an older store on a
+copy (``trials.sqlite.migrating``, SQLite's backup API) renamed over the original once complete,
+so a kill in between leaves the old store whole. A file that is not a qoslab store (0 bytes,
+another program's database, a store of a newer qoslab) is refused, read-only, before anything
+is written to it.
+
 Use as a context manager (``with Store(path) as st: ...``) or call :meth:`Store.close`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from ..errors import QoslabError
 from .playbook import ScheduledTrial
+from .trialrow import BASE_COLUMNS, METRICS, STATUSES, TrialRow, row_of
+
+__all__ = ["BASE_COLUMNS", "METRICS", "MIGRATIONS", "SCHEMA", "STATUSES", "Store", "TrialRow"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS trials (
@@ -41,6 +54,10 @@ CREATE TABLE IF NOT EXISTS trials (
   started REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
+#: The ``trials`` columns of :data:`SCHEMA` (every qoslab store has them: the first one had).
+SCHEMA_COLUMNS = ("idx", "condition", "trial", "warmup", "status", "attempts", "elapsed_s", "total_s", "checksum",
+                  "valid", "flood_json", "capture_summary", "config_hash", "phases_json", "error", "started",
+                  "finished")
 #: Schema migrations: user_version N -> N+1 is MIGRATIONS[N] (columns name -> SQLite type added).
 #: 0 -> 1: the worker busy times and the failure count (the first campaigns had neither).
 #: 1 -> 2: the workload's declared metrics (issue 34: ``{"set": MetricSet, "values": name -> number}``).
@@ -48,143 +65,126 @@ MIGRATIONS: list[dict[str, str]] = [
     {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0"},
     {"metrics_json": "TEXT"},
 ]
-#: The trial columns of the schema after the migrations, in table order (name -> Python type).
-BASE_COLUMNS: dict[str, type] = {
-    "idx": int, "condition": str, "trial": int, "warmup": int, "status": str, "attempts": int,
-    "elapsed_s": float, "total_s": float, "checksum": int, "valid": int, "flood_json": str,
-    "capture_summary": str, "config_hash": str, "phases_json": str, "error": str, "started": float,
-    "finished": float, "busy_max_s": float, "failures": int, "metrics_json": str}
-#: Per-trial values a campaign's statistics can be made of (seconds): the render phase's wall
-#: time, or its network wait = render time minus the busiest worker's render time (what the
-#: slowest worker spent not computing: waiting for requests, results and retransmissions; the
-#: part a switch can change).
-METRICS = ("elapsed_s", "network_s")
-STATUSES = ("pending", "running", "done", "failed", "skipped")
 
 
-@dataclass(frozen=True)
-class TrialRow:
-    """One row of ``trials``. Times in seconds (``started``/``finished``: Unix time);
-    ``measurements``: the meters' columns (name -> value, see :mod:`.meters`)."""
-
-    idx: int
-    condition: str
-    trial: int
-    warmup: bool
-    status: str
-    attempts: int = 0
-    failures: int = 0
-    elapsed_s: float | None = None
-    total_s: float | None = None
-    checksum: int | None = None
-    valid: bool | None = None
-    flood_json: str | None = None
-    capture_summary: str | None = None
-    config_hash: str | None = None
-    phases_json: str | None = None
-    error: str | None = None
-    started: float | None = None
-    finished: float | None = None
-    busy_max_s: float | None = None
-    metrics_json: str | None = None
-    measurements: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def network_s(self) -> float | None:
-        """Network wait (seconds): render time minus the busiest worker's; None without both."""
-        if self.elapsed_s is None or self.busy_max_s is None:
-            return None
-        return self.elapsed_s - self.busy_max_s
-
-    @property
-    def counted(self) -> bool:
-        """A done, valid, non-warm-up trial: what the statistics count."""
-        return self.status == "done" and not self.warmup and self.valid is True
-
-    @property
-    def declared(self) -> dict[str, Any] | None:
-        """The workload's declared metrics of this trial (``metrics_json`` decoded: ``set``, the
-        MetricSet as a dict, and ``values``, name -> number in its unit), or None."""
-        return json.loads(self.metrics_json) if self.metrics_json else None
-
-    def metric(self, name: str) -> float | None:
-        """The value of metric ``name``: one of METRICS, or a metric the workload declared
-        (None when this trial has no value for it)."""
-        if name in METRICS:
-            return self.elapsed_s if name == "elapsed_s" else self.network_s
-        v = (self.declared or {}).get("values", {}).get(name)
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-    def get(self, column: str) -> Any:
-        """Any column by name (base or meter column); None for a column the store lacks."""
-        if column in BASE_COLUMNS and column != "warmup" and column != "valid":
-            return getattr(self, column)
-        if column in ("warmup", "valid"):
-            v = getattr(self, column)
-            return None if v is None else int(v)
-        return self.measurements.get(column)
-
-    def as_dict(self) -> dict[str, Any]:
-        """Every column (base and meter columns) as in the table (0/1 for warmup and valid)."""
-        return {**{c: self.get(c) for c in BASE_COLUMNS}, **self.measurements}
+def _connect_ro(path: Path) -> sqlite3.Connection:
+    """A read-only connection that writes nothing beside ``path`` (see the module doc)."""
+    immutable = "" if Path(f"{path}-wal").exists() else "&immutable=1"
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True, isolation_level=None)
+    db.execute("PRAGMA query_only = ON")
+    return db
 
 
-def _row(names: list[str], values: tuple[Any, ...]) -> TrialRow:
-    d = dict(zip(names, values, strict=True))
-    base = {k: d.pop(k) for k in list(d) if k in BASE_COLUMNS}
-    base["warmup"] = bool(base["warmup"])
-    base["valid"] = None if base.get("valid") is None else bool(base["valid"])
-    base["failures"] = base.get("failures") or 0
-    return TrialRow(**base, measurements=d)
+def _problem(db: sqlite3.Connection) -> str | None:
+    """Why the database of ``db`` is not a qoslab campaign store this qoslab can open, or None."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"trials", "meta"} <= tables:
+        return "it has no trials and meta tables" + (f" (tables: {', '.join(sorted(tables))[:120]})" if tables
+                                                     else ": an empty database")
+    have = {r[1] for r in db.execute("PRAGMA table_info(trials)")}
+    missing = [c for c in SCHEMA_COLUMNS if c not in have]
+    if missing:
+        return f"its trials table lacks the column(s) {', '.join(missing[:5])}"
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        return f"schema version {version} is newer than this qoslab's {len(MIGRATIONS)} (made by a newer qoslab)"
+    return None
+
+
+def _wanted(columns: Mapping[str, str] | None) -> dict[str, str]:
+    """Every column a store must have beyond the schema's: the migrations' and the meters'."""
+    if columns is None:
+        from qoslab.meters.base import meter_columns
+        columns = meter_columns()
+    return {c: t for m in MIGRATIONS for c, t in m.items()} | dict(columns)
+
+
+def _upgrade(db: sqlite3.Connection, columns: Mapping[str, str] | None) -> None:
+    """Apply the migrations due and add the missing meter columns, on ``db`` (a writable
+    connection to a new store or to a migration's copy)."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    have = {r[1] for r in db.execute("PRAGMA table_info(trials)")}
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for n in range(version, len(MIGRATIONS)):
+            for col, typ in MIGRATIONS[n].items():
+                if col not in have:  # a store made between migrations may have some
+                    db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+                    have.add(col)
+        for col, typ in _wanted(columns).items():
+            if col not in have:  # column names come from code (meters), never input
+                db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+        db.execute(f"PRAGMA user_version = {max(version, len(MIGRATIONS))}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 class Store:
     """The campaign's SQLite results store (one row per scheduled trial). ``path``: the database
-    file (created when missing); ``columns``: the meter columns to make sure of (name -> SQLite
-    type; default: every registered meter's); ``readonly``: open an existing store without
-    migrating or writing it (the report, a plan's ETA: a committed campaign's file stays
-    byte-identical; the columns are what the file has). Raises QoslabError for a file that is not
-    a campaign store (another SQLite file, or not SQLite), or a missing one with ``readonly``."""
+    file (created when missing, unless ``readonly``); ``columns``: the meter columns to make sure
+    of (name -> SQLite type; default: every registered meter's); ``readonly``: open an existing
+    store without migrating or writing it (see the module doc: a committed campaign's folder stays
+    byte-identical; the columns are what the file has; any write raises QoslabError). An existing
+    store that needs a migration is migrated on a copy renamed over it. Raises QoslabError, with
+    the file untouched, for a path that is not a regular file, a file that is not a qoslab
+    campaign store (another SQLite file, a 0-byte file, not SQLite) or one of a newer qoslab."""
 
     def __init__(self, path: Path, columns: Mapping[str, str] | None = None, readonly: bool = False) -> None:
-        self.path = path
+        self.path = path = Path(path)
         self.readonly = readonly
-        if readonly and not Path(path).is_file():
-            raise QoslabError(f"{path}: no campaign store there")
+        exists = path.exists()
+        if (readonly or exists) and not path.is_file():
+            raise QoslabError(f"{path}: no campaign store there" + (" (not a regular file)" if exists else ""))
         try:
-            if readonly:  # a reader (report, plan) never migrates or writes a committed campaign's file
-                self._db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True,
-                                           isolation_level=None)
-                self._db.execute("SELECT 1 FROM trials LIMIT 1")
-            else:
-                self._db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
-                self._db.executescript(SCHEMA)
-                self._migrate(columns)
-        except sqlite3.DatabaseError as e:
-            if hasattr(self, "_db"):
+            if exists:
+                self._db = _connect_ro(path)  # checked read-only first: a foreign file is refused untouched
+                problem = _problem(self._db)
+                if problem is not None:
+                    raise QoslabError(f"{path}: not a qoslab campaign store: {problem}")
+                due = self._db.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS) or \
+                    bool(set(_wanted(columns)) - set(self.columns()))
+                if readonly:
+                    return
                 self._db.close()
+                if due:
+                    self._migrate_copy(columns)
+            self._db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            if not exists:
+                self._db.executescript(SCHEMA)
+                _upgrade(self._db, columns)
+        except QoslabError:
+            self._close_quietly()
+            raise
+        except sqlite3.DatabaseError as e:
+            self._close_quietly()
             raise QoslabError(f"{path}: not a qoslab campaign store ({e})") from None
 
-    def _migrate(self, columns: Mapping[str, str] | None) -> None:
-        if columns is None:
-            from qoslab.meters.base import meter_columns
-            columns = meter_columns()
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        have = self.columns()
-        for n in range(version, len(MIGRATIONS)):
-            with self.tx():
-                for col, typ in MIGRATIONS[n].items():
-                    if col not in have:  # a store made between migrations may have some
-                        self._db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
-                self._db.execute(f"PRAGMA user_version = {n + 1}")
-        have = self.columns()
-        missing = {c: t for c, t in columns.items() if c not in have}
-        if missing:
-            with self.tx():
-                for col, typ in missing.items():  # column names come from code (meters), never input
-                    self._db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
+    def _close_quietly(self) -> None:
+        if hasattr(self, "_db"):
+            self._db.close()
+
+    def _migrate_copy(self, columns: Mapping[str, str] | None) -> None:
+        """Migrate the store on a copy and rename the copy over it (see the module doc)."""
+        tmp = self.path.with_name(self.path.name + ".migrating")
+        for stale in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal")):
+            stale.unlink(missing_ok=True)
+        src = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            src.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the WAL's trials into the file the copy reads
+            dst = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                src.backup(dst)
+                dst.execute("PRAGMA synchronous=FULL")
+                _upgrade(dst, columns)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        os.replace(tmp, self.path)
 
     def __enter__(self) -> Store:
         return self
@@ -194,7 +194,10 @@ class Store:
 
     @contextmanager
     def tx(self) -> Iterator[None]:
-        """One IMMEDIATE transaction, rolled back on an exception."""
+        """One IMMEDIATE transaction, rolled back on an exception. Raises QoslabError on a store
+        opened read-only."""
+        if self.readonly:
+            raise QoslabError(f"{self.path}: opened read-only (a reading command never writes a campaign's store)")
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -297,6 +300,10 @@ class Store:
         """Trials per status (pending, running, done, failed)."""
         return dict(self._db.execute("SELECT status, COUNT(*) FROM trials GROUP BY status").fetchall())
 
+    def conditions(self) -> list[str]:
+        """The names of the scheduled conditions, in schedule order of their first trial."""
+        return [r[0] for r in self._db.execute("SELECT condition FROM trials GROUP BY condition ORDER BY MIN(idx)")]
+
     def trials(self, *, status: str | None = None, condition: str | None = None, warmup: bool | None = None,
                counted: bool = False) -> list[TrialRow]:
         """Trial rows in schedule order, filtered: by ``status``, ``condition``, ``warmup``; with
@@ -317,7 +324,7 @@ class Store:
         cur = self._db.execute("SELECT * FROM trials" + (" WHERE " + " AND ".join(where) if where else "")
                                + " ORDER BY idx", args)
         names = [d[0] for d in cur.description]
-        return [_row(names, r) for r in cur.fetchall()]
+        return [row_of(names, r) for r in cur.fetchall()]
 
     def rows(self) -> list[dict[str, Any]]:
         """Every trial as a plain dict of every column, in schedule order (the report's table)."""

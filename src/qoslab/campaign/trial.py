@@ -291,8 +291,8 @@ def _flood_and_workload(env: TrialEnv, plan: TrialPlan, tdir: Path, ctx: TrialCo
     finally:
         if gate is not None and launched is not None:
             gate.abort()  # failed before the go: the waiting manager ends without a run
-            if interrupt_requested() and not launched.done():
-                _end_workload(env)  # past the go: end its processes rather than wait for its run
+            if interrupt_requested():
+                _end_workload(env, launched)  # past the go: end its processes rather than wait for its run
             wait_futures([launched])
     ctx.result = run.result
     meters.window_end()
@@ -300,13 +300,26 @@ def _flood_and_workload(env: TrialEnv, plan: TrialPlan, tdir: Path, ctx: TrialCo
     return run, saturated
 
 
-def _end_workload(env: TrialEnv) -> None:
+#: Seconds between two sweeps of the workload's processes after an interrupt (see :func:`_end_workload`).
+END_SWEEP_S = 0.5
+
+
+def _end_workload(env: TrialEnv, launched: Future[Any]) -> None:
     """After an interrupt: end the workload's processes (on the testbed every process in the
-    hosts' namespaces, by PID; elsewhere the pool's workers) so the trial stops within seconds."""
-    if env.testbed is not None:
-        env.testbed.end_survivors()
-    elif env.pool is not None:
-        env.pool.close()
+    hosts' namespaces, by PID; elsewhere the pool's workers) so the trial stops within seconds,
+    and again every END_SWEEP_S until the lane running the workload is done (issue 45): the lane
+    arms the go gate before it spawns the manager, and on a loaded machine the spawn (the fork,
+    ``ip netns exec``, the JVM) can enter the head node's namespace after the first sweep; that
+    manager then read ``go`` and ran its whole run while the trial waited for it (the Ctrl-C
+    test's "still running 60 s after SIGINT", 2 of 10 runs beside two busy loops)."""
+    while not launched.done():
+        if env.testbed is not None:
+            env.testbed.end_survivors()
+        elif env.pool is not None:
+            env.pool.close()
+        else:
+            return  # nothing of ours to end here (a manager over SSH ends with its bound)
+        wait_futures([launched], timeout=END_SWEEP_S)
 
 
 def _drain(env: TrialEnv, plan: TrialPlan) -> bool | None:

@@ -93,33 +93,42 @@ class _TrialProgress:
 
 def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None,
                      resume: Path | None, seed: int | None = None,
-                     smoke: bool = False, rerun_invalid: bool = False) -> tuple[Path, dict[str, list[float]]]:
-    """The folder to run (made from the playbook, or the one to resume) and the running means so far."""
-    from ..campaign import Store, create, load_playbook
+                     smoke: bool = False, rerun_invalid: bool = False) -> Path:
+    """The folder to run: made from the playbook (every reference checked first), or the one to
+    resume (checked by the runner before it writes)."""
+    from ..campaign import create, load_playbook
 
     if rerun_invalid and not resume:
         raise QoslabError("--rerun-invalid goes with --resume FOLDER (the campaign whose invalid trials to run again)")
     if resume:
-        if not (resume / "trials.sqlite").exists():
+        if not (resume / "trials.sqlite").exists():  # (one that is not a regular file: the store says so)
             raise QoslabError(f"{resume} holds no campaign (no trials.sqlite)")
-        prior = Store(resume / "trials.sqlite")
-        if rerun_invalid:
-            again = prior.reset_invalid()
-            rec = (prior.meta("rerun_invalid") or []) + [{"time": time.time(), "trials": [i for i, _ in again]}]
-            prior.set_meta("rerun_invalid", rec)
-            console.print(f"{len(again)} counted trial(s) judged fidelity-invalid run again: "
-                          + (", ".join(f"#{i}" for i, _ in again) or "none"))
-        means = prior.done_times()
-        prior.close()
-        return resume, means
+        return resume
     if playbook is None:
         raise QoslabError("give a playbook, or --resume DIR")
     pb = load_playbook(playbook)
     if seed is not None:
         pb = pb.model_copy(update={"seed": seed})
     folder = out or Path("results/campaigns") / f"{pb.name}{'-smoke' if smoke else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
-    create(pb, playbook, folder, trials, smoke=smoke)
-    return folder, {}
+    create(pb, playbook, folder, trials, smoke=smoke).close()
+    return folder
+
+
+def _prepare(runner: Any, rerun_invalid: bool,
+             confirm_flood: str | None) -> tuple[dict[int, str], dict[str, list[float]]]:
+    """The writes a run makes before its trials, once the runner has checked the folder:
+    ``--rerun-invalid`` (counted trials judged fidelity-invalid pending again, listed in meta) and
+    ``--confirm-flood``; returns (idx -> condition of the trials to run, running means so far)."""
+    st = runner.store
+    if rerun_invalid:
+        again = st.reset_invalid()
+        rec = (st.meta("rerun_invalid") or []) + [{"time": time.time(), "trials": [i for i, _ in again]}]
+        st.set_meta("rerun_invalid", rec)
+        console.print(f"{len(again)} counted trial(s) judged fidelity-invalid run again: "
+                      + (", ".join(f"#{i}" for i, _ in again) or "none"))
+    if confirm_flood is not None:  # checked against the topology's name when the campaign starts
+        st.set_meta("confirm_flood", confirm_flood)
+    return {idx: cname for idx, cname, *_ in st.pending()}, st.done_times()
 
 
 @app.command("run")
@@ -141,7 +150,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                                                     "trials judged invalid again (meta lists them).")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
-    from ..campaign import Runner, Store
+    from ..campaign import Runner
     from ..report import campaign_report
     from ..stats import campaign_stats
     from ..stats.campaign import censored_failed_trials
@@ -153,17 +162,12 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
 
         plan_command(playbook, trials, seed, show)
         return
-    folder, means = _campaign_folder(playbook, trials, out, resume, seed, smoke, rerun_invalid)
-    if confirm_flood is not None:  # checked against the topology's name when the campaign starts
-        with Store(folder / "trials.sqlite") as st:
-            st.set_meta("confirm_flood", confirm_flood)
-    st = Store(folder / "trials.sqlite")
-    pending = {idx: cname for idx, cname, *_ in st.pending()}
-    st.close()
+    folder = _campaign_folder(playbook, trials, out, resume, seed, smoke, rerun_invalid)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[eta]}"), console=console) as prog:
-        bar = _TrialProgress(prog, means, pending)
+        bar = _TrialProgress(prog, {}, {})
         runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log, on_skip=bar.skipped)
+        bar.pending, bar.means = _prepare(runner, rerun_invalid, confirm_flood)
         store = runner.run()
     counts = store.counts()
     console.print(f"trials: {counts}")
@@ -273,6 +277,10 @@ def _comparison_line(c: dict[str, Any], unit: str = "s", places: int = 3) -> str
     if ci:
         line += f" [{ci[0]:+.{places}f}, {ci[1]:+.{places}f}]"
     line += f" ({c['ratio']:.2f}x)"
+    if c.get("not_computable"):  # a metric constant in both conditions: no test divides by its spread
+        mw = c.get("mann_whitney_p")
+        return line + ", no spread in either condition: Welch t, g and TOST not computable" + (
+            f", Mann-Whitney p = {mw:.2g}" if mw is not None else "")
     if c.get("hedges_g") is not None:
         line += f", g = {c['hedges_g']:+.2f}"
     line += f", Welch p = {c['welch_t_p']:.2g}"
@@ -313,51 +321,10 @@ def _print_stopping(stopping: dict[str, Any] | None) -> None:
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
     """Trials done, pending, failed; running means per condition; processes left in a finished
-    trial's cgroup (leftovers the trial's end could not kill, or a killed run left)."""
-    from ..campaign import Store
-    from ..executors import cgroups
+    trial's cgroup (leftovers the trial's end could not kill, or a killed run left). Reads only."""
+    from .campaignstatus import print_status
 
-    if not (folder / "trials.sqlite").exists():
-        raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
-    st = Store(folder / "trials.sqlite")
-    console.print(f"{folder}: {st.counts()}")
-    _print_means(st)
-    seq = st.meta("sequential")
-    if seq:
-        stop = seq.get("stopped")
-        last = seq["checks"][-1] if seq.get("checks") else None
-        console.print("sequential: " + (f"stopped: {stop['reason']}" if stop else
-                                        f"{len(seq.get('checks', []))} check(s), the rule has not held"
-                                        + (f" (after {last['n']}: {last['half_widths']})" if last else "")),
-                      soft_wrap=True)
-    cg = cgroups.campaign_cgroup(folder)
-    left = cgroups.leftovers(cg, [r.idx for r in st.trials() if r.status != "running"])
-    for name, procs in left.items():
-        console.print(f"[yellow]leftovers of {name} (cgroup {cg}/{name}):[/] "
-                      + ", ".join(escape(f"{p.comm} (pid {p.pid}: {p.cmdline[:80]})") for p in procs), soft_wrap=True)
-    if not left:
-        console.print("leftovers: " + ("none (no process in a finished trial's cgroup)" if cg is not None
-                                       else "not tracked (no writable cgroup v2 mount on this machine)"))
-
-
-def _print_means(st: Any) -> None:
-    """Running means per condition of the primary metric (declared, else elapsed_s in seconds)."""
-    from ..stats.metrics import declared_metrics
-
-    try:
-        ms = declared_metrics(st)
-    except QoslabError as e:
-        console.print(f"[yellow]{escape(str(e))}[/]")
-        ms = None
-    m = ms.primary if ms else DEFAULT.primary
-    per: dict[str, list[float]] = {}
-    for row in st.trials(counted=True):
-        v = row.metric(m.name)
-        if v is not None:
-            per.setdefault(row.condition, []).append(v)
-    places = decimals(m, [sum(v) / len(v) for v in per.values()])
-    for c, v in per.items():
-        console.print(f"  {c:<24} n={len(v):3d} mean {fmt(sum(v) / len(v), places, m.unit)}")
+    print_status(folder)
 
 
 @app.command("sweep")
@@ -385,7 +352,7 @@ def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playb
         raise QoslabError(f"--rate {unknown[0]} bit/s is not one of the sweep's rates")
     for bps in [] if table_only else chosen:
         camp = ensure_rate_campaign(sw, folder, bps)
-        st = Store(camp / "trials.sqlite")
+        st = Store(camp / "trials.sqlite", readonly=True)
         counts = st.counts()
         st.close()
         if counts.get("pending") or counts.get("running") or not (camp / "stats.json").exists():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ..errors import QoslabError
 from .common import console
@@ -13,19 +14,22 @@ from .common import console
 
 def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder."),
                thesis: bool = typer.Option(False, "--thesis", help="Report on the thesis's own data instead."),
-               out: Path = typer.Option(Path("results/thesis-report"), help="Output folder for --thesis."),
+               out: Path | None = typer.Option(None, help="Output folder (default: the campaign folder itself; "
+                                                          "results/thesis-report with --thesis). The campaign "
+                                                          "folder is only read when it is another folder."),
                include_dropped_captures: bool = typer.Option(
                    False, "--include-dropped-captures",
                    help="Class figures also from captures that lost packets.")) -> None:
-    """Statistics and the report notebook executed headless to report.html (+ PNG figures)."""
+    """Statistics and the report notebook executed headless to report.html (+ PNG figures); with
+    --out the campaign folder is only read (its store read-only) and everything goes there."""
     from qoslab.report.notebook import campaign_report, thesis_report
 
     if thesis:
-        page = thesis_report(out)
+        page = thesis_report(out or Path("results/thesis-report"))
     elif folder is None:
         raise QoslabError("give a campaign folder, or --thesis")
     else:
-        if not (folder / "trials.sqlite").exists():
+        if not (folder / "trials.sqlite").is_file():
             raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
-        page = campaign_report(folder, include_dropped_captures)
-    console.print(f"report: {page}")
+        page = campaign_report(folder, include_dropped_captures, out=out)
+    console.print(f"report: {escape(str(page))}", soft_wrap=True)

@@ -209,12 +209,15 @@ def remove(cg: Path) -> bool:
         return False
 
 
-def leftovers(campaign: Path | None, finished: Iterable[int]) -> dict[str, list[Proc]]:
+def leftovers(campaign: Path | None, finished: Iterable[int], pool: bool = False) -> dict[str, list[Proc]]:
     """Processes still in the cgroups of the ``finished`` trials (their indices) of ``campaign``:
-    ``trial-IDX`` -> processes (what a trial's end could not kill, or a killed run left)."""
+    ``trial-IDX`` -> processes (what a trial's end could not kill, or a killed run left); with
+    ``pool`` (no run of the campaign is alive, so its kept workers are leftovers too) also
+    ``pool`` -> processes. A trial a killed run left ``running`` is finished for this purpose:
+    the caller decides (``campaign status`` asks whether the run is alive)."""
     if campaign is None or not campaign.is_dir():
         return {}
-    done = {f"trial-{i}" for i in finished}
+    done = {f"trial-{i}" for i in finished} | ({"pool"} if pool else set())
     out: dict[str, list[Proc]] = {}
     for d in sorted(p for p in campaign.iterdir() if p.is_dir() and p.name in done):
         found = procs(d)

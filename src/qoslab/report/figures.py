@@ -109,7 +109,8 @@ def effects(comps: Sequence[Mapping[str, Any]], color: Colors, pfmt: Any) -> Fig
         lo, hi = c["ratio_ci95"] or (c["ratio"], c["ratio"])
         ax.errorbar([c["ratio"]], [i], xerr=[[c["ratio"] - lo], [hi - c["ratio"]]], fmt="o", capsize=5,
                     color=color[c["b"]])
-        ax.annotate(f"x{c['ratio']:.3f} [{lo:.3f}-{hi:.3f}]  d = {c['cohens_d']:+.2f}, "
+        d = "not computable (no spread)" if c["cohens_d"] is None else f"{c['cohens_d']:+.2f}"
+        ax.annotate(f"x{c['ratio']:.3f} [{lo:.3f}-{hi:.3f}]  d = {d}, "
                     f"Holm p = {pfmt(c['welch_t_p_holm'])}", (hi, i), textcoords="offset points", xytext=(8, -3),
                     fontsize=8)
     ax.axvline(1, color="grey", lw=1, ls="--")

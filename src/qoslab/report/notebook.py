@@ -22,6 +22,14 @@ THESIS_DATA = next((d for d in (repo_root().parent / "shared" / "data", repo_roo
                     if (d / "thesis-table5-qos.csv").exists()), repo_root() / "analysis" / "data")
 
 
+#: Seconds a notebook cell may run (the slowest, the figures of a 200-trial campaign, takes < 30 s
+#: here): a cell stuck on something it reads ends the report with an error instead of hanging.
+CELL_TIMEOUT_S = 600
+#: What a report run writes (globs): replaced together, and a figure of an earlier run that this
+#: one did not draw is removed (:mod:`qoslab.stats.staging`).
+REPORT_FILES = ("report.html", "report.ipynb", "figures.json", "fig-*.png", "factorial-recovery.png")
+
+
 def _notebook(source: Path = NOTEBOOK) -> Any:
     """The report notebook (nbformat NotebookNode) from its jupytext percent-format source, with
     cell ids numbered in order (reproducible HTML)."""
@@ -34,6 +42,8 @@ def _notebook(source: Path = NOTEBOOK) -> Any:
 
 
 def _execute(params: dict, out_dir: Path) -> Path:
+    """Execute the notebook with ``params`` into ``out_dir`` (report.ipynb, report.html, figures);
+    returns report.html's path. Raises QoslabError naming the failed cell."""
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
@@ -43,18 +53,17 @@ def _execute(params: dict, out_dir: Path) -> Path:
     executed = out_dir / "report.ipynb"
     try:
         papermill.execute_notebook(_notebook(), str(executed), parameters={**params, "out_dir": str(out_dir)},
-                                   progress_bar=False, cwd=str(out_dir), kernel_name="python3")
+                                   progress_bar=False, cwd=str(out_dir), kernel_name="python3",
+                                   execution_timeout=CELL_TIMEOUT_S)
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
-                          f"(executed notebook: {executed})") from None
+                          "(nothing written)") from None
+    except TimeoutError:  # nbclient's CellTimeoutError
+        raise QoslabError(f"the report notebook ran a cell longer than {CELL_TIMEOUT_S} s (nothing written)") from None
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     html, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
     page = out_dir / "report.html"
     page.write_text(html)
-    figures = set(json.loads((out_dir / "figures.json").read_text()))
-    for stale in out_dir.glob("fig-*.png"):  # figures of an earlier run that this one did not draw
-        if stale.name not in figures:
-            stale.unlink()
     return page
 
 
@@ -68,37 +77,76 @@ def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
     return out
 
 
-def campaign_report(folder: Path, include_dropped_captures: bool = False) -> Path:
-    """report.html of a campaign folder; returns its path. The statistics are (re)computed when
-    stats.json is missing or of an older schema (no ``settings``), or censoring.json is missing
-    (a campaign from before the censoring sensitivity, see qoslab.stats.censoring); the
-    thesis's statistics are written beside them (stats-thesis.json) for Table 5 side by side.
+def campaign_report(folder: Path, include_dropped_captures: bool = False, out: Path | None = None) -> Path:
+    """report.html of a campaign folder, written with its figures, report.ipynb and
+    stats-thesis.json (the thesis's statistics, for Table 5 side by side) into ``out`` (default:
+    the folder itself); returns its path. The campaign is only read (its store read-only); the
+    statistics are computed (into ``out``) when stats.json is missing, of an older schema (no
+    ``settings``) or lacks the ``metric`` block of a campaign whose trials declare one, and
+    censoring.json when it is missing (a campaign from before the censoring sensitivity, see
+    qoslab.stats.censoring). Everything is staged and moved into ``out`` only when all of it
+    succeeded (:mod:`qoslab.stats.staging`): a failing report writes nothing.
     ``include_dropped_captures`` keeps captures that lost packets in the class figures. Raises
     QoslabError when the campaign has no valid trials or the notebook fails."""
-    from qoslab.campaign.folder import load_campaign_playbook
+    from qoslab.campaign.folder import inputs, load_campaign_playbook, read_provenance
     from qoslab.campaign.store import Store
     from qoslab.stats import campaign_stats, censoring_stats
+    from qoslab.stats.campaign import MANAGED
+    from qoslab.stats.metrics import declared_metrics
+    from qoslab.stats.staging import staged
 
-    stats = folder / "stats.json"
-    stale = not stats.exists() or "settings" not in json.loads(stats.read_text())
-    if stale or not (folder / "censoring.json").exists():
-        pb = load_campaign_playbook(folder)
-        store = Store(folder / "trials.sqlite", readonly=True)
-        try:
-            (campaign_stats if stale else censoring_stats)(pb, store, folder)
-        finally:
-            store.close()
-    thesis = _thesis_stats(folder / "stats-thesis.json")
-    name = json.loads((folder / "provenance.json").read_text()).get("playbook", folder.name)
-    return _execute({"stats_path": str(stats.resolve()), "campaign_dir": str(folder.resolve()),
-                     "thesis_stats_path": str(thesis.resolve()), "thesis_data": str(THESIS_DATA.resolve()),
-                     "include_dropped_captures": include_dropped_captures,
-                     "title": f"qoslab campaign report: {Path(name).stem}"}, folder)
+    target = out or folder
+    name = read_provenance(folder).get("playbook") or folder.name
+    pb = load_campaign_playbook(folder)
+    inputs(folder, workload_files=False)  # the snapshot the notebook shows (profiles, flood, topology)
+    with Store(folder / "trials.sqlite", readonly=True) as store:
+        stale = _stale_stats(folder / "stats.json", declared_metrics(store) is not None)
+        if not stale:
+            _regular_files(folder)
+        with staged(target, (*REPORT_FILES, *(MANAGED if stale else ())), last="report.html") as work:
+            derived = work if stale else folder  # where the statistics' files are read from
+            if stale:
+                campaign_stats(pb, store, folder, out=work)
+            elif not (folder / "censoring.json").is_file():
+                censoring_stats(pb, store, folder, out=work, trials_csv=folder / "trials.csv")
+            thesis = _thesis_stats(work / "stats-thesis.json")
+            page = _execute({"stats_path": str((derived / "stats.json").resolve()),
+                             "campaign_dir": str(folder.resolve()), "stats_dir": str(derived.resolve()),
+                             "thesis_stats_path": str(thesis.resolve()), "thesis_data": str(THESIS_DATA.resolve()),
+                             "include_dropped_captures": include_dropped_captures,
+                             "title": f"qoslab campaign report: {Path(str(name)).stem}"}, work)
+    return (target / page.name).resolve()
+
+
+def _regular_files(folder: Path) -> None:
+    """The statistics' files the notebook reads from ``folder`` are regular files where present
+    (a FIFO or device is refused by name, never opened). Raises QoslabError."""
+    from qoslab.stats.campaign import MANAGED
+
+    for pattern in (*MANAGED, "censoring.json"):
+        for f in folder.glob(pattern):
+            if not f.is_file():
+                raise QoslabError(f"{f}: not a regular file (a FIFO, device or folder is not a statistics file)")
+
+
+def _stale_stats(stats: Path, declares: bool) -> bool:
+    """Whether stats.json must be (re)computed: missing, unreadable, of an older schema (no
+    ``settings``) or, for a campaign whose trials declare metrics, without its ``metric`` block
+    (a run that failed half-way before issue 45 left such a file)."""
+    try:
+        data = json.loads(stats.read_text()) if stats.is_file() else None
+    except (OSError, ValueError):
+        return True
+    return not isinstance(data, dict) or "settings" not in data or (declares and "metric" not in data)
 
 
 def thesis_report(out_dir: Path, data: Path = THESIS_DATA) -> Path:
-    """report.html of the thesis's raw trial times (Appendix A) against its Tables 3 and 5."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stats = _thesis_stats(out_dir / "stats.json", data)
-    return _execute({"stats_path": str(stats.resolve()), "thesis_data": str(data.resolve()),
-                     "title": "The thesis's data (Appendix A) against its Tables 3 and 5"}, out_dir)
+    """report.html of the thesis's raw trial times (Appendix A) against its Tables 3 and 5, with its
+    stats.json, written into ``out_dir`` only when all of it succeeded."""
+    from qoslab.stats.staging import staged
+
+    with staged(out_dir, REPORT_FILES, last="report.html") as work:
+        stats = _thesis_stats(work / "stats.json", data)
+        page = _execute({"stats_path": str(stats.resolve()), "thesis_data": str(data.resolve()),
+                         "title": "The thesis's data (Appendix A) against its Tables 3 and 5"}, work)
+    return (out_dir / page.name).resolve()

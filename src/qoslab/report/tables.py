@@ -35,6 +35,16 @@ def cond_table(s: Mapping[str, Any], names: Iterable[str], unit: str = "s", plac
     return pd.DataFrame(rows)
 
 
+#: What a table cell says for a statistic stats.json has as null because neither condition varies
+#: (``not_computable`` of the comparison, issue 45).
+NOT_COMPUTABLE = "not computable (no spread)"
+
+
+def num(v: float | None, spec: str) -> str:
+    """``v`` formatted with ``spec``, or :data:`NOT_COMPUTABLE` for None (pure)."""
+    return NOT_COMPUTABLE if v is None else format(v, spec)
+
+
 def comparison_tables(s: Mapping[str, Any], kinds: Mapping[str, Kind], unit: str = "s", places: int = 3
                       ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(tests, effects, tost) frames of a stats.json section's comparisons, one row per
@@ -47,26 +57,37 @@ def comparison_tables(s: Mapping[str, Any], kinds: Mapping[str, Kind], unit: str
         same_uncongested = c["a"] in kinds and c["b"] in kinds and not kinds[c["a"]][0] and not kinds[c["b"]][0]
         name = f"{c['b']} vs {c['a']}"
         tests.append({"comparison": name, f"difference {u}": f"{c['difference_s']:+.{places}f}",
-                      "Welch t (df)": f"{c['welch_t']:.2f} ({c['welch_df']:.1f})",
-                      "Welch p": pfmt(c["welch_t_p"]), "Welch p, Holm": pfmt(c["welch_t_p_holm"]),
-                      "Mann-Whitney p": pfmt(c["mann_whitney_p"]), "MW p, Holm": pfmt(c["mann_whitney_p_holm"]),
-                      "MW method": c["mann_whitney_method"]})
+                      "Welch t (df)": NOT_COMPUTABLE if c["welch_t"] is None
+                      else f"{c['welch_t']:.2f} ({c['welch_df']:.1f})",
+                      "Welch p": _p(c, "welch_t_p"), "Welch p, Holm": _p(c, "welch_t_p_holm"),
+                      "Mann-Whitney p": _p(c, "mann_whitney_p"), "MW p, Holm": _p(c, "mann_whitney_p_holm"),
+                      "MW method": c["mann_whitney_method"] or "identical samples"})
         effects.append({"comparison": name,
                         f"difference {u} [95% BCa]": f"{c['difference_s']:+.{places}f} "
                                                      f"[{ci(c['difference_ci95_s'], f)}]",
                         "ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
-                        "Cohen's d": f"{c['cohens_d']:+.2f}", "Hedges' g": f"{c['hedges_g']:+.2f}",
+                        "Cohen's d": num(c["cohens_d"], "+.2f"), "Hedges' g": num(c["hedges_g"], "+.2f"),
                         f"Hodges-Lehmann {u} [95%]": f"{c['hodges_lehmann_s']:+.{places}f} "
                                                      f"[{ci(c['hodges_lehmann_ci95_s'], f)}]",
                         "P(b > a)": f"{c['prob_superiority']:.2f}",
-                        "MDE (80% power)": f"{c['mde_s']:.{places}f} {u} ({c['mde_rel']:.1%})"})
+                        "MDE (80% power)": NOT_COMPUTABLE if c["mde_s"] is None
+                        else f"{c['mde_s']:.{places}f} {u} ({c['mde_rel']:.1%})"})
         t = c["tost"]
-        if same_uncongested:  # a profile against fifo without congestion (stats.json has every pair)
+        if same_uncongested and t is None:
+            tost.append({"comparison": name, "margin": "", f"90% CI of difference {u}": "", "TOST p": "",
+                         "verdict": NOT_COMPUTABLE})
+        elif same_uncongested:  # a profile against fifo without congestion (stats.json has every pair)
             tost.append({"comparison": name,
                          "margin": f"+-{t['margin_s']:.{places}f} {u} ({t['margin_rel']:.0%} of {t['reference']})",
                          f"90% CI of difference {u}": ci(t["ci90_s"], f), "TOST p": pfmt(t["p"]),
                          "verdict": "equivalent" if t["equivalent"] else "not shown equivalent"})
     return pd.DataFrame(tests), pd.DataFrame(effects), pd.DataFrame(tost)
+
+
+def _p(c: Mapping[str, Any], key: str) -> str:
+    """A comparison's p-value cell: "n/a" for an absent one, :data:`NOT_COMPUTABLE` for one that
+    is null because neither condition varies."""
+    return NOT_COMPUTABLE if c.get(key) is None and c.get("not_computable") else pfmt(c.get(key))
 
 
 def thesis_side_tables(main: Mapping[str, Any], th: Mapping[str, Any], order: Sequence[str],
@@ -96,7 +117,7 @@ def thesis_side_tables(main: Mapping[str, Any], th: Mapping[str, Any], order: Se
     for c in main["comparisons"]:
         tc = next((x for x in th["comparisons"]
                    if tnames.get(kinds[c["a"]]) == x["a"] and tnames.get(kinds[c["b"]]) == x["b"]), None)
-        drows.append({"comparison": f"{c['b']} vs {c['a']}", "campaign Cohen's d": f"{c['cohens_d']:+.2f}",
+        drows.append({"comparison": f"{c['b']} vs {c['a']}", "campaign Cohen's d": num(c["cohens_d"], "+.2f"),
                       "campaign ratio [95% BCa]": f"{c['ratio']:.3f} [{ci(c['ratio_ci95'])}]",
                       "thesis Cohen's d": f"{tc['cohens_d']:+.2f}" if tc else "",
                       "thesis ratio [95% BCa]": f"{tc['ratio']:.3f} [{ci(tc['ratio_ci95'])}]" if tc else "",

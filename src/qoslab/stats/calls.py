@@ -92,12 +92,14 @@ def stats_block(cs: Mapping[str, Any], file: str = "calls-stats.json") -> dict[s
 
 
 def run_call_stats(store: Store, folder: Path, compare: Iterable[tuple[str, str]],
-                   recovery: Iterable[tuple[str, str, str]], exclude_invalid: bool = False) -> dict[str, Any] | None:
-    """``calls.jsonl`` and ``calls-stats.json`` in ``folder``; returns :func:`stats_block` of it,
-    or None when no counted trial has call times (a campaign from before issue 24: stale files
-    are removed); ``excluded_invalid_trials`` counts the trials left out as fidelity-invalid.
-    Raises QoslabError with the tool's message when it fails."""
-    calls, out = folder / "calls.jsonl", folder / "calls-stats.json"
+                   recovery: Iterable[tuple[str, str, str]], exclude_invalid: bool = False,
+                   out: Path | None = None) -> dict[str, Any] | None:
+    """``calls.jsonl`` and ``calls-stats.json`` in ``out`` (default ``folder``, whose trials'
+    call times are read); returns :func:`stats_block` of it, or None when no counted trial has
+    call times (a campaign from before issue 24: stale files are removed); ``excluded_invalid_trials``
+    counts the trials left out as fidelity-invalid. Raises QoslabError with the tool's message
+    when it fails."""
+    calls, out = (out or folder) / "calls.jsonl", (out or folder) / "calls-stats.json"
     have, invalid = export_calls(store, folder, calls, exclude_invalid)
     if not have:
         calls.unlink(missing_ok=True)

@@ -19,6 +19,7 @@ from qoslab.stats.factorial import factorial_block
 from qoslab.stats.fidelity import fidelity_block, is_invalid
 from qoslab.stats.jar import run_analysis
 from qoslab.stats.metrics import declared_metrics, higher_is_better_recovery, metric_block, secondary_block
+from qoslab.stats.staging import staged
 from qoslab.stats.stopping import stopping_summary
 from qoslab.stats.switchq import switch_queues_block
 from qoslab.workloads.metrics import MetricSet
@@ -97,16 +98,26 @@ def run_stats(pb: Playbook, csv: Path, out: Path) -> dict[str, Any]:
     return run_analysis(args, "statistics", out)
 
 
-def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
+#: The files a campaign's statistics write (globs): a run replaces them together and removes those of
+#: an earlier run it did not write again (censoring.json is kept: a censored campaign does not remake it).
+MANAGED = ("trials.csv", "trials-network.csv", "trials-all.csv", "trials-censored.csv", "stats.json",
+           "stats-network.json", "stats-all.json", "stats-censored.json", "calls.jsonl", "calls-stats.json",
+           "trials-metric-*.csv", "stats-metric-*.json")
+
+
+def campaign_stats(pb: Playbook, store: Store, folder: Path, out: Path | None = None) -> dict[str, Any]:
     """trials.csv + stats.json (render times) and, when the trials hold worker busy times,
     trials-network.csv + stats-network.json (network wait, see METRICS); with the manager's call
     times, calls.jsonl + calls-stats.json and their summary in stats.json's ``calls``
     (:mod:`.callstats`); the fidelity verdicts in ``fidelity`` (trials judged invalid are left out
-    of the main statistics; with any, trials-all.csv + stats-all.json hold every trial). Returns
-    stats.json. Raises QoslabError when a trial is not done (failed, pending or interrupted: no
-    statistics over unequal trial counts; ``--resume`` runs them) or fewer than 2 valid trials
-    exist. Trials a sequential campaign skipped are absent, not missing; what stopped it is
-    stats.json's ``stopping`` (:func:`.stopping.stopping_summary`)."""
+    of the main statistics; with any, trials-all.csv + stats-all.json hold every trial). Written
+    into ``out`` (default: the campaign ``folder``, whose trial artifacts are read) all together
+    or not at all (:mod:`.staging`: stats.json last; a failure leaves ``out`` as it was, so no
+    half-written stats.json is ever read back). Returns stats.json. Raises QoslabError when a
+    trial is not done (failed, pending or interrupted: no statistics over unequal trial counts;
+    ``--resume`` runs them) or fewer than 2 valid trials exist. Trials a sequential campaign
+    skipped are absent, not missing; what stopped it is stats.json's ``stopping``
+    (:func:`.stopping.stopping_summary`)."""
     timed_out = censored_failed_trials(pb, store, folder)
     left = sorted((s, n - (len(timed_out) if s == "failed" else 0)) for s, n in store.counts().items()
                   if s not in ("done", "skipped"))
@@ -115,47 +126,51 @@ def campaign_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
         what = ", ".join(f"{n} {status}" for status, n in left)
         raise QoslabError(f"{folder}: campaign incomplete ({what}): no statistics over unequal trial counts; "
                           f"`qoslab campaign run --resume {folder}` runs them")
+    with staged(out or folder, MANAGED, last="stats.json") as work:
+        return _stats_into(pb, store, folder, work, timed_out)
+
+
+def _stats_into(pb: Playbook, store: Store, folder: Path, work: Path, timed_out: list[CensoredAttempt]
+                ) -> dict[str, Any]:
+    """:func:`campaign_stats`'s files written into ``work`` (the trial artifacts read from ``folder``)."""
     fidelity = fidelity_block(pb, store)
     drop = bool(fidelity["excluded_applied"])
     ms = declared_metrics(store)
     primary = ms.primary.name if ms else "elapsed_s"
     if primary != "elapsed_s":  # censoring bounds are seconds of elapsed_s: not this metric's
         timed_out = []
-    main = export_csv(store, folder / "trials.csv", primary, exclude_invalid=drop, declared=ms)
+    main = export_csv(store, work / "trials.csv", primary, exclude_invalid=drop, declared=ms)
     if main < 2:
         raise QoslabError(f"{folder}: fewer than 2 valid trials, no statistics")
-    source = folder / "trials.csv"
+    source = work / "trials.csv"
     if timed_out:  # censor_timeouts: one row per timed-out trial at its bound beside the successful ones
-        source = folder / "trials-censored.csv"
-        write_censored_csv(folder / "trials.csv", timed_out, source)
-    stats = run_stats(pb, source, folder / "stats.json")
+        source = work / "trials-censored.csv"
+        write_censored_csv(work / "trials.csv", timed_out, source)
+    stats = run_stats(pb, source, work / "stats.json")
     if ms is not None and ms.primary.direction == "higher":
         higher_is_better_recovery(stats, source)
     if timed_out:
         stats["censored"] = censored_block(timed_out)
-    stats.update(_blocks(pb, store, folder, stats, source, exclude_invalid=drop))
+    stats.update(_blocks(pb, store, folder, stats, source, exclude_invalid=drop, work=work))
     if ms is not None:  # a declared metric set (without one stats.json is what it always was)
         stats["metric"] = metric_block(ms)
         stats["secondary"] = secondary_block(
-            ms, folder, lambda csv, name: export_csv(store, csv, name, exclude_invalid=drop, declared=ms),
+            ms, work, lambda csv, name: export_csv(store, csv, name, exclude_invalid=drop, declared=ms),
             lambda csv, out: run_stats(pb, csv, out))
     stats["fidelity"] = fidelity
-    (folder / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
-    for stale in ("trials-all.csv", "stats-all.json"):
-        (folder / stale).unlink(missing_ok=True)
+    (work / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     if fidelity["excluded"]:  # the second set: every trial, invalid ones included
-        export_csv(store, folder / "trials-all.csv", primary, declared=ms)
+        export_csv(store, work / "trials-all.csv", primary, declared=ms)
         if timed_out:
-            write_censored_csv(folder / "trials-all.csv", timed_out, folder / "trials-all.csv")
-        run_stats(pb, folder / "trials-all.csv", folder / "stats-all.json")
-    (folder / "stats-network.json").unlink(missing_ok=True)
+            write_censored_csv(work / "trials-all.csv", timed_out, work / "trials-all.csv")
+        run_stats(pb, work / "trials-all.csv", work / "stats-all.json")
     # (a timed-out trial has no network wait: with censored trials the network statistics would
     # compare unequal, survivor-only samples, so there are none)
-    network = export_csv(store, folder / "trials-network.csv", "network_s", exclude_invalid=drop)
+    network = export_csv(store, work / "trials-network.csv", "network_s", exclude_invalid=drop)
     if network == main and not timed_out and primary == "elapsed_s":
-        run_stats(pb, folder / "trials-network.csv", folder / "stats-network.json")
+        run_stats(pb, work / "trials-network.csv", work / "stats-network.json")
     if not timed_out:
-        censoring_stats(pb, store, folder)
+        censoring_stats(pb, store, folder, work)
     return stats
 
 
@@ -185,19 +200,20 @@ def censored_block(timed_out: list[CensoredAttempt]) -> dict[str, Any]:
 
 
 def _blocks(pb: Playbook, store: Store, folder: Path, stats: dict[str, Any],
-            source: Path | None = None, exclude_invalid: bool = False) -> dict[str, Any]:
+            source: Path | None = None, exclude_invalid: bool = False, work: Path | None = None) -> dict[str, Any]:
     """stats.json's optional blocks: ``stopping`` (sequential campaigns), ``calls`` (per-call
     latency tails; without the fidelity-invalid trials when ``exclude_invalid``, as the main
     statistics), ``factorial`` (recoveries per factor level), ``overhead_s`` (harness cost),
-    ``switch_queues`` (per-queue switch counters, :mod:`.switchq`)."""
+    ``switch_queues`` (per-queue switch counters, :mod:`.switchq`). Files go to ``work``
+    (default ``folder``)."""
     out: dict[str, Any] = {}
     stopping = stopping_summary(pb, store)
     if stopping is not None:  # which rule stopped each condition, and after how many trials
         out["stopping"] = stopping
-    calls = run_call_stats(store, folder, *plan_comparisons(pb), exclude_invalid=exclude_invalid)
+    calls = run_call_stats(store, folder, *plan_comparisons(pb), exclude_invalid=exclude_invalid, out=work)
     if calls is not None:  # per-call latency tails (calls-stats.json, summarised), see .callstats
         out["calls"] = calls
-    factorial = factorial_block(pb, stats, source or folder / "trials.csv")
+    factorial = factorial_block(pb, stats, source or (work or folder) / "trials.csv")
     if factorial is not None:  # recoveries per level of the other factors and their differences
         out["factorial"] = factorial
     overhead = overhead_summary(store)
@@ -225,21 +241,24 @@ def overhead_summary(store: Store) -> dict[str, Any] | None:
             "conditions": {c: round(statistics.median(vs), 3) for c, vs in per.items()}}
 
 
-def censoring_stats(pb: Playbook, store: Store, folder: Path) -> dict[str, Any]:
+def censoring_stats(pb: Playbook, store: Store, folder: Path, out: Path | None = None,
+                    trials_csv: Path | None = None) -> dict[str, Any]:
     """``censoring.json`` (see :mod:`.censoring`) and, when any attempt was censored,
     ``trials-censored.csv`` and ``stats-censored.json`` (the statistics with every censored attempt
-    at its lower bound); a stale stats-censored.json is removed when none is. Needs trials.csv.
-    A declared primary metric other than elapsed_s gets no censored statistics (the bounds are
-    seconds of elapsed_s).
+    at its lower bound), written into ``out`` (default ``folder``: callers stage it, see
+    :mod:`.staging`); a stale stats-censored.json there is removed when none is. Needs
+    ``trials_csv`` (default ``out``/trials.csv). A declared primary metric other than elapsed_s
+    gets no censored statistics (the bounds are seconds of elapsed_s).
     Returns censoring.json as a dict. Raises QoslabError when the statistics fail."""
+    out = out or folder
     censored = censored_attempts(pb, store, folder)
     counts = {c: len(v) for c, v in store.done_times().items()}
     summary = censoring_summary(pb, censored, counts)
-    (folder / "censoring.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (out / "censoring.json").write_text(json.dumps(summary, indent=1) + "\n")
     for stale in ("trials-censored.csv", "stats-censored.json"):
-        (folder / stale).unlink(missing_ok=True)
+        (out / stale).unlink(missing_ok=True)
     ms = declared_metrics(store)
     if censored and (ms is None or ms.primary.name == "elapsed_s"):  # bounds are seconds of elapsed_s
-        write_censored_csv(folder / "trials.csv", censored, folder / "trials-censored.csv")
-        run_stats(pb, folder / "trials-censored.csv", folder / "stats-censored.json")
+        write_censored_csv(trials_csv or out / "trials.csv", censored, out / "trials-censored.csv")
+        run_stats(pb, out / "trials-censored.csv", out / "stats-censored.json")
     return summary

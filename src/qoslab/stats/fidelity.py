@@ -42,12 +42,41 @@ def fidelity_block(pb: Playbook, store: Store) -> dict[str, Any]:
                       "reasons": json.loads(r.get("fidelity_reasons") or "[]")} for r in bad],
         "invalid_share": round(len(bad) / len(rows), 4) if rows else 0.0,
         "excluded_applied": bool(bad) and not short, "not_applied_reason": None,
-        "warning": invalid_warning(len(bad), len(rows), th.max_invalid_share, left_out=not short),
+        "warning": _warning(bad, len(rows), th.max_invalid_share, left_out=not short),
         "all_trials": {"csv": "trials-all.csv", "stats": "stats-all.json"} if bad else None}
     if bad and short:
         block["not_applied_reason"] = (f"leaving the invalid trials out would leave {', '.join(short)} fewer than 2 "
                                        "trials: the statistics are over all trials, invalid ones included")
     return block
+
+
+#: The checks whose failure says the machine (its CPU, other users' load) could not emulate the
+#: trial; any other invalid check (the flood's rate) says nothing about the machine.
+MACHINE_CHECKS = ("port_utilisation", "outside_cores")
+
+
+def _warning(bad: list[TrialRow], total: int, max_share: float, left_out: bool) -> str | None:
+    """The campaign's fidelity warning (:func:`invalid_warning`) naming the checks that made its
+    trials invalid; the machine is blamed only when one of :data:`MACHINE_CHECKS` failed (issue 45:
+    a flood judged below its rate says nothing about the machine)."""
+    failed: dict[str, int] = {}
+    for r in bad:
+        try:
+            reasons = json.loads(r.get("fidelity_reasons") or "[]")
+        except ValueError:
+            reasons = []
+        for c in {str(x.get("check")) for x in reasons if isinstance(x, dict) and x.get("verdict") == "invalid"}:
+            failed[c] = failed.get(c, 0) + 1
+    checks = ", ".join(f"{c} in {n}" for c, n in sorted(failed.items(), key=lambda kv: (-kv[1], kv[0])))
+    if not failed or set(failed) & set(MACHINE_CHECKS):
+        text = invalid_warning(len(bad), total, max_share, left_out)
+        return None if text is None else text + (f" (failed: {checks})" if checks else "")
+    if total == 0 or len(bad) / total <= max_share:
+        return None
+    where = "left out of the main statistics" if left_out else "still IN the main statistics (see below)"
+    return (f"{len(bad)} of {total} trials ({len(bad) / total:.0%}) were judged fidelity invalid (more than "
+            f"{max_share:.0%}): they are {where}; the checks that failed ({checks}) concern the flood's rate, not "
+            "this machine's capacity: see each trial's fidelity_reasons and the flood file")
 
 
 def console_lines(block: dict[str, Any] | None) -> list[str]:

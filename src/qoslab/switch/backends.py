@@ -225,22 +225,31 @@ class CatalystFile(StrictModel):
     ssh_profile: Literal["c3750", "modern"] = "c3750"
 
 
+def device_file(spec: str, topology: Topology) -> tuple[CatalystFile, str]:
+    """The device file at ``spec`` and its platform (aliases resolved), which must be the one of
+    ``topology``'s switch model (the profiles render for that model). Reads only; a campaign
+    checks it before it makes its folder or touches the testbed. Raises ConfigError naming the
+    device file's line and field."""
+    f = load_model(spec, CatalystFile)
+    plat = ALIASES.get(f.platform, f.platform)
+    if plat not in platforms.names():
+        raise config_error(spec, ("platform",), f"unknown platform {f.platform!r} (known: "
+                                                f"{', '.join(platforms.names())}, or cisco_ios, cisco_xe)")
+    if plat != (topo_plat := platform_for_model(topology.switch.model)):
+        raise config_error(spec, ("platform",), f"{plat}, but topology {topology.name}'s switch is a "
+                                                f"{topology.switch.model} ({topo_plat}): profiles render for "
+                                                "the topology's model")
+    return f, plat
+
+
 class CatalystSwitch(NetmikoSwitch):
     """``device: FILE`` with ``device: catalyst``: a real IOS switch over SSH."""
 
     def __init__(self, topology: Topology, spec: str | None = None) -> None:
         if spec is None:
             raise QoslabError("a catalyst switch needs a device file (host, port, known_hosts, credentials)")
-        f = load_model(spec, CatalystFile)
+        f, plat = device_file(spec, topology)
         creds = f.credentials_file.expanduser() if f.credentials_file is not None else None
-        plat = ALIASES.get(f.platform, f.platform)
-        if plat not in platforms.names():
-            raise config_error(spec, ("platform",), f"unknown platform {f.platform!r} (known: "
-                                                    f"{', '.join(platforms.names())}, or cisco_ios, cisco_xe)")
-        if plat != (topo_plat := platform_for_model(topology.switch.model)):
-            raise config_error(spec, ("platform",), f"{plat}, but topology {topology.name}'s switch is a "
-                                                    f"{topology.switch.model} ({topo_plat}): profiles render for "
-                                                    "the topology's model")
         ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
                     timeout_s=f.timeout_s, ssh_profile=f.ssh_profile, platform=plat)
         super().__init__(f"{f.host}:{f.port}", ep)

@@ -100,8 +100,10 @@ public final class Main implements Runnable {
             double margin = s.marginRel() * TrialStats.mean(data.get(ref));
             Map<String, Object> m = TrialStats.compare(c[0], data.get(c[0]), c[1], data.get(c[1]), s, margin);
             @SuppressWarnings("unchecked") Map<String, Object> tost = (Map<String, Object>) m.get("tost");
-            tost.put("reference", ref);
-            tost.put("margin_rel", s.marginRel());
+            if (tost != null) { // null when neither condition varies (TrialStats.compareConstant)
+                tost.put("reference", ref);
+                tost.put("margin_rel", s.marginRel());
+            }
             comps.add(m);
         }
         for (String key : List.of("welch_t_p", "mann_whitney_p")) {

@@ -82,8 +82,9 @@ public final class TrialStats {
      * equivalence test with margin {@code margin_s} (seconds).
      */
     public static Map<String, Object> compare(String a, double[] xa, String b, double[] xb, Settings s, double marginS) {
-        Map<String, Object> m = new LinkedHashMap<>();
         double ma = mean(xa), mb = mean(xb);
+        if (Effects.var(xa) == 0 && Effects.var(xb) == 0) return compareConstant(a, xa, b, xb, ma, mb, s);
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("a", a);
         m.put("b", b);
         m.put("difference_s", mb - ma);
@@ -105,6 +106,50 @@ public final class TrialStats {
         m.put("mde_s", mde);
         m.put("mde_rel", mde / ma);
         m.put("tost", Effects.tost(xa, xb, marginS, s.alpha()));
+        return m;
+    }
+
+    /** Why the tests of {@link #compareConstant} are null (stats.json's {@code not_computable}). */
+    static final String NO_SPREAD = "every trial of both conditions has the same value (no spread): Welch's t, its "
+            + "interval, Cohen's d, Hedges' g, the MDE and the TOST divide by a standard deviation of 0 and cannot be "
+            + "computed";
+
+    /**
+     * {@link #compare} when neither sample varies (a metric constant within both conditions, e.g. a
+     * counter): the difference and ratio of the means with degenerate intervals (every bootstrap
+     * resample has the same means: the interval is the point, as {@link #describe}'s for sd 0), the
+     * Hodges-Lehmann shift, Mann-Whitney U when the two values differ (its p, with the tie-corrected
+     * variance, is then defined; null when they are equal: no test separates identical samples), and
+     * null for every statistic that divides by a standard deviation, with {@code not_computable}
+     * saying why ({@link #NO_SPREAD}). Holm's correction skips the nulls.
+     */
+    static Map<String, Object> compareConstant(String a, double[] xa, String b, double[] xb, double ma, double mb,
+                                               Settings s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("a", a);
+        m.put("b", b);
+        m.put("difference_s", mb - ma);
+        m.put("ratio", mb / ma);
+        m.put("welch_t_p", null);
+        if (ma != mb) {
+            m.putAll(mannWhitney(xa, xb));
+        } else {
+            m.put("mann_whitney_p", null);
+            m.put("mann_whitney_u", xa.length * (double) xb.length / 2);
+            m.put("mann_whitney_method", null);
+            m.put("mann_whitney_ties", true);
+            m.put("prob_superiority", 0.5);
+        }
+        m.put("difference_ci95_s", Arrays.asList(mb - ma, mb - ma));
+        m.put("ratio_ci95", Arrays.asList(mb / ma, mb / ma));
+        for (String k : new String[] {"welch_t", "welch_df", "difference_welch_ci95_s", "cohens_d", "hedges_g"}) m.put(k, null);
+        double[] hl = Effects.hodgesLehmann(xa, xb, s.level());
+        m.put("hodges_lehmann_s", hl[0]);
+        m.put("hodges_lehmann_ci95_s", Arrays.asList(hl[1], hl[2]));
+        m.put("mde_s", null);
+        m.put("mde_rel", null);
+        m.put("tost", null);
+        m.put("not_computable", NO_SPREAD);
         return m;
     }
 

@@ -111,6 +111,38 @@ class TrialStatsTest {
         assertThrows(IllegalArgumentException.class, () -> TrialStats.describe(new double[] {1}));
     }
 
+    /**
+     * Issue 45: a metric constant within two compared conditions (a counter, a fixed message count)
+     * stopped the statistics ("No bracketing: f(-1.0)=NaN, f(1.0)=NaN", rc 2). The reproduction,
+     * the 4-row CSV a,1,10 a,2,10 b,1,20 b,2,20, now gives stats.json with the tests that divide by a
+     * standard deviation null and saying why; Mann-Whitney as scipy 1.17.1's
+     * mannwhitneyu([20, 20], [10, 10], method='asymptotic') = U 4, p 0.1939308522824107.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aMetricConstantWithinBothConditionsGivesStatisticsThatSayWhatCannotBeComputed() throws Exception {
+        Path f = tmp.resolve("c.csv"), out = tmp.resolve("s.json");
+        Files.writeString(f, "condition,trial,elapsed_s\na,1,10\na,2,10\nb,1,20\nb,2,20\nc,1,15\nc,2,15\n");
+        int rc = new picocli.CommandLine(new Main()).execute("stats", "--csv", f.toString(), "--out", out.toString(),
+                "--baseline", "a", "--compare", "a|b", "--compare", "b|c", "--compare", "a|a", "--recovery", "a|b|c");
+        assertEquals(0, rc);
+        Map<String, Object> s = (Map<String, Object>) org.qoslab.common.Json.parse(Files.readString(out));
+        List<Map<String, Object>> cmp = (List<Map<String, Object>>) s.get("comparisons");
+        Map<String, Object> ab = cmp.get(0);
+        assertEquals(10.0, ((Number) ab.get("difference_s")).doubleValue(), 1e-12);
+        assertEquals(List.of(10.0, 10.0), ((List<Number>) ab.get("difference_ci95_s")).stream().map(Number::doubleValue).toList());
+        for (String k : new String[] {"welch_t_p", "welch_t", "welch_df", "cohens_d", "hedges_g", "mde_s", "tost", "welch_t_p_holm"})
+            assertNull(ab.get(k), k);
+        assertTrue(((String) ab.get("not_computable")).contains("no spread"), ab.toString());
+        assertEquals(4.0, ((Number) ab.get("mann_whitney_u")).doubleValue(), 1e-12);
+        assertEquals(0.1939308522824107, ((Number) ab.get("mann_whitney_p")).doubleValue(), 1e-9);
+        assertNull(cmp.get(2).get("mann_whitney_p"));  // identical samples: no test separates them
+        assertNotNull(cmp.get(1).get("mann_whitney_p_holm"));
+        Map<String, Object> rec = ((List<Map<String, Object>>) s.get("recovery")).get(0);
+        assertEquals(0.5, ((Number) rec.get("ratio")).doubleValue(), 1e-12);  // (20 - 15) / (20 - 10)
+        assertEquals(0.0, ((Number) cond(s, "a").get("sd")).doubleValue(), 0);
+    }
+
     @Test
     void csvErrorsNameFileAndLine() throws Exception {
         Path f = tmp.resolve("t.csv");

@@ -7,6 +7,7 @@ import re
 
 from ntc_templates.parse import parse_output
 
+from qoslab.ios import RunningConfig, load_config
 from qoslab.ios.show_qos import (
     InputQueues,
     PortQos,
@@ -83,11 +84,19 @@ def test_vlan_brief_parses_with_ntc_templates():
 
 
 def test_access_lists_parse_with_ntc_templates_and_name_argument():
-    acls = {"101": ["permit ip host 198.18.0.1 host 198.18.0.2"], "scavenger": ["permit udp any any eq 9"]}
+    rc = RunningConfig.factory("Switch", ["Gi1/0/1"])
+    assert load_config("\n".join(["access-list 101 permit ip host 198.18.0.1 host 198.18.0.2",
+                                   "ip access-list extended scavenger", " 15 permit udp any any eq 9",
+                                   " 5 deny udp any any eq 7", "access-list 10 permit 10.0.0.0 0.0.0.255"]), rc) == []
+    acls = {k: (v.show_header(), v.show_entries()) for k, v in rc.acls.items()}
     text = render_access_lists(acls)
     rows = parse_output(platform="cisco_ios", command="show access-list", data=text)
-    assert [(r["name"], r["sn"], r["action"], r["protocol"]) for r in rows] == [
-        ("101", "10", "permit", "ip"), ("scavenger", "10", "permit", "udp")]
+    # sequence numbers as entered (5 before 15), ports by IOS's names, the standard list in its own form
+    assert [(r["type"], r["name"], r["sn"], r["action"], r["protocol"]) for r in rows] == [
+        ("Extended", "101", "10", "permit", "ip"), ("Extended", "scavenger", "5", "deny", "udp"),
+        ("Extended", "scavenger", "15", "permit", "udp"), ("Standard", "10", "10", "permit", "")]
+    assert "    5 deny udp any any eq echo\n    15 permit udp any any eq discard\n" in text
+    assert rows[3]["source"] == "10.0.0.0, wildcard bits 0.0.0.255"
     assert render_access_lists(acls, "scavenger").startswith("Extended IP access list scavenger\n")
     assert render_access_lists(acls, "nope") is None
 

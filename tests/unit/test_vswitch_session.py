@@ -264,6 +264,6 @@ def test_context_help_follows_mode_and_privilege(s):
     assert s.help("frobnicate ") == "% Unrecognized command\n"
     s.line("configure terminal")
     assert {"  mls", "  interface", "  exit", "  end"} <= set(s.help("").splitlines())
-    run(s, "policy-map p", "class c")
+    run(s, "class-map c", "policy-map p", "class c")
     assert {"  set", "  police", "  trust"} <= set(s.help("").splitlines())
     assert "  <0-63>" in s.help("set dscp ").splitlines()

@@ -33,8 +33,8 @@ XE_GLOBAL = [
 XE_IF = [
     T("service-policy input {name:word}", "if"),
     T("service-policy output {name:word}", "if"),
-    T("no ip address", "if-keep"), T("shutdown", "if-keep"),
-    T("description {rest:word}", "if-keep", 20, 1),
+    T("ip address {ip:ip} {mask:ip}", "if-keep"), T("no ip address", "if-keep"), T("shutdown", "if-keep"),
+    T("description {rest:text}", "if-keep", 40, 1),
 ]
 XE_CMAP = [T("match access-group {acl:word}", "cmap"), T("match access-group name {acl:word}", "cmap"),
            T("match dscp {d:dscp}", "xe-cmap", MATCH_DSCP_MAX, 1),

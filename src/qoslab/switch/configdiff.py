@@ -1,11 +1,25 @@
 """The QoS part of a Catalyst running-config, as pure text functions: split it from the rest,
 build the intended config for a profile, compute the remediation (hier-config, IOS rules) and
-order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch.push`)."""
+order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch.push`).
+
+Access lists are compared in one form (:func:`canonical_acls`: each entry as IOS prints it,
+without its sequence number, remarks left out), so a profile's ``eq 80`` equals the switch's ``eq
+www``, IOS 12.2's running-config (no numbers) and IOS-XE's (numbers) read alike and a remark
+typed twice by another client does not stop hier-config (``DuplicateChildError``). hier-config
+numbers the entries 10, 20 ... (its IOS driver); the remediation renumbers an existing named list
+the same way first (``ip access-list resequence NAME 10 10``), so its ``no 20 ...`` / ``20 ...``
+lines hit the entries they mean whatever numbers the switch had. A changed numbered list is sent
+whole (``no access-list N`` removes all of list N on IOS, whatever follows the number).
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ..errors import QoslabError
+from ..ios.acl import numbered_kind
+from ..ios.aclparse import canonical_entry
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,40 @@ _QOS_SECTIONS = re.compile(r"^(class-map\b|policy-map\b|ip access-list extended\
 _QOS_IF_LINES = re.compile(r"^(mls qos trust\b|service-policy\b|srr-queue\b|priority-queue\b|queue-set\b)")
 #: The Catalyst 3750's QoS lines (the rules before platforms existed; every default below).
 C3750_RULES = QosRules(_QOS_GLOBAL, _QOS_SECTIONS, _QOS_IF_LINES)
+
+
+_ACL_SECTION = re.compile(r"^ip access-list (standard|extended) (\S+)\s*$")
+_NUMBERED_ACL = re.compile(r"^access-list (\d+) (.+)$")
+_SEQ = re.compile(r"^\d+\s+")
+
+
+def canonical_acls(config_text: str) -> str:
+    """``config_text`` with every access-list entry (named lists' children, numbered lists'
+    ``access-list N`` lines, and IOS-XE's ``ip access-list ... N`` sections of numbered lists, which
+    become ``access-list N`` lines) as IOS prints it in ``show access-lists``, without sequence
+    numbers, and without remarks (the module doc). Other lines are unchanged. Pure."""
+    out, kind, number = [], None, None
+    for raw in config_text.splitlines():
+        line = raw.rstrip()
+        if not line.startswith(" "):
+            m = _ACL_SECTION.match(line)
+            kind, number = (m.group(1), m.group(2) if numbered_kind(m.group(2)) else None) if m else (None, None)
+            if number is not None:
+                continue  # IOS-XE's section of a numbered list: its entries become access-list N lines
+            n = _NUMBERED_ACL.match(line)
+            num_kind = numbered_kind(n.group(1)) if n else None
+            if n and num_kind:
+                if n.group(2).split()[0] == "remark":
+                    continue
+                line = f"access-list {n.group(1)} {canonical_entry(n.group(2), num_kind == 'standard')}"
+        elif kind is not None and line.strip():
+            body = _SEQ.sub("", line.strip())
+            if body.split()[0] == "remark":
+                continue
+            entry = canonical_entry(body, kind == "standard")
+            line = f"access-list {number} {entry}" if number is not None else " " + entry
+        out.append(line)
+    return "\n".join(out) + ("\n" if config_text.endswith("\n") else "")
 
 
 def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str], list[str]]:
@@ -98,10 +146,11 @@ _VOLATILE = re.compile(r"^(!|end$|Building configuration|Current configuration|n
 def normalized_config(config_text: str) -> list[str]:
     """The whole config as a sorted list of path strings (``interface GigabitEthernet1/0/1 /
     mls qos trust dscp``), comments, ``end`` and volatile lines left out, for comparing a
-    device's running-config with the intended one line by line, QoS or not. Pure."""
+    device's running-config with the intended one line by line, QoS or not; access lists in one
+    form (:func:`canonical_acls`). Pure."""
     out: set[str] = set()
     stack: list[tuple[int, str]] = []
-    for raw in config_text.splitlines():
+    for raw in canonical_acls(config_text).splitlines():
         l = raw.rstrip()
         if not l.strip() or _VOLATILE.match(l.strip()):
             continue
@@ -144,13 +193,50 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
 
 def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS") -> list[str]:
     """Config lines that turn the running config into the intended one (hier-config, the rules of
-    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``)."""
+    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``), ordered for IOS (:func:`order_for_ios`),
+    access lists as the module doc says. Raises QoslabError for a config hier-config cannot
+    read (a line twice in one section)."""
     from hier_config import Platform, WorkflowRemediation, get_hconfig
+    from hier_config.exceptions import DuplicateChildError
 
     plat = Platform[hier_platform]
-    run = get_hconfig(plat, _for_hier(running_text))
-    want = get_hconfig(plat, _for_hier(intended_text))
-    return order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
+    try:
+        run = get_hconfig(plat, _for_hier(running_text))
+        want = get_hconfig(plat, _for_hier(intended_text))
+    except DuplicateChildError as e:
+        raise QoslabError(f"cannot compute the change: a configuration has a line twice in one section ({e})") from None
+    lines = order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
+    return resequence_first(whole_numbered_lists(lines, intended_text), running_text)
+
+
+def whole_numbered_lists(lines: list[str], intended_text: str) -> list[str]:
+    """Remediation ``lines`` with every numbered list that loses an entry sent whole: ``no
+    access-list N`` then all of N's intended entries, where N's first line was (IOS removes the
+    whole list for ``no access-list N ...``). Pure."""
+    nums = {m.group(1) for line in lines if (m := re.match(r"^no access-list (\d+)\b", line))}
+    if not nums:
+        return lines
+    ours = re.compile(r"^(no )?access-list (" + "|".join(sorted(nums)) + r") ")
+    at = next(i for i, line in enumerate(lines) if ours.match(line + " "))
+    rest = [line for line in lines if not ours.match(line + " ")]
+    intended = canonical_acls(intended_text).splitlines()
+    block = [x for n in sorted(nums, key=int)
+             for x in [f"no access-list {n}"] + [line for line in intended if line.startswith(f"access-list {n} ")]]
+    at = len([line for line in lines[:at] if not ours.match(line + " ")])
+    return rest[:at] + block + rest[at:]
+
+
+def resequence_first(lines: list[str], running_text: str) -> list[str]:
+    """Remediation ``lines`` with ``ip access-list resequence NAME 10 10`` before the block of each
+    named list that the running config already has (the module doc). Pure."""
+    existing = {m.group(2) for line in running_text.splitlines() if (m := _ACL_SECTION.match(line.rstrip()))}
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        m = _ACL_SECTION.match(line)
+        if m and m.group(2) in existing and i + 1 < len(lines) and lines[i + 1].startswith(" "):
+            out.append(f"ip access-list resequence {m.group(2)} 10 10")
+        out.append(line)
+    return out
 
 
 _PRIORITY = [("mls qos", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2), ("policy-map", 3),
@@ -186,7 +272,7 @@ def order_for_ios(lines: list[str]) -> list[str]:
 
 
 def _for_hier(text: str) -> str:
-    return "\n".join(l for l in text.splitlines()
+    return "\n".join(l for l in canonical_acls(text).splitlines()
                      if l.strip() and not l.startswith(("Building configuration", "Current configuration", "end")))
 
 

@@ -36,8 +36,11 @@ from .configdiff import intended_config, non_qos_lines, normalized_config, remed
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
 
-#: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set).
-ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
+#: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set): the parser's
+#: errors, a taken sequence number, and the reference checks of qoslab.ios.refs.
+ERROR_PATTERN = (r"% ?(Invalid input|Incomplete command|Ambiguous command|Duplicate sequence number"
+                 r"|Exceeded maximum sequence number)|(Policy map|Class-map) \S+ is being used"
+                 r"|% class-map \S+ not configured")
 
 
 def connect(dev: Device):

@@ -11,10 +11,11 @@ import time
 from typing import Any
 
 from ..ios import RunningConfig, load_config, qos_model
+from ..ios.svi import svi_address
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
-from .apply import apply_nft, apply_plan
+from .apply import apply_nft, apply_plan, apply_svi
 from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json
 from .dialects import Dialect, dialect_for_model, get_dialect
 from .facts import MacEntry
@@ -40,6 +41,7 @@ class VirtualCatalyst:
             load_config(startup.read_text(), self.running)
         self.applied: TcPlan | None = None
         self.applied_nft: NftPlan | None = None
+        self.applied_svi: object = "none applied yet"
         self.lock = asyncio.Lock()
         self.booted = time.time() - self.dialect.boot_seconds
 
@@ -53,9 +55,9 @@ class VirtualCatalyst:
         return compile_nft(qos_model(self.running), self.topo)
 
     def apply(self) -> bool:
-        """Compile the running-config and apply what changed (tc plan, nftables ruleset) to the
-        switch namespace. Returns True when anything was changed. Raises QoslabError naming the
-        failing tc or nft line."""
+        """Compile the running-config and apply what changed (tc plan, nftables ruleset, the SVI's
+        address) to the switch namespace. Returns True when anything was changed. Raises
+        QoslabError naming the failing tc or nft line, or an SVI address it does not apply."""
         plan, nft = self.plan(), self.nft_plan()
         tc_changed = self.applied is None or plan.ports != self.applied.ports
         nft_changed = self.applied_nft is None or nft.text != self.applied_nft.text
@@ -68,7 +70,13 @@ class VirtualCatalyst:
             if self.apply_enabled:
                 apply_nft(nft, ns)
             self.applied_nft = nft
-        return tc_changed or nft_changed
+        svi = svi_address(self.running)
+        svi_changed = svi != self.applied_svi
+        if svi_changed:
+            self.applied_svi = svi  # an address refused below is not tried again until it changes
+            if self.apply_enabled:
+                apply_svi(ns, BRIDGE, svi)
+        return tc_changed or nft_changed or svi_changed
 
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""

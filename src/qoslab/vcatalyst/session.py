@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from ..errors import QoslabError
 from ..ios import IosError, Mode
+from . import ping
 from .archive import config_differences, copied, incremental_diffs, merge, replace
 from .cli_help import context_help
 from .dialects import Reply, ShowContext
@@ -132,7 +133,18 @@ class IosSession:
             return Reply("Building configuration...\n[OK]\n")
         if n.startswith("show "):
             return self._show(cmd, text)
+        if n.startswith(("ping", "traceroute")):
+            return self._reach(cmd, text)
         return self._file_command(cmd)
+
+    def _reach(self, cmd: ExecCommand, text: str) -> Reply:
+        """``ping`` / ``traceroute`` from the switch's namespace (:mod:`.ping`)."""
+        try:
+            if cmd.name.startswith("ping"):
+                return Reply(ping.ping(self.sw, text, cmd.args["word"]))
+            return Reply(ping.traceroute(self.sw, text, cmd.args["word"], self.sw.running.dialect == "c9300"))
+        except IosError as e:
+            return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
 
     def interrupt(self) -> None:
         """Ctrl-C: a question waiting for its answer is dropped (its file operation does not run),

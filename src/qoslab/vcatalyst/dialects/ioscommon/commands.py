@@ -100,6 +100,11 @@ COMMANDS: dict[str, str] = {
     "exit": "exit",
     "logout": "logout",
     "quit": "quit",
+    # answered from the switch's namespace by qoslab.vcatalyst.ping (IOS: user EXEC may run both)
+    "ping": "ping {word}",
+    "ping options": "ping {word} {rest}",
+    "traceroute": "traceroute {word}",
+    "traceroute options": "traceroute {word} {rest}",
 }
 #: Commands user EXEC (``>``, privilege level 1) may run; everything else needs ``enable``. From
 #: the "Command Modes" of each command in the Catalyst 3750 Command Reference 12.2(55)SE and the
@@ -112,7 +117,7 @@ USER_EXEC_PREFIXES = (
     "show version", "show privilege", "show inventory", "show hosts", "show clock", "show interfaces",
     "show ip interface", "show ip arp", "show ip route", "show vlan", "show arp", "show mac address-table",
     "show cdp", "show lldp", "show environment", "show processes cpu", "enable", "terminal", "exit", "logout",
-    "quit")
+    "quit", "ping", "traceroute")
 
 
 def user_exec(commands: dict[str, str]) -> frozenset[str]:

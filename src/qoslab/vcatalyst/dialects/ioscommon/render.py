@@ -253,21 +253,22 @@ def render_monitor(sessions: list[MonitorSession]) -> str:
     return "\n".join(blocks) + ("\n" if blocks else "")
 
 
-def render_access_lists(acls: dict[str, list[str]], name: str | None = None, ip_only: bool = False,
-                        matches: dict[tuple[str, int], int] | None = None) -> str | None:
-    """``show [ip] access-lists [NAME]``: ``acls`` = {name: [ACE text]}; sequence numbers 10, 20 ...;
-    ``matches[(name, seq)]`` adds ``(N matches)``. None when NAME is not an ACL."""
+def render_access_lists(acls: dict[str, tuple[str, list[tuple[int, str]]]], name: str | None = None,
+                        ip_only: bool = False, matches: dict[tuple[str, int], int] | None = None) -> str | None:
+    """``show [ip] access-lists [NAME]``: ``acls`` = {name: (header, [(sequence number, entry
+    text)])} (:meth:`qoslab.ios.AccessList.show_header` / ``show_entries``); ``matches[(name,
+    seq)]`` adds ``(N matches)``. None when NAME is not an ACL."""
     if name is not None and name not in acls:
         return None
     matches = matches or {}
     out = []
-    for n, aces in acls.items():
+    for n, (header, entries) in acls.items():
         if name is not None and n != name:
             continue
-        out.append(f"Extended IP access list {n}")
-        for i, a in enumerate(aces, 1):
-            m = matches.get((n, 10 * i))
-            out.append(f"    {10 * i} {a}" + (f" ({m} matches)" if m else ""))
+        out.append(header)
+        for seq, a in entries:
+            m = matches.get((n, seq))
+            out.append(f"    {seq} {a}" + (f" ({m} matches)" if m else ""))
     return "\n".join(out) + ("\n" if out else "")
 
 

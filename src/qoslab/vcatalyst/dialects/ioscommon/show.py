@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ....ios import IosError, ace_text
+from ....ios import IosError
 from ....ios.config import interface_order
 from ....topology import canonical_port, linux_ifname, long_port
 from ...execparse import ExecCommand
@@ -130,7 +130,7 @@ def monitor_sessions(sw: Any) -> list[MonitorSession]:
 def _access_lists(sw: Any, cmd: ExecCommand) -> str | None:
     if not cmd.name.startswith(("show ip access-lists", "show access-lists")):
         return None
-    acls = {k: [ace_text(a) for a in v] for k, v in sw.running.acls.items()}
+    acls = {k: (v.show_header(), v.show_entries()) for k, v in sw.running.acls.items()}
     out = render_access_lists(acls, cmd.args.get("word"))
     return out if out is not None else ""
 

@@ -9,7 +9,7 @@ qoslab has six kinds of backend, each a :class:`typing.Protocol` in its own modu
 - ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
 - ``platform`` (:class:`qoslab.platforms.base.Platform`): a switch family's dialect, rendering
-  and counters: ``catalyst3750``, ``catalyst9300``;
+  and counters: ``catalyst3750``, ``catalyst9300``, ``arista_eos``;
 - ``meter`` (:class:`qoslab.meters.base.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
   latency, manager and wire), ``fidelity`` (was the trial emulated faithfully);
@@ -135,6 +135,7 @@ switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
 platforms: Registry[Callable[..., object]] = Registry("platform")
 platforms.register("catalyst3750", "qoslab.platforms.catalyst3750:Catalyst3750")
 platforms.register("catalyst9300", "qoslab.platforms.catalyst9300:Catalyst9300")
+platforms.register("arista_eos", "qoslab.platforms.arista_eos:AristaEos")
 
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.

@@ -20,7 +20,7 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
         "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "vcatalyst.show_xe",
-        "scale"}
+        "scale", "eos", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
@@ -44,6 +44,9 @@ FORBIDDEN = [
     ("platforms", "campaign", (), "campaigns use platforms"),
     ("vcatalyst", "platforms", (), "the virtual switch speaks a dialect (qoslab.ios), it does not drive itself"),
     ("ios", "switch", (), "the IOS language is below the switch"),
+    ("eos", "vcatalyst", (), "the EOS language is below the virtual switch"),
+    ("eos", "platforms", (), "the EOS language is below the platform drivers"),
+    ("eos", "switch", (), "the EOS language is below the switch"),
     ("testbed", "vcatalyst", (), "the testbed starts the virtual switch as a process, it does not import it"),
     ("testbed", "campaign", (), "campaigns use testbeds"),
     ("testbed", "switch", ("switch.device",), "the testbed writes private files with switch.device's helper only"),

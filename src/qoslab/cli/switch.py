@@ -38,8 +38,8 @@ def _typed(profile: str) -> str:
     return str(p.resolve()) if typed_file and (repo_root() / p).resolve() != p.resolve() else profile
 
 
-PlatformOpt = typer.Option(None, "--platform", help="Switch platform (catalyst3750, catalyst9300); default: the "
-                          "topology's switch model's.")
+PlatformOpt = typer.Option(None, "--platform", help="Switch platform (catalyst3750, catalyst9300, arista_eos); "
+                          "default: the topology's switch model's.")
 
 
 @app.command("render")

@@ -33,10 +33,16 @@ def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str
     Interface headers go to both sides so their QoS children keep their context. Pure."""
     other, qos = [], []
     section: str | None = None  # "qos" | "if" | "other"
+    nested = -1  # indent of the interface QoS line whose deeper lines are QoS too (EOS tx-queue blocks)
     for raw in config_text.splitlines():
         line = raw.rstrip()
         if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
             continue
+        indent = len(line) - len(line.lstrip())
+        if section == "if" and 0 <= nested < indent:
+            qos.append(line)
+            continue
+        nested = -1
         if not line.startswith(" "):
             if rules.sections.match(line):
                 section = "qos"
@@ -51,6 +57,7 @@ def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str
             continue
         if section == "qos" or section == "if" and rules.interface.match(line.strip()):
             qos.append(line)
+            nested = indent if section == "if" else -1
         else:
             other.append(line)
     # drop interface headers without QoS children from the QoS side
@@ -129,7 +136,7 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
             else:
                 extra.setdefault(header, [])
         elif header is not None:
-            extra[header].append(" " + l.strip())
+            extra[header].append(l.rstrip())
         else:
             tail.append(l)
     out = []
@@ -153,8 +160,8 @@ def remediation(running_text: str, intended_text: str, hier_platform: str = "CIS
     return order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
 
 
-_PRIORITY = [("mls qos", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2), ("policy-map", 3),
-             ("interface", 4), ("monitor session", 5)]
+_PRIORITY = [("mls qos", 0), ("qos map", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2),
+             ("policy-map", 3), ("interface", 4), ("monitor session", 5)]
 
 
 def _prio(header: str) -> int:
@@ -180,9 +187,19 @@ def order_for_ios(lines: list[str]) -> list[str]:
     removes.sort(key=lambda b: -_prio(b[0]))
     # a removal whose command is the prefix of an added line is a replacement: remove first, or it
     # would also remove the new line (e.g. a SPAN destination gaining "encapsulation replicate")
-    replaced = [b for b in removes if len(b) == 1 and any(a[0].startswith(b[0][3:] + " ") for a in adds)]
+    replaced = [b for b in removes if len(b) == 1
+                and any(a[0].startswith(b[0][3:] + " ") or _same_map(b[0][3:], a[0]) for a in adds)]
     removes = [b for b in removes if b not in replaced]
     return [l for b in first + replaced + adds + removes for l in b]
+
+
+def _same_map(removed: str, added: str) -> bool:
+    """Whether two EOS ``qos map`` lines map into the same target (``qos map dscp 8 9 to
+    traffic-class 1`` and ``qos map dscp 8 10 to traffic-class 1``): the ``no`` form resets its
+    keys to EOS's default, so it must come before the new map (EOS User Manual, QoS chapter)."""
+    shape = [w for w in removed.split() if not w.isdigit()]
+    return removed.startswith("qos map ") and shape == [w for w in added.split() if not w.isdigit()] \
+        and removed.split()[-1] == added.split()[-1]
 
 
 def _for_hier(text: str) -> str:

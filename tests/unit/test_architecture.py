@@ -20,7 +20,7 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
         "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "vcatalyst.show_xe",
-        "scale", "eos", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
+        "scale", "eos", "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}

@@ -14,13 +14,18 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
 PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcompile", "vcatalyst.execparse",
-        "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render",
+        "vcatalyst.archive", "vcatalyst.facts", "vcatalyst.dialects.catalyst3750.show_sys",
+        "vcatalyst.dialects.catalyst3750.show_mqc", "vcatalyst.dialects.catalyst3750.commands",
+        "vcatalyst.dialects.ioscommon.render", "vcatalyst.dialects.ioscommon.show_l2",
+        "vcatalyst.dialects.ioscommon.show_ports", "vcatalyst.dialects.ioscommon.commands",
+        "vcatalyst.dialects.catalyst9300.show_xe", "vcatalyst.dialects.catalyst9300.counters",
+        "switch.configdiff", "profiles.render",
         "meters.fidelityjudge", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
         "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
-        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "vcatalyst.show_xe",
-        "scale", "eos", "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
+        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "scale", "eos",
+        "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
@@ -43,6 +48,11 @@ FORBIDDEN = [
     ("platforms", "testbed", (), "platforms render and parse text for any switch"),
     ("platforms", "campaign", (), "campaigns use platforms"),
     ("vcatalyst", "platforms", (), "the virtual switch speaks a dialect (qoslab.ios), it does not drive itself"),
+    ("vcatalyst.dialects", "vcatalyst.server", (), "a dialect answers lines; the SSH transport is the core's"),
+    ("vcatalyst.dialects", "vcatalyst.session", (), "a dialect sees the session only through the Dialect "
+     "interface (the session is handed to it)"),
+    ("vcatalyst.dialects", "vcatalyst.core", (), "a dialect reads the switch through the object it is given, "
+     "not the core's class"),
     ("ios", "switch", (), "the IOS language is below the switch"),
     ("eos", "vcatalyst", (), "the EOS language is below the virtual switch"),
     ("eos", "platforms", (), "the EOS language is below the platform drivers"),
@@ -199,6 +209,21 @@ def test_forbidden_dependencies(importer, target, allowed, why):
            for tm in _target_module(t, names)
            if _under(tm, target) and not any(_under(tm, a) for a in allowed)]
     assert not bad, f"{importer} must not import {target} ({why}):\n" + "\n".join(bad)
+
+
+#: The dialect-neutral core of the virtual switch may name the dialects only through their interface.
+DIALECT_INTERFACE = ("vcatalyst.dialects", "vcatalyst.dialects.base")
+
+
+def test_the_virtual_switch_core_is_dialect_neutral():
+    """No module of vcatalyst outside vcatalyst/dialects/ imports a dialect package: the core
+    (server, session, core, counters, compilers) reaches a platform's CLI through the Dialect
+    interface and the registry (docs/DESIGN.md, "Import rules")."""
+    bad = [f"{p.relative_to(SRC)}:{line}: imports {tm}" for p, line, m, t, names in IMPORTS
+           if _under(m, "vcatalyst") and not _under(m, "vcatalyst.dialects") and not t.startswith("!")
+           for tm in _target_module(t, names)
+           if _under(tm, "vcatalyst.dialects") and tm not in DIALECT_INTERFACE]
+    assert not bad, "\n".join(bad)
 
 
 def test_the_rules_cover_every_package():

@@ -56,16 +56,6 @@ XE_MODE_TEMPLATES: dict[str, list[Template]] = {
     "config-pmap-c": XE_PMAPC, "config-ext-nacl": []}
 
 
-#: The config dialects: ``c3750`` (IOS 12.2, ``mls qos``) and ``c9300`` (IOS-XE 17.x, MQC).
-DIALECTS = ("c3750", "c9300")
-
-
-def dialect_of_model(model: str) -> str:
-    """The dialect a switch model speaks: ``c9300`` for C9300/C9200 models (and the platform name
-    ``catalyst9300``), else ``c3750``."""
-    return "c9300" if model.upper().startswith(("C9300", "C9200", "CATALYST9300")) else "c3750"
-
-
 def templates_of(dialect: str) -> dict[str, list[Template]]:
     """The command templates per config mode of ``dialect`` (an unknown one is the 3750's)."""
     return XE_MODE_TEMPLATES if dialect == "c9300" else MODE_TEMPLATES

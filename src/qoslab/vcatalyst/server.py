@@ -25,18 +25,18 @@ from ..topology import Topology
 from .core import VirtualCatalyst
 from .flash import sftp_factory
 from .session import IosSession
-from .sshprofile import SshProfile, ssh_profile
+from .sshprofile import MODERN, SshProfile, ssh_profile
 
 
-def ensure_identity(d: Path, profile: str | None = None) -> Credentials:
+def ensure_identity(d: Path, profile: SshProfile | None = None) -> Credentials:
     """Create (once) the credentials file and the SSH host key of a virtual switch in ``d`` (mode
     0700), both mode 0600 from the first byte; return the credentials. The host key is of the SSH
     profile's type (:mod:`.sshprofile`: RSA 2048 for the 3750, as ``crypto key generate rsa
-    modulus 2048``; ed25519 for ``modern``); a key of another type (the profile changed) is
-    replaced, as a switch whose keys are regenerated."""
+    modulus 2048``; ed25519 for ``modern``, the default); a key of another type (the profile
+    changed) is replaced, as a switch whose keys are regenerated."""
     private_dir(d)
     creds = generate_credentials(d / "credentials")
-    key, kind = d / "ssh_host_key", ssh_profile(profile).host_key_type
+    key, kind = d / "ssh_host_key", (profile or MODERN).host_key_type
     if key.exists() and asyncssh.read_private_key(str(key)).get_algorithm() != kind:
         key.unlink()
     if not key.exists():
@@ -223,8 +223,9 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
                        lock: asyncio.Lock, profile: str | None = None) -> asyncssh.SSHAcceptor:
     """The virtual switch's SSH server: password login, interactive shell (:func:`run_shell`),
     exec channel (:func:`run_exec`), SCP into flash: when ``ip scp server enable`` is configured;
-    announcing the algorithms of SSH profile ``profile`` (:mod:`.sshprofile`, default the 3750's)."""
-    prof = ssh_profile(profile)
+    announcing the algorithms of SSH profile ``profile`` (:mod:`.sshprofile`; None: the switch's
+    dialect's default)."""
+    prof = ssh_profile(profile, switch.dialect)
 
     class Server(asyncssh.SSHServer):
         def begin_auth(self, username: str) -> bool:
@@ -259,8 +260,8 @@ async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | N
     """Run the virtual Catalyst of ``topology`` on its management endpoint until cancelled."""
     d = vswitch_dir(topology.name)
     mg = topology.switch.management
-    creds = ensure_identity(d, mg.ssh_profile)
     switch = VirtualCatalyst(topology, apply=apply)
+    creds = ensure_identity(d, ssh_profile(mg.ssh_profile, switch.dialect))
     switch.apply()
     server = await start_server(switch, creds, mg.host, mg.port, str(d / "ssh_host_key"), switch.lock,
                                 mg.ssh_profile)

@@ -1,10 +1,9 @@
-"""Catalyst 3750 show output of the modular QoS CLI and ACLs, as pure functions: ``show class-map``
-(with ``class-default``), ``show policy-map``, ``show policy-map interface`` (per-class and policer
-counters as input data), ``show ip access-lists`` / ``show access-lists``; each takes an optional
-name argument as IOS does.
+"""Catalyst 3750 show output of the modular QoS CLI, as pure functions: ``show class-map`` (with
+``class-default``), ``show policy-map``, ``show policy-map interface`` (per-class and policer
+counters as input data); each takes an optional name argument as IOS does.
 
 Inputs are plain views of the configuration (:class:`ClassMapView`, :class:`PolicyView`) and
-counters (:class:`ClassCounters`); :func:`views_from_config` builds the views from a
+counters (:class:`qoslab.vcatalyst.facts.ClassCounters`); :func:`views_from_config` builds the views from a
 running-config's sections (anything with ``header``, ``children`` and ``subsections``).
 Format: IOS 12.2(55)SE on a Catalyst 3750 (the policer prints ``conformed N bytes`` as on that
 platform; see tests/data/ios-samples/README.md).
@@ -14,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from ...facts import ClassCounters
 
 
 @dataclass
@@ -32,17 +33,6 @@ class PolicyView:
 
     name: str
     classes: list[tuple[str, list[str]]] = field(default_factory=list)
-
-
-@dataclass
-class ClassCounters:
-    """Counters of one class of a policy on one port: packets and bytes classified, policer bytes
-    conformed and exceeded (zeros where nothing measures them)."""
-
-    packets: int = 0
-    bytes: int = 0
-    conformed_bytes: int = 0
-    exceeded_bytes: int = 0
 
 
 DEFAULT_CLASS = ClassMapView("class-default", "match-any", ["match any"])
@@ -145,19 +135,3 @@ def render_policy_map_interface(ports: list[tuple[str, str]], cms: list[ClassMap
     return "\n".join(out) + ("\n" if out else "")
 
 
-def render_access_lists(acls: dict[str, list[str]], name: str | None = None, ip_only: bool = False,
-                        matches: dict[tuple[str, int], int] | None = None) -> str | None:
-    """``show [ip] access-lists [NAME]``: ``acls`` = {name: [ACE text]}; sequence numbers 10, 20 ...;
-    ``matches[(name, seq)]`` adds ``(N matches)``. None when NAME is not an ACL."""
-    if name is not None and name not in acls:
-        return None
-    matches = matches or {}
-    out = []
-    for n, aces in acls.items():
-        if name is not None and n != name:
-            continue
-        out.append(f"Extended IP access list {n}")
-        for i, a in enumerate(aces, 1):
-            m = matches.get((n, 10 * i))
-            out.append(f"    {10 * i} {a}" + (f" ({m} matches)" if m else ""))
-    return "\n".join(out) + ("\n" if out else "")

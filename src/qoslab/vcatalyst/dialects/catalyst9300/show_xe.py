@@ -14,17 +14,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from ..ios.mqc import EgressClass
-from ..ios.xe import dscp_name
-from .show_sys import DeviceFacts, uptime_text
+from ....ios.mqc import EgressClass
+from ....ios.xe import dscp_name
+from ...facts import DeviceFacts, uptime_text
+from .counters import QueueStat
 
 #: The IOS-XE release the virtual 9300 claims (17.9, an extended-maintenance release).
 XE_VERSION = "17.09.05"
-#: A full-size frame, the drop-size estimate of a queue that sent nothing.
-FRAME_BYTES = 1514
 
 
 def render_version_xe(f: DeviceFacts) -> str:
@@ -71,34 +67,6 @@ Switch Ports Model              SW Version        SW Image              Mode
 Configuration register is 0x102
 
 """
-
-
-@dataclass
-class QueueStat:
-    """One emulated egress queue of a port: bytes and packets sent, packets dropped (tc)."""
-
-    sent_bytes: int = 0
-    sent_packets: int = 0
-    dropped_packets: int = 0
-
-    @property
-    def dropped_bytes(self) -> int:
-        """Dropped packets x mean sent packet size (see the module doc)."""
-        size = self.sent_bytes // self.sent_packets if self.sent_packets else FRAME_BYTES
-        return self.dropped_packets * size
-
-
-def parse_tc_queues(qdiscs: list[dict[str, Any]]) -> list[QueueStat]:
-    """Queues 1-4 of a port from ``tc -s -j qdisc show dev X`` (bfifo handles 11:-14:). Pure."""
-    out = [QueueStat() for _ in range(4)]
-    for q in qdiscs:
-        handle = str(q.get("handle", "0:")).split(":")[0]
-        if q.get("kind") == "bfifo" and handle in ("11", "12", "13", "14"):
-            s = out[int(handle) - 11]
-            s.sent_bytes += int(q.get("bytes", 0))
-            s.sent_packets += int(q.get("packets", 0))
-            s.dropped_packets += int(q.get("drops", 0))
-    return out
 
 
 def _match_text(dscps: list[int], acls: list[str]) -> str:

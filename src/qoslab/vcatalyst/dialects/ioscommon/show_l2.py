@@ -1,8 +1,6 @@
-"""Show commands of a Catalyst 3750's layer-2 and system state that NAPALM's ``ios`` getters and
-ntc-templates read, as pure renderers in the 12.2(55)SE output format: ``show mac address-table``,
-``show arp``/``show ip arp``, ``show cdp|lldp neighbors [detail]``, ``show env``, ``show snmp``,
-``show interfaces switchport|counters``, ``show vlan id N``, ``show ip route`` (no ``ip routing``)
-and ``show processes cpu`` with its process table.
+"""Show commands of a Catalyst's layer-2 state that NAPALM's ``ios`` getters and ntc-templates read,
+as pure renderers in the 12.2(55)SE output format (IOS-XE prints them alike): ``show mac
+address-table``, ``show arp``/``show ip arp``, ``show cdp|lldp neighbors [detail]``.
 
 Formats follow the Catalyst 3750 Command Reference 12.2(55)SE examples and are checked against
 ntc-templates' TextFSM templates and NAPALM's parsers (tests/unit/test_vswitch_show_l2.py,
@@ -13,27 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...facts import MacEntry
+
 #: The static entries a 3750 lists for VLAN ``All`` going to its CPU (CDP/VTP/PAgP, the IEEE
 #: 802.1D reserved range 0180.c200.0000-0010, broadcast): Catalyst 3750 command reference
 #: 12.2(55)SE, ``show mac address-table`` example.
 CPU_MACS = ("0100.0ccc.cccc", "0100.0ccc.cccd", *(f"0180.c200.{i:04x}" for i in range(0x11)), "ffff.ffff.ffff")
-
-
-@dataclass(frozen=True)
-class MacEntry:
-    """A learned (or static) MAC address: VLAN, dotted MAC (``0200.5100.0001``), port (short
-    name, ``Gi1/0/1``), ``DYNAMIC`` or ``STATIC``."""
-
-    vlan: int
-    mac: str
-    port: str
-    kind: str = "DYNAMIC"
-
-
-def dotted_mac(mac: str) -> str:
-    """``02:00:51:00:00:01`` -> ``0200.5100.0001`` (IOS's notation)."""
-    h = mac.replace(":", "").replace("-", "").replace(".", "").lower()
-    return f"{h[0:4]}.{h[4:8]}.{h[8:12]}"
 
 
 def render_mac_table(entries: list[MacEntry], with_cpu: bool = True) -> str:
@@ -101,22 +84,3 @@ def render_lldp(enabled: bool, what: str) -> str:
     return (LLDP_HEADER if what == "brief" else "") + "\nTotal entries displayed: 0\n"
 
 
-def render_env(what: str) -> str:
-    """``show env all|fan|temperature`` of a WS-C3750G (status words only: the 3750G reports no
-    sensor values; Catalyst 3750 command reference 12.2(55)SE, ``show env``)."""
-    parts = {"fan": "FAN is OK\n", "temperature": "TEMPERATURE is OK\n"}
-    if what in parts:
-        return parts[what]
-    return parts["fan"] + parts["temperature"] + "POWER is OK\nRPS is NOT PRESENT\n"
-
-
-def parse_fdb(entries: list[dict], ports: dict[str, str]) -> list[MacEntry]:
-    """The learned addresses of ``bridge -j fdb show br BRIDGE``: dynamic entries (not
-    ``permanent``/``static``, not the bridge's own ``self`` ones) on a switch port (``ports``:
-    Linux interface name -> short port name), in VLAN 1 unless the entry names one."""
-    out = []
-    for e in entries:
-        if e.get("state") in ("permanent", "static") or "self" in e.get("flags", []) or e.get("ifname") not in ports:
-            continue
-        out.append(MacEntry(int(e.get("vlan", 1)), dotted_mac(e["mac"]), ports[e["ifname"]]))
-    return out

@@ -1,11 +1,12 @@
-"""More 3750 show commands as pure renderers (12.2(55)SE formats, Catalyst 3750 Command Reference
+"""More IOS show commands as pure renderers (12.2(55)SE formats, Catalyst 3750 Command Reference
 examples; checked against ntc-templates in tests/unit/test_vswitch_show_l2.py): ``show interfaces
 [PORT] switchport``, ``show interfaces counters``, ``show vlan id N``, ``show snmp [community|
 chassis]``, ``show ip route`` of a layer-2 switch, ``show processes cpu`` with its table."""
 
 from __future__ import annotations
 
-from .show_sys import PortView, short_name
+from ...facts import PortView
+from .render import short_name
 
 
 def render_switchport(ports: list[PortView]) -> str:

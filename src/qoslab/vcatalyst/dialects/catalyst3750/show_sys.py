@@ -1,68 +1,19 @@
 """Catalyst 3750 system and interface show output, as pure functions: ``show version``,
-``show inventory``, ``show privilege``, ``show interfaces [PORT]``, ``show interfaces status``,
-``show ip interface [brief]``, ``show hosts``, ``show memory statistics``, ``show processes cpu``,
-``dir``.
+``show inventory``, ``show interfaces [PORT]``, ``show interfaces status``, ``show ip interface
+[brief]``, ``show vlan brief``, ``show env``.
 
-Inputs: :class:`DeviceFacts` (identity of the switch) and :class:`PortView` (state and counters
-of one port). The formats are those the automation clients parse (NAPALM ``ios`` getters,
-Ansible ``cisco.ios`` facts, ntc-templates) and match IOS 12.2(55)SE on a WS-C3750G-24T (samples
-and sources in tests/data/ios-samples/README.md). Values that no emulation measures are the
-clearly virtual ones in :class:`DeviceFacts` (serial ``QSL...``), never a real device's.
+Inputs: :class:`qoslab.vcatalyst.facts.DeviceFacts` (identity of the switch) and
+:class:`qoslab.vcatalyst.facts.PortView` (state and counters of one port). The formats are those
+the automation clients parse (NAPALM ``ios`` getters, Ansible ``cisco.ios`` facts, ntc-templates)
+and match IOS 12.2(55)SE on a WS-C3750G-24T (samples and sources in
+tests/data/ios-samples/README.md). Values that no emulation measures are the clearly virtual ones
+(serial ``QSL...``), never a real device's.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-
-
-@dataclass
-class DeviceFacts:
-    """Who the switch is: hostname, model, IOS version and image, serial (virtual), base MAC,
-    uptime in seconds, configuration register, number of front ports, the testbed's link rate."""
-
-    hostname: str
-    model: str = "WS-C3750G-24T"
-    version: str = "12.2(55)SE12"
-    image: str = "c3750-ipservicesk9-mz.122-55.SE12.bin"
-    serial: str = "QSL00000000"
-    base_mac: str = "0200.5100.0000"
-    uptime_s: float = 0.0
-    config_register: str = "0xF"
-    n_ports: int = 24
-    link_bps: float | None = None  # the testbed's scale-model link rate (tc), stated in show version
-
-
-@dataclass
-class PortView:
-    """One front port: long name, description, admin state, link state, speed (Mbit/s), duplex,
-    access VLAN, MAC, and counters (packets/bytes in and out, output drops)."""
-
-    name: str
-    description: str = ""
-    admin_up: bool = True
-    link_up: bool = False
-    speed_mbps: int = 1000
-    duplex: str = "full"
-    vlan: int = 1
-    mac: str = "0200.5100.0001"
-    in_packets: int = 0
-    in_bytes: int = 0
-    out_packets: int = 0
-    out_bytes: int = 0
-    out_drops: int = 0
-    rates_bps: tuple[int, int] = field(default=(0, 0))
-
-
-def uptime_text(seconds: float) -> str:
-    """IOS uptime wording: ``1 week, 2 days, 3 hours, 4 minutes`` (zero parts left out)."""
-    s = int(seconds)
-    parts = []
-    for name, size in (("year", 31536000), ("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
-        n, s = divmod(s, size)
-        if n:
-            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
-    return ", ".join(parts) or "0 minutes"
+from ...facts import DeviceFacts, PortView, uptime_text
+from ..ioscommon.render import short_name
 
 
 def render_version(f: DeviceFacts) -> str:
@@ -133,11 +84,6 @@ def render_inventory(f: DeviceFacts) -> str:
             f"PID: {f.model}-S   , VID: V05  , SN: {f.serial}\n\n")
 
 
-def render_privilege(level: int) -> str:
-    """``show privilege``."""
-    return f"Current privilege level is {level}\n"
-
-
 def _state(p: PortView) -> tuple[str, str, str]:
     """(line status, protocol, status-column word) of a port."""
     if not p.admin_up:
@@ -154,10 +100,6 @@ def render_interfaces_status(ports: list[PortView]) -> str:
         out.append(f"{short_name(p.name):<9} {p.description[:18]:<18} {word:<12} {p.vlan:<10} {dup:>6} {spd:>6} "
                    "10/100/1000BaseTX")
     return "\n".join(out) + "\n\n"
-
-
-def short_name(name: str) -> str:
-    return name.replace("GigabitEthernet", "Gi").replace("FastEthernet", "Fa").replace("TenGigabitEthernet", "Te")
 
 
 def render_interface(p: PortView) -> str:
@@ -227,91 +169,10 @@ def render_vlan_brief(ports: list[PortView]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_hosts() -> str:
-    """``show hosts`` of a switch without ``ip domain-name`` and name servers."""
-    return ("Default domain is not set\nName/address lookup uses domain service\n"
-            "Name servers are 255.255.255.255\n\nCodes: UN - unknown, EX - expired, OK - OK, ?? - revalidate\n"
-            "       temp - temporary, perm - permanent\n       NA - Not Applicable None - Not defined\n\n"
-            "Host                      Port  Flags      Age Type   Address(es)\n")
-
-
-def render_memory_statistics(total: int, used: int) -> str:
-    """``show memory statistics`` (processor pool, bytes)."""
-    free = total - used
-    return ("                Head    Total(b)     Used(b)     Free(b)   Lowest(b)  Largest(b)\n"
-            f"Processor    2A5BC2C {total:11d} {used:11d} {free:11d} {free:11d} {free:11d}\n"
-            "      I/O    6800000    12582920     4855540     7727380     7637260     7701436\n\n")
-
-
-@dataclass(frozen=True)
-class FileEntry:
-    """A file on flash: name, size in bytes, modification time (epoch seconds)."""
-
-    name: str
-    size: int
-    mtime: float
-
-
-def render_dir(fs: str, files: list[FileEntry], total: int, path: str = "", used: int | None = None) -> str:
-    """``dir FS[/PATH]``: IOS 12.2 listing (index, permissions, size, date, name) and the
-    ``bytes total (... bytes free)`` line NAPALM and netmiko read; ``used``: bytes used on the
-    whole file system (default: the listed files)."""
-    out = [f"Directory of {fs}/{path}", ""]
-    for i, e in enumerate(files, 2):
-        stamp = time.strftime("%b %d %Y %H:%M:%S +00:00", time.gmtime(e.mtime))
-        out.append(f"{i:5d}  -rwx  {e.size:10d}  {stamp}  {e.name}")
-    used = sum(e.size for e in files) if used is None else used
-    out += ["", f"{total} bytes total ({total - used} bytes free)"]
-    return "\n".join(out) + "\n"
-
-
-@dataclass
-class MonitorSession:
-    """One local SPAN session: source ports per direction (short names), destination ports and
-    their encapsulation (``replicate``, ``dot1q`` or None: native)."""
-
-    number: int
-    both: list[str] = field(default_factory=list)
-    rx: list[str] = field(default_factory=list)
-    tx: list[str] = field(default_factory=list)
-    destinations: list[str] = field(default_factory=list)
-    encapsulation: str | None = None
-
-
-def port_list(ports: list[str]) -> str:
-    """IOS port list: ``Gi1/0/1-3,Gi1/0/5`` (consecutive ports of a module as a range)."""
-    out: list[str] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if run:
-            out.append(run[0] if len(run) == 1 else f"{run[0]}-{run[-1].rsplit('/', 1)[1]}")
-            run.clear()
-
-    for p in ports:
-        if run and p.rsplit("/", 1)[0] == run[-1].rsplit("/", 1)[0] \
-                and p.rsplit("/", 1)[1].isdigit() and int(p.rsplit("/", 1)[1]) == int(run[-1].rsplit("/", 1)[1]) + 1:
-            run.append(p)
-        else:
-            flush()
-            run.append(p)
-    flush()
-    return ",".join(out)
-
-
-def render_monitor(sessions: list[MonitorSession]) -> str:
-    """``show monitor [session N]`` of local SPAN sessions (the 3750's format: type, source ports
-    by direction, destination ports with their encapsulation and ingress setting)."""
-    blocks = []
-    for s in sessions:
-        out = [f"Session {s.number}", "---------", "Type                   : Local Session"]
-        srcs = [(label, ps) for label, ps in (("Both", s.both), ("RX Only", s.rx), ("TX Only", s.tx)) if ps]
-        if srcs:
-            out.append("Source Ports           :")
-            out += [f"    {label:<19}: {port_list(ps)}" for label, ps in srcs]
-        if s.destinations:
-            enc = {"replicate": "Replicate", "dot1q": "DOT1Q"}.get(s.encapsulation or "", "Native")
-            out += [f"Destination Ports      : {port_list(s.destinations)}", f"    Encapsulation      : {enc}",
-                    "          Ingress      : Disabled"]
-        blocks.append("\n".join(out) + "\n")
-    return "\n".join(blocks) + ("\n" if blocks else "")
+def render_env(what: str) -> str:
+    """``show env all|fan|temperature`` of a WS-C3750G (status words only: the 3750G reports no
+    sensor values; Catalyst 3750 command reference 12.2(55)SE, ``show env``)."""
+    parts = {"fan": "FAN is OK\n", "temperature": "TEMPERATURE is OK\n"}
+    if what in parts:
+        return parts[what]
+    return parts["fan"] + parts["temperature"] + "POWER is OK\nRPS is NOT PRESENT\n"

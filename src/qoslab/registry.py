@@ -145,6 +145,7 @@ platforms.register("arista_eos", "qoslab.platforms.arista_eos:AristaEos")
 dialects: Registry[Callable[..., object]] = Registry("dialect")
 dialects.register("c3750", "qoslab.vcatalyst.dialects.catalyst3750:Catalyst3750")
 dialects.register("c9300", "qoslab.vcatalyst.dialects.catalyst9300:Catalyst9300")
+dialects.register("eos", "qoslab.vcatalyst.dialects.eos:Eos")
 
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.

@@ -104,10 +104,11 @@ class Host(StrictModel):
 
 
 class Management(StrictModel):
-    """Where the switch's SSH CLI listens and its SSH algorithms (qoslab.vcatalyst.sshprofile)."""
+    """Where the switch's SSH CLI (and an EOS switch's eAPI: ``eapi_port``) listens; SSH algorithms."""
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
+    eapi_port: int | None = Field(None, ge=1, le=65535)
     ssh_profile: Literal["c3750", "modern"] = "c3750"
 
     @field_validator("host")

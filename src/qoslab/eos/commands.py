@@ -32,7 +32,12 @@ GLOBAL = [
     T("monitor session {name:word} source {port:iface}", "mon-source"),
     T("monitor session {name:word} source {port:iface} {dir:rx|tx|both}", "mon-source"),
     T("monitor session {name:word} destination {port:iface}", "mon-dest"),
+    T("transceiver qsfp default-mode {mode:word}", "kept"),
+    T("service routing protocols model {model:ribd|multi-agent}", "kept"),
+    T("spanning-tree mode {mode:mstp|rstp|rapid-pvst|none}", "kept-after"),
+    T("management api http-commands", "mgmt", "mgmt"),
 ]
+MGMT = [T("shutdown", "mgmt-line"), T("protocol https", "mgmt-line"), T("protocol http", "mgmt-line")]
 INTERFACE = [
     T("description {text:rest}", "if-line"),
     T("shutdown", "if-line"),
@@ -74,8 +79,10 @@ POLICY_CLASS = [
 LEAVE = [T("exit", "exit"), T("end", "end")]
 
 MODES = {"config": GLOBAL, "if": INTERFACE, "txq": TXQ, "acl": ACL, "cmap": CLASS_MAP, "pmap": POLICY_MAP,
-         "pmapc": POLICY_CLASS}
-PARENT = {"if": "config", "txq": "if", "acl": "config", "cmap": "config", "pmap": "config", "pmapc": "pmap"}
+         "pmapc": POLICY_CLASS, "mgmt": MGMT}
+PARENT = {"if": "config", "txq": "if", "acl": "config", "cmap": "config", "pmap": "config", "pmapc": "pmap",
+          "mgmt": "config"}
 #: Prompt suffix per mode; ``{}`` is the mode's target (``config-if-Et1``, ``config-pmap-qos-NAME``).
 PROMPTS = {"config": "(config)#", "if": "(config-if-{})#", "txq": "(config-if-{}-txq-{})#", "acl": "(config-acl-{})#",
-           "cmap": "(config-cmap-qos-{})#", "pmap": "(config-pmap-qos-{})#", "pmapc": "(config-pmap-c-qos-{}-{})#"}
+           "cmap": "(config-cmap-qos-{})#", "pmap": "(config-pmap-qos-{})#", "pmapc": "(config-pmap-c-qos-{}-{})#",
+           "mgmt": "(config-mgmt-api-http-cmds)#"}

@@ -74,8 +74,10 @@ class EosConfig:
     """An EOS switch's configuration (see the module doc). ``dscp_tc``, ``dscp_dp`` and ``cos_tc``
     hold the configured ``qos map`` entries only (defaults: :data:`DEFAULT_DSCP_TC`,
     :data:`DEFAULT_COS_TC`, drop precedence 0); ``acls``: name -> {sequence: entry};
-    ``policy_maps``: name -> {class: action lines} in class order; ``preamble`` and ``trailer``:
-    the lines before the interfaces and at the end (the switch's identity, users, management)."""
+    ``policy_maps``: name -> {class: action lines} in class order; ``preamble``:
+    the lines before ``hostname`` (``transceiver``, ``service routing``), ``globals_`` those after it
+    (``spanning-tree mode``), ``mgmt_api`` the lines of ``management api http-commands`` (None:
+    not configured)."""
 
     hostname: str = "switch"
     interfaces: dict[str, Interface] = field(default_factory=dict)
@@ -89,7 +91,8 @@ class EosConfig:
     policy_maps: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     monitor: dict[str, Monitor] = field(default_factory=dict)
     preamble: list[str] = field(default_factory=list)
-    trailer: list[str] = field(default_factory=list)
+    globals_: list[str] = field(default_factory=list)
+    mgmt_api: list[str] | None = None
 
     @classmethod
     def factory(cls, hostname: str, ports: list[str]) -> EosConfig:
@@ -148,6 +151,8 @@ class EosConfig:
         """The configuration's sections in ``show running-config`` order (each a list of lines)."""
         secs = [list(self.preamble)] if self.preamble else []
         secs.append([f"hostname {self.hostname}"])
+        if self.globals_:
+            secs.append(list(self.globals_))
         secs += [self.interfaces[n].render() for n in sorted(self.interfaces, key=natural_key)]
         secs += [self.acl_lines(n) for n in sorted(self.acls, key=natural_key)]
         for part in (self.monitor_lines(), self.qos_map_lines()):
@@ -156,8 +161,8 @@ class EosConfig:
         secs += [[f"class-map type qos match-any {n}"] + [I1 + m for m in self.class_maps[n]]
                  for n in sorted(self.class_maps, key=natural_key)]
         secs += [self.policy_map_lines(n) for n in sorted(self.policy_maps, key=natural_key)]
-        if self.trailer:
-            secs.append(list(self.trailer))
+        if self.mgmt_api is not None:
+            secs.append(["management api http-commands"] + [I1 + x for x in self.mgmt_api])
         return secs
 
     def render(self, header: list[str] | None = None) -> str:

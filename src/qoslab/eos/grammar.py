@@ -27,7 +27,8 @@ from .names import interface_name
 
 @dataclass
 class EosError(Exception):
-    """A line EOS does not take: ``kind`` is ``invalid`` | ``incomplete`` | ``ambiguous``;
+    """A line EOS does not take: ``kind`` is ``invalid`` | ``incomplete`` | ``ambiguous`` |
+    ``duplicate`` (an access list's sequence number) | ``message`` (EOS's sentence in ``word``);
     ``token`` the 0-based index of the word at fault, ``word`` that word."""
 
     line: str
@@ -43,6 +44,8 @@ class EosError(Exception):
             return "% Ambiguous command\n"
         if self.kind == "duplicate":
             return "% Duplicate sequence number\n"
+        if self.kind == "message":  # EOS's own sentence, in ``word``
+            return f"% {self.word}\n"
         return f"% Invalid input (at token {self.token}: '{self.word}')\n"
 
     def __str__(self) -> str:

@@ -100,9 +100,36 @@ def _global(ctx: Ctx, m: Match) -> Mode:
                 cfg.dscp_dp.pop(k, None)
     elif a == "rewrite":
         cfg.rewrite_dscp = not off
+    elif a in ("kept", "kept-after"):
+        _kept(cfg.preamble if a == "kept" else cfg.globals_, _canonical(m, v), off)
     else:
         _monitor(ctx, a)
     return Mode("config")
+
+
+def _kept(lines: list[str], line: str, off: bool) -> None:
+    """A global line the switch keeps as typed (one per leading two words)."""
+    key = " ".join(line.split()[:2])
+    lines[:] = [x for x in lines if not x.startswith(key + " ")] + ([] if off else [line])
+
+
+def _mgmt(ctx: Ctx, m: Match) -> Mode:
+    """``management api http-commands`` and its ``[no] shutdown`` / ``protocol`` lines."""
+    cfg, off = ctx.cfg, ctx.negated or ctx.default
+    if m.template.action == "mgmt":
+        if off:
+            cfg.mgmt_api = None
+            return Mode("config")
+        cfg.mgmt_api = cfg.mgmt_api if cfg.mgmt_api is not None else ["shutdown"]
+        return Mode("mgmt")
+    lines = cfg.mgmt_api if cfg.mgmt_api is not None else []
+    line = _canonical(m, ctx.values)
+    if line == "shutdown":
+        lines[:] = [x for x in lines if x not in ("shutdown", "no shutdown")] + ["no shutdown" if off else "shutdown"]
+    else:
+        lines[:] = [x for x in lines if x != line] + ([] if off else [line])
+    cfg.mgmt_api = lines
+    return ctx.mode
 
 
 def _monitor(ctx: Ctx, action: str) -> None:
@@ -245,6 +272,7 @@ HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("if-line", "trust", "service-policy", "tx-queue"), _interface),
     **dict.fromkeys(("priority", "txq-line", "wred"), _txq),
     "ace": _ace, "match": _class_map, "class": _policy, "set": _policy, "police": _policy,
+    "kept": _global, "kept-after": _global, "mgmt": _mgmt, "mgmt-line": _mgmt,
 }
 
 

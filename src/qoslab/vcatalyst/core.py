@@ -10,7 +10,6 @@ import asyncio
 import time
 from typing import Any
 
-from ..ios import RunningConfig, load_config, qos_model
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
@@ -18,8 +17,8 @@ from .apply import apply_nft, apply_plan
 from .counters import NftCounters, parse_fdb, read_nft, read_qdiscs, run_json
 from .dialects import Dialect, dialect_for_model, get_dialect
 from .facts import MacEntry
-from .nftcompile import NftPlan, compile_nft
-from .tccompile import TcPlan, compile_tc
+from .nftcompile import NftPlan
+from .tccompile import TcPlan
 
 
 class VirtualCatalyst:
@@ -37,7 +36,7 @@ class VirtualCatalyst:
         self.running = self.factory()
         startup = self.dir / "startup-config"
         if startup.exists():
-            load_config(startup.read_text(), self.running)
+            self.dialect.load(startup.read_text(), self.running)
         self.applied: TcPlan | None = None
         self.applied_nft: NftPlan | None = None
         self.lock = asyncio.Lock()
@@ -46,11 +45,11 @@ class VirtualCatalyst:
     # -- tc -------------------------------------------------------------------------------------
     def plan(self) -> TcPlan:
         """The tc plan of the current running-config (pure compile)."""
-        return compile_tc(qos_model(self.running), self.topo)
+        return self.dialect.tc_plan(self.running, self.topo)
 
     def nft_plan(self) -> NftPlan:
         """The nftables ruleset of the current running-config (pure compile)."""
-        return compile_nft(qos_model(self.running), self.topo)
+        return self.dialect.nft_plan(self.running, self.topo)
 
     def apply(self) -> bool:
         """Compile the running-config and apply what changed (tc plan, nftables ruleset) to the
@@ -77,7 +76,7 @@ class VirtualCatalyst:
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")
 
-    def factory(self) -> RunningConfig:
+    def factory(self) -> Any:
         """This switch at factory defaults (``configure replace`` starts from it)."""
         return self.dialect.factory(self.topo.switch.hostname, self.topo.switch.ports)
 

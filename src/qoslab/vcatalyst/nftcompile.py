@@ -60,7 +60,7 @@ def priority(qos: QosConfig, dscp: int) -> str:
     return f"1:1{qos.dscp_output_queue[dscp]}"
 
 
-def _ace_match(ace: Ace) -> str:
+def ace_match(ace: Ace) -> str:
     """nft match expression of an ACE's fields (addresses, protocol, ports)."""
     parts = []
     if ace.src is not None:
@@ -150,11 +150,11 @@ def _class_rules(qos: QosConfig, pc: PolicyClass, aname: str, mname: str,
             notes.append(f"class-map {cm.name}: ACL {acl} is not configured (matches nothing)")
         if any(a.action == "deny" for a in aces):
             sub = f"{mname}_{len(rules)}"
-            chains[sub] = [f"{_ace_match(a)} {acl_dscp}" + ("return" if a.action == "deny" else f"goto {aname}")
+            chains[sub] = [f"{ace_match(a)} {acl_dscp}" + ("return" if a.action == "deny" else f"goto {aname}")
                            for a in aces]
             rules.append(f"jump {sub}")
         else:
-            rules += [f"{_ace_match(a)} {acl_dscp}goto {aname}" for a in aces]
+            rules += [f"{ace_match(a)} {acl_dscp}goto {aname}" for a in aces]
     return rules + only_dscp
 
 

@@ -393,8 +393,8 @@ def load_topology(path: str | Path | None = None, **overrides: object) -> Topolo
 
 def load_variant(name: str, management_port: int, path: str | Path | None = None, **overrides: object) -> Topology:
     """The topology at ``path`` (default ecenet) under another ``name`` with its virtual switch on
-    ``management_port``, so several testbeds (tests, benchmarks) can be up at once."""
+    ``management_port`` (its SSH profile kept, an eAPI port dropped), so several testbeds can be up at once."""
     base = load_topology(path)
-    switch = {**base.switch.model_dump(mode="json"), "management": {"host": base.switch.management.host,
-                                                                     "port": management_port}}
+    mg = {**base.switch.management.model_dump(mode="json"), "port": management_port, "eapi_port": None}
+    switch = {**base.switch.model_dump(mode="json"), "management": mg}
     return load_topology(path, name=name, switch=switch, **overrides)

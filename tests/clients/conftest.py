@@ -40,6 +40,7 @@ class Switch:
     secret: str
     topology: Path
     state: Path
+    eapi_port: int | None = None
 
     def thesis_lines(self) -> list[str]:
         """The thesis profile's IOS lines for this switch (``qoslab switch render thesis``)."""
@@ -54,7 +55,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None = None
+def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None = None, eapi: bool = False
            ) -> tuple[Switch, subprocess.Popen]:
     name = f"c{os.getpid() % 100000}{suffix}"
     data = yaml.safe_load(ECENET.read_text())
@@ -63,6 +64,7 @@ def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None
         data["switch"]["model"] = model
     data["switch"]["management"]["port"] = port = _free_port()
     data["switch"]["management"]["ssh_profile"] = ssh_profile
+    eapi_port = data["switch"]["management"]["eapi_port"] = _free_port() if eapi else None
     topo = tmp / f"{name}.yaml"
     topo.write_text(yaml.safe_dump(data, sort_keys=False))
     state = vswitch_dir(name)
@@ -79,19 +81,21 @@ def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None
         except OSError:
             time.sleep(0.1)
     c = json.loads((state / "credentials").read_text())
-    return Switch(name, "127.0.0.1", port, c["username"], c["password"], c["secret"], topo, state), proc
+    return Switch(name, "127.0.0.1", port, c["username"], c["password"], c["secret"], topo, state, eapi_port), proc
 
 
 @pytest.fixture(scope="module")
 def vswitch(request, tmp_path_factory):
     """A fresh virtual switch for one test module (SSH profile: the module's ``SSH_PROFILE``, else
     the default ``c3750``, a 3750 on 12.2(55)SE; model: the module's ``SWITCH_MODEL``, else the
-    topology's WS-C3750G-24T); stopped (by PID) and its state removed after."""
+    topology's WS-C3750G-24T; an eAPI endpoint on a free port when the module sets ``EAPI``); stopped
+    (by PID) and its state removed after."""
     if os.geteuid() != 0:
         pytest.skip("the virtual switch keeps its state in /run/qoslab (run as root, as `make test` does)")
     suffix = request.module.__name__.rsplit("_", 1)[-1][:3]
     profile = getattr(request.module, "SSH_PROFILE", "c3750")
-    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"), profile, getattr(request.module, "SWITCH_MODEL", None))
+    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"), profile, getattr(request.module, "SWITCH_MODEL", None),
+                      getattr(request.module, "EAPI", False))
     yield sw
     proc.send_signal(signal.SIGTERM)
     try:

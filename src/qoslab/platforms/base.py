@@ -85,6 +85,8 @@ class Platform:
     #: topology ``switch.model`` values that mean this platform (prefixes, upper case)
     model_prefixes: ClassVar[tuple[str, ...]] = ()
     qos_rules: ClassVar[QosRules] = C3750_RULES
+    #: the show commands ``qoslab switch show`` prints (the switch's QoS state)
+    state_commands: ClassVar[tuple[str, ...]] = ("show access-lists", "show class-map", "show policy-map")
 
     def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         """Profile -> this platform's config lines. Raises QoslabError naming file, line, field."""

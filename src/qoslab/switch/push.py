@@ -268,15 +268,15 @@ def _verify(conn: Any, want: str, what: str = "verification failed", batch: bool
 
 
 def _save(conn: Any, batch: bool = False, timeout_s: float = 30.0) -> None:
-    """``write memory`` (``batch``: written and read directly; IOS answers ``[OK]``). Raises
-    QoslabError when the switch does not confirm it."""
+    """``write memory`` (``batch``: written and read directly; IOS answers ``[OK]``, EOS ``Copy
+    completed successfully.``). Raises QoslabError when the switch does not confirm it."""
     if not batch:
         conn.save_config()
         return
     from .backends import send_batch
 
     out = send_batch(conn, ["write memory"], f"{conn.base_prompt}#", timeout_s)["write memory"]
-    if "[OK]" not in out:
+    if "[OK]" not in out and "Copy completed successfully." not in out:
         raise QoslabError(f"write memory was not confirmed: {out.strip()[-120:]!r}")
 
 

@@ -24,6 +24,7 @@ class AristaEos(Platform):
     model = "DCS-7280SR3-48YC8"
     model_prefixes = ("DCS-7280", "ARISTA7280")
     qos_rules = EOS_RULES
+    state_commands = ("show qos maps", "show qos interfaces")
 
     def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         return render_eos(profile, topology, groups)

@@ -20,12 +20,13 @@ def _flash(sw: Any) -> Flash:
 
 
 def read(sw: Any, url: str) -> str | None:
-    """The text at ``url`` (``running-config``, ``startup-config``, ``flash:NAME``); None if none."""
+    """The text at ``url`` (``running-config``, ``startup-config``, ``flash:NAME``); None if none.
+    A switch that was never saved has the factory configuration as its startup-config."""
     if url in _RUNNING:
         return str(sw.running.render())
-    if url in _STARTUP:
+    if url in _STARTUP:  # never written: the factory configuration the switch booted with
         p = sw.dir / "startup-config"
-        return p.read_text() if p.exists() else None
+        return p.read_text() if p.exists() else str(sw.factory().render())
     return _flash(sw).read(url) if url.startswith("flash:") else None
 
 

@@ -46,6 +46,7 @@ class EosSession:
         self.csession: str | None = None
         self.length, self.width = 24, 80
         self._tries = 0
+        self._json = False  # eAPI's format: json (a show command's model without ``| json``)
 
     # -- what the SSH shell uses ---------------------------------------------------------------
     @property
@@ -111,11 +112,13 @@ class EosSession:
             if not secrets.compare_digest(answer.encode(), self.secret.encode()):
                 raise CommandFailed(INVALID_COMMAND, "invalid command", ["Bad secret"])
             self.privileged = True
-        cmd, mod = _split(command)
+        self._json = fmt == "json"
         try:
-            out = self._line(f"{cmd} | json" if fmt == "json" and not mod else command)
+            out = self._line(command)
         except EosError as e:
             raise CommandFailed(INVALID_COMMAND, "invalid command", [e.render().strip().removeprefix("% ")]) from None
+        finally:
+            self._json = False
         if isinstance(out, Reply):
             if out.secret:
                 raise CommandFailed(INVALID_COMMAND, "invalid command", ["Password prompt over eAPI"])
@@ -154,7 +157,7 @@ class EosSession:
         elif a in ("write", "copy", "configure replace"):
             return self._files(a, m)
         elif a != "noop":
-            return _modify(show(self, a, m.values), mod)
+            return _modify(show(self, a, m.values), mod or ("json" if self._json else ""))
         return ""
 
     def _files(self, a: str, m: Match) -> str:

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
-
 from .test_ansible import ANSIBLE
 
 SWITCH_MODEL = "DCS-7280SR3-48YC8"

@@ -84,6 +84,19 @@ def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None
     return Switch(name, "127.0.0.1", port, c["username"], c["password"], c["secret"], topo, state, eapi_port), proc
 
 
+def scrapli_cli(vswitch: Switch, definition: str):
+    """An open scrapli 2.x ``Cli`` (ssh2) with the platform ``definition`` on the switch, the
+    enable secret as the ``enable`` lookup (close it after use)."""
+    from scrapli import AuthOptions, Cli, LookupKeyValue, TransportSsh2Options
+
+    c = Cli(vswitch.host, port=vswitch.port, definition_file_or_name=definition,
+            auth_options=AuthOptions(username=vswitch.username, password=vswitch.password,
+                                     lookups=[LookupKeyValue(key="enable", value=vswitch.secret)]),
+            transport_options=TransportSsh2Options())
+    c.open()
+    return c
+
+
 @pytest.fixture(scope="module")
 def vswitch(request, tmp_path_factory):
     """A fresh virtual switch for one test module (SSH profile: the module's ``SSH_PROFILE``, else

@@ -44,6 +44,14 @@ LEGACY_VARS = {"ansible_network_cli_ssh_type": "libssh",
 LEGACY_SSH_CONFIG = "Ciphers +aes128-cbc,aes256-cbc,3des-cbc\nMACs +hmac-sha1\n"
 
 
+def ansible_env(tmp: Path) -> dict[str, str]:
+    """ansible-playbook's environment for a test in ``tmp``: JSON output, no host key checks, its
+    own home and temp folders."""
+    return {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
+            "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
+            "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
+
+
 def _run(sw, tmp: Path, password: str | None = None) -> dict:
     inv = {"all": {"hosts": {"sw": {
         "ansible_host": sw.host, "ansible_port": sw.port, "ansible_user": sw.username,
@@ -54,9 +62,7 @@ def _run(sw, tmp: Path, password: str | None = None) -> dict:
     os.chmod(tmp / "inv.yml", 0o600)
     (tmp / "play.yml").write_text(yaml.safe_dump(PLAY, sort_keys=False))
     (tmp / "thesis.ios").write_text("\n".join(sw.thesis_lines()) + "\n")
-    env = {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
-           "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
-           "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
+    env = ansible_env(tmp)
     (tmp / "ssh_config").write_text(LEGACY_SSH_CONFIG)
     # libssh reads the ciphers and MACs only from an ssh_config (~/.ssh/config or /etc/ssh/ssh_config):
     # this machine's stays untouched, a private mount namespace shows the test's in its place

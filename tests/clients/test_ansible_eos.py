@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .test_ansible import ANSIBLE
+from .test_ansible import ANSIBLE, ansible_env
 
 SWITCH_MODEL = "DCS-7280SR3-48YC8"
 SSH_PROFILE = "modern"
@@ -43,11 +43,8 @@ def results(vswitch, tmp_path_factory):
     os.chmod(tmp / "inv.yml", 0o600)
     (tmp / "play.yml").write_text(yaml.safe_dump(PLAY, sort_keys=False))
     (tmp / "thesis.eos").write_text("\n".join(vswitch.thesis_lines()) + "\n")
-    env = {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
-           "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
-           "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
-    p = subprocess.run([str(ANSIBLE), "-i", "inv.yml", "play.yml"], cwd=tmp, env=env, capture_output=True, text=True,
-                       timeout=300)
+    p = subprocess.run([str(ANSIBLE), "-i", "inv.yml", "play.yml"], cwd=tmp, env=ansible_env(tmp), capture_output=True,
+                       text=True, timeout=300)
     out = p.stdout[p.stdout.index("{"):]
     return {t["task"]["name"]: h for play in json.loads(out)["plays"] for t in play["tasks"]
             for h in t["hosts"].values()}

@@ -8,9 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from scrapli import AuthOptions, Cli, LookupKeyValue, TransportSsh2Options
 
 from conftest import REPO
+
+from .conftest import scrapli_cli
 
 SWITCH_MODEL = "DCS-7280SR3-48YC8"
 SSH_PROFILE = "modern"
@@ -18,11 +19,7 @@ SSH_PROFILE = "modern"
 
 @pytest.fixture(scope="module")
 def cli(vswitch):
-    c = Cli(vswitch.host, port=vswitch.port, definition_file_or_name="arista_eos",
-            auth_options=AuthOptions(username=vswitch.username, password=vswitch.password,
-                                     lookups=[LookupKeyValue(key="enable", value=vswitch.secret)]),
-            transport_options=TransportSsh2Options())
-    c.open()
+    c = scrapli_cli(vswitch, "arista_eos")
     yield c
     c.close()
 

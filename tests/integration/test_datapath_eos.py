@@ -21,10 +21,8 @@ from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
-from qoslab.trafficgen import load_flood
-from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 
-from .conftest import THESIS_FLOOD, free_port, unique_name
+from .conftest import free_port, tcp_under_flood, unique_name
 
 ECENETEOS = REPO / "playbooks" / "topologies" / "eceneteos.yaml"
 EOS = get_platform("arista_eos")
@@ -40,16 +38,6 @@ def testbed():
     assert not tb.existing()
 
 
-def _tcp_under_flood(testbed, tmp_path) -> float:
-    with FloodRun(load_flood(THESIS_FLOOD), testbed.topo, testbed.executor, tmp_path) as fr:
-        fr.start()
-        time.sleep(1.0)
-        tcp = testbed.iperf_tcp("jp-2", "jp-1", seconds=5)
-        res = fr.stop()
-    assert res.ok, res.errors
-    return tcp["bits_per_second"] / testbed.topo.link.rate
-
-
 def _tc_queues(testbed) -> list[tuple[int, int]]:
     """(packets sent + dropped, dropped) of tx-queues 0-7 of Gi1-0-1, from tc itself."""
     doc = json.loads(subprocess.run(["tc", "-n", testbed.switch_ns, "-s", "-j", "qdisc", "show", "dev", "Gi1-0-1"],
@@ -62,7 +50,7 @@ def test_thesis_on_eos_protects_cluster_traffic_and_counts_the_drops_per_traffic
     dev = virtual_endpoint(testbed.topo)
     assert dev.platform == "arista_eos" and dev.ssh_profile == "modern"
     push(EOS.render(load_profile("fifo"), testbed.topo), dev, tmp_path, "fifo")
-    fifo = _tcp_under_flood(testbed, tmp_path / "fifo")
+    fifo = tcp_under_flood(testbed, tmp_path / "fifo")
     rep = push(EOS.render(load_profile("thesis"), testbed.topo), dev, tmp_path, "thesis")
     assert rep.changed and "no priority" in [line.strip() for line in rep.lines_sent]
     classes = subprocess.run(["tc", "-n", testbed.switch_ns, "class", "show", "dev", "Gi1-0-1"],
@@ -71,7 +59,7 @@ def test_thesis_on_eos_protects_cluster_traffic_and_counts_the_drops_per_traffic
     sw = VirtualSwitch(testbed.topo)
     try:
         before = read_queue_counters(sw, ["Gi1/0/1"], "arista_eos")["GigabitEthernet1/0/1"]
-        thesis = _tcp_under_flood(testbed, tmp_path / "thesis")
+        thesis = tcp_under_flood(testbed, tmp_path / "thesis")
         time.sleep(0.5)  # the port's queues drain
         tc_before = _tc_queues(testbed)
         after = read_queue_counters(sw, ["Gi1/0/1"], "arista_eos")["GigabitEthernet1/0/1"]

@@ -6,7 +6,7 @@ each port's eight queues (:class:`Queue`, from the tc plan's bfifos ``20:`` .. `
 
 tc counts sent bytes and packets and dropped packets per queue; dropped bytes are estimated as
 dropped packets x the queue's mean sent packet size (1514 B when it sent none), as for the 9300
-(named in the fidelity table). A port's output counters are its root qdisc's (what the switch
+(:class:`qoslab.vcatalyst.dialects.catalyst9300.counters.QueueStat`; named in the fidelity table). A port's output counters are its root qdisc's (what the switch
 sent toward the host), its input counters are not measured (0).
 """
 
@@ -19,11 +19,11 @@ from typing import Any
 
 from ....eos import eos_port
 from ....topology import linux_ifname
+from ..catalyst9300.counters import QueueStat as Queue
 
 #: The EOS release the virtual switch reports (a 4.32 feature release of 2024; "current EOS 4.3x").
 VERSION = "4.32.2F"
 INTERNAL = "4.32.2F-38195967.4322F"
-FRAME_BYTES = 1514
 
 
 @dataclass
@@ -53,21 +53,6 @@ def dotted(mac: str) -> str:
     """``02:ab:cd:ef:00:01`` -> ``02ab.cdef.0001`` (EOS's text form)."""
     x = mac.replace(":", "")
     return f"{x[0:4]}.{x[4:8]}.{x[8:12]}"
-
-
-@dataclass
-class Queue:
-    """One tx-queue of a port: sent bytes and packets, dropped packets (tc), backlog bytes."""
-
-    sent_bytes: int = 0
-    sent_packets: int = 0
-    dropped_packets: int = 0
-
-    @property
-    def dropped_bytes(self) -> int:
-        """Dropped packets x mean sent packet size (see the module doc)."""
-        size = self.sent_bytes // self.sent_packets if self.sent_packets else FRAME_BYTES
-        return self.dropped_packets * size
 
 
 @dataclass

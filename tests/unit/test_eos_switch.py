@@ -1,7 +1,7 @@
 """The virtual EOS switch without sockets or a testbed (issue 44): its CLI session (prompts,
 enable, privilege, configuration sessions with commit/abort/diffs, EXEC commands in configuration
 mode, errors), show output read by the parsers operators use (ntc-templates' arista_eos TextFSM
-templates; the fields of NAPALM's recorded vEOS JSON), eAPI's view of the same session, the queue
+templates) and JSON with every field of NAPALM's vEOS recordings, eAPI's view of the same session, the queue
 counters from tc readings through the platform's own parser, and the data path it compiles."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from qoslab.vcatalyst.dialects.eos.datapath import compile_eos_nft, compile_eos_
 from qoslab.vcatalyst.eapi import CommandFailed
 
 EOS = get_platform("arista_eos")
-NAPALM_MOCKS = "napalm/test/eos/mocked_data (github.com/napalm-automation/napalm): test_get_facts/normal"
+DATA = REPO / "tests" / "data" / "platforms" / "arista_eos"
 
 
 class Switch:
@@ -132,18 +132,29 @@ def test_show_output_parses_with_ntc_templates(sw):
     assert st[0]["port"] == "Et1" and st[0]["status"] == "connected" and st[10]["status"] == "notconnect"
 
 
-def test_json_models_carry_the_fields_napalm_recorded(sw):
-    """Every key of NAPALM's recorded vEOS ``show version`` and ``show interfaces`` JSON that its
-    getters read is in the virtual switch's model (""" + NAPALM_MOCKS + """)."""
+def _keys(d: dict, prefix: str = "") -> set[str]:
+    out = set()
+    for k, v in d.items():
+        out.add(prefix + k)
+        if isinstance(v, dict) and k not in ("interfaces",):
+            out |= _keys(v, f"{prefix}{k}.")
+    return out
+
+
+def test_json_models_have_every_field_of_napalms_vEOS_recordings(sw):
+    """Every key (nested too) of the vEOS ``show version`` and an Ethernet port's ``show
+    interfaces`` JSON that NAPALM's tests recorded (tests/data/platforms/arista_eos/README.md) is in
+    the virtual switch's model, and NAPALM's getters read the same types from both."""
     s = _cli(sw)
+    real_ver = json.loads((DATA / "napalm_show_version.json").read_text())
     ver = json.loads(s.line("show version | json").text)
-    assert {"modelName", "internalVersion", "serialNumber", "version", "bootupTimestamp", "systemMacAddress"} <= \
-        set(ver)
+    assert _keys(real_ver) <= _keys(ver), _keys(real_ver) - _keys(ver)
+    assert all(type(ver[k]) is type(real_ver[k]) for k in real_ver)
+    real_eth = json.loads((DATA / "napalm_show_interfaces.json").read_text())["interfaces"]["Ethernet2"]
     eth1 = json.loads(s.line("show interfaces | json").text)["interfaces"]["Ethernet1"]
-    assert {"lineProtocolStatus", "interfaceStatus", "description", "lastStatusChangeTimestamp", "mtu",
-            "bandwidth", "physicalAddress", "hardware", "interfaceCounters"} <= set(eth1)
-    assert {"outOctets", "inOctets", "outUcastPkts", "outDiscards", "totalInErrors", "totalOutErrors"} <= \
-        set(eth1["interfaceCounters"])
+    assert _keys(real_eth) <= _keys(eth1), _keys(real_eth) - _keys(eth1)
+    assert all(type(eth1[k]) is type(real_eth[k]) or {type(eth1[k]), type(real_eth[k])} == {int, float}
+               for k in real_eth)
 
 
 def test_eapi_runs_the_same_session(sw):

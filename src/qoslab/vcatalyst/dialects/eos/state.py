@@ -6,8 +6,9 @@ each port's eight queues (:class:`Queue`, from the tc plan's bfifos ``20:`` .. `
 
 tc counts sent bytes and packets and dropped packets per queue; dropped bytes are estimated as
 dropped packets x the queue's mean sent packet size (1514 B when it sent none), as for the 9300
-(:class:`qoslab.vcatalyst.dialects.catalyst9300.counters.QueueStat`; named in the fidelity table). A port's output counters are its root qdisc's (what the switch
-sent toward the host), its input counters are not measured (0).
+(:class:`qoslab.vcatalyst.dialects.catalyst9300.counters.QueueStat`; named in the fidelity
+table). A port's output counters are its root qdisc's (what the switch sent toward the host), its
+input counters are not measured (0).
 """
 
 from __future__ import annotations

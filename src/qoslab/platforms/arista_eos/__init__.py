@@ -33,7 +33,8 @@ class AristaEos(Platform):
         """One ``show interfaces EthernetN counters queue | json`` per port (long neutral names)."""
         return [f"show interfaces {eos_port(p)} counters queue | json" for p in ports]
 
-    def parse_counters(self, text: str) -> dict[str, QueueCounters]:
+    def parse_counters(self, text: str, command: str | None = None) -> dict[str, QueueCounters]:
+        """The output names its ports (``command`` is not needed)."""
         return parse_eos_counters(text)
 
     def no_queues(self) -> QueueCounters:

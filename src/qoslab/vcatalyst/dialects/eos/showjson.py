@@ -42,9 +42,9 @@ def _interface(p: Port, booted: float) -> dict[str, Any]:
         "interfaceStatistics": {"updateInterval": 300.0, "inBitsRate": 0.0, "inPktsRate": 0.0, "outBitsRate": 0.0,
                                 "outPktsRate": 0.0},
         "interfaceCounters": {
-            "inOctets": 0, "inUcastPkts": 0, "inMulticastPkts": 0, "inBroadcastPkts": 0, "inDiscards": 0,
-            "inTotalPkts": 0, "outOctets": p.out_bytes, "outUcastPkts": p.out_packets, "outMulticastPkts": 0,
-            "outBroadcastPkts": 0, "outDiscards": p.out_drops, "totalInErrors": 0, "totalOutErrors": 0,
+            "inOctets": p.in_bytes, "inUcastPkts": p.in_packets, "inMulticastPkts": 0, "inBroadcastPkts": 0,
+            "inDiscards": 0, "inTotalPkts": p.in_packets, "outOctets": p.out_bytes, "outUcastPkts": p.out_packets,
+            "outMulticastPkts": 0, "outBroadcastPkts": 0, "outDiscards": p.out_drops, "totalInErrors": 0, "totalOutErrors": 0,
             "linkStatusChanges": 1 if up else 0, "counterRefreshTime": round(time.time(), 3),
             "inputErrorsDetail": {"runtFrames": 0, "giantFrames": 0, "fcsErrors": 0, "alignmentErrors": 0,
                                   "symbolErrors": 0, "rxPause": 0},

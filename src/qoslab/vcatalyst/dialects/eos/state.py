@@ -8,7 +8,7 @@ tc counts sent bytes and packets and dropped packets per queue; dropped bytes ar
 dropped packets x the queue's mean sent packet size (1514 B when it sent none), as for the 9300
 (:class:`qoslab.vcatalyst.dialects.catalyst9300.counters.QueueStat`; named in the fidelity
 table). A port's output counters are its root qdisc's (what the switch sent toward the host), its
-input counters are not measured (0).
+input counters the port's link statistics where the switch reads them (``sw.links()``), else 0.
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ class Port:
     out_bytes: int = 0
     out_packets: int = 0
     out_drops: int = 0
+    in_bytes: int = 0
+    in_packets: int = 0
     queues: list[Queue] = field(default_factory=lambda: [Queue() for _ in range(8)])
 
 
@@ -91,6 +93,7 @@ def ports(sw: Any, only: str | None = None) -> list[Port]:
     reading for all; ``only``: that port alone."""
     hosts = {eos_port(h.port) for h in sw.topo.hosts}
     qdiscs = sw.qdiscs() if hasattr(sw, "qdiscs") else {}
+    links = sw.links() if hasattr(sw, "links") else {}
     f = facts(sw)
     out = []
     for i, neutral in enumerate(sw.topo.switch.ports, 1):
@@ -106,5 +109,7 @@ def ports(sw: Any, only: str | None = None) -> list[Port]:
         root: dict[str, Any] = next((q for q in mine if q.get("root")), {})
         p.out_bytes, p.out_packets, p.out_drops = (int(root.get(k, 0)) for k in ("bytes", "packets", "drops"))
         p.queues = parse_queues(mine)
+        rx = links.get(linux_ifname(neutral), {}).get("rx", {})
+        p.in_bytes, p.in_packets = int(rx.get("bytes", 0)), int(rx.get("packets", 0))
         out.append(p)
     return out

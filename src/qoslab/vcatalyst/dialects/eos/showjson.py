@@ -44,7 +44,8 @@ def _interface(p: Port, booted: float) -> dict[str, Any]:
         "interfaceCounters": {
             "inOctets": p.in_bytes, "inUcastPkts": p.in_packets, "inMulticastPkts": 0, "inBroadcastPkts": 0,
             "inDiscards": 0, "inTotalPkts": p.in_packets, "outOctets": p.out_bytes, "outUcastPkts": p.out_packets,
-            "outMulticastPkts": 0, "outBroadcastPkts": 0, "outDiscards": p.out_drops, "totalInErrors": 0, "totalOutErrors": 0,
+            "outMulticastPkts": 0, "outBroadcastPkts": 0, "outDiscards": p.out_drops, "totalInErrors": 0,
+            "totalOutErrors": 0,
             "linkStatusChanges": 1 if up else 0, "counterRefreshTime": round(time.time(), 3),
             "inputErrorsDetail": {"runtFrames": 0, "giantFrames": 0, "fcsErrors": 0, "alignmentErrors": 0,
                                   "symbolErrors": 0, "rxPause": 0},

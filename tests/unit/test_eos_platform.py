@@ -109,6 +109,33 @@ def test_marking_only_and_trust_cos_render_what_eos_needs(tmp_path):
     assert not [line for line in lines if "trust" in line or "tx-queue" in line or line.startswith("qos map")]
 
 
+@pytest.mark.parametrize(("first", "then"), [("rr", "police-flood"), ("police-flood", "rr"), ("rr", "fifo"),
+                                             ("thesis", "rr")])
+def test_pushes_between_profiles_send_only_lines_eos_takes(tmp_path, first, then):
+    """From any profile to any other, the push's remediation (hier-config's EOS driver, with the
+    platform's negation fixes) is taken line by line by the EOS interpreter and leaves exactly the
+    second profile's QoS lines: a round-robin tx-queue with drop thresholds turning strict again
+    is undone with ``priority strict`` (hier-config writes ``priority``, which EOS refuses)."""
+    from qoslab.eos import EosConfig, Mode, eos_port, interpret
+    from qoslab.eos import load_config as eos_load
+    from qoslab.switch.configdiff import intended_config, normalized_qos, remediation
+
+    rr = _profile(tmp_path, "name: rr\nmls_qos: true\negress:\n  apply_to: workload\n  share: [40, 30, 20, 10]\n"
+                            "  queue_set: 2\nqueue_sets:\n  2: {buffers: [50, 40, 5, 5]}\n")
+    prof = {"rr": rr, **{n: load_profile(n) for n in ("police-flood", "fifo", "thesis")}}
+    topo, rules = load_topology(ECENET), EOS.qos_rules
+    cfg = EosConfig.factory("s", [eos_port(p) for p in topo.switch.ports])
+    assert eos_load("\n".join(EOS.render(prof[first], topo)), cfg) == []
+    run, want = cfg.render(), EOS.render(prof[then], topo)
+    lines = remediation(run, intended_config(run, want, rules), rules.hier_platform, rules.negations)
+    mode = Mode()
+    for line in lines:
+        mode = interpret(cfg, mode, line)  # raises EosError for a line EOS refuses
+    goal = EosConfig.factory("s", [eos_port(p) for p in topo.switch.ports])
+    assert eos_load("\n".join(want), goal) == []
+    assert normalized_qos(cfg.render(), rules) == normalized_qos(goal.render(), rules)
+
+
 def test_cli_renders_the_thesis_for_eos():
     from qoslab.cli import main
 

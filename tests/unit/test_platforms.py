@@ -102,9 +102,9 @@ def test_second_push_is_an_empty_diff_and_rollback_restores(platform, name):
     lines = p.render(load_profile(name), topo)
     assert cfg.load(lines) == []
     running = cfg.render()
-    hier = p.qos_rules.hier_platform
-    assert remediation(running, intended_config(running, lines, p.qos_rules), hier) == []
-    cfg.send(remediation(running, backup, hier))  # the rollback the push would send
+    hier, neg = p.qos_rules.hier_platform, p.qos_rules.negations
+    assert remediation(running, intended_config(running, lines, p.qos_rules), hier, neg) == []
+    cfg.send(remediation(running, backup, hier, neg))  # the rollback the push would send
     assert normalized_qos(cfg.render(), p.qos_rules) == normalized_qos(backup, p.qos_rules) == []
 
 

@@ -12,12 +12,15 @@ from dataclasses import dataclass
 class QosRules:
     """Which lines of a platform's config are QoS lines (the profile owns them: diff, rollback):
     global lines, whole sections (header and children), interface children; and the hier-config
-    platform (``hier_config.Platform`` member name) whose rules compute the remediation."""
+    platform (``hier_config.Platform`` member name) whose rules compute the remediation;
+    ``negations``: (pattern, replacement) pairs that correct what hier-config's driver writes where
+    the platform takes another form (EOS: ``no priority`` is undone by ``priority strict``)."""
 
     globals_: re.Pattern[str]
     sections: re.Pattern[str]
     interface: re.Pattern[str]
     hier_platform: str = "CISCO_IOS"
+    negations: tuple[tuple[str, str], ...] = ()
 
 
 #: Global config lines that belong to QoS (and SPAN, which qoslab manages with the profile).
@@ -149,15 +152,20 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
     return "\n".join(out + tail) + "\n"
 
 
-def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS") -> list[str]:
+def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS",
+                negations: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """Config lines that turn the running config into the intended one (hier-config, the rules of
-    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``)."""
+    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``, ``ARISTA_EOS``; ``negations``: the platform's
+    corrections, :attr:`QosRules.negations`)."""
     from hier_config import Platform, WorkflowRemediation, get_hconfig
 
     plat = Platform[hier_platform]
     run = get_hconfig(plat, _for_hier(running_text))
     want = get_hconfig(plat, _for_hier(intended_text))
-    return order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
+    lines = list(WorkflowRemediation(run, want).remediation_config.dump_simple())
+    for pattern, repl in negations:
+        lines = [re.sub(pattern, repl, line) for line in lines]
+    return order_for_ios(lines)
 
 
 _PRIORITY = [("mls qos", 0), ("qos map", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2),

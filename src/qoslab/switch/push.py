@@ -160,7 +160,7 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         backup_text = _show_run(conn, batch, dev.timeout_s)
         backup = _write_backup(out_dir, profile_name, backup_text)
         want = intended_config(backup_text, profile_lines, plat.qos_rules)
-        lines = remediation(backup_text, want, plat.qos_rules.hier_platform)
+        lines = remediation(backup_text, want, plat.qos_rules.hier_platform, plat.qos_rules.negations)
         t["diff"] = time.monotonic()
         if not lines:
             return PushReport(profile_name, False, [], backup, _phases(t))
@@ -216,7 +216,8 @@ def restore(backup_text: str, dev: Device) -> None:
     conn = connect(dev)
     try:
         now = _show_run(conn)
-        lines = remediation(now, backup_text, get_platform(dev.platform).qos_rules.hier_platform)
+        rules = get_platform(dev.platform).qos_rules
+        lines = remediation(now, backup_text, rules.hier_platform, rules.negations)
         if lines:
             _send(conn, lines)
         _verify(conn, backup_text, "the restored running-config differs from the backup")

@@ -34,12 +34,14 @@ TEMPLATE = "arista-eos-qos.j2"
 ACL_PREFIX = "QOSLAB-"
 #: An EOS switch's QoS lines: ``qos map``/``qos rewrite``, SPAN; the profile's access lists,
 #: QoS class-maps and policy-maps; on interfaces trust, default CoS/DSCP, the QoS service-policy,
-#: port shaping and tx-queue blocks (with their lines). hier-config's EOS driver diffs them.
+#: port shaping and tx-queue blocks (with their lines). hier-config's EOS driver diffs them; it
+#: undoes ``no priority`` with ``priority``, which EOS refuses (``% Incomplete command``): the
+#: strict-priority form is ``priority strict`` (EOS User Manual, "priority (tx-queue)").
 EOS_RULES = QosRules(
     re.compile(r"^(qos map |qos rewrite |monitor session )"),
     re.compile(rf"^(ip access-list {ACL_PREFIX}|class-map type qos |policy-map type quality-of-service )"),
     re.compile(r"^(no qos trust$|qos (trust|cos|dscp) |service-policy type qos |shape rate |tx-queue )"),
-    "ARISTA_EOS")
+    "ARISTA_EOS", negations=((r"^(\s*)priority$", r"\1priority strict"),))
 
 
 def acl_name(acl_id: str) -> str:

@@ -109,7 +109,8 @@ class Management(StrictModel):
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
     eapi_port: int | None = Field(None, ge=1, le=65535)
-    ssh_profile: Literal["c3750", "modern"] = "c3750"
+    #: None: the switch model's own (3750: ``c3750``, 9300: ``iosxe17``); ``modern``: asyncssh's
+    ssh_profile: Literal["c3750", "iosxe17", "modern"] | None = None
 
     @field_validator("host")
     @classmethod
@@ -392,8 +393,7 @@ def load_topology(path: str | Path | None = None, **overrides: object) -> Topolo
 
 
 def load_variant(name: str, management_port: int, path: str | Path | None = None, **overrides: object) -> Topology:
-    """The topology at ``path`` (default ecenet) under another ``name`` with its virtual switch on
-    ``management_port`` (its SSH profile kept, an eAPI port dropped), so several testbeds can be up at once."""
+    """``path``'s topology (default ecenet) as ``name``, its switch on ``management_port`` (no eAPI): a test's."""
     base = load_topology(path)
     mg = {**base.switch.management.model_dump(mode="json"), "port": management_port, "eapi_port": None}
     switch = {**base.switch.model_dump(mode="json"), "management": mg}

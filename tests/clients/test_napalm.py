@@ -202,4 +202,6 @@ def test_state_getters(dev, vswitch):
     assert len(macs) == 20 and all(m["static"] and m["vlan"] == 0 and m["interface"] == "" for m in macs)
     assert "FF:FF:FF:FF:FF:FF" in {m["mac"] for m in macs}
     counters = dev.get_interfaces_counters()
-    assert set(counters) >= {"GigabitEthernet1/0/1"}
+    assert set(counters) >= {"GigabitEthernet1/0/1", "Vlan1"}
+    # the discards from `show interface summary` (issue 43: it was refused, so NAPALM read -1)
+    assert counters["GigabitEthernet1/0/1"]["tx_discards"] == 0 == counters["GigabitEthernet1/0/1"]["rx_discards"]

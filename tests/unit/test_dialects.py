@@ -34,11 +34,13 @@ def test_a_model_no_dialect_claims_is_refused_naming_the_dialects():
         dialect_for_model("FROB-1")
 
 
-def test_the_9300_takes_no_mls_commands_and_the_3750_does():
+def test_each_dialect_has_its_own_show_commands():
+    """The 3750 answers ``show mls qos ...`` and no fed command; the 9300 the reverse."""
     c3750, c9300 = get_dialect("c3750").commands, get_dialect("c9300").commands
     assert "show mls qos interface port statistics" in c3750.commands
     assert not [n for n in c9300.commands if n.startswith("show mls")]
-    assert set(c9300.commands) < set(c3750.commands)
+    assert "show platform hardware fed switch active qos queue stats interface port" in c9300.commands
+    assert not [n for n in c3750.commands if n.startswith("show platform")]
 
 
 def test_ssh_profiles_by_name_or_the_dialects_default():
@@ -100,3 +102,21 @@ def test_a_third_dialect_is_one_registration(toy, tmp_path, monkeypatch):
     assert s.prompt == "toy#"
     s.line("configure terminal")
     assert s.prompt == "toy(cfg)#"
+
+
+def test_the_fed_command_is_the_9300s_and_checks_its_port(tmp_path, monkeypatch):
+    """The 9300 answers the fed queue stats for its ports, with the caret under a port it has not;
+    the 3750 knows no such command."""
+    monkeypatch.setattr("qoslab.vcatalyst.core.vswitch_dir", lambda name: tmp_path)
+    cmd = "show platform hardware fed switch active qos queue stats interface "
+    for model, port, ok in (("C9300-24T", "Gi1/0/1", True), ("C9300-24T", "Gi1/0/99", False),
+                            ("WS-C3750G-24T", "Gi1/0/1", False)):
+        topo = load_topology(ECENET)
+        topo = topo.model_copy(update={"switch": topo.switch.model_copy(update={"model": model})})
+        s = IosSession(VirtualCatalyst(topo, apply=False), "x", privileged=True)
+        out = s.line(cmd + port).text
+        if ok:
+            assert "Asic:0 Core:0 DATA Port:0 Hardware Enqueue Counters" in out
+        else:
+            caret = out.splitlines()[0].index("^") - len("Switch#")
+            assert caret == (len(cmd) if model.startswith("C9300") else len("show ")), out

@@ -23,15 +23,13 @@ from qoslab.vcatalyst.dialects.catalyst3750.show_mqc import (
     render_class_map,
     render_policy_map,
 )
-from qoslab.vcatalyst.dialects.catalyst3750.show_sys import (
-    render_interfaces,
+from qoslab.vcatalyst.dialects.catalyst3750.show_sys import render_interfaces, render_inventory, render_version
+from qoslab.vcatalyst.dialects.ioscommon.render import (
+    render_access_lists,
     render_interfaces_status,
-    render_inventory,
     render_ip_interface_brief,
-    render_version,
     render_vlan_brief,
 )
-from qoslab.vcatalyst.dialects.ioscommon.render import render_access_lists
 from qoslab.vcatalyst.facts import DeviceFacts, PortView, uptime_text
 from qoslab.vcatalyst.flash import FileEntry, render_dir
 

@@ -27,6 +27,8 @@ XE_GLOBAL = [
     *SHARED_GLOBAL_TEMPLATES,
     # Catalyst 9300 QoS guide, "Queue buffer allocation": the soft-buffer multiplier (100-4800)
     T("qos queue-softmax-multiplier {m:100-4800}", "global"),
+    # Catalyst 9300 command reference, IOS-XE 17.x: the fed queue stats count frames, not bytes
+    T("qos queue-stats-frame-count", "global"),
 ]
 XE_IF = [
     T("service-policy input {name:word}", "if"),

@@ -25,9 +25,10 @@ TEMPLATE = "catalyst9300-qos.j2"
 #: The egress queuing policy's name and its queue classes' names (``QOSLAB-Q1`` ...).
 EGRESS_POLICY = "QOSLAB-QUEUING"
 #: The Catalyst 9300's QoS lines: ACLs, class-maps, policy-maps, SPAN, the soft-buffer
-#: multiplier; on interfaces the service-policies (no ``mls qos`` on IOS-XE). hier-config 3 has
-#: no IOS-XE platform; its IOS rules are the ones for IOS-XE too.
-C9300_RULES = QosRules(re.compile(r"^(access-list 1\d\d\b|monitor session\b|qos queue-softmax-multiplier\b)"),
+#: multiplier and the queue stats' frame count; on interfaces the service-policies (no ``mls
+#: qos`` on IOS-XE). hier-config 3 has no IOS-XE platform; its IOS rules are the ones for IOS-XE too.
+C9300_RULES = QosRules(re.compile(r"^(access-list 1\d\d\b|monitor session\b"
+                                  r"|qos queue-(softmax-multiplier|stats-frame-count)\b)"),
                        re.compile(r"^(class-map\b|policy-map\b|ip access-list extended\b)"),
                        re.compile(r"^(service-policy\b)"))
 

@@ -202,5 +202,5 @@ def read_queue_counters(dev: Any, ports: list[str], platform: str) -> dict[str, 
         text = texts[c]
         if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
             raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
-        out.update(plat.parse_counters(text))
+        out.update(plat.parse_counters(text, c))
     return {p: out.get(p) or plat.no_queues() for p in longs}

@@ -14,7 +14,7 @@ from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
 from .apply import apply_nft, apply_plan
-from .counters import NftCounters, parse_fdb, read_nft, read_qdiscs, run_json
+from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json
 from .dialects import Dialect, dialect_for_model, get_dialect
 from .facts import MacEntry
 from .nftcompile import NftPlan
@@ -94,6 +94,14 @@ class VirtualCatalyst:
         if not self.apply_enabled:
             return {}
         return read_qdiscs(switch_namespace(self.topo.name))
+
+    def links(self) -> dict[str, dict[str, Any]]:
+        """Every switch port's link statistics (``stats64``: ``rx``/``tx`` packets, bytes,
+        dropped), by Linux interface (one ``ip -s -j link show``); empty on a switch that does not
+        apply. Raises QoslabError when ip fails."""
+        if not self.apply_enabled:
+            return {}
+        return read_links(switch_namespace(self.topo.name))
 
     def fdb(self) -> list[MacEntry]:
         """The MAC addresses the testbed's bridge learned on the switch ports (``show mac

@@ -14,6 +14,7 @@ Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read, 
 - Egress queues: each port's qdiscs as tc reports them (:func:`read_qdiscs`, by Linux interface);
   which bfifo is which queue is the tc plan's (:mod:`qoslab.vcatalyst.tccompile`), read by the
   dialect (the 3750's ``show mls qos interface statistics``, the 9300's queue counters).
+- Links: each switch port's packets and bytes in and out (:func:`read_links`: ``show interfaces``).
 - MAC table: the bridge's learned addresses on the switch ports (:func:`parse_fdb`).
 
 The parsers (:func:`parse_nft`, :func:`parse_fdb`) are pure; :func:`read_nft`, :func:`read_qdiscs`
@@ -106,6 +107,13 @@ def read_qdiscs(ns: str) -> dict[str, list[dict[str, Any]]]:
     for q in run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):
         by_dev.setdefault(str(q.get("dev", "")), []).append(q)
     return by_dev
+
+
+def read_links(ns: str) -> dict[str, dict[str, Any]]:
+    """Every interface's ``stats64`` (``rx``/``tx``: packets, bytes, dropped ...) in namespace
+    ``ns``, by Linux interface name (one ``ip -s -j link show``). Raises QoslabError when ip fails."""
+    return {str(link.get("ifname", "")): dict(link.get("stats64", {}))
+            for link in run_json(["ip", "-n", ns, "-s", "-j", "link", "show"])}
 
 
 def parse_fdb(entries: list[dict[str, Any]], ports: dict[str, str]) -> list[MacEntry]:

@@ -170,7 +170,7 @@ class IosSession:
         if cmd.name.startswith(("show archive config differences", "show archive config incremental-diffs")):
             return Reply(apply_modifier(self.archive_diff(cmd), cmd.modifier))
         ctx = ShowContext(device_facts(self.sw), self.flash, _usage(), 15 if self.privileged else 1,
-                          self.dialect.boot_seconds)
+                          self.dialect.boot_seconds, self.width)
         try:
             out = self.dialect.show(self.sw, cmd, ctx)
         except IosError as e:

@@ -57,14 +57,16 @@ class Reply:
 class ShowContext:
     """What a show command may read besides the switch: the device's identity, its ``flash:``
     file system, the server process's own resource use (``rss`` bytes, ``cpu_s`` seconds: ``show
-    memory statistics``, ``show processes cpu``), the session's privilege level (1 or 15) and the
-    dialect's boot time (seconds of the uptime before the server listened)."""
+    memory statistics``, ``show processes cpu``), the session's privilege level (1 or 15), the
+    dialect's boot time (seconds of the uptime before the server listened) and the terminal width
+    (``terminal width N``: where wide tables wrap)."""
 
     facts: DeviceFacts
     flash: Flash
     usage: dict[str, float]
     privilege: int = 15
     boot_seconds: int = 180
+    width: int = 80
 
 
 class Dialect:

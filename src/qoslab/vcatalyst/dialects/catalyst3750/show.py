@@ -3,8 +3,6 @@ counters) to the 3750 renderers (:mod:`qoslab.ios.show_qos` for ``show mls qos .
 :mod:`.show_mqc`, :mod:`.show_sys`), one function per command family; what IOS and IOS-XE print
 alike goes to :func:`qoslab.vcatalyst.dialects.ioscommon.show.show_common`.
 
-The families :func:`mqc_family` and :func:`system_family` are also what the 9300 dialect shows
-for the commands it has no IOS-XE form of yet (:mod:`qoslab.vcatalyst.dialects.catalyst9300`).
 """
 
 from __future__ import annotations
@@ -31,19 +29,10 @@ from ....ios.show_qos import (
 from ....topology import canonical_port
 from ...execparse import ExecCommand
 from ..base import ShowContext
-from ..ioscommon.show import port_arg, port_views, ports, show_common
+from ..ioscommon.show import port_arg, port_views, ports, show_common, svi_views
 from .counters import port_counters
 from .show_mqc import render_class_map, render_policy_map, render_policy_map_interface, views_from_config
-from .show_sys import (
-    render_env,
-    render_interfaces,
-    render_interfaces_status,
-    render_inventory,
-    render_ip_interface,
-    render_ip_interface_brief,
-    render_version,
-    render_vlan_brief,
-)
+from .show_sys import render_env, render_interfaces, render_inventory, render_version
 
 
 def port_qos(sw: Any, port: str) -> PortQos:
@@ -113,27 +102,20 @@ def mqc_family(sw: Any, cmd: ExecCommand) -> str | None:
 
 
 def system_family(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
-    """``show version``, ``show inventory``, ``show interfaces [PORT] [status]``, ``show ip
-    interface [brief|PORT]``, ``show vlan [brief]``, ``show environment ...``."""
+    """``show version``, ``show inventory``, ``show interfaces [PORT]`` (``Vlan1`` first),
+    ``show environment ...``."""
     n = cmd.name
-    simple = {
-        "show version": lambda: render_version(ctx.facts),
-        "show inventory": lambda: render_inventory(ctx.facts),
-        "show interfaces": lambda: render_interfaces(port_views(sw)),
-        "show interfaces status": lambda: render_interfaces_status(port_views(sw)),
-        "show ip interface brief": lambda: render_ip_interface_brief(port_views(sw)),
-        "show ip interface": lambda: render_ip_interface(port_views(sw)),
-        "show vlan": lambda: render_vlan_brief(port_views(sw)),
-        "show vlan brief": lambda: render_vlan_brief(port_views(sw)),
-    }
-    if n in simple:
-        return simple[n]()
+    if n == "show version":
+        return render_version(ctx.facts)
+    if n == "show inventory":
+        return render_inventory(ctx.facts)
+    if n == "show interfaces":
+        views = port_views(sw)
+        return render_interfaces(views, svi_views(sw, ctx.facts.base_mac, views))
+    if n == "show interfaces port":
+        return render_interfaces(port_views(sw, port_arg(sw, cmd)))
     if n.startswith("show environment"):
         return render_env(n.rsplit(" ", 1)[1])
-    per_port = {"show interfaces port": render_interfaces, "show interfaces port status": render_interfaces_status,
-                "show ip interface port": render_ip_interface}
-    if n in per_port:
-        return per_port[n](port_views(sw, port_arg(sw, cmd)))
     return None
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...facts import ClassCounters
+from ..ioscommon.render import select_class_maps
 
 
 @dataclass
@@ -63,11 +64,9 @@ def _match_text(line: str) -> str:
 def render_class_map(cms: list[ClassMapView], name: str | None = None) -> str | None:
     """``show class-map [NAME]``; None when NAME is not a class-map (IOS: ``% Class map NAME not
     configured``, the caller prints that)."""
-    allc = [(cm, i) for i, cm in enumerate(cms, 1)] + [(DEFAULT_CLASS, 0)]
-    if name is not None:
-        allc = [(cm, i) for cm, i in allc if cm.name == name]
-        if not allc:
-            return None
+    allc = select_class_maps(cms, DEFAULT_CLASS, name)
+    if allc is None:
+        return None
     out = []
     for cm, i in allc:
         out.append(f" Class Map {cm.how} {cm.name} (id {i})")

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "show clock": "show clock",
     "show interfaces": "show interfaces",
     "show interfaces status": "show interfaces status",
+    "show interfaces summary": "show interfaces summary",
     "show interfaces port": "show interfaces {port}",
     "show interfaces port status": "show interfaces {port} status",
     "show ip interface": "show ip interface",

@@ -1,7 +1,8 @@
 """The show commands IOS 12.2 and IOS-XE answer alike, from the switch's state to the pure
 renderers (:mod:`.render`, :mod:`.show_l2`, :mod:`.show_ports`): configuration displays (running,
-startup, partition, interface), access lists, files, clock, hosts, memory, SPAN sessions, ARP,
-CDP/LLDP, SNMP, VLAN by id, IP route, switchport, interface counters, the MAC table and the CPU.
+startup, partition, interface), access lists, files, clock, hosts, memory, SPAN sessions, the port
+tables (interfaces status and summary, ip interface [brief], vlan [brief]), ARP, CDP/LLDP, SNMP,
+VLAN by id, IP route, switchport, interface counters, the MAC table and the CPU.
 
 Each Catalyst dialect answers its own commands first and passes the rest to :func:`show_common`;
 the helpers (:func:`ports`, :func:`port_arg`, :func:`port_views`, :func:`monitor_sessions`) are
@@ -17,18 +18,24 @@ from typing import Any
 
 from ....ios import IosError, ace_text
 from ....ios.config import interface_order
-from ....topology import canonical_port, long_port
+from ....topology import canonical_port, linux_ifname, long_port
 from ...execparse import ExecCommand
 from ...facts import PortView
 from ..base import ShowContext
 from .render import (
     MonitorSession,
+    SviView,
     render_access_lists,
     render_hosts,
+    render_interfaces_status,
+    render_interfaces_summary,
+    render_ip_interface,
+    render_ip_interface_brief,
     render_memory_statistics,
     render_monitor,
     render_privilege,
     render_startup,
+    render_vlan_brief,
 )
 from .show_l2 import render_arp, render_cdp, render_lldp, render_mac_table
 from .show_ports import (
@@ -58,11 +65,15 @@ def port_arg(sw: Any, cmd: ExecCommand) -> str | None:
 
 def port_views(sw: Any, only: str | None = None) -> list[PortView]:
     """PortView of every front port: link up where a testbed host is attached, description and
-    shutdown from the running-config, counters when measured. The speed is the 3750's (1000 Mbit/s
-    negotiated on a 10/100/1000 port), not the testbed's scale-model link rate, which ``show
-    version`` states (:func:`qoslab.vcatalyst.session.device_facts`)."""
+    shutdown from the running-config, packets and bytes in and out from the kernel's link
+    statistics of the switch port (``sw.links()``: in = what the host sent, out = what the port
+    sent it) and output drops from its egress qdiscs (``sw.qdiscs()``); zeros on a switch without
+    kernel readings. The speed is the 3750's (1000 Mbit/s negotiated on a 10/100/1000 port), not
+    the testbed's scale-model link rate, which ``show version`` states
+    (:func:`qoslab.vcatalyst.session.device_facts`)."""
     hosts = {long_port(h.port): h for h in sw.topo.hosts}
-    link = getattr(sw, "link_counters", None)
+    links = sw.links() if hasattr(sw, "links") else {}
+    qdiscs = sw.qdiscs() if hasattr(sw, "qdiscs") and links else {}
     out = []
     for i, p in enumerate(ports(sw), 1):
         if only is not None and p != only:
@@ -72,10 +83,28 @@ def port_views(sw: Any, only: str | None = None) -> list[PortView]:
         desc = next((c.split(None, 1)[1] for c in children if c.startswith("description ")), "")
         v = PortView(p, desc, admin_up="shutdown" not in children, link_up=p in hosts, speed_mbps=1000,
                      mac=f"0200.5100.{i:04x}")
-        if link is not None and v.link_up:
-            for k, val in link(p).items():
-                setattr(v, k, val)
+        dev = linux_ifname(canonical_port(p))
+        if dev in links:
+            rx, tx = links[dev].get("rx", {}), links[dev].get("tx", {})
+            v.in_packets, v.in_bytes = int(rx.get("packets", 0)), int(rx.get("bytes", 0))
+            v.out_packets, v.out_bytes = int(tx.get("packets", 0)), int(tx.get("bytes", 0))
+            v.out_drops = sum(int(q.get("drops", 0)) for q in qdiscs.get(dev, []) if q.get("kind") == "bfifo")
         out.append(v)
+    return out
+
+
+def svi_views(sw: Any, base_mac: str, views: list[PortView]) -> list[SviView]:
+    """The VLAN interfaces: ``Vlan1`` (every switch has it; up while a port of VLAN 1 is up among
+    ``views``, its MAC the switch's base MAC) and any other ``interface VlanN`` of the
+    running-config (down: no port is in another VLAN), admin state from ``shutdown``."""
+    names = ["Vlan1"] + sorted((n for n in sw.running.interfaces if n.startswith("Vlan") and n != "Vlan1"),
+                               key=lambda n: int(n[4:]))
+    any_up = any(v.link_up and v.admin_up and v.vlan == 1 for v in views)
+    out = []
+    for n in names:
+        sec = sw.running.interfaces.get(n)
+        out.append(SviView(n, admin_up=not (sec and "shutdown" in sec.children), up=any_up and n == "Vlan1",
+                           mac=base_mac))
     return out
 
 
@@ -144,6 +173,24 @@ def _config_and_files(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None
     return None
 
 
+def _port_tables(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
+    """The port tables both print alike: ``show interfaces status``, ``show interfaces summary``,
+    ``show ip interface [brief|PORT]`` (the SVIs first), ``show vlan [brief]``."""
+    n = cmd.name
+    tables: dict[str, Callable[[list[PortView]], str]] = {
+        "show interfaces status": render_interfaces_status, "show ip interface": render_ip_interface,
+        "show vlan": lambda v: render_vlan_brief(v, ctx.width),
+        "show vlan brief": lambda v: render_vlan_brief(v, ctx.width),
+        "show interfaces port status": render_interfaces_status, "show ip interface port": render_ip_interface}
+    if n in tables:
+        return tables[n](port_views(sw, port_arg(sw, cmd)))
+    if n in ("show ip interface brief", "show interfaces summary"):
+        views = port_views(sw)
+        svis = svi_views(sw, ctx.facts.base_mac, views)
+        return render_ip_interface_brief(views, svis) if n.endswith("brief") else render_interfaces_summary(views, svis)
+    return None
+
+
 def _l2(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
     """The layer-2 and system state: MAC table (the bridge's learned addresses), ARP, CDP/LLDP,
     SNMP, VLAN by id, IP route, switchport, interface counters, CPU."""
@@ -164,7 +211,7 @@ def _l2(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
     if n.startswith("show snmp"):
         return render_snmp(kept, ctx.facts.serial, {"show snmp": "all"}.get(n, n.rsplit(" ", 1)[1]))
     if n == "show vlan id n":
-        return render_vlan_id(cmd.args["n"], port_views(sw))
+        return render_vlan_id(cmd.args["n"], port_views(sw), ctx.width)
     if n == "show ip route":
         return render_ip_route()
     if n == "show interfaces switchport":
@@ -183,7 +230,8 @@ def show_common(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str:
     """The output of a show command both Catalyst dialects answer alike (before output
     modifiers). Raises IosError (with the column of the bad argument) for a port the switch does
     not have, and at column 0 for a command no family here answers."""
-    for family in (_access_lists, lambda s, c: _config_and_files(s, c, ctx), lambda s, c: _l2(s, c, ctx)):
+    for family in (_access_lists, lambda s, c: _config_and_files(s, c, ctx), lambda s, c: _port_tables(s, c, ctx),
+                   lambda s, c: _l2(s, c, ctx)):
         out = family(sw, cmd)
         if out is not None:
             return out

@@ -6,7 +6,7 @@ chassis]``, ``show ip route`` of a layer-2 switch, ``show processes cpu`` with i
 from __future__ import annotations
 
 from ...facts import PortView
-from .render import short_name
+from .render import port_rows, short_name
 
 
 def render_switchport(ports: list[PortView]) -> str:
@@ -43,12 +43,12 @@ def render_counters(ports: list[PortView]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_vlan_id(vlan: int, ports: list[PortView]) -> str:
-    """``show vlan id N``: VLAN 1 (every port) or ``VLAN id N not found``."""
+def render_vlan_id(vlan: int, ports: list[PortView], width: int = 80) -> str:
+    """``show vlan id N``: VLAN 1 (every port, wrapped at the terminal ``width``) or ``VLAN id N
+    not found``."""
     if vlan != 1:
         return f"VLAN id {vlan} not found in current VLAN database\n"
-    names = [short_name(p.name) for p in ports if p.vlan == 1]
-    rows = [", ".join(names[i:i + 4]) for i in range(0, len(names), 4)] or [""]
+    rows = port_rows([short_name(p.name) for p in ports if p.vlan == 1], width)
     out = ["", "VLAN Name                             Status    Ports",
            "---- -------------------------------- --------- -------------------------------",
            f"1    {'default':<32} {'active':<9} {rows[0]}", *(" " * 48 + r for r in rows[1:]), "",
@@ -120,5 +120,5 @@ def render_processes_cpu(percent: int, ssh_ms: int) -> str:
         inv = max(1, ms)
         usecs = ms * 1000 // inv
         pct = f"{percent:.2f}%" if name == "SSH Process" else "0.00%"
-        out.append(f"{pid:4d}{ms:12d}{inv:10d}{usecs:11d}{pct:>7}{pct:>7}{pct:>7}{0:4d} {name:<16} ")
+        out.append(f"{pid:4d}{ms:12d}{inv:10d}{usecs:11d} {pct:>6} {pct:>6} {pct:>6}{0:4d} {name:<16} ")
     return "\n".join(out) + "\n"

@@ -6,8 +6,7 @@ each port's eight queues (:class:`Queue`, from the tc plan's bfifos ``20:`` .. `
 
 tc counts sent bytes and packets and dropped packets per queue; dropped bytes are estimated as
 dropped packets x the queue's mean sent packet size (1514 B when it sent none), as for the 9300
-(:class:`qoslab.vcatalyst.dialects.catalyst9300.counters.QueueStat`; named in the fidelity
-table). A port's output counters are its root qdisc's (what the switch sent toward the host), its
+(named in the fidelity table). A port's output counters are its root qdisc's (what the switch sent toward the host), its
 input counters the port's link statistics where the switch reads them (``sw.links()``), else 0.
 """
 
@@ -16,15 +15,16 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ....eos import eos_port
 from ....topology import linux_ifname
-from ..catalyst9300.counters import QueueStat as Queue
 
 #: The EOS release the virtual switch reports (a 4.32 feature release of 2024; "current EOS 4.3x").
 VERSION = "4.32.2F"
 INTERNAL = "4.32.2F-38195967.4322F"
+#: A full-size frame: the dropped-bytes estimate of a queue that sent nothing.
+FRAME_BYTES = 1514
 
 
 @dataclass
@@ -56,6 +56,19 @@ def dotted(mac: str) -> str:
     return f"{x[0:4]}.{x[4:8]}.{x[8:12]}"
 
 
+class Queue(NamedTuple):
+    """One tx-queue as tc counts it: bytes and packets sent, packets dropped."""
+
+    sent_bytes: int = 0
+    sent_packets: int = 0
+    dropped_packets: int = 0
+
+    @property
+    def dropped_bytes(self) -> int:
+        """Dropped packets x the mean sent packet size (see the module doc)."""
+        return self.dropped_packets * (self.sent_bytes // self.sent_packets if self.sent_packets else FRAME_BYTES)
+
+
 @dataclass
 class Port:
     """A front port: EOS name, description, shut down, a host attached (link up), the link rate
@@ -77,15 +90,13 @@ class Port:
 
 def parse_queues(qdiscs: list[dict[str, Any]]) -> list[Queue]:
     """tx-queues 0-7 of a port from its ``tc -s -j qdisc show`` entries (bfifos 20:-27:). Pure."""
-    out = [Queue() for _ in range(8)]
+    sums = [[0, 0, 0] for _ in range(8)]
     for q in qdiscs:
         handle = str(q.get("handle", "0:")).split(":")[0]
         if q.get("kind") == "bfifo" and len(handle) == 2 and handle[0] == "2" and handle[1] in "01234567":
-            s = out[int(handle[1])]
-            s.sent_bytes += int(q.get("bytes", 0))
-            s.sent_packets += int(q.get("packets", 0))
-            s.dropped_packets += int(q.get("drops", 0))
-    return out
+            for i, key in enumerate(("bytes", "packets", "drops")):
+                sums[int(handle[1])][i] += int(q.get(key, 0))
+    return [Queue(*s) for s in sums]
 
 
 def ports(sw: Any, only: str | None = None) -> list[Port]:

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from .clusterconf import SshSettings
 from .registry import PlatformModel
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
@@ -105,10 +106,11 @@ class Host(StrictModel):
 
 
 class Management(StrictModel):
-    """Where the switch's SSH CLI listens and its SSH algorithms (qoslab.vcatalyst.sshprofile)."""
+    """Where the switch's SSH CLI (and an EOS switch's eAPI: ``eapi_port``) listens; SSH algorithms."""
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
+    eapi_port: int | None = Field(None, ge=1, le=65535)
     #: None: the switch model's own (3750: ``c3750``, 9300: ``iosxe17``); ``modern``: asyncssh's
     ssh_profile: Literal["c3750", "iosxe17", "modern"] | None = None
 
@@ -204,34 +206,6 @@ class Buffers(StrictModel):
         if size > MAX_BUFFER_BYTES:
             raise ValueError(f"buffer {v!r} is larger than {MAX_BUFFER_BYTES} bytes")
         return size
-
-
-class SshSettings(StrictModel):
-    """How the ``ssh`` executor reaches the hosts (a real cluster; on the embedded testbed only
-    ``lease_s`` and ``work_dir`` apply): login ``user`` and ``port``; ``identity_file`` (a private
-    key; none = the SSH agent of ``SSH_AUTH_SOCK``, never a password); ``known_hosts`` (the
-    hosts' pinned keys: an unknown key refuses the connection); ``addresses`` (host -> name or
-    address to log in to, default its experiment address); ``qoslab_dir`` (where provisioning
-    put the jars); ``work_dir`` (base of the run's ``qoslab-<run>`` folder on each node);
-    ``lease_s`` (seconds after which a node ends the run's processes when the runner stopped
-    renewing its lease); ``connect_timeout_s``."""
-
-    user: str = "root"
-    port: int = Field(22, ge=1, le=65535)
-    identity_file: str | None = None
-    known_hosts: str | None = None
-    addresses: dict[str, str] = Field(default_factory=dict)
-    qoslab_dir: str = "/opt/qoslab"
-    work_dir: str = "/tmp"
-    lease_s: float = Field(30.0, ge=3, le=3600)
-    connect_timeout_s: float = Field(10.0, gt=0, le=300)
-
-    @field_validator("work_dir", "qoslab_dir")
-    @classmethod
-    def _absolute(cls, v: str) -> str:
-        if not v.startswith("/") or ".." in v.split("/") or any(c.isspace() for c in v):
-            raise ValueError(f"{v!r} must be an absolute path without '..' or spaces")
-        return v.rstrip("/") or "/"
 
 
 class CaptureWiring(StrictModel):
@@ -394,8 +368,8 @@ def load_topology(path: str | Path | None = None, **overrides: object) -> Topolo
 
 def load_variant(name: str, management_port: int, path: str | Path | None = None, **overrides: object) -> Topology:
     """The topology at ``path`` (default ecenet) under another ``name`` with its virtual switch on
-    ``management_port``, so several testbeds (tests, benchmarks) can be up at once."""
+    ``management_port`` and no eAPI port, so several testbeds (tests, benchmarks) can be up at once."""
     base = load_topology(path)
-    switch = {**base.switch.model_dump(mode="json"), "management": {"host": base.switch.management.host,
-                                                                     "port": management_port}}
+    mg = {**base.switch.management.model_dump(mode="json"), "port": management_port, "eapi_port": None}
+    switch = {**base.switch.model_dump(mode="json"), "management": mg}
     return load_topology(path, name=name, switch=switch, **overrides)

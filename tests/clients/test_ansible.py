@@ -44,6 +44,14 @@ LEGACY_VARS = {"ansible_network_cli_ssh_type": "libssh",
 LEGACY_SSH_CONFIG = "Ciphers +aes128-cbc,aes256-cbc,3des-cbc\nMACs +hmac-sha1\n"
 
 
+def ansible_env(tmp: Path) -> dict[str, str]:
+    """ansible-playbook's environment for a test in ``tmp``: JSON output, no host key checks, its
+    own home and temp folders."""
+    return {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
+            "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
+            "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
+
+
 def run_play(sw, tmp: Path, play: list, password: str | None = None) -> dict:
     """Run ``play`` with ``ansible-playbook`` against ``sw`` (network_cli over libssh with the
     3750's algorithms, become enable) in ``tmp``: {task name: its result}."""
@@ -55,9 +63,7 @@ def run_play(sw, tmp: Path, play: list, password: str | None = None) -> dict:
     (tmp / "inv.yml").write_text(yaml.safe_dump(inv))
     os.chmod(tmp / "inv.yml", 0o600)
     (tmp / "play.yml").write_text(yaml.safe_dump(play, sort_keys=False))
-    env = {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
-           "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
-           "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
+    env = ansible_env(tmp)
     (tmp / "ssh_config").write_text(LEGACY_SSH_CONFIG)
     # libssh reads the ciphers and MACs only from an ssh_config (~/.ssh/config or /etc/ssh/ssh_config):
     # this machine's stays untouched, a private mount namespace shows the test's in its place

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 
 import pytest
 
@@ -22,10 +21,8 @@ from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
-from qoslab.trafficgen import load_flood
-from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 
-from .conftest import THESIS_FLOOD, free_port, unique_name
+from .conftest import free_port, tcp_under_flood, unique_name
 
 ECENET9300 = REPO / "playbooks" / "topologies" / "ecenet9300.yaml"
 
@@ -44,21 +41,11 @@ def _lines(testbed, name: str) -> list[str]:
     return get_platform("catalyst9300").render(load_profile(name), testbed.topo)
 
 
-def _tcp_under_flood(testbed, tmp_path) -> float:
-    with FloodRun(load_flood(THESIS_FLOOD), testbed.topo, testbed.executor, tmp_path) as fr:
-        fr.start()
-        time.sleep(1.0)
-        tcp = testbed.iperf_tcp("jp-2", "jp-1", seconds=5)
-        res = fr.stop()
-    assert res.ok, res.errors
-    return tcp["bits_per_second"] / testbed.topo.link.rate
-
-
 def test_thesis_on_a_9300_protects_cluster_traffic_under_the_flood(testbed, calibrated, tmp_path):
     dev = virtual_endpoint(testbed.topo)
     assert dev.platform == "catalyst9300"
     push(_lines(testbed, "fifo"), dev, tmp_path, "fifo")
-    fifo = _tcp_under_flood(testbed, tmp_path / "fifo")
+    fifo = tcp_under_flood(testbed, tmp_path / "fifo")
     rep = push(_lines(testbed, "thesis"), dev, tmp_path, "thesis")
     assert rep.changed and "priority level 1" in [line.strip() for line in rep.lines_sent]
     classes = subprocess.run(["tc", "-n", testbed.switch_ns, "class", "show", "dev", "Gi1-0-1"],
@@ -67,7 +54,7 @@ def test_thesis_on_a_9300_protects_cluster_traffic_under_the_flood(testbed, cali
     sw = VirtualSwitch(testbed.topo)
     try:
         before = read_queue_counters(sw, ["Gi1/0/1"], "catalyst9300")["GigabitEthernet1/0/1"]
-        thesis = _tcp_under_flood(testbed, tmp_path / "thesis")
+        thesis = tcp_under_flood(testbed, tmp_path / "thesis")
         after = read_queue_counters(sw, ["Gi1/0/1"], "catalyst9300")["GigabitEthernet1/0/1"]
     finally:
         sw.close()
@@ -95,7 +82,7 @@ def test_fed_counters_equal_tc_and_policy_map_interface_after_a_congested_trial(
     with no output policy (profile fifo) reports its drops in queue 0 as a real 9300 does."""
     dev = virtual_endpoint(testbed.topo)
     push(_lines(testbed, "thesis") + ["qos queue-stats-frame-count"], dev, tmp_path, "thesis")
-    _tcp_under_flood(testbed, tmp_path / "thesis")
+    tcp_under_flood(testbed, tmp_path / "thesis")
     plat = get_platform("catalyst9300")
     fed_cmd = "show platform hardware fed switch active qos queue stats interface GigabitEthernet1/0/1"
     sw = VirtualSwitch(testbed.topo)
@@ -120,7 +107,7 @@ def test_fed_counters_equal_tc_and_policy_map_interface_after_a_congested_trial(
         assert sum(fed.dropped_bytes[i]) == pmi.dropped_bytes[i][0]
     assert sum(frames.dropped_packets[3]) > 0 and sum(frames.enqueued_packets[0]) > 0  # flood dropped, TCP sent
     push(["qos queue-stats-frame-count"], dev, tmp_path, "fifo")  # no policy: one FIFO per port
-    _tcp_under_flood(testbed, tmp_path / "fifo")
+    tcp_under_flood(testbed, tmp_path / "fifo")
     sw = VirtualSwitch(testbed.topo)
     try:
         text = sw.show([fed_cmd])[fed_cmd]

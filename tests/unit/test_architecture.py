@@ -26,7 +26,8 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
         "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "platforms.fedparse",
         "vcatalyst.dialects.catalyst9300.show_sys", "vcatalyst.dialects.catalyst9300.show_mqc",
-        "vcatalyst.dialects.catalyst9300.show_fed", "vcatalyst.dialects.catalyst9300.commands", "scale"}
+        "vcatalyst.dialects.catalyst9300.show_fed", "vcatalyst.dialects.catalyst9300.commands", "scale", "eos",
+        "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
@@ -55,6 +56,9 @@ FORBIDDEN = [
     ("vcatalyst.dialects", "vcatalyst.core", (), "a dialect reads the switch through the object it is given, "
      "not the core's class"),
     ("ios", "switch", (), "the IOS language is below the switch"),
+    ("eos", "vcatalyst", (), "the EOS language is below the virtual switch"),
+    ("eos", "platforms", (), "the EOS language is below the platform drivers"),
+    ("eos", "switch", (), "the EOS language is below the switch"),
     ("testbed", "vcatalyst", (), "the testbed starts the virtual switch as a process, it does not import it"),
     ("testbed", "campaign", (), "campaigns use testbeds"),
     ("testbed", "switch", ("switch.device",), "the testbed writes private files with switch.device's helper only"),
@@ -103,7 +107,7 @@ FORBIDDEN = [
 ]
 #: The base modules: every package may import them; they import only each other (and the pure
 #: testbed names / flood definitions that describe a cluster).
-BASE = {"errors", "units", "yamlio", "topology", "registry"}
+BASE = {"errors", "units", "yamlio", "topology", "registry", "clusterconf"}
 BASE_MAY_IMPORT = BASE | {"testbed.plan", "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel",
                           "scale.knobs"}
 #: Deprecated aliases kept for one release: they only re-export (campaign/meters.py -> qoslab.meters).

@@ -85,6 +85,8 @@ class Platform:
     #: topology ``switch.model`` values that mean this platform (prefixes, upper case)
     model_prefixes: ClassVar[tuple[str, ...]] = ()
     qos_rules: ClassVar[QosRules] = C3750_RULES
+    #: the show commands ``qoslab switch show`` prints (the switch's QoS state)
+    state_commands: ClassVar[tuple[str, ...]] = ("show access-lists", "show class-map", "show policy-map")
     #: the client's SSH settings for this platform's switches (:mod:`qoslab.switch.legacyssh`):
     #: ``c3750`` (also the SHA-1/CBC algorithms of 12.2(55)SE) or ``modern`` (paramiko's own)
     ssh_profile: ClassVar[str] = "modern"

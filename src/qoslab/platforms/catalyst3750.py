@@ -23,6 +23,8 @@ class Catalyst3750(Platform):
     model = "WS-C3750G-24T"
     model_prefixes = ("WS-C3750", "WS-C3560", "CATALYST3750")
     qos_rules = C3750_RULES
+    state_commands = ("show mls qos", "show mls qos queue-set", "show access-lists", "show class-map",
+                      "show policy-map")
     ssh_profile = "c3750"
 
     def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:

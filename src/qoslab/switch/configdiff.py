@@ -10,6 +10,10 @@ numbers the entries 10, 20 ... (its IOS driver); the remediation renumbers an ex
 the same way first (``ip access-list resequence NAME 10 10``), so its ``no 20 ...`` / ``20 ...``
 lines hit the entries they mean whatever numbers the switch had. A changed numbered list is sent
 whole (``no access-list N`` removes all of list N on IOS, whatever follows the number).
+An EOS config (:data:`qoslab.platforms.arista_eos`'s rules) passes through the same functions:
+its ``ip access-list NAME`` entries keep their numbers, an interface's ``tx-queue`` blocks are
+QoS lines with their children, the platform's ``negations`` correct hier-config's ``no`` forms and
+a ``qos map`` line that changes its keys is removed before it is added again.
 """
 
 from __future__ import annotations
@@ -26,12 +30,15 @@ from ..ios.aclparse import canonical_entry
 class QosRules:
     """Which lines of a platform's config are QoS lines (the profile owns them: diff, rollback):
     global lines, whole sections (header and children), interface children; and the hier-config
-    platform (``hier_config.Platform`` member name) whose rules compute the remediation."""
+    platform (``hier_config.Platform`` member name) whose rules compute the remediation;
+    ``negations``: (pattern, replacement) pairs that correct what hier-config's driver writes where
+    the platform takes another form (EOS: ``no priority`` is undone by ``priority strict``)."""
 
     globals_: re.Pattern[str]
     sections: re.Pattern[str]
     interface: re.Pattern[str]
     hier_platform: str = "CISCO_IOS"
+    negations: tuple[tuple[str, str], ...] = ()
 
 
 #: Global config lines that belong to QoS (and SPAN, which qoslab manages with the profile).
@@ -81,10 +88,16 @@ def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str
     Interface headers go to both sides so their QoS children keep their context. Pure."""
     other, qos = [], []
     section: str | None = None  # "qos" | "if" | "other"
+    nested = -1  # indent of the interface QoS line whose deeper lines are QoS too (EOS tx-queue blocks)
     for raw in config_text.splitlines():
         line = raw.rstrip()
         if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
             continue
+        indent = len(line) - len(line.lstrip())
+        if section == "if" and 0 <= nested < indent:
+            qos.append(line)
+            continue
+        nested = -1
         if not line.startswith(" "):
             if rules.sections.match(line):
                 section = "qos"
@@ -99,6 +112,7 @@ def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str
             continue
         if section == "qos" or section == "if" and rules.interface.match(line.strip()):
             qos.append(line)
+            nested = indent if section == "if" else -1
         else:
             other.append(line)
     # drop interface headers without QoS children from the QoS side
@@ -178,7 +192,7 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
             else:
                 extra.setdefault(header, [])
         elif header is not None:
-            extra[header].append(" " + l.strip())
+            extra[header].append(l.rstrip())
         else:
             tail.append(l)
     out = []
@@ -191,11 +205,14 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
     return "\n".join(out + tail) + "\n"
 
 
-def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS") -> list[str]:
+def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS",
+                negations: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """Config lines that turn the running config into the intended one (hier-config, the rules of
-    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``), ordered for IOS (:func:`order_for_ios`),
-    access lists as the module doc says. Raises QoslabError for a config hier-config cannot
-    read (a line twice in one section)."""
+    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``, ``ARISTA_EOS``; ``negations``: the platform's
+    corrections, :attr:`QosRules.negations`), ordered for IOS (:func:`order_for_ios`), access
+    lists as the module doc says (IOS's ``standard``/``extended`` and numbered lists; EOS's
+    ``ip access-list NAME`` keeps its numbered entries as they are). Raises QoslabError for a
+    config hier-config cannot read (a line twice in one section)."""
     from hier_config import Platform, WorkflowRemediation, get_hconfig
     from hier_config.exceptions import DuplicateChildError
 
@@ -205,7 +222,10 @@ def remediation(running_text: str, intended_text: str, hier_platform: str = "CIS
         want = get_hconfig(plat, _for_hier(intended_text))
     except DuplicateChildError as e:
         raise QoslabError(f"cannot compute the change: a configuration has a line twice in one section ({e})") from None
-    lines = order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
+    lines = list(WorkflowRemediation(run, want).remediation_config.dump_simple())
+    for pattern, repl in negations:
+        lines = [re.sub(pattern, repl, line) for line in lines]
+    lines = order_for_ios(lines)
     return resequence_first(whole_numbered_lists(lines, intended_text), running_text)
 
 
@@ -239,8 +259,8 @@ def resequence_first(lines: list[str], running_text: str) -> list[str]:
     return out
 
 
-_PRIORITY = [("mls qos", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2), ("policy-map", 3),
-             ("interface", 4), ("monitor session", 5)]
+_PRIORITY = [("mls qos", 0), ("qos map", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2),
+             ("policy-map", 3), ("interface", 4), ("monitor session", 5)]
 
 
 def _prio(header: str) -> int:
@@ -266,9 +286,19 @@ def order_for_ios(lines: list[str]) -> list[str]:
     removes.sort(key=lambda b: -_prio(b[0]))
     # a removal whose command is the prefix of an added line is a replacement: remove first, or it
     # would also remove the new line (e.g. a SPAN destination gaining "encapsulation replicate")
-    replaced = [b for b in removes if len(b) == 1 and any(a[0].startswith(b[0][3:] + " ") for a in adds)]
+    replaced = [b for b in removes if len(b) == 1
+                and any(a[0].startswith(b[0][3:] + " ") or _same_map(b[0][3:], a[0]) for a in adds)]
     removes = [b for b in removes if b not in replaced]
     return [l for b in first + replaced + adds + removes for l in b]
+
+
+def _same_map(removed: str, added: str) -> bool:
+    """Whether two EOS ``qos map`` lines map into the same target (``qos map dscp 8 9 to
+    traffic-class 1`` and ``qos map dscp 8 10 to traffic-class 1``): the ``no`` form resets its
+    keys to EOS's default, so it must come before the new map (EOS User Manual, QoS chapter)."""
+    shape = [w for w in removed.split() if not w.isdigit()]
+    return removed.startswith("qos map ") and shape == [w for w in added.split() if not w.isdigit()] \
+        and removed.split()[-1] == added.split()[-1]
 
 
 def _for_hier(text: str) -> str:

@@ -10,8 +10,6 @@ import asyncio
 import time
 from typing import Any
 
-from ..ios import RunningConfig, load_config, qos_model
-from ..ios.svi import svi_address
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
@@ -19,8 +17,8 @@ from .apply import apply_nft, apply_plan, apply_svi
 from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json
 from .dialects import Dialect, dialect_for_model, get_dialect
 from .facts import MacEntry
-from .nftcompile import NftPlan, compile_nft
-from .tccompile import TcPlan, compile_tc
+from .nftcompile import NftPlan
+from .tccompile import TcPlan
 
 
 class VirtualCatalyst:
@@ -38,7 +36,7 @@ class VirtualCatalyst:
         self.running = self.factory()
         startup = self.dir / "startup-config"
         if startup.exists():
-            load_config(startup.read_text(), self.running)
+            self.dialect.load(startup.read_text(), self.running)
         self.applied: TcPlan | None = None
         self.applied_nft: NftPlan | None = None
         self.applied_svi: object = "none applied yet"
@@ -48,11 +46,11 @@ class VirtualCatalyst:
     # -- tc -------------------------------------------------------------------------------------
     def plan(self) -> TcPlan:
         """The tc plan of the current running-config (pure compile)."""
-        return compile_tc(qos_model(self.running), self.topo)
+        return self.dialect.tc_plan(self.running, self.topo)
 
     def nft_plan(self) -> NftPlan:
         """The nftables ruleset of the current running-config (pure compile)."""
-        return compile_nft(qos_model(self.running), self.topo)
+        return self.dialect.nft_plan(self.running, self.topo)
 
     def apply(self) -> bool:
         """Compile the running-config and apply what changed (tc plan, nftables ruleset, the SVI's
@@ -70,7 +68,7 @@ class VirtualCatalyst:
             if self.apply_enabled:
                 apply_nft(nft, ns)
             self.applied_nft = nft
-        svi = svi_address(self.running)
+        svi = self.dialect.svi(self.running)
         svi_changed = svi != self.applied_svi
         if svi_changed:
             self.applied_svi = svi  # an address refused below is not tried again until it changes
@@ -85,7 +83,7 @@ class VirtualCatalyst:
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")
 
-    def factory(self) -> RunningConfig:
+    def factory(self) -> Any:
         """This switch at factory defaults (``configure replace`` starts from it)."""
         return self.dialect.factory(self.topo.switch.hostname, self.topo.switch.ports)
 

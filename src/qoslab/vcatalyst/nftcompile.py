@@ -105,8 +105,9 @@ def _tcp_flags(ace: Ace) -> list[str]:
     return out
 
 
-def _ace_match(ace: Ace) -> str:
-    """nft match expression of an ACE's fields: addresses, protocol (by number where nft has no
+def ace_match(ace: Ace) -> str:
+    """nft match expression of an ACE's fields (the Catalysts' data path and the EOS dialect's:
+    :mod:`qoslab.vcatalyst.dialects.eos.datapath`): addresses, protocol (by number where nft has no
     name for it), ports, ICMP type/code, ``established`` (ACK or RST set), TCP flags, ``dscp`` and
     ``precedence`` (the DSCPs whose top three bits are the precedence). ``log`` is not matched
     on (it only logs on a switch)."""
@@ -200,11 +201,11 @@ def _class_rules(qos: QosConfig, pc: PolicyClass, aname: str, mname: str,
             notes.append(f"access-list {acl}: log/log-input is not emulated (the entries match, nothing is logged)")
         if any(a.action == "deny" for a in aces):
             sub = f"{mname}_{len(rules)}"
-            chains[sub] = [f"{_ace_match(a)} {acl_dscp}" + ("return" if a.action == "deny" else f"goto {aname}")
+            chains[sub] = [f"{ace_match(a)} {acl_dscp}" + ("return" if a.action == "deny" else f"goto {aname}")
                            for a in aces]
             rules.append(f"jump {sub}")
         else:
-            rules += [f"{_ace_match(a)} {acl_dscp}goto {aname}" for a in aces]
+            rules += [f"{ace_match(a)} {acl_dscp}goto {aname}" for a in aces]
     return rules + only_dscp
 
 

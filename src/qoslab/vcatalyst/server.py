@@ -23,6 +23,7 @@ from ..testbed.plan import vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology
 from .core import VirtualCatalyst
+from .eapiserver import ensure_certificate, start_eapi
 from .flash import sftp_factory
 from .session import IosSession
 from .sshprofile import MODERN, SshProfile, ssh_profile
@@ -238,7 +239,7 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
             return username == creds.username and secrets.compare_digest(password.encode(), creds.password.encode())
 
     def process(p):
-        s = IosSession(switch, creds.secret)
+        s = switch.dialect.session(switch, creds.secret) or IosSession(switch, creds.secret)
         if p.command:
             return run_exec(p, s, lock)
         # The first prompt is written here, synchronously, when the shell starts: the line editor
@@ -248,7 +249,7 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
         _one_line_at_a_time(p)
         return run_shell(p, s, lock)
 
-    enabled = lambda: "ip scp server enable" in switch.running.kept  # noqa: E731
+    enabled = lambda: "ip scp server enable" in getattr(switch.running, "kept", ())  # noqa: E731
     return await asyncssh.create_server(
         Server, host, port, server_host_keys=[host_keypair(host_key, prof)], **prof.server_options(),
         process_factory=process, line_editor=True,
@@ -263,6 +264,11 @@ async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | N
     switch = VirtualCatalyst(topology, apply=apply)
     creds = ensure_identity(d, ssh_profile(mg.ssh_profile, switch.dialect))
     switch.apply()
+    eapi = None
+    if switch.dialect.eapi and mg.eapi_port:  # before SSH: a listening SSH port means both are up
+        cert, key = ensure_certificate(d, topology.switch.hostname)
+        eapi = await start_eapi(lambda: switch.dialect.session(switch, creds.secret, privileged=True), creds,
+                                mg.host, mg.eapi_port, cert, key, switch.lock)
     server = await start_server(switch, creds, mg.host, mg.port, str(d / "ssh_host_key"), switch.lock,
                                 mg.ssh_profile)
     if ready:
@@ -271,3 +277,5 @@ async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | N
         await asyncio.Event().wait()
     finally:
         server.close()
+        if eapi is not None:
+            await eapi.cleanup()

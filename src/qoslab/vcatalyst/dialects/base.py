@@ -24,15 +24,20 @@ a switch without them shows zeros, as a switch that does not apply its config.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...ios import Mode, RunningConfig, interpret
+from ...ios import Mode, RunningConfig, interpret, load_config, qos_model
 from ...ios.grammar import Template
+from ...ios.svi import svi_address
 from ...ios.xe import templates_of
+from ...topology import Topology
 from ..execparse import ExecCommand, ExecTable
 from ..facts import DeviceFacts
+from ..nftcompile import NftPlan, compile_nft
 from ..sshprofile import SshProfile
+from ..tccompile import TcPlan, compile_tc
 
 if TYPE_CHECKING:
     from ..flash import Flash
@@ -87,9 +92,40 @@ class Dialect:
     #: what ``configure terminal`` prints
     config_banner: ClassVar[str] = "Enter configuration commands, one per line.  End with CNTL/Z.\n"
 
-    def factory(self, hostname: str, ports: list[str]) -> RunningConfig:
-        """The switch at factory defaults with ``ports`` (short names)."""
+    #: whether the platform has an eAPI (JSON-RPC over HTTPS) endpoint the server starts on the
+    #: topology's ``management.eapi_port`` (:mod:`qoslab.vcatalyst.eapiserver`)
+    eapi: ClassVar[bool] = False
+
+    def factory(self, hostname: str, ports: list[str]) -> Any:
+        """The switch at factory defaults with ``ports`` (short names): a
+        :class:`qoslab.ios.RunningConfig` for the IOS family, the dialect's own config otherwise."""
         return RunningConfig.factory(hostname, ports, self.grammar)
+
+    def load(self, text: str, rc: Any) -> list[str]:
+        """Apply a whole configuration text (the startup-config at boot) to ``rc``; one message
+        per refused line."""
+        return [str(e) for e in load_config(text, rc)]
+
+    def tc_plan(self, rc: Any, topo: Topology) -> TcPlan:
+        """The tc plan of configuration ``rc`` (pure; the IOS family's QoS model by default)."""
+        return compile_tc(qos_model(rc), topo)
+
+    def nft_plan(self, rc: Any, topo: Topology) -> NftPlan:
+        """The nftables ruleset of configuration ``rc`` (pure)."""
+        return compile_nft(qos_model(rc), topo)
+
+    def svi(self, rc: Any) -> ipaddress.IPv4Interface | None:
+        """The switch's own address with its prefix, which the core puts on the testbed's bridge
+        (the source of ``ping``/``traceroute``); the IOS family's ``interface Vlan1`` address
+        (:func:`qoslab.ios.svi.svi_address`) by default, None: no address."""
+        return svi_address(rc)
+
+    def session(self, sw: Any, secret: str, privileged: bool = False) -> Any:
+        """A CLI session of the dialect's own on switch ``sw`` (the interface of
+        :class:`qoslab.vcatalyst.session.IosSession`: ``line``, ``prompt``, ``mode``, ``length``,
+        ``help``, ``takes_help``, ``interrupt``, ``secret_line``, ``close``; and ``run`` for
+        eAPI); None: the IOS family's session."""
+        return None
 
     def prompt(self, hostname: str, mode: Mode | None, privileged: bool, tcl: bool) -> str:
         """The prompt: ``host>`` / ``host#``, ``host(config-if)#`` in a configuration mode,

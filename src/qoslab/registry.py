@@ -1,6 +1,6 @@
 """Backends registered by name, as Nornir registers its plugins.
 
-qoslab has six kinds of backend, each a :class:`typing.Protocol` in its own module:
+qoslab has seven kinds of backend, each a :class:`typing.Protocol` in its own module:
 
 - ``executor`` (:class:`qoslab.executors.Executor`): runs commands on a node: ``netns``,
   ``local`` (and ``ssh`` for real clusters);
@@ -9,7 +9,9 @@ qoslab has six kinds of backend, each a :class:`typing.Protocol` in its own modu
 - ``switch`` (:class:`qoslab.switch.backends.SwitchDevice`): the switch a profile is pushed to:
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
 - ``platform`` (:class:`qoslab.platforms.base.Platform`): a switch family's dialect, rendering
-  and counters: ``catalyst3750``, ``catalyst9300``;
+  and counters: ``catalyst3750``, ``catalyst9300``, ``arista_eos``;
+- ``dialect`` (:class:`qoslab.vcatalyst.dialects.Dialect`): a platform's CLI on the virtual
+  switch: ``c3750``, ``c9300``, ``eos``;
 - ``meter`` (:class:`qoslab.meters.base.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
   latency, manager and wire), ``fidelity`` (was the trial emulated faithfully);
@@ -137,6 +139,7 @@ switches.register("catalyst", "qoslab.switch.backends:CatalystSwitch")
 platforms: Registry[Callable[..., object]] = Registry("platform")
 platforms.register("catalyst3750", "qoslab.platforms.catalyst3750:Catalyst3750")
 platforms.register("catalyst9300", "qoslab.platforms.catalyst9300:Catalyst9300")
+platforms.register("arista_eos", "qoslab.platforms.arista_eos:AristaEos")
 
 #: Device-file ``platform:`` values of earlier releases (Netmiko device types) -> platform names.
 PLATFORM_ALIASES = {"cisco_ios": "catalyst3750", "cisco_xe": "catalyst9300"}
@@ -169,6 +172,14 @@ def claimed_model(model: str) -> str:
 
 #: A topology's ``switch.model``: a string some registered platform claims.
 PlatformModel = Annotated[str, AfterValidator(claimed_model)]
+
+#: Virtual switch dialects: ``factory() -> qoslab.vcatalyst.dialects.Dialect`` (one platform's CLI
+#: on the virtual switch: EXEC table, show outputs, prompts, grammar, SSH algorithms); a platform's
+#: ``dialect`` names one, the topology's ``switch.model`` picks it.
+dialects: Registry[Callable[..., object]] = Registry("dialect")
+dialects.register("c3750", "qoslab.vcatalyst.dialects.catalyst3750:Catalyst3750")
+dialects.register("c9300", "qoslab.vcatalyst.dialects.catalyst9300:Catalyst9300")
+dialects.register("eos", "qoslab.vcatalyst.dialects.eos:Eos")
 
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.

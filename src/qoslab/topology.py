@@ -108,11 +108,13 @@ class Host(StrictModel):
 
 
 class Management(StrictModel):
-    """Where the switch's SSH CLI listens and its SSH algorithms (qoslab.vcatalyst.sshprofile)."""
+    """Where the switch's SSH CLI (and an EOS switch's eAPI: ``eapi_port``) listens; SSH algorithms."""
 
     host: str = "127.0.0.1"
     port: int = Field(22, ge=1, le=65535)
-    ssh_profile: Literal["c3750", "modern"] = "c3750"
+    eapi_port: int | None = Field(None, ge=1, le=65535)
+    #: None: the switch model's own (3750: ``c3750``, 9300: ``iosxe17``); ``modern``: asyncssh's
+    ssh_profile: Literal["c3750", "iosxe17", "modern"] | None = None
 
     @field_validator("host")
     @classmethod
@@ -379,8 +381,8 @@ def load_topology(path: str | Path | None = None, **overrides: object) -> Topolo
 
 def load_variant(name: str, management_port: int, path: str | Path | None = None, **overrides: object) -> Topology:
     """The topology at ``path`` (default ecenet) under another ``name`` with its virtual switch on
-    ``management_port``, so several testbeds (tests, benchmarks) can be up at once."""
+    ``management_port`` and no eAPI port, so several testbeds (tests, benchmarks) can be up at once."""
     base = load_topology(path)
-    switch = {**base.switch.model_dump(mode="json"), "management": {"host": base.switch.management.host,
-                                                                     "port": management_port}}
+    mg = {**base.switch.management.model_dump(mode="json"), "port": management_port, "eapi_port": None}
+    switch = {**base.switch.model_dump(mode="json"), "management": mg}
     return load_topology(path, name=name, switch=switch, **overrides)

@@ -40,6 +40,22 @@ class Switch:
     secret: str
     topology: Path
     state: Path
+    eapi_port: int | None = None
+
+    def push_thesis(self, out: Path) -> subprocess.CompletedProcess:
+        """``qoslab switch push thesis`` to this switch (device ``virtual``), backups in ``out``."""
+        return subprocess.run([sys.executable, "-m", "qoslab", "switch", "push", "thesis", "-t", str(self.topology),
+                               "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+    def stock_netmiko(self, device_type: str):
+        """Stock Netmiko ``ConnectHandler`` (paramiko's own algorithms) in privileged EXEC."""
+        from netmiko import ConnectHandler
+
+        c = ConnectHandler(device_type=device_type, host=self.host, port=self.port, username=self.username,
+                           password=self.password, secret=self.secret, allow_agent=False, use_keys=False,
+                           ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
+        c.enable()
+        return c
 
     def thesis_lines(self) -> list[str]:
         """The thesis profile's IOS lines for this switch (``qoslab switch render thesis``)."""
@@ -54,15 +70,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None = None
-           ) -> tuple[Switch, subprocess.Popen]:
+def _start(suffix: str, tmp: Path, ssh_profile: str | None = "c3750", model: str | None = None,
+           topology: Path = ECENET, eapi: bool = False) -> tuple[Switch, subprocess.Popen]:
     name = f"c{os.getpid() % 100000}{suffix}"
-    data = yaml.safe_load(ECENET.read_text())
+    data = yaml.safe_load(topology.read_text())
     data["name"] = name
     if model:
         data["switch"]["model"] = model
     data["switch"]["management"]["port"] = port = _free_port()
-    data["switch"]["management"]["ssh_profile"] = ssh_profile
+    if ssh_profile is not None:  # None: the topology's own (as shipped: the switch model's profile)
+        data["switch"]["management"]["ssh_profile"] = ssh_profile
+    eapi_port = data["switch"]["management"]["eapi_port"] = _free_port() if eapi else None
     topo = tmp / f"{name}.yaml"
     topo.write_text(yaml.safe_dump(data, sort_keys=False))
     state = vswitch_dir(name)
@@ -79,19 +97,35 @@ def _start(suffix: str, tmp: Path, ssh_profile: str = "c3750", model: str | None
         except OSError:
             time.sleep(0.1)
     c = json.loads((state / "credentials").read_text())
-    return Switch(name, "127.0.0.1", port, c["username"], c["password"], c["secret"], topo, state), proc
+    return Switch(name, "127.0.0.1", port, c["username"], c["password"], c["secret"], topo, state, eapi_port), proc
+
+
+def scrapli_cli(vswitch: Switch, definition: str):
+    """An open scrapli 2.x ``Cli`` (ssh2) with the platform ``definition`` on the switch, the
+    enable secret as the ``enable`` lookup (close it after use)."""
+    from scrapli import AuthOptions, Cli, LookupKeyValue, TransportSsh2Options
+
+    c = Cli(vswitch.host, port=vswitch.port, definition_file_or_name=definition,
+            auth_options=AuthOptions(username=vswitch.username, password=vswitch.password,
+                                     lookups=[LookupKeyValue(key="enable", value=vswitch.secret)]),
+            transport_options=TransportSsh2Options())
+    c.open()
+    return c
 
 
 @pytest.fixture(scope="module")
 def vswitch(request, tmp_path_factory):
-    """A fresh virtual switch for one test module (SSH profile: the module's ``SSH_PROFILE``, else
-    the default ``c3750``, a 3750 on 12.2(55)SE; model: the module's ``SWITCH_MODEL``, else the
-    topology's WS-C3750G-24T); stopped (by PID) and its state removed after."""
+    """A fresh virtual switch for one test module (topology: the module's ``TOPOLOGY``, else
+    ecenet.yaml, with its own name and a free port; SSH profile: the module's ``SSH_PROFILE``, else
+    ``c3750``, a 3750 on 12.2(55)SE; ``SSH_PROFILE = None`` keeps the topology's; model: the
+    module's ``SWITCH_MODEL``, else the topology's; an eAPI endpoint on a free port when the module
+    sets ``EAPI``); stopped (by PID) and its state removed after."""
     if os.geteuid() != 0:
         pytest.skip("the virtual switch keeps its state in /run/qoslab (run as root, as `make test` does)")
     suffix = request.module.__name__.rsplit("_", 1)[-1][:3]
     profile = getattr(request.module, "SSH_PROFILE", "c3750")
-    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"), profile, getattr(request.module, "SWITCH_MODEL", None))
+    sw, proc = _start(suffix, tmp_path_factory.mktemp("vswitch"), profile, getattr(request.module, "SWITCH_MODEL", None),
+                      getattr(request.module, "TOPOLOGY", ECENET), getattr(request.module, "EAPI", False))
     yield sw
     proc.send_signal(signal.SIGTERM)
     try:

@@ -44,7 +44,17 @@ LEGACY_VARS = {"ansible_network_cli_ssh_type": "libssh",
 LEGACY_SSH_CONFIG = "Ciphers +aes128-cbc,aes256-cbc,3des-cbc\nMACs +hmac-sha1\n"
 
 
-def _run(sw, tmp: Path, password: str | None = None) -> dict:
+def ansible_env(tmp: Path) -> dict[str, str]:
+    """ansible-playbook's environment for a test in ``tmp``: JSON output, no host key checks, its
+    own home and temp folders."""
+    return {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
+            "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
+            "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
+
+
+def run_play(sw, tmp: Path, play: list, password: str | None = None) -> dict:
+    """Run ``play`` with ``ansible-playbook`` against ``sw`` (network_cli over libssh with the
+    3750's algorithms, become enable) in ``tmp``: {task name: its result}."""
     inv = {"all": {"hosts": {"sw": {
         "ansible_host": sw.host, "ansible_port": sw.port, "ansible_user": sw.username,
         "ansible_password": password or sw.password, "ansible_connection": "ansible.netcommon.network_cli",
@@ -52,11 +62,8 @@ def _run(sw, tmp: Path, password: str | None = None) -> dict:
         "ansible_become_password": sw.secret, **LEGACY_VARS}}}}
     (tmp / "inv.yml").write_text(yaml.safe_dump(inv))
     os.chmod(tmp / "inv.yml", 0o600)
-    (tmp / "play.yml").write_text(yaml.safe_dump(PLAY, sort_keys=False))
-    (tmp / "thesis.ios").write_text("\n".join(sw.thesis_lines()) + "\n")
-    env = {**os.environ, "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_HOST_KEY_CHECKING": "False",
-           "ANSIBLE_HOME": str(tmp / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp / "tmp"),
-           "ANSIBLE_PERSISTENT_CONNECT_TIMEOUT": "20", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "False"}
+    (tmp / "play.yml").write_text(yaml.safe_dump(play, sort_keys=False))
+    env = ansible_env(tmp)
     (tmp / "ssh_config").write_text(LEGACY_SSH_CONFIG)
     # libssh reads the ciphers and MACs only from an ssh_config (~/.ssh/config or /etc/ssh/ssh_config):
     # this machine's stays untouched, a private mount namespace shows the test's in its place
@@ -66,6 +73,11 @@ def _run(sw, tmp: Path, password: str | None = None) -> dict:
     p = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
     out = p.stdout[p.stdout.index("{"):]
     return {t["task"]["name"]: t["hosts"]["sw"] for t in json.loads(out)["plays"][0]["tasks"]}
+
+
+def _run(sw, tmp: Path, password: str | None = None) -> dict:
+    (tmp / "thesis.ios").write_text("\n".join(sw.thesis_lines()) + "\n")
+    return run_play(sw, tmp, PLAY, password)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +95,7 @@ def test_become_and_all_facts(results):
     assert not r["facts"].get("failed")
     assert f["ansible_net_version"] == "12.2(55)SE12" and f["ansible_net_model"] == "WS-C3750G-24T"
     assert f["ansible_net_serialnum"].startswith("QSL") and f["ansible_net_hostname"] == "Switch"
-    assert sorted(f["ansible_net_interfaces"]) == sorted(f"GigabitEthernet1/0/{i}" for i in range(1, 25))
+    assert sorted(f["ansible_net_interfaces"]) == sorted(["Vlan1"] + [f"GigabitEthernet1/0/{i}" for i in range(1, 25)])
     assert f["ansible_net_filesystems"] == ["flash:"] and "hostname Switch" in f["ansible_net_config"]
     assert f["ansible_net_interfaces"]["GigabitEthernet1/0/1"]["operstatus"] == "up"
 
@@ -104,8 +116,8 @@ def test_resource_modules_gathered(results):
     assert r["acls"]["gathered"][0]["afi"] == "ipv4" and {"100", "112", "scavenger"} <= set(acls)
     # cisco.ios parses ACEs from "ip access-list extended NAME" sections only; IOS 12.2 shows numbered
     # lists as "access-list N ..." lines, so they come back by name (from `show access-lists`), as on hardware
-    ace = acls["scavenger"]["aces"][0]
-    assert (ace["grant"], ace["protocol"], ace["destination"]["port_protocol"]) == ("permit", "udp", {"eq": "9"})
+    ace = acls["scavenger"]["aces"][0]  # typed `eq 9`: IOS prints the keyword (`eq discard`)
+    assert (ace["grant"], ace["protocol"], ace["destination"]["port_protocol"]) == ("permit", "udp", {"eq": "discard"})
     ifs = {i["name"]: i for i in r["interfaces"]["gathered"]}
     assert len(ifs) == 25 and "Vlan1" in ifs  # 24 ports and interface Vlan1, as a 3750 lists them
     assert ifs["GigabitEthernet1/0/5"]["description"] == "jp-5"

@@ -51,7 +51,7 @@ def test_facts_interfaces_config(dev):
     f = dev.get_facts()
     assert f["model"] == "WS-C3750G-24T" and f["hostname"] == "Switch" and f["serial_number"].startswith("QSL")
     assert "Version 12.2(55)SE12" in f["os_version"]
-    assert f["interface_list"] == [f"GigabitEthernet1/0/{i}" for i in range(1, 25)]
+    assert f["interface_list"] == ["Vlan1"] + [f"GigabitEthernet1/0/{i}" for i in range(1, 25)]  # the SVI first
     ifs = dev.get_interfaces()
     assert ifs["GigabitEthernet1/0/1"]["is_up"] and not ifs["GigabitEthernet1/0/9"]["is_up"]
     assert ifs["GigabitEthernet1/0/1"]["speed"] == 1000.0  # a 3750's port; the scale-model rate is in show version
@@ -202,4 +202,6 @@ def test_state_getters(dev, vswitch):
     assert len(macs) == 20 and all(m["static"] and m["vlan"] == 0 and m["interface"] == "" for m in macs)
     assert "FF:FF:FF:FF:FF:FF" in {m["mac"] for m in macs}
     counters = dev.get_interfaces_counters()
-    assert set(counters) >= {"GigabitEthernet1/0/1"}
+    assert set(counters) >= {"GigabitEthernet1/0/1", "Vlan1"}
+    # the discards from `show interface summary` (issue 43: it was refused, so NAPALM read -1)
+    assert counters["GigabitEthernet1/0/1"]["tx_discards"] == 0 == counters["GigabitEthernet1/0/1"]["rx_discards"]

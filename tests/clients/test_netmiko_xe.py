@@ -53,11 +53,9 @@ def test_push_mqc_read_back_and_save(conn, vswitch):
 
 
 def test_second_identical_push_is_a_noop(vswitch, tmp_path):
-    cmd = [sys.executable, "-m", "qoslab", "switch", "push", "thesis", "-t", str(vswitch.topology), "--out",
-           str(tmp_path)]
-    first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    first = vswitch.push_thesis(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
-    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    again = vswitch.push_thesis(tmp_path)
     assert again.returncode == 0 and "nothing sent" in again.stdout, again.stdout + again.stderr
 
 

@@ -8,20 +8,17 @@ import subprocess
 import sys
 
 import pytest
-from scrapli import AuthOptions, Cli, LookupKeyValue, TransportSsh2Options
 
 from conftest import REPO
+
+from .conftest import scrapli_cli
 
 SWITCH_MODEL = "C9300-24T"
 
 
 @pytest.fixture(scope="module")
 def cli(vswitch):
-    c = Cli(vswitch.host, port=vswitch.port, definition_file_or_name="cisco_iosxe",
-            auth_options=AuthOptions(username=vswitch.username, password=vswitch.password,
-                                     lookups=[LookupKeyValue(key="enable", value=vswitch.secret)]),
-            transport_options=TransportSsh2Options())
-    c.open()
+    c = scrapli_cli(vswitch, "cisco_iosxe")
     yield c
     c.close()
 

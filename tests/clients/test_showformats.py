@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from netmiko import ConnectHandler
 
 from conftest import REPO
 
@@ -32,10 +31,7 @@ def _body(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def conn(vswitch):
-    c = ConnectHandler(device_type="cisco_ios", host=vswitch.host, port=vswitch.port, username=vswitch.username,
-                       password=vswitch.password, secret=vswitch.secret, allow_agent=False, use_keys=False,
-                       ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
-    c.enable()
+    c = vswitch.stock_netmiko("cisco_ios")
     yield c
     c.disconnect()
 

@@ -4,7 +4,6 @@ connect (qoslab's LegacyTransport, group1 alone included; qoslab's own push)."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
@@ -13,29 +12,11 @@ import pytest
 
 from conftest import REPO
 from qoslab.switch.legacyssh import LegacyTransport
-
-
-def _kexinit(sw) -> list[str]:
-    """The server's KEXINIT name-lists (RFC 4253 section 7.1), read off the wire."""
-    with socket.create_connection((sw.host, sw.port), timeout=5) as s:
-        s.sendall(b"SSH-2.0-probe\r\n")
-        buf = b""
-        while b"\n" not in buf:
-            buf += s.recv(4096)
-        rest = buf.split(b"\n", 1)[1]
-        while len(rest) < 4 or len(rest) < 4 + int.from_bytes(rest[:4], "big"):
-            rest += s.recv(65536)
-    pkt = rest[5:4 + int.from_bytes(rest[:4], "big")]
-    pos, lists = 1 + 16, []
-    for _ in range(10):
-        n = int.from_bytes(pkt[pos:pos + 4], "big")
-        lists.append(pkt[pos + 4:pos + 4 + n].decode())
-        pos += 4 + n
-    return lists
+from sshwire import kexinit
 
 
 def test_announces_a_3750s_algorithms(vswitch):
-    kex, hostkey, enc, _, mac, *_ = _kexinit(vswitch)
+    kex, hostkey, enc, _, mac, *_ = kexinit(vswitch.host, vswitch.port)
     assert kex.split(",")[:2] == ["diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1"]
     assert "curve25519" not in kex and hostkey == "ssh-rsa"
     assert enc == "aes128-cbc,3des-cbc,aes192-cbc,aes256-cbc" and mac.startswith("hmac-sha1,")

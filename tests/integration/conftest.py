@@ -82,6 +82,23 @@ def topo_file(tmp_path):
 THESIS_FLOOD = ECENET.parents[2] / "traffic-gen" / "thesis-flood.yaml"
 
 
+def tcp_under_flood(testbed, tmp_path) -> float:
+    """The share of the link TCP jp-2 -> jp-1 gets in 5 s under the thesis flood (iperf3, the flood
+    started a second before)."""
+    import time
+
+    from qoslab.trafficgen import load_flood
+    from qoslab.trafficgen.ditg import DitgGenerator
+
+    with DitgGenerator(load_flood(THESIS_FLOOD), testbed.topo, testbed.executor, tmp_path) as fr:
+        fr.start()
+        time.sleep(1.0)
+        tcp = testbed.iperf_tcp("jp-2", "jp-1", seconds=5)
+        res = fr.stop()
+    assert res.ok, res.errors
+    return tcp["bits_per_second"] / testbed.topo.link.rate
+
+
 @pytest.fixture(scope="module")
 def calibrated(testbed, tmp_path_factory):
     """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,

@@ -18,10 +18,8 @@ from qoslab.switch.configdiff import normalized_qos
 from qoslab.switch.legacyssh import netmiko_class
 from qoslab.switch.push import PushError, push
 from qoslab.testbed.plan import vswitch_dir as state_dir
-from qoslab.trafficgen import load_flood
-from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
 
-from .conftest import THESIS_FLOOD
+from .conftest import tcp_under_flood
 
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 
@@ -29,10 +27,11 @@ ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
 def netmiko(testbed):
     c = json.loads((state_dir(testbed.topo.name) / "credentials").read_text())
     mg = testbed.topo.switch.management
-    # the virtual 3750 announces a 3750's SHA-1 era algorithms: Netmiko with qoslab's legacy transport
-    return netmiko_class(mg.ssh_profile)(device_type="cisco_ios", host=mg.host, port=mg.port, username=c["username"],
-                                         password=c["password"], secret=c["secret"], allow_agent=False,
-                                         use_keys=False)
+    # the virtual 3750 announces a 3750's SHA-1 era algorithms (the model's profile): Netmiko with
+    # qoslab's legacy transport, as the push's endpoint says
+    profile = virtual_endpoint(testbed.topo).ssh_profile
+    return netmiko_class(profile)(device_type="cisco_ios", host=mg.host, port=mg.port, username=c["username"],
+                                  password=c["password"], secret=c["secret"], allow_agent=False, use_keys=False)
 
 
 def tc_classes(testbed, port="Gi1-0-1") -> str:
@@ -90,22 +89,12 @@ def test_push_thesis_fifo_thesis_changes_tc_and_repush_is_a_noop(testbed, tmp_pa
     push([], dev, tmp_path, "fifo")
 
 
-def _tcp_under_flood(testbed, tmp_path) -> float:
-    with FloodRun(load_flood(THESIS_FLOOD), testbed.topo, testbed.executor, tmp_path) as fr:
-        fr.start()
-        time.sleep(1.0)
-        tcp = testbed.iperf_tcp("jp-2", "jp-1", seconds=5)
-        res = fr.stop()
-    assert res.ok, res.errors
-    return tcp["bits_per_second"] / testbed.topo.link.rate
-
-
 def test_thesis_profile_wins_back_the_link_for_cluster_traffic(testbed, calibrated, tmp_path):
     dev = virtual_endpoint(testbed.topo)
     push(render(load_profile("fifo"), testbed.topo), dev, tmp_path, "fifo")
-    fifo = _tcp_under_flood(testbed, tmp_path / "fifo")
+    fifo = tcp_under_flood(testbed, tmp_path / "fifo")
     push(render(load_profile("thesis"), testbed.topo), dev, tmp_path, "thesis")
-    thesis = _tcp_under_flood(testbed, tmp_path / "thesis")
+    thesis = tcp_under_flood(testbed, tmp_path / "thesis")
     push([], dev, tmp_path, "fifo")
     assert fifo < 0.10, f"fifo: TCP got {fifo:.1%} of the link"
     assert thesis > 0.80, f"thesis: TCP got {thesis:.1%} of the link"

@@ -14,13 +14,21 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
 PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcompile", "vcatalyst.execparse",
-        "vcatalyst.archive", "vcatalyst.show_mqc", "vcatalyst.show_sys", "switch.configdiff", "profiles.render",
-        "meters.fidelityjudge", "meters.fidelitymeasure", "meters.cpuloss", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
+        "vcatalyst.archive", "vcatalyst.facts", "vcatalyst.dialects.catalyst3750.show_sys",
+        "vcatalyst.dialects.catalyst3750.show_mqc", "vcatalyst.dialects.catalyst3750.commands",
+        "vcatalyst.dialects.ioscommon.render", "vcatalyst.dialects.ioscommon.show_l2",
+        "vcatalyst.dialects.ioscommon.show_ports", "vcatalyst.dialects.ioscommon.commands",
+        "vcatalyst.dialects.catalyst9300.counters",
+        "switch.configdiff", "profiles.render",
+        "meters.fidelityjudge", "meters.fidelitymeasure", "meters.cpuloss",
+        "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
         "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
-        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "vcatalyst.show_xe",
-        "scale"}
+        "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "platforms.fedparse",
+        "vcatalyst.dialects.catalyst9300.show_sys", "vcatalyst.dialects.catalyst9300.show_mqc",
+        "vcatalyst.dialects.catalyst9300.show_fed", "vcatalyst.dialects.catalyst9300.commands", "scale", "eos",
+        "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
@@ -43,7 +51,15 @@ FORBIDDEN = [
     ("platforms", "testbed", (), "platforms render and parse text for any switch"),
     ("platforms", "campaign", (), "campaigns use platforms"),
     ("vcatalyst", "platforms", (), "the virtual switch speaks a dialect (qoslab.ios), it does not drive itself"),
+    ("vcatalyst.dialects", "vcatalyst.server", (), "a dialect answers lines; the SSH transport is the core's"),
+    ("vcatalyst.dialects", "vcatalyst.session", (), "a dialect sees the session only through the Dialect "
+     "interface (the session is handed to it)"),
+    ("vcatalyst.dialects", "vcatalyst.core", (), "a dialect reads the switch through the object it is given, "
+     "not the core's class"),
     ("ios", "switch", (), "the IOS language is below the switch"),
+    ("eos", "vcatalyst", (), "the EOS language is below the virtual switch"),
+    ("eos", "platforms", (), "the EOS language is below the platform drivers"),
+    ("eos", "switch", (), "the EOS language is below the switch"),
     ("testbed", "vcatalyst", (), "the testbed starts the virtual switch as a process, it does not import it"),
     ("testbed", "campaign", (), "campaigns use testbeds"),
     ("testbed", "switch", ("switch.device",), "the testbed writes private files with switch.device's helper only"),
@@ -196,6 +212,54 @@ def test_forbidden_dependencies(importer, target, allowed, why):
            for tm in _target_module(t, names)
            if _under(tm, target) and not any(_under(tm, a) for a in allowed)]
     assert not bad, f"{importer} must not import {target} ({why}):\n" + "\n".join(bad)
+
+
+#: The dialect-neutral core of the virtual switch may name the dialects only through their interface.
+DIALECT_INTERFACE = ("vcatalyst.dialects", "vcatalyst.dialects.base")
+
+
+def _core_reaching_dialects(imports: list[tuple[Path, int, str, str, list[str]]]) -> list[str]:
+    """Imports by which a vcatalyst module outside vcatalyst/dialects/ reaches a dialect package."""
+    return [f"{p.relative_to(SRC)}:{line}: imports {tm}" for p, line, m, t, names in imports
+            if _under(m, "vcatalyst") and not _under(m, "vcatalyst.dialects") and not t.startswith("!")
+            for tm in _target_module(t, names)
+            if _under(tm, "vcatalyst.dialects") and tm not in DIALECT_INTERFACE]
+
+
+def test_the_virtual_switch_core_is_dialect_neutral():
+    """No module of vcatalyst outside vcatalyst/dialects/ imports a dialect package: the core
+    (server, session, core, counters, compilers) reaches a platform's CLI through the Dialect
+    interface and the registry (docs/DESIGN.md, "Import rules"); the checker finds a crossing."""
+    assert not _core_reaching_dialects(IMPORTS), "\n".join(_core_reaching_dialects(IMPORTS))
+    fake = SRC / "vcatalyst" / "session.py"
+    assert len(_core_reaching_dialects([(fake, 3, "vcatalyst.session", "vcatalyst.dialects.catalyst3750.show",
+                                         ["show_3750"])])) == 1
+
+
+def _cross_dialect(imports: list[tuple[Path, int, str, str, list[str]]]) -> list[str]:
+    """The imports by which a dialect package (vcatalyst/dialects/NAME/) reaches another one
+    (``ioscommon``, the interface and the package itself are shared)."""
+    bad = []
+    for p, line, m, t, names in imports:
+        parts = m.split(".")
+        if not _under(m, "vcatalyst.dialects") or len(parts) < 3 or t.startswith("!"):
+            continue
+        own = ".".join(parts[:3])
+        for tm in _target_module(t, names):
+            if _under(tm, "vcatalyst.dialects") and not _under(tm, own) and \
+                    tm not in DIALECT_INTERFACE and not _under(tm, "vcatalyst.dialects.ioscommon"):
+                bad.append(f"{p.relative_to(SRC)}:{line}: imports {tm}")
+    return bad
+
+
+def test_a_dialect_package_imports_no_other_dialect():
+    """Each platform's CLI lives with it: a dialect package imports no other dialect package;
+    what the Catalyst dialects share is ``ioscommon`` (and the checker does find a crossing)."""
+    assert not _cross_dialect(IMPORTS), "\n".join(_cross_dialect(IMPORTS))
+    fake = SRC / "vcatalyst" / "dialects" / "catalyst9300" / "show.py"
+    assert _cross_dialect([(fake, 1, "vcatalyst.dialects.catalyst9300.show", "vcatalyst.dialects.catalyst3750.show",
+                            ["mqc_family"])]) == ["vcatalyst/dialects/catalyst9300/show.py:1: imports "
+                                                  "vcatalyst.dialects.catalyst3750.show"]
 
 
 def test_the_rules_cover_every_package():

@@ -19,7 +19,7 @@ PATH = re.compile(r"(?<![\w/.-])(?:src/qoslab/)?((?:" + "|".join(PACKAGES) + r")
 #: A dotted module: qoslab.stats.recovery (an attribute after it, qoslab.stats.recovery.recovery_ratio, is allowed).
 DOTTED = re.compile(r"(?<![\w.])qoslab((?:\.\w+)+)")
 #: Entry-point groups (``qoslab.<kind>s``), not modules.
-ENTRY_POINT_GROUPS = {"generators", "switches", "executors", "meters", "workloads"}
+ENTRY_POINT_GROUPS = {"generators", "switches", "executors", "meters", "workloads", "platforms", "dialects"}
 
 
 def _exists(dotted: list[str]) -> bool:

@@ -15,6 +15,7 @@ from qoslab.ios import (
     load_config,
     qos_model,
 )
+from qoslab.ios.acl import Ports
 from qoslab.topology import expand_ports
 
 
@@ -55,7 +56,7 @@ def test_incomplete_and_unknown_commands():
 
 def test_modes_and_submode_fallback():
     rc = fresh()
-    m = run(rc, "policy-map p", "class c1", "set ip dscp 40", "class c2", "set dscp 46")
+    m = run(rc, "class-map c1", "class-map c2", "policy-map p", "class c1", "set ip dscp 40", "class c2", "set dscp 46")
     assert m.name == "config-pmap-c" and m.sub == "c2"
     assert [s.header for s in rc.policy_maps["p"].subsections] == ["class c1", "class c2"]
     # `set ip dscp` is kept as `set dscp` (OL-21521-01), whichever form was typed
@@ -122,7 +123,7 @@ def test_output_dscp_map_and_named_acl():
         "permit tcp any any eq 1099", "permit tcp any eq 1099 any")
     q = qos_model(rc)
     assert q.dscp_output_queue[26] == 1 and q.dscp_output_queue[25] == 3
-    assert [a.dst_port for a in q.acls["rmi"]] == [1099, None] and q.acls["rmi"][1].src_port == 1099
+    assert [a.dport for a in q.acls["rmi"]] == [Ports("eq", 1099), None] and q.acls["rmi"][1].sport == Ports("eq", 1099)
     with pytest.raises(IosError):
         run(rc, "ip access-list extended x", "permit tcp any eq http any")
 
@@ -148,7 +149,7 @@ def test_exit_leaves_each_mode_for_its_parent():
     """``exit``: a policy-map class to its policy-map, other sub-modes to global configuration,
     global configuration to EXEC (IOS)."""
     rc = fresh()
-    m = run(rc, "policy-map p", "class c")
+    m = run(rc, "class-map c", "policy-map p", "class c")
     assert interpret(rc, m, "exit").name == "config-pmap"
     assert interpret(rc, run(rc, "interface Gi1/0/2"), "exit").name == "config"
     assert interpret(rc, Mode(), "exit").name == "exec"
@@ -162,10 +163,11 @@ def test_acl_port_ranges_parse_render_and_reject_a_reversed_range():
         "exit", "access-list 150 permit udp host 198.18.0.1 range 5000 5000 any eq 53")
     q = qos_model(rc)
     a, b = q.acls["mpi"]
-    assert (a.dst_port, a.dst_port_hi, a.src_port, a.src_port_hi) == (7400, 7431, None, None)
-    assert (b.src_port, b.src_port_hi, b.dst_port, b.dst_port_hi) == (7400, 7431, None, None)
-    assert (q.acls["150"][0].src_port, q.acls["150"][0].src_port_hi, q.acls["150"][0].dst_port_hi) == (5000, 5000, None)
+    assert (a.dport, a.sport) == (Ports("range", 7400, 7431), None)
+    assert (b.sport, b.dport) == (Ports("range", 7400, 7431), None)
+    assert (q.acls["150"][0].sport, q.acls["150"][0].dport) == (Ports("range", 5000, 5000), Ports("eq", 53))
     assert ace_text(a) == "permit tcp any any range 7400 7431"
+    assert ace_text(q.acls["150"][0]) == "permit udp host 198.18.0.1 range 5000 5000 any eq domain"  # IOS's name
     again = fresh()
     assert load_config(rc.render(), again) == [] and again.render() == rc.render()
     for bad in ("permit tcp any any range 7431 7400", "permit tcp any any range 7400", "permit ip any any range 1 2"):

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from qoslab.ios import IosError
+from qoslab.vcatalyst.dialects.catalyst3750.commands import C3750_TABLE
 from qoslab.vcatalyst.execparse import apply_modifier, parse_exec, parse_port
+
+
+def parse(line):
+    """A line of the 3750's EXEC language."""
+    return parse_exec(line, C3750_TABLE)
 
 
 @pytest.mark.parametrize("line,name,args", [
@@ -41,22 +47,22 @@ from qoslab.vcatalyst.execparse import apply_modifier, parse_exec, parse_port
     ("tclsh", "tclsh", {}),
 ])
 def test_abbreviations_case_and_ports(line, name, args):
-    cmd = parse_exec(line)
+    cmd = parse(line)
     assert (cmd.name, cmd.args) == (name, args)
 
 
 def test_invalid_incomplete_ambiguous():
     with pytest.raises(IosError) as e:
-        parse_exec("show mls qos interface gi1/0/1 statz")
+        parse("show mls qos interface gi1/0/1 statz")
     assert e.value.kind == "invalid" and e.value.column == len("show mls qos interface gi1/0/1 ")
     with pytest.raises(IosError) as e:
-        parse_exec("show mls")
+        parse("show mls")
     assert e.value.kind == "incomplete"
     with pytest.raises(IosError) as e:
-        parse_exec("sh in")
+        parse("sh in")
     assert e.value.kind == "ambiguous" and "Ambiguous command" in e.value.render()
     with pytest.raises(IosError) as e:
-        parse_exec("show running-config | frobnicate x")
+        parse("show running-config | frobnicate x")
     assert e.value.kind == "invalid"
 
 
@@ -74,15 +80,15 @@ RUN = "hostname s\n!\ninterface GigabitEthernet1/0/1\n srr-queue bandwidth share
 
 
 def test_modifiers():
-    cmd = parse_exec("show run | section ^interface")
+    cmd = parse("show run | section ^interface")
     assert apply_modifier(RUN, cmd.modifier) == ("interface GigabitEthernet1/0/1\n srr-queue bandwidth share 1 2 3 4\n"
                                                  "interface GigabitEthernet1/0/2\n")
-    assert apply_modifier(RUN, parse_exec("show run | sec access-list").modifier) == \
+    assert apply_modifier(RUN, parse("show run | sec access-list").modifier) == \
         "access-list 101 permit ip any any\nip access-list extended x\n permit ip any any\n"
-    assert apply_modifier(RUN, parse_exec("sh run | i share|hostname").modifier) == \
+    assert apply_modifier(RUN, parse("sh run | i share|hostname").modifier) == \
         "hostname s\n srr-queue bandwidth share 1 2 3 4\n"
-    assert "interface" not in apply_modifier(RUN, parse_exec("sh run | exclude interface").modifier)
-    assert apply_modifier(RUN, parse_exec("sh run | begin access-list").modifier).startswith("access-list 101")
-    assert apply_modifier(RUN, parse_exec("sh run | count interface").modifier) == \
+    assert "interface" not in apply_modifier(RUN, parse("sh run | exclude interface").modifier)
+    assert apply_modifier(RUN, parse("sh run | begin access-list").modifier).startswith("access-list 101")
+    assert apply_modifier(RUN, parse("sh run | count interface").modifier) == \
         "Number of lines which match regexp = 2\n"
-    assert apply_modifier(RUN, parse_exec("sh run | include nothing-matches").modifier) == ""
+    assert apply_modifier(RUN, parse("sh run | include nothing-matches").modifier) == ""

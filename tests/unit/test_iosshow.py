@@ -7,6 +7,7 @@ import re
 
 from ntc_templates.parse import parse_output
 
+from qoslab.ios import RunningConfig, load_config
 from qoslab.ios.show_qos import (
     InputQueues,
     PortQos,
@@ -17,20 +18,21 @@ from qoslab.ios.show_qos import (
     render_port_qos,
     render_queueing,
 )
-from qoslab.vcatalyst.show_mqc import ClassMapView, PolicyView, render_access_lists, render_class_map, render_policy_map
-from qoslab.vcatalyst.show_sys import (
-    DeviceFacts,
-    FileEntry,
-    PortView,
-    render_dir,
-    render_interfaces,
-    render_interfaces_status,
-    render_inventory,
-    render_ip_interface_brief,
-    render_version,
-    render_vlan_brief,
-    uptime_text,
+from qoslab.vcatalyst.dialects.catalyst3750.show_mqc import (
+    ClassMapView,
+    PolicyView,
+    render_class_map,
+    render_policy_map,
 )
+from qoslab.vcatalyst.dialects.catalyst3750.show_sys import render_interfaces, render_inventory, render_version
+from qoslab.vcatalyst.dialects.ioscommon.render import (
+    render_access_lists,
+    render_interfaces_status,
+    render_ip_interface_brief,
+    render_vlan_brief,
+)
+from qoslab.vcatalyst.facts import DeviceFacts, PortView, uptime_text
+from qoslab.vcatalyst.flash import FileEntry, render_dir
 
 FACTS = DeviceFacts("sw1", serial="QSL1A2B3C4D", uptime_s=2 * 86400 + 3 * 3600 + 4 * 60)
 PORTS = [PortView("GigabitEthernet1/0/1", "jp-1", link_up=True, speed_mbps=50, mac="0200.5100.0001",
@@ -82,11 +84,19 @@ def test_vlan_brief_parses_with_ntc_templates():
 
 
 def test_access_lists_parse_with_ntc_templates_and_name_argument():
-    acls = {"101": ["permit ip host 198.18.0.1 host 198.18.0.2"], "scavenger": ["permit udp any any eq 9"]}
+    rc = RunningConfig.factory("Switch", ["Gi1/0/1"])
+    assert load_config("\n".join(["access-list 101 permit ip host 198.18.0.1 host 198.18.0.2",
+                                   "ip access-list extended scavenger", " 15 permit udp any any eq 9",
+                                   " 5 deny udp any any eq 7", "access-list 10 permit 10.0.0.0 0.0.0.255"]), rc) == []
+    acls = {k: (v.show_header(), v.show_entries()) for k, v in rc.acls.items()}
     text = render_access_lists(acls)
     rows = parse_output(platform="cisco_ios", command="show access-list", data=text)
-    assert [(r["name"], r["sn"], r["action"], r["protocol"]) for r in rows] == [
-        ("101", "10", "permit", "ip"), ("scavenger", "10", "permit", "udp")]
+    # sequence numbers as entered (5 before 15), ports by IOS's names, the standard list in its own form
+    assert [(r["type"], r["name"], r["sn"], r["action"], r["protocol"]) for r in rows] == [
+        ("Extended", "101", "10", "permit", "ip"), ("Extended", "scavenger", "5", "deny", "udp"),
+        ("Extended", "scavenger", "15", "permit", "udp"), ("Standard", "10", "10", "permit", "")]
+    assert "    5 deny udp any any eq echo\n    15 permit udp any any eq discard\n" in text
+    assert rows[3]["source"] == "10.0.0.0, wildcard bits 0.0.0.255"
     assert render_access_lists(acls, "scavenger").startswith("Extended IP access list scavenger\n")
     assert render_access_lists(acls, "nope") is None
 
@@ -137,7 +147,7 @@ def test_dir_listing_is_what_netmiko_and_napalm_read():
 
 def test_qos_maps_and_monitor_render():
     from qoslab.ios.show_qos import MAP_NAMES, QosMaps, render_qos_map, render_qos_maps
-    from qoslab.vcatalyst.show_sys import MonitorSession, port_list, render_monitor
+    from qoslab.vcatalyst.dialects.ioscommon.render import MonitorSession, port_list, render_monitor
     all_maps = render_qos_maps(QosMaps())
     assert all(render_qos_map(QosMaps(), n) in all_maps for n in MAP_NAMES)
     assert "queue-threshold: 2-1 2-1 3-1 3-1 4-1 1-1 4-1 4-1" in render_qos_map(QosMaps(), "cos-output-q")

@@ -23,18 +23,57 @@ from qoslab.switch.configdiff import intended_config, normalized_qos, remediatio
 from qoslab.topology import load_topology
 from qoslab.vcatalyst.tccompile import compile_tc
 
-PLATFORMS = ["catalyst3750", "catalyst9300"]
+PLATFORMS = ["arista_eos", "catalyst3750", "catalyst9300"]
 PROFILES = ["fifo", "thesis", "police-flood", "rmi-ports", "trust-dscp"]
 DATA = REPO / "tests" / "data" / "platforms"
 
 
 def _golden(platform: str, name: str):
     base = REPO / "switch-configs" / "rendered"
-    return base / f"{name}-ecenet.ios" if platform == "catalyst3750" else base / platform / f"{name}-ecenet.ios"
+    suffix = "eos" if platform == "arista_eos" else "ios"
+    return base / f"{name}-ecenet.ios" if platform == "catalyst3750" else base / platform / f"{name}-ecenet.{suffix}"
 
 
 def _apply(platform: Platform, lines: list[str], rc: RunningConfig) -> None:
     assert load_config("\n".join(lines), rc) == []
+
+
+class _Config:
+    """A platform's running-config as its virtual switch keeps it: IOS's RunningConfig, or EOS's
+    EosConfig (:mod:`qoslab.eos`), behind the three calls the suite needs."""
+
+    def __init__(self, p: Platform, topo) -> None:
+        self.eos = p.dialect == "eos"
+        if self.eos:
+            from qoslab.eos import EosConfig, eos_port
+
+            self.rc = EosConfig.factory(topo.switch.hostname, [eos_port(x) for x in topo.switch.ports])
+        else:
+            self.rc = RunningConfig.factory(topo.switch.hostname, topo.switch.ports, p.dialect)
+
+    def load(self, lines: list[str]) -> list[str]:
+        if self.eos:
+            from qoslab.eos import load_config as eos_load
+
+            return eos_load("\n".join(lines), self.rc)
+        return load_config("\n".join(lines), self.rc)
+
+    def render(self) -> str:
+        return self.rc.render()
+
+    def send(self, lines: list[str]) -> None:
+        """Lines as the push sends them (hier-config's remediation), one at a time from global config."""
+        if self.eos:
+            from qoslab.eos import Mode as EosMode
+            from qoslab.eos import interpret as eos_interpret
+
+            mode = EosMode()
+            for line in lines:
+                mode = eos_interpret(self.rc, mode, line)
+            return
+        mode = Mode()
+        for line in lines:
+            mode = interpret(self.rc, mode, line)
 
 
 def test_every_registered_platform_is_in_this_suite():
@@ -55,19 +94,18 @@ def test_catalyst3750_renders_byte_identical_to_the_renderer_before_platforms(na
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_second_push_is_an_empty_diff_and_rollback_restores(platform):
+@pytest.mark.parametrize("name", ["police-flood", "thesis"])
+def test_second_push_is_an_empty_diff_and_rollback_restores(platform, name):
     p, topo = get_platform(platform), load_topology(ECENET)
-    rc = RunningConfig.factory(topo.switch.hostname, topo.switch.ports, p.dialect)
-    backup = rc.render()
-    lines = p.render(load_profile("police-flood"), topo)
-    _apply(p, lines, rc)
-    running = rc.render()
-    hier = p.qos_rules.hier_platform
-    assert remediation(running, intended_config(running, lines, p.qos_rules), hier) == []
-    mode = Mode()
-    for line in remediation(running, backup, hier):  # the rollback the push would send
-        mode = interpret(rc, mode, line)
-    assert normalized_qos(rc.render(), p.qos_rules) == normalized_qos(backup, p.qos_rules) == []
+    cfg = _Config(p, topo)
+    backup = cfg.render()
+    lines = p.render(load_profile(name), topo)
+    assert cfg.load(lines) == []
+    running = cfg.render()
+    hier, neg = p.qos_rules.hier_platform, p.qos_rules.negations
+    assert remediation(running, intended_config(running, lines, p.qos_rules), hier, neg) == []
+    cfg.send(remediation(running, backup, hier, neg))  # the rollback the push would send
+    assert normalized_qos(cfg.render(), p.qos_rules) == normalized_qos(backup, p.qos_rules) == []
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
@@ -78,6 +116,10 @@ def test_counters_parse_into_queue_counters(platform):
     if platform == "catalyst3750":
         assert got.queues == ["1", "2", "3", "4"] and got.n_thresholds == 3
         assert got.dropped_packets is not None and got.dropped_packets[1] == [321, 0, 0]
+    elif platform == "arista_eos":
+        assert got.queues == [f"TC{n}" for n in range(8)] and got.n_thresholds == 1
+        assert got.dropped_packets is not None and got.dropped_packets[1] == [321]
+        assert got.enqueued_bytes is not None and got.enqueued_bytes[5] == [1876912]
     else:
         assert got.queues == ["QOSLAB-Q1", "QOSLAB-Q3", "class-default"] and got.n_thresholds == 1
         assert got.enqueued_bytes == [[180000], [0], [7000000]] and got.dropped_bytes == [[0], [0], [449400]]
@@ -90,6 +132,7 @@ def test_counters_parse_into_queue_counters(platform):
 def test_platform_chosen_by_model():
     assert platform_for_model("WS-C3750G-24T") == "catalyst3750"
     assert platform_for_model("C9300-48P") == platform_for_model("catalyst9300") == "catalyst9300"
+    assert platform_for_model("DCS-7280SR3-48YC8") == platform_for_model("arista_eos") == "arista_eos"
     with pytest.raises(QoslabError, match="no platform claims it"):
         platform_for_model("N9K-C93180")
 

@@ -11,8 +11,9 @@ from qoslab.errors import QoslabError
 from qoslab.ios.show_qos import PortCounters, render_statistics
 from qoslab.meters.evidence import TrialEvidence, deltas, evidence_columns
 from qoslab.switch.counters import parse_statistics
-from qoslab.vcatalyst.counters import combine, parse_nft, parse_tc
-from qoslab.vcatalyst.show_mqc import ClassCounters
+from qoslab.vcatalyst.counters import parse_nft
+from qoslab.vcatalyst.dialects.catalyst3750.counters import combine, parse_tc
+from qoslab.vcatalyst.facts import ClassCounters
 
 # `nft -j -n list table bridge qoslab` and `tc -s -j qdisc show` as this machine printed them
 # (nftables 1.0.6, iproute2 6.1), trimmed to the parts the parsers read.

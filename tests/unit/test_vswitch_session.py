@@ -13,11 +13,13 @@ from qoslab.ios.show_qos import PortCounters
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
 from qoslab.vcatalyst.archive import config_differences, incremental_diffs
+from qoslab.vcatalyst.dialects import get_dialect
 from qoslab.vcatalyst.session import IosSession, canon_url, device_facts
 
 
 class FakeSwitch:
     def __init__(self, tmp):
+        self.dialect = get_dialect("c3750")
         self.topo = load_topology(ECENET)
         self.running = self.factory()
         self.dir = tmp
@@ -262,6 +264,6 @@ def test_context_help_follows_mode_and_privilege(s):
     assert s.help("frobnicate ") == "% Unrecognized command\n"
     s.line("configure terminal")
     assert {"  mls", "  interface", "  exit", "  end"} <= set(s.help("").splitlines())
-    run(s, "policy-map p", "class c")
+    run(s, "class-map c", "policy-map p", "class c")
     assert {"  set", "  police", "  trust"} <= set(s.help("").splitlines())
     assert "  <0-63>" in s.help("set dscp ").splitlines()

@@ -5,24 +5,23 @@ from __future__ import annotations
 
 from ntc_templates.parse import parse_output
 
-from qoslab.vcatalyst.show_l2 import (
+from qoslab.vcatalyst.counters import parse_fdb
+from qoslab.vcatalyst.dialects.ioscommon.show_l2 import (
     CPU_MACS,
     ArpEntry,
-    MacEntry,
-    parse_fdb,
     render_arp,
     render_cdp,
     render_lldp,
     render_mac_table,
 )
-from qoslab.vcatalyst.show_ports import (
+from qoslab.vcatalyst.dialects.ioscommon.show_ports import (
     render_counters,
     render_processes_cpu,
     render_snmp,
     render_switchport,
     render_vlan_id,
 )
-from qoslab.vcatalyst.show_sys import PortView
+from qoslab.vcatalyst.facts import MacEntry, PortView
 
 
 def _parse(command: str, text: str) -> list[dict]:

@@ -38,8 +38,8 @@ def _typed(profile: str) -> str:
     return str(p.resolve()) if typed_file and (repo_root() / p).resolve() != p.resolve() else profile
 
 
-PlatformOpt = typer.Option(None, "--platform", help="Switch platform (catalyst3750, catalyst9300); default: the "
-                          "topology's switch model's.")
+PlatformOpt = typer.Option(None, "--platform", help="Switch platform (catalyst3750, catalyst9300, arista_eos); "
+                          "default: the topology's switch model's.")
 
 
 @app.command("render")
@@ -92,10 +92,10 @@ def switch_show(device: str = DeviceOpt,
 
     sw = open_switch(device, load_topology(topology))
     plat = get_platform(getattr(sw, "platform", "catalyst3750"))
-    mls = ["show mls qos", "show mls qos queue-set"] if plat.dialect == "c3750" else []
-    cmds = mls + ["show access-lists", "show class-map", "show policy-map"]
+    cmds = list(plat.state_commands)
     if port:
-        cmds += ([f"show mls qos interface {port} queueing"] if mls else []) + plat.counters_commands([port])
+        cmds += ([f"show mls qos interface {port} queueing"] if plat.dialect == "c3750" else []) + \
+            plat.counters_commands([port])
     for c, text in sw.show(cmds).items():
         console.print(f"[bold]{c}[/]")
         print(text)

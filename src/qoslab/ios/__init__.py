@@ -1,7 +1,8 @@
 """The IOS configuration language of a Catalyst 3750, as far as QoS needs it.
 
 - :mod:`.grammar`: tokens, command templates per mode, :class:`IosError` (the caret);
-- :mod:`.acl`: extended access lists (:class:`Ace`);
+- :mod:`.acl`: access lists (:class:`AccessList` of :class:`Ace` entries; grammar :mod:`.aclparse`,
+  keywords :mod:`.aclnames`, config lines :mod:`.aclinterp`);
 - :mod:`.config`: :class:`RunningConfig` (``show running-config``) and :class:`Mode`;
 - :mod:`.interpret`: :func:`interpret` (one config line) and :func:`load_config` (a whole text);
 - :mod:`.qos`: :func:`qos_model`, the QoS meaning of a config with Catalyst 3750 defaults.
@@ -11,7 +12,9 @@ All of it is pure: no I/O, no processes.
 
 from __future__ import annotations
 
-from .acl import Ace, ace_text, parse_ace
+from . import aclinterp  # registers the access-list handlers  # noqa: F401
+from .acl import AccessList, Ace, ace_text
+from .aclparse import parse_ace
 from .config import Mode, RunningConfig, Section
 from .grammar import GLOBAL, MODES, IosError
 from .interpret import interpret, load_config
@@ -26,6 +29,6 @@ from .qos import (
 )
 from .xeinterp import xe_pmapc_line  # registers the IOS-XE handlers  # noqa: F401
 
-__all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "GLOBAL", "MODES", "Ace", "ClassMap",
+__all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "GLOBAL", "MODES", "AccessList", "Ace", "ClassMap",
            "InterfaceQos", "IosError", "Mode", "Police", "PolicyClass", "QosConfig", "RunningConfig", "Section",
            "ace_text", "interpret", "load_config", "parse_ace", "qos_model"]

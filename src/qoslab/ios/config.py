@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from ..topology import long_port
 from . import stock
-from .acl import Ace, ace_text
+from .acl import AccessList
+from .globalorder import ordered_globals
 from .grammar import GLOBAL, MODES
 
 
@@ -24,15 +25,14 @@ class Section:
 
 @dataclass
 class RunningConfig:
-    """A switch's configuration as IOS keeps it: hostname, global lines (order kept), numbered ACLs,
-    named ACLs, class-maps, policy-maps (with classes), interfaces, monitor sessions."""
+    """A switch's configuration as IOS keeps it: hostname, global lines, access lists (by name or
+    number), class-maps, policy-maps (with classes), interfaces, monitor sessions."""
 
     hostname: str = "Switch"
     ports: list[str] = field(default_factory=list)
     globals_: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
-    acls: dict[str, list[Ace]] = field(default_factory=dict)
-    named_acls: set[str] = field(default_factory=set)
+    acls: dict[str, AccessList] = field(default_factory=dict)
     class_maps: dict[str, Section] = field(default_factory=dict)
     policy_maps: dict[str, Section] = field(default_factory=dict)
     interfaces: dict[str, Section] = field(default_factory=dict)
@@ -53,10 +53,11 @@ class RunningConfig:
         return copy.deepcopy(self)
 
     def render(self) -> str:
-        """``show running-config`` text, in IOS's order whatever the order of entry: global lines,
-        class-maps and policy-maps by name, interfaces in port order (:func:`interface_order`),
-        named ACLs by name then numbered ACLs by number (:func:`acl_order`), monitor sessions by
-        number. The entries inside a section (ACEs, a policy-map's classes) keep their order."""
+        """``show running-config`` text, in IOS's order whatever the order of entry: global lines
+        (:func:`.globalorder.ordered_globals`), class-maps and policy-maps by name, interfaces in
+        port order (:func:`interface_order`), named ACLs by name then numbered ACLs by number
+        (:func:`acl_order`), monitor sessions by number. The entries inside a section (a
+        policy-map's classes) keep their order; an access list's are in sequence order."""
         slots, rest = stock.place(self.kept)
         version = VERSION_LINE.get(self.dialect, "version 12.2")
         out = ["Building configuration...", "", "Current configuration : {size} bytes", "!", version,
@@ -64,7 +65,7 @@ class RunningConfig:
         out += rest
         if rest:
             out.append("!")
-        out += self.globals_
+        out += ordered_globals(self.globals_)
         out += ["!", *slots["spanning-tree"], "!", *slots["vlan"], "!"]
         for name in sorted(self.class_maps):
             out += self.section_lines(self.class_maps[name]) + ["!"]
@@ -100,15 +101,11 @@ class RunningConfig:
 
     def acl_lines(self) -> list[str]:
         """The access lists as ``show running-config`` prints them (named ones by name, then
-        numbered ones by number)."""
+        numbered ones by number); named-list entries with their sequence numbers on IOS-XE
+        (``c9300``), without on IOS 12.2 (:mod:`.acl`)."""
         out = []
-        for num in sorted(self.acls, key=lambda n: acl_order(n, n in self.named_acls)):
-            aces = self.acls[num]
-            if num in self.named_acls:
-                out.append(f"ip access-list extended {num}")
-                out += [f" {ace_text(a)}" for a in aces]
-            else:
-                out += [f"access-list {num} {ace_text(a)}" for a in aces]
+        for name in sorted(self.acls, key=lambda n: acl_order(n, self.acls[n].named)):
+            out += self.acls[name].config_lines(seqs=self.dialect == "c9300")
         return out
 
     def render_interface(self, port: str) -> str | None:
@@ -132,9 +129,9 @@ VERSION_LINE = {"c3750": "version 12.2", "c9300": "version 17.9"}
 #: The order in which a 3750 lists an interface's lines (as in the AutoQoS-generated interface
 #: configurations of the Catalyst 3750 QoS configuration guide: queueing, then trust, then the
 #: input policy last).
-IF_LINE_ORDER = ("description", "no ip address", "shutdown", "srr-queue bandwidth share", "srr-queue bandwidth shape",
-                 "srr-queue bandwidth limit", "queue-set", "priority-queue out", "mls qos trust", "no mdix auto",
-                 "service-policy input", "service-policy output")
+IF_LINE_ORDER = ("description", "ip address", "no ip address", "shutdown", "srr-queue bandwidth share",
+                 "srr-queue bandwidth shape", "srr-queue bandwidth limit", "queue-set", "priority-queue out",
+                 "mls qos trust", "no mdix auto", "service-policy input", "service-policy output")
 
 
 def _sized(text: str, body_from: int = 0) -> str:

@@ -20,15 +20,19 @@ from .names import merge_port_tokens, parse_port
 
 @dataclass
 class IosError(Exception):
-    """An invalid line: ``kind`` is ``invalid`` | ``incomplete`` | ``ambiguous``; ``column`` is the
-    0-based position of the caret in the line as typed."""
+    """An invalid line: ``kind`` is ``invalid`` | ``incomplete`` | ``ambiguous`` | ``message`` (a
+    line IOS parses but refuses with a message of its own, ``text``, e.g. ``% Duplicate sequence
+    number``); ``column`` is the 0-based position of the caret in the line as typed."""
 
     line: str
     column: int
     kind: str = "invalid"
+    text: str = ""
 
     def render(self, prompt_len: int = 0) -> str:
         """The IOS error text (caret under the fault when the line is echoed after the prompt)."""
+        if self.kind == "message":
+            return self.text + "\n"
         if self.kind == "incomplete":
             return "% Incomplete command.\n"
         if self.kind == "ambiguous":
@@ -36,6 +40,8 @@ class IosError(Exception):
         return " " * (prompt_len + self.column) + "^\n% Invalid input detected at '^' marker.\n"
 
     def __str__(self) -> str:
+        if self.kind == "message":
+            return f"{self.text.lstrip('% ')}: {self.line.strip()!r}"
         if self.kind == "invalid":
             return f"invalid input at column {self.column + 1}: {self.line.strip()!r}"
         return f"{self.kind} command: {self.line.strip()!r}"
@@ -88,6 +94,7 @@ def dscp_value(tok: str) -> int | None:
 
 _TYPES: dict[str, Callable[[str], Any]] = {
     "word": lambda s: s if re.match(r"^[A-Za-z0-9_.\-]+$", s) else None,
+    "text": lambda s: s,  # free text (a description, an SNMP contact): any printable token
     "ip": lambda s: s if is_ip(s) else None,
     "port": port_token,
     "portnum": lambda s: int(s) if s.isdigit() and 0 <= int(s) <= 65535 else None,
@@ -161,6 +168,7 @@ GLOBAL = "config"
 MODES = {
     "config": "(config)", "config-if": "(config-if)", "config-cmap": "(config-cmap)",
     "config-pmap": "(config-pmap)", "config-pmap-c": "(config-pmap-c)", "config-ext-nacl": "(config-ext-nacl)",
+    "config-std-nacl": "(config-std-nacl)",
 }
 
 #: Global-mode lines IOS (3750) and IOS-XE (9300, :mod:`.xe`) share: the sub-mode entries
@@ -170,6 +178,10 @@ SHARED_GLOBAL_TEMPLATES = [
     T("class-map {name:word}", "class-map"),
     T("policy-map {name:word}", "policy-map"),
     T("ip access-list extended {name:word}", "named-acl"),
+    T("ip access-list standard {name:word}", "named-acl"),
+    T("ip access-list resequence {name:word} {start:1-2147483647} {step:1-2147483647}", "acl-resequence"),
+    # numbered lists (IP standard 1-99/1300-1999, extended 100-199/2000-2699): entries by .aclinterp
+    T("access-list {num:1-2699} {rest:text}", "numbered-acl", 40, 1),
     T("interface {port:port}", "interface"),
     T("monitor session {s:1-66} source interface {port:port} {dir:both|rx|tx}", "monitor"),
     T("monitor session {s:1-66} source interface {port:port}", "monitor"),
@@ -200,7 +212,7 @@ PASSTHROUGH = [
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
     T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
     T("file prompt {m:alert|noisy|quiet}", "keep"), T("ip scp server enable", "keep"),  # file operations
-    T("snmp-server {rest:word}", "keep", 12, 1), T("lldp run", "keep"), T("no cdp run", "keep"),
+    T("snmp-server {rest:text}", "keep", 40, 1), T("lldp run", "keep"), T("no cdp run", "keep"),
     # the stock lines of a 3750's running-config (qoslab.ios.stock), so a printed config loads back
     T("boot-start-marker", "keep"), T("boot-end-marker", "keep"), T("login", "keep"),
     T("vlan internal allocation policy {o:ascending|descending}", "keep"), T("ip http {rest:word}", "keep", 3, 1),
@@ -213,8 +225,9 @@ IF_TEMPLATES = [
     T("srr-queue bandwidth limit {p:10-90}", "if"),
     T("priority-queue out", "if"),
     T("queue-set {qs:1-2}", "if"),
+    T("ip address {ip:ip} {mask:ip}", "if-keep"),  # SVIs only (qoslab.ios.interpret._ip_address)
     T("no ip address", "if-keep"), T("no mdix auto", "if-keep"), T("shutdown", "if-keep"),
-    T("description {rest:word}", "if-keep", 20, 1),
+    T("description {rest:text}", "if-keep", 40, 1),
 ]
 CMAP_TEMPLATES = [T("match access-group {acl:word}", "cmap"), T("match access-group name {acl:word}", "cmap"),
              T("match ip dscp {d:0-63}", "cmap", 8, 1)]
@@ -226,7 +239,8 @@ PMAPC_TEMPLATES = [T("set ip dscp {d:0-63}", "pmapc"), T("set dscp {d:0-63}", "p
               T("police {rate:8000-1000000000} {burst:8000-1000000} exceed-action drop", "pmapc"),
               T("police {rate:8000-1000000000} {burst:8000-1000000}", "pmapc")]
 MODE_TEMPLATES = {"config": GLOBAL_TEMPLATES + PASSTHROUGH, "config-if": IF_TEMPLATES, "config-cmap": CMAP_TEMPLATES,
-             "config-pmap": PMAP_TEMPLATES, "config-pmap-c": PMAPC_TEMPLATES, "config-ext-nacl": []}
+             "config-pmap": PMAP_TEMPLATES, "config-pmap-c": PMAPC_TEMPLATES, "config-ext-nacl": [],
+             "config-std-nacl": []}
 
 
 def negatable_prefix(tpl: Template) -> int:

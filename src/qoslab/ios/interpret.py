@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .acl import Ace, parse_ace
+from . import refs
 from .config import Mode, RunningConfig, Section
 from .grammar import (
     GLOBAL,
@@ -56,7 +56,9 @@ def _global_key(toks: list[str]) -> str:
         return " ".join(toks[:5])
     if toks[:4] == ["mls", "qos", "map", "cos-dscp"]:
         return " ".join(toks[:4])
-    return line  # DSCP maps accumulate; anything else is its own identity
+    if toks[:4] == ["mls", "qos", "map", "dscp-cos"]:
+        return " ".join(toks[:5])  # one entry per DSCP: a new CoS for it replaces the old
+    return line  # the DSCP-to-queue maps accumulate; anything else is its own identity
 
 
 #: ``mls qos rewrite ip dscp``: the DS field is rewritten to the QoS label on the way out (default).
@@ -101,13 +103,23 @@ def _hostname(c: Ctx) -> Mode:
     return Mode(GLOBAL)
 
 
+#: Kept lines of which a switch has one value (a new one replaces the old, ``no`` removes it
+#: whatever follows): SNMP location, contact, chassis ID (Catalyst 3750 command reference,
+#: ``snmp-server location|contact|chassis-id``) by their first two words, a community by its name.
+_SINGLE_VALUED = {("snmp-server", "location"): 2, ("snmp-server", "contact"): 2, ("snmp-server", "chassis-id"): 2,
+                  ("snmp-server", "community"): 3, ("file", "prompt"): 2}
+
+
 def _keep(c: Ctx) -> Mode:
-    if c.text.startswith("file prompt "):  # one mode at a time; alert, the default, is not shown
-        _remove_prefix(c.rc.kept, "file prompt")
-    if c.text == "file prompt alert":
-        return Mode(GLOBAL)
+    w = c.words
+    n = _SINGLE_VALUED.get((w[0], w[1]) if len(w) > 1 else (w[0], ""))
+    key = " ".join(w[:n]) if n else c.text
     if c.negate:
-        _remove_prefix(c.rc.kept, c.text)
+        _remove_prefix(c.rc.kept, key)
+    elif c.text == "file prompt alert":  # the default, not shown
+        _remove_prefix(c.rc.kept, key)
+    elif n:
+        _set_unique(c.rc.kept, c.text, key)
     elif c.text not in c.rc.kept:
         c.rc.kept.append(c.text)
     return Mode(GLOBAL)
@@ -136,10 +148,17 @@ def _global(c: Ctx) -> Mode:
     return Mode(GLOBAL)
 
 
+def _refuse(c: Ctx, message: str | None) -> None:
+    """Raise IOS's refusal ``message`` (:mod:`.refs`) for this line, if there is one."""
+    if message is not None:
+        raise IosError(c.line, 0, "message", message)
+
+
 def _class_map(c: Ctx) -> Mode:
     w = c.words
     if c.negate:
         name = w[2] if len(w) > 2 and w[1] in ("match-all", "match-any") else w[1]
+        _refuse(c, refs.class_in_use(c.rc, name) if name in c.rc.class_maps else None)
         c.rc.class_maps.pop(name, None)
         return Mode(GLOBAL)
     name = w[-1]
@@ -151,21 +170,11 @@ def _class_map(c: Ctx) -> Mode:
 def _policy_map(c: Ctx) -> Mode:
     name = c.words[1]
     if c.negate:
+        _refuse(c, refs.policy_in_use(c.rc, name) if name in c.rc.policy_maps else None)
         c.rc.policy_maps.pop(name, None)
         return Mode(GLOBAL)
     c.rc.policy_maps.setdefault(name, Section(f"policy-map {name}"))
     return Mode("config-pmap", name)
-
-
-def _named_acl(c: Ctx) -> Mode:
-    name = c.words[3]
-    if c.negate:
-        c.rc.acls.pop(name, None)
-        c.rc.named_acls.discard(name)
-        return Mode(GLOBAL)
-    c.rc.acls.setdefault(name, [])
-    c.rc.named_acls.add(name)
-    return Mode("config-ext-nacl", name)
 
 
 def _interface(c: Ctx) -> Mode:
@@ -199,11 +208,28 @@ def _monitor(c: Ctx) -> Mode:
 def _if_line(c: Ctx) -> Mode:
     assert c.mode.target is not None
     sec = c.rc.interfaces[c.mode.target]
+    if c.words[:2] == ["ip", "address"] or c.words == ["no", "ip", "address"]:
+        return _ip_address(c, sec)
     key = _if_key(c.words)
     if c.negate:
         _remove_prefix(sec.children, key)
     else:
         _set_unique(sec.children, c.text, key)
+    return c.mode
+
+
+def _ip_address(c: Ctx, sec: Section) -> Mode:
+    """``ip address A M`` / ``no ip address`` on an SVI (``interface VlanN``): one address, the two
+    forms replace each other (Catalyst 3750 Software Configuration Guide, "Assigning the Switch IP
+    Address"); a switch port takes none (it is a layer-2 port: ``% Invalid input`` at ``ip``)."""
+    assert c.mode.target is not None
+    if not c.mode.target.startswith("Vlan") and c.words[0] == "ip" and not c.negate:
+        raise IosError(c.line, c.body[0][1])
+    sec.children[:] = [x for x in sec.children if not x.startswith(("ip address", "no ip address"))]
+    if c.words[0] == "ip" and not c.negate:
+        sec.children.append(c.text)
+    else:
+        sec.children.append("no ip address")
     return c.mode
 
 
@@ -225,6 +251,7 @@ def _pmap_class(c: Ctx) -> Mode:
         sec.subsections[:] = [s for s in sec.subsections if s.header != header]
         return c.mode
     if not any(s.header == header for s in sec.subsections):
+        _refuse(c, refs.class_not_configured(c.rc, c.words[1]))
         sec.subsections.append(Section(header))
     return Mode("config-pmap-c", c.mode.target, c.words[1])
 
@@ -244,61 +271,16 @@ def _pmapc_line(c: Ctx) -> Mode:
     return c.mode
 
 
+#: Mode -> the reader of its entry lines (``(rc, mode, body, negate, line) -> (new mode or None,
+#: tokens matched)``; registered by :mod:`.aclinterp` for the access-list modes).
+ENTRY_HOOKS: dict[str, Callable[[RunningConfig, Mode, Tokens, bool, str], tuple[Mode | None, int]]] = {}
+
 #: Template action -> handler.
 HANDLERS: dict[str, Callable[[Ctx], Mode]] = {
     "hostname": _hostname, "keep": _keep, "global": _global, "class-map": _class_map,
-    "policy-map": _policy_map, "named-acl": _named_acl, "interface": _interface, "monitor": _monitor,
+    "policy-map": _policy_map, "interface": _interface, "monitor": _monitor,
     "if": _if_line, "if-keep": _if_line, "cmap": _cmap_line, "pmap-class": _pmap_class, "pmapc": _pmapc_line,
 }
-
-
-# --------------------------------------------------------------------------------------------- ACL lines
-def _acl_entry(rc: RunningConfig, mode: Mode, body: Tokens, negate: bool) -> tuple[bool, int]:
-    """An entry line in ``ip access-list extended NAME`` mode (optionally with a sequence number).
-    Returns (applied, tokens matched)."""
-    assert mode.target is not None
-    acl = rc.acls.setdefault(mode.target, [])
-    if body and body[0][0].isdigit():  # sequence number (hier-config and IOS use them)
-        seq = int(body[0][0])
-        if negate and len(body) == 1:
-            if seq % 10 == 0 and 0 < seq // 10 <= len(acl):
-                del acl[seq // 10 - 1]
-            return True, 1
-        body = body[1:]
-    used, ace = parse_ace(body)
-    if ace is None and not (negate and used > 0):
-        return False, used
-    if not negate:
-        acl.append(ace)  # type: ignore[arg-type]
-    elif ace is not None and ace in acl:
-        acl.remove(ace)
-    return True, used
-
-
-def _numbered_acl(rc: RunningConfig, body: Tokens, negate: bool) -> bool:
-    """``access-list 1xx ENTRY`` (or ``no access-list 1xx``). Returns False when it does not parse."""
-    words = [t for t, _ in body]
-    if len(words) < 2 or not words[1].isdigit() or not 100 <= int(words[1]) <= 199:
-        return False
-    num = words[1]
-    if negate:
-        rc.acls.pop(num, None)  # IOS removes the whole numbered list
-        return True
-    _, ace = parse_ace(body[2:])
-    if ace is None:
-        return False
-    lst: list[Ace] = rc.acls.setdefault(num, [])
-    if ace not in lst:
-        lst.append(ace)
-    return True
-
-
-def _numbered_acl_err(body: Tokens) -> int:
-    words = [t for t, _ in body]
-    if len(words) < 2 or not words[1].isdigit() or not 100 <= int(words[1]) <= 199:
-        return 1
-    used, _ = parse_ace(body[2:])
-    return 2 + used
 
 
 # --------------------------------------------------------------------------------------------- interpret
@@ -351,16 +333,11 @@ def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
         return new
     best_err = 0
     for mname in _mode_chain(mode):
-        if mname == "config-ext-nacl":
-            applied, used = _acl_entry(rc, mode, body, negate)
-            if applied:
-                return mode
+        if mname in ENTRY_HOOKS:  # a mode whose lines are entries (an access list's)
+            new, used = ENTRY_HOOKS[mname](rc, mode, body, negate, line)
+            if new is not None:
+                return new
             best_err = max(best_err, used)
-            continue
-        if mname == GLOBAL and body and body[0][0] == "access-list":
-            if _numbered_acl(rc, body, negate):
-                return Mode(GLOBAL)
-            best_err = max(best_err, _numbered_acl_err(body))
             continue
         for tpl in templates_of(rc.dialect)[mname]:
             used, vals = match(tpl, body)
@@ -385,7 +362,7 @@ def load_config(text: str, rc: RunningConfig) -> list[IosError]:
         s = raw.strip()
         if s.startswith("end") and not s.startswith("end-"):
             break
-        if not s or s.startswith(("Building configuration", "Current configuration")):
+        if not s or s.startswith(("Building configuration", "Current configuration", "Configuration of Partition")):
             continue
         if s.startswith("!"):
             mode = Mode(GLOBAL)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from ..topology import canonical_port
 from .config import RunningConfig, Section
 from .grammar import dscp_value
-from .qos import InterfaceQos, QosConfig, class_maps_of, monitor_sessions_of, policy_maps_of
+from .qos import InterfaceQos, QosConfig, acl_entries, class_maps_of, monitor_sessions_of, policy_maps_of
 from .show_qos import QueueSet
 
 #: Egress queues the virtual switch emulates per port (tc classes 1:11..1:14).
@@ -138,7 +138,7 @@ def mqc_model(rc: RunningConfig) -> QosConfig:
                 outputs[port] = w[2]
         iface[port] = iq
     enabled = bool(outputs) or any(x.service_policy_in for x in iface.values())
-    q = QosConfig(enabled, dict(rc.acls), cmaps, pmaps, dict.fromkeys(range(64), 1), iface,
+    q = QosConfig(enabled, acl_entries(rc), cmaps, pmaps, dict.fromkeys(range(64), 1), iface,
                   monitor_sessions_of(rc), [], queue_sets={PLAIN_QUEUE_SET: _plain_queue_set()},
                   dscp_output_threshold=dict.fromkeys(range(64), 3))
     if not outputs:

@@ -77,7 +77,7 @@ class QosConfig:
     """Everything the tc compiler needs, with Catalyst 3750 defaults filled in."""
 
     enabled: bool
-    acls: dict[str, list[Ace]]
+    acls: dict[str, list[Ace]]  # entries in sequence order
     class_maps: dict[str, ClassMap]
     policy_maps: dict[str, list[PolicyClass]]
     dscp_output_queue: dict[int, int]
@@ -107,6 +107,11 @@ def _globals(rc: RunningConfig, q: QosConfig) -> None:
             q.dscp_cos[int(w[4])] = int(w[6])
         elif line != "mls qos":
             q.unsupported.append(line)
+
+
+def acl_entries(rc: RunningConfig) -> dict[str, list[Ace]]:
+    """{access list: its entries in the order IOS evaluates them (sequence numbers)}."""
+    return {name: acl.aces() for name, acl in rc.acls.items()}
 
 
 def class_maps_of(rc: RunningConfig) -> dict[str, ClassMap]:
@@ -186,7 +191,7 @@ def qos_model(rc: RunningConfig) -> QosConfig:
 
         return mqc_model(rc)
     out_q = dscp_output_q_from_config(rc.globals_)
-    q = QosConfig("mls qos" in rc.globals_, dict(rc.acls), class_maps_of(rc), policy_maps_of(rc),
+    q = QosConfig("mls qos" in rc.globals_, acl_entries(rc), class_maps_of(rc), policy_maps_of(rc),
                   {d: qt[0] for d, qt in out_q.items()}, {}, monitor_sessions_of(rc), [],
                   queue_sets=queue_sets_from_config(rc.globals_),
                   dscp_output_threshold={d: qt[1] for d, qt in out_q.items()})

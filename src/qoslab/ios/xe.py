@@ -27,12 +27,14 @@ XE_GLOBAL = [
     *SHARED_GLOBAL_TEMPLATES,
     # Catalyst 9300 QoS guide, "Queue buffer allocation": the soft-buffer multiplier (100-4800)
     T("qos queue-softmax-multiplier {m:100-4800}", "global"),
+    # Catalyst 9300 command reference, IOS-XE 17.x: the fed queue stats count frames, not bytes
+    T("qos queue-stats-frame-count", "global"),
 ]
 XE_IF = [
     T("service-policy input {name:word}", "if"),
     T("service-policy output {name:word}", "if"),
-    T("no ip address", "if-keep"), T("shutdown", "if-keep"),
-    T("description {rest:word}", "if-keep", 20, 1),
+    T("ip address {ip:ip} {mask:ip}", "if-keep"), T("no ip address", "if-keep"), T("shutdown", "if-keep"),
+    T("description {rest:text}", "if-keep", 40, 1),
 ]
 XE_CMAP = [T("match access-group {acl:word}", "cmap"), T("match access-group name {acl:word}", "cmap"),
            T("match dscp {d:dscp}", "xe-cmap", MATCH_DSCP_MAX, 1),
@@ -54,16 +56,6 @@ XE_PMAPC = [
 XE_MODE_TEMPLATES: dict[str, list[Template]] = {
     "config": XE_GLOBAL + PASSTHROUGH, "config-if": XE_IF, "config-cmap": XE_CMAP, "config-pmap": XE_PMAP,
     "config-pmap-c": XE_PMAPC, "config-ext-nacl": []}
-
-
-#: The config dialects: ``c3750`` (IOS 12.2, ``mls qos``) and ``c9300`` (IOS-XE 17.x, MQC).
-DIALECTS = ("c3750", "c9300")
-
-
-def dialect_of_model(model: str) -> str:
-    """The dialect a switch model speaks: ``c9300`` for C9300/C9200 models (and the platform name
-    ``catalyst9300``), else ``c3750``."""
-    return "c9300" if model.upper().startswith(("C9300", "C9200", "CATALYST9300")) else "c3750"
 
 
 def templates_of(dialect: str) -> dict[str, list[Template]]:

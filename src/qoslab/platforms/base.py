@@ -85,6 +85,11 @@ class Platform:
     #: topology ``switch.model`` values that mean this platform (prefixes, upper case)
     model_prefixes: ClassVar[tuple[str, ...]] = ()
     qos_rules: ClassVar[QosRules] = C3750_RULES
+    #: the show commands ``qoslab switch show`` prints (the switch's QoS state)
+    state_commands: ClassVar[tuple[str, ...]] = ("show access-lists", "show class-map", "show policy-map")
+    #: the client's SSH settings for this platform's switches (:mod:`qoslab.switch.legacyssh`):
+    #: ``c3750`` (also the SHA-1/CBC algorithms of 12.2(55)SE) or ``modern`` (paramiko's own)
+    ssh_profile: ClassVar[str] = "modern"
 
     def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         """Profile -> this platform's config lines. Raises QoslabError naming file, line, field."""
@@ -94,8 +99,9 @@ class Platform:
         """The show commands that give the egress queue counters of ``ports`` (long names)."""
         raise NotImplementedError
 
-    def parse_counters(self, text: str) -> dict[str, QueueCounters]:
-        """Output of :meth:`counters_commands` -> {long port name: QueueCounters}."""
+    def parse_counters(self, text: str, command: str | None = None) -> dict[str, QueueCounters]:
+        """Output of one of :meth:`counters_commands` -> {long port name: QueueCounters};
+        ``command``: the command that printed it (for outputs that do not name their port)."""
         raise NotImplementedError
 
     def no_queues(self) -> QueueCounters:

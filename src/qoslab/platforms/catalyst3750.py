@@ -23,6 +23,9 @@ class Catalyst3750(Platform):
     model = "WS-C3750G-24T"
     model_prefixes = ("WS-C3750", "WS-C3560", "CATALYST3750")
     qos_rules = C3750_RULES
+    state_commands = ("show mls qos", "show mls qos queue-set", "show access-lists", "show class-map",
+                      "show policy-map")
+    ssh_profile = "c3750"
 
     def render(self, profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
         return render(profile, topology, groups)
@@ -30,6 +33,6 @@ class Catalyst3750(Platform):
     def counters_commands(self, ports: list[str]) -> list[str]:
         return [f"show mls qos interface {p} statistics" for p in ports]
 
-    def parse_counters(self, text: str) -> dict[str, QueueCounters]:
+    def parse_counters(self, text: str, command: str | None = None) -> dict[str, QueueCounters]:
         return {port: QueueCounters(["1", "2", "3", "4"], enqueued_packets=c.enqueued, dropped_packets=c.dropped)
                 for port, c in parse_statistics(text).items()}

@@ -69,14 +69,10 @@ def drop_percent(qs: QueueSet, queue: int, threshold: int) -> int:
     return max(1, min(100, round(100 * min(t, top) / top)))
 
 
-def egress_queues(profile: Profile) -> list[NeutralQueue]:
-    """The egress queues of a profile with ``egress`` settings (queues without DSCPs left out),
-    in queue order. Pure; empty without ``egress``."""
-    e = profile.egress
-    if e is None:
-        return []
-    qset_no = e.queue_set or 1
-    src = profile.queue_sets.get(qset_no)
+def queue_set_of(profile: Profile) -> QueueSet:
+    """The queue-set the profile's egress ports use (``egress.queue_set``, default 1): the 3750
+    defaults with the profile's buffers and thresholds over them. Pure."""
+    src = profile.queue_sets.get(profile.egress.queue_set or 1) if profile.egress else None
     qs = QueueSet()
     if src is not None:
         if src.buffers:
@@ -84,6 +80,16 @@ def egress_queues(profile: Profile) -> list[NeutralQueue]:
         for q, (t1, t2, reserved, maximum) in src.thresholds.items():
             qs.threshold1[q - 1], qs.threshold2[q - 1] = t1, t2
             qs.reserved[q - 1], qs.maximum[q - 1] = reserved, maximum
+    return qs
+
+
+def egress_queues(profile: Profile) -> list[NeutralQueue]:
+    """The egress queues of a profile with ``egress`` settings (queues without DSCPs left out),
+    in queue order. Pure; empty without ``egress``."""
+    e = profile.egress
+    if e is None:
+        return []
+    qs = queue_set_of(profile)
     share = e.share or [25, 25, 25, 25]
     queue, thr = dscp_queues(profile)
     out = []

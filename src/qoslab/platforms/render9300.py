@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..ios.acl import numbered_kind
+from ..ios.aclparse import canonical_entry
 from ..profiles.model import Profile, fail
-from ..profiles.render import check_ios, group_lookup, port_key, rule_acls, spans_of, template
+from ..profiles.render import Acl, check_ios, group_lookup, port_key, rule_acls, spans_of, template
 from ..switch.configdiff import QosRules
 from ..topology import Topology, long_port
 from .neutral import NeutralQueue, egress_queues, remaining_percent
@@ -26,9 +28,10 @@ TEMPLATE = "catalyst9300-qos.j2"
 #: not take names starting ``QOSLAB-`` (qoslab.profiles.model.RESERVED_PREFIXES).
 EGRESS_POLICY = "QOSLAB-QUEUING"
 #: The Catalyst 9300's QoS lines: ACLs, class-maps, policy-maps, SPAN, the soft-buffer
-#: multiplier; on interfaces the service-policies (no ``mls qos`` on IOS-XE). hier-config 3 has
-#: no IOS-XE platform; its IOS rules are the ones for IOS-XE too.
-C9300_RULES = QosRules(re.compile(r"^(access-list 1\d\d\b|monitor session\b|qos queue-softmax-multiplier\b)"),
+#: multiplier and the queue stats' frame count; on interfaces the service-policies (no ``mls
+#: qos`` on IOS-XE). hier-config 3 has no IOS-XE platform; its IOS rules are the ones for IOS-XE too.
+C9300_RULES = QosRules(re.compile(r"^(access-list 1\d\d\b|monitor session\b"
+                                  r"|qos queue-(softmax-multiplier|stats-frame-count)\b)"),
                        re.compile(r"^(class-map\b|policy-map\b|ip access-list extended\b)"),
                        re.compile(r"^(service-policy\b)"))
 
@@ -61,6 +64,26 @@ def _ports(profile: Profile, topology: Topology, group: Callable[[str], list[str
     return [(long_port(p), lines) for p, lines in sorted(ports.items(), key=lambda kv: port_key(kv[0])) if lines]
 
 
+def xe_acl_sections(extra_acls: list[str], acls: list[Acl]) -> list[tuple[str, str, list[str]]]:
+    """Every access list as IOS-XE 17.x prints it in its running-config, so that what is pushed is
+    what the switch shows (a second ``ios_config`` push changes nothing): (standard|extended, name
+    or number, entries ``10 permit ...`` numbered 10, 20 ... in IOS's printed form); numbered lists
+    too (``ip access-list extended 112``, qoslab.ios.acl). ``extra_acls`` (``access-list N ...``
+    lines) first, then the rules' lists. Pure."""
+    lists: dict[str, list[str]] = {}
+    for line in extra_acls:
+        _, num, entry = line.split(None, 2)
+        lists.setdefault(num, []).append(entry)
+    for _, name, entries in acls:
+        lists.setdefault(name, []).extend(entries)
+    out = []
+    for name, entries in lists.items():
+        kind = numbered_kind(name) or "extended"
+        out.append((kind, name, [f"{10 * i} {canonical_entry(e, kind == 'standard', pad=True)}"
+                                 for i, e in enumerate(entries, 1)]))
+    return out
+
+
 def render_9300(profile: Profile, topology: Topology, groups: dict[str, list[str]] | None = None) -> list[str]:
     """Profile -> IOS-XE configuration lines (ACLs, class-maps, marking policy, queuing policy,
     interfaces, monitor sessions). Pure. Raises QoslabError (ConfigError naming the profile's
@@ -71,7 +94,7 @@ def render_9300(profile: Profile, topology: Topology, groups: dict[str, list[str
     queues = egress_queues(profile) if profile.mls_qos else []
     queues = [q for q in queues if not q.default] + [q for q in queues if q.default]
     text = template(TEMPLATE).render(
-        p=profile, acls=acls, classes=classes, extra_acls=profile.extra_acls, queues=queues,
+        p=profile, acls=xe_acl_sections(profile.extra_acls, acls), classes=classes, queues=queues,
         remaining=remaining_percent(queues), egress_policy=EGRESS_POLICY, queue_class=queue_class,
         ports=_ports(profile, topology, group, bool(classes), bool(queues)), spans=spans_of(profile, topology))
     lines = [line for line in text.splitlines() if line.strip()]

@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from ..errors import QoslabError
-from ..platforms.base import ALIASES, platform_for_model
+from ..platforms.base import ALIASES, get_platform, platform_for_model
 from ..registry import platforms, switches
 from ..testbed.plan import vswitch_dir
 from ..topology import Topology, repo_root
@@ -192,9 +192,13 @@ def virtual_endpoint(topology: Topology) -> Device:
         raise QoslabError(f"the virtual switch of {topology.name} is not running (run `qoslab testbed up`)")
     kh = d / "known_hosts"
     kh.write_text(known_hosts_line(d / "ssh_host_key.pub", mg.host, mg.port))
+    plat = platform_for_model(topology.switch.model)
+    # the server's profile (the topology's, else the platform's own) -> the client's settings:
+    # the 3750's legacy algorithms need qoslab's LegacyTransport, any other profile stock paramiko
+    server = mg.ssh_profile or get_platform(plat).ssh_profile
     return Device(host=mg.host, port=mg.port, credentials_file=d / "credentials", known_hosts=kh,
-                  credentials_from_env=False, ssh_profile=mg.ssh_profile,
-                  platform=platform_for_model(topology.switch.model))
+                  credentials_from_env=False, ssh_profile="c3750" if server == "c3750" else "modern",
+                  platform=plat)
 
 
 class VirtualSwitch(NetmikoSwitch):

@@ -1,23 +1,44 @@
 """The QoS part of a Catalyst running-config, as pure text functions: split it from the rest,
 build the intended config for a profile, compute the remediation (hier-config, IOS rules) and
-order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch.push`)."""
+order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch.push`).
+
+Access lists are compared in one form (:func:`canonical_acls`: each entry as IOS prints it,
+without its sequence number, remarks left out), so a profile's ``eq 80`` equals the switch's ``eq
+www``, IOS 12.2's running-config (no numbers) and IOS-XE's (numbers) read alike and a remark
+typed twice by another client does not stop hier-config (``DuplicateChildError``). hier-config
+numbers the entries 10, 20 ... (its IOS driver); the remediation renumbers an existing named list
+the same way first (``ip access-list resequence NAME 10 10``), so its ``no 20 ...`` / ``20 ...``
+lines hit the entries they mean whatever numbers the switch had. A changed numbered list is sent
+whole (``no access-list N`` removes all of list N on IOS, whatever follows the number).
+An EOS config (:data:`qoslab.platforms.arista_eos`'s rules) passes through the same functions:
+its ``ip access-list NAME`` entries keep their numbers, an interface's ``tx-queue`` blocks are
+QoS lines with their children, the platform's ``negations`` correct hier-config's ``no`` forms and
+a ``qos map`` line that changes its keys is removed before it is added again.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from ..errors import QoslabError
+from ..ios.acl import numbered_kind
+from ..ios.aclparse import canonical_entry
+
 
 @dataclass(frozen=True)
 class QosRules:
     """Which lines of a platform's config are QoS lines (the profile owns them: diff, rollback):
     global lines, whole sections (header and children), interface children; and the hier-config
-    platform (``hier_config.Platform`` member name) whose rules compute the remediation."""
+    platform (``hier_config.Platform`` member name) whose rules compute the remediation;
+    ``negations``: (pattern, replacement) pairs that correct what hier-config's driver writes where
+    the platform takes another form (EOS: ``no priority`` is undone by ``priority strict``)."""
 
     globals_: re.Pattern[str]
     sections: re.Pattern[str]
     interface: re.Pattern[str]
     hier_platform: str = "CISCO_IOS"
+    negations: tuple[tuple[str, str], ...] = ()
 
 
 #: Global config lines that belong to QoS (and SPAN, which qoslab manages with the profile).
@@ -28,15 +49,55 @@ _QOS_IF_LINES = re.compile(r"^(mls qos trust\b|service-policy\b|srr-queue\b|prio
 C3750_RULES = QosRules(_QOS_GLOBAL, _QOS_SECTIONS, _QOS_IF_LINES)
 
 
+_ACL_SECTION = re.compile(r"^ip access-list (standard|extended) (\S+)\s*$")
+_NUMBERED_ACL = re.compile(r"^access-list (\d+) (.+)$")
+_SEQ = re.compile(r"^\d+\s+")
+
+
+def canonical_acls(config_text: str) -> str:
+    """``config_text`` with every access-list entry (named lists' children, numbered lists'
+    ``access-list N`` lines, and IOS-XE's ``ip access-list ... N`` sections of numbered lists, which
+    become ``access-list N`` lines) as IOS prints it in ``show access-lists``, without sequence
+    numbers, and without remarks (the module doc). Other lines are unchanged. Pure."""
+    out, kind, number = [], None, None
+    for raw in config_text.splitlines():
+        line = raw.rstrip()
+        if not line.startswith(" "):
+            m = _ACL_SECTION.match(line)
+            kind, number = (m.group(1), m.group(2) if numbered_kind(m.group(2)) else None) if m else (None, None)
+            if number is not None:
+                continue  # IOS-XE's section of a numbered list: its entries become access-list N lines
+            n = _NUMBERED_ACL.match(line)
+            num_kind = numbered_kind(n.group(1)) if n else None
+            if n and num_kind:
+                if n.group(2).split()[0] == "remark":
+                    continue
+                line = f"access-list {n.group(1)} {canonical_entry(n.group(2), num_kind == 'standard')}"
+        elif kind is not None and line.strip():
+            body = _SEQ.sub("", line.strip())
+            if body.split()[0] == "remark":
+                continue
+            entry = canonical_entry(body, kind == "standard")
+            line = f"access-list {number} {entry}" if number is not None else " " + entry
+        out.append(line)
+    return "\n".join(out) + ("\n" if config_text.endswith("\n") else "")
+
+
 def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str], list[str]]:
     """Split a running-config text into (non-QoS lines, QoS lines), both with their indentation.
     Interface headers go to both sides so their QoS children keep their context. Pure."""
     other, qos = [], []
     section: str | None = None  # "qos" | "if" | "other"
+    nested = -1  # indent of the interface QoS line whose deeper lines are QoS too (EOS tx-queue blocks)
     for raw in config_text.splitlines():
         line = raw.rstrip()
         if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
             continue
+        indent = len(line) - len(line.lstrip())
+        if section == "if" and 0 <= nested < indent:
+            qos.append(line)
+            continue
+        nested = -1
         if not line.startswith(" "):
             if rules.sections.match(line):
                 section = "qos"
@@ -51,6 +112,7 @@ def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str
             continue
         if section == "qos" or section == "if" and rules.interface.match(line.strip()):
             qos.append(line)
+            nested = indent if section == "if" else -1
         else:
             other.append(line)
     # drop interface headers without QoS children from the QoS side
@@ -98,10 +160,11 @@ _VOLATILE = re.compile(r"^(!|end$|Building configuration|Current configuration|n
 def normalized_config(config_text: str) -> list[str]:
     """The whole config as a sorted list of path strings (``interface GigabitEthernet1/0/1 /
     mls qos trust dscp``), comments, ``end`` and volatile lines left out, for comparing a
-    device's running-config with the intended one line by line, QoS or not. Pure."""
+    device's running-config with the intended one line by line, QoS or not; access lists in one
+    form (:func:`canonical_acls`). Pure."""
     out: set[str] = set()
     stack: list[tuple[int, str]] = []
-    for raw in config_text.splitlines():
+    for raw in canonical_acls(config_text).splitlines():
         l = raw.rstrip()
         if not l.strip() or _VOLATILE.match(l.strip()):
             continue
@@ -129,7 +192,7 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
             else:
                 extra.setdefault(header, [])
         elif header is not None:
-            extra[header].append(" " + l.strip())
+            extra[header].append(l.rstrip())
         else:
             tail.append(l)
     out = []
@@ -142,19 +205,62 @@ def intended_config(running_text: str, profile_lines: list[str], rules: QosRules
     return "\n".join(out + tail) + "\n"
 
 
-def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS") -> list[str]:
+def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS",
+                negations: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """Config lines that turn the running config into the intended one (hier-config, the rules of
-    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``)."""
+    ``hier_platform``: ``CISCO_IOS``, ``CISCO_XE``, ``ARISTA_EOS``; ``negations``: the platform's
+    corrections, :attr:`QosRules.negations`), ordered for IOS (:func:`order_for_ios`), access
+    lists as the module doc says (IOS's ``standard``/``extended`` and numbered lists; EOS's
+    ``ip access-list NAME`` keeps its numbered entries as they are). Raises QoslabError for a
+    config hier-config cannot read (a line twice in one section)."""
     from hier_config import Platform, WorkflowRemediation, get_hconfig
+    from hier_config.exceptions import DuplicateChildError
 
     plat = Platform[hier_platform]
-    run = get_hconfig(plat, _for_hier(running_text))
-    want = get_hconfig(plat, _for_hier(intended_text))
-    return order_for_ios(list(WorkflowRemediation(run, want).remediation_config.dump_simple()))
+    try:
+        run = get_hconfig(plat, _for_hier(running_text))
+        want = get_hconfig(plat, _for_hier(intended_text))
+    except DuplicateChildError as e:
+        raise QoslabError(f"cannot compute the change: a configuration has a line twice in one section ({e})") from None
+    lines = list(WorkflowRemediation(run, want).remediation_config.dump_simple())
+    for pattern, repl in negations:
+        lines = [re.sub(pattern, repl, line) for line in lines]
+    lines = order_for_ios(lines)
+    return resequence_first(whole_numbered_lists(lines, intended_text), running_text)
 
 
-_PRIORITY = [("mls qos", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2), ("policy-map", 3),
-             ("interface", 4), ("monitor session", 5)]
+def whole_numbered_lists(lines: list[str], intended_text: str) -> list[str]:
+    """Remediation ``lines`` with every numbered list that loses an entry sent whole: ``no
+    access-list N`` then all of N's intended entries, where N's first line was (IOS removes the
+    whole list for ``no access-list N ...``). Pure."""
+    nums = {m.group(1) for line in lines if (m := re.match(r"^no access-list (\d+)\b", line))}
+    if not nums:
+        return lines
+    ours = re.compile(r"^(no )?access-list (" + "|".join(sorted(nums)) + r") ")
+    at = next(i for i, line in enumerate(lines) if ours.match(line + " "))
+    rest = [line for line in lines if not ours.match(line + " ")]
+    intended = canonical_acls(intended_text).splitlines()
+    block = [x for n in sorted(nums, key=int)
+             for x in [f"no access-list {n}"] + [line for line in intended if line.startswith(f"access-list {n} ")]]
+    at = len([line for line in lines[:at] if not ours.match(line + " ")])
+    return rest[:at] + block + rest[at:]
+
+
+def resequence_first(lines: list[str], running_text: str) -> list[str]:
+    """Remediation ``lines`` with ``ip access-list resequence NAME 10 10`` before the block of each
+    named list that the running config already has (the module doc). Pure."""
+    existing = {m.group(2) for line in running_text.splitlines() if (m := _ACL_SECTION.match(line.rstrip()))}
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        m = _ACL_SECTION.match(line)
+        if m and m.group(2) in existing and i + 1 < len(lines) and lines[i + 1].startswith(" "):
+            out.append(f"ip access-list resequence {m.group(2)} 10 10")
+        out.append(line)
+    return out
+
+
+_PRIORITY = [("mls qos", 0), ("qos map", 0), ("access-list", 1), ("ip access-list", 1), ("class-map", 2),
+             ("policy-map", 3), ("interface", 4), ("monitor session", 5)]
 
 
 def _prio(header: str) -> int:
@@ -180,13 +286,23 @@ def order_for_ios(lines: list[str]) -> list[str]:
     removes.sort(key=lambda b: -_prio(b[0]))
     # a removal whose command is the prefix of an added line is a replacement: remove first, or it
     # would also remove the new line (e.g. a SPAN destination gaining "encapsulation replicate")
-    replaced = [b for b in removes if len(b) == 1 and any(a[0].startswith(b[0][3:] + " ") for a in adds)]
+    replaced = [b for b in removes if len(b) == 1
+                and any(a[0].startswith(b[0][3:] + " ") or _same_map(b[0][3:], a[0]) for a in adds)]
     removes = [b for b in removes if b not in replaced]
     return [l for b in first + replaced + adds + removes for l in b]
 
 
+def _same_map(removed: str, added: str) -> bool:
+    """Whether two EOS ``qos map`` lines map into the same target (``qos map dscp 8 9 to
+    traffic-class 1`` and ``qos map dscp 8 10 to traffic-class 1``): the ``no`` form resets its
+    keys to EOS's default, so it must come before the new map (EOS User Manual, QoS chapter)."""
+    shape = [w for w in removed.split() if not w.isdigit()]
+    return removed.startswith("qos map ") and shape == [w for w in added.split() if not w.isdigit()] \
+        and removed.split()[-1] == added.split()[-1]
+
+
 def _for_hier(text: str) -> str:
-    return "\n".join(l for l in text.splitlines()
+    return "\n".join(l for l in canonical_acls(text).splitlines()
                      if l.strip() and not l.startswith(("Building configuration", "Current configuration", "end")))
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QoslabError
-from ..ios.names import parse_port
+from ..ios.names import interface_name, parse_port
 from ..ios.show_qos import N_QUEUES, PortCounters, QueueSet
 from ..topology import repo_root
 
@@ -47,8 +47,37 @@ def parse(template: str, text: str) -> list[dict]:
     try:
         rows = fsm.ParseText(text)
     except textfsm.TextFSMError as e:
-        raise QoslabError(f"{template}: output not understood ({str(e).strip().splitlines()[-1][:160]})") from None
+        why = str(e).strip().splitlines()[-1]
+        why = why.split(". Rule Line")[0].removeprefix("Error: ") if why.startswith("Error: ") else "not understood"
+        n = _failing_line(path, text)
+        raise QoslabError(f"{template}: line {n}: {text.splitlines()[n - 1].strip()[:120]!r}: {why}") from None
     return [dict(zip(fsm.header, r, strict=True)) for r in rows]
+
+
+def _failing_line(path, text: str) -> int:
+    """The 1-based number of the input line at which the template rejects ``text`` (TextFSM names
+    the line's text, not its number): the shortest prefix of lines it rejects (bisection)."""
+    import textfsm
+
+    lines = text.splitlines()
+
+    def rejects(k: int) -> bool:
+        with path.open() as f:
+            fsm = textfsm.TextFSM(f)
+        try:
+            fsm.ParseText("\n".join(lines[:k]) + "\n")
+        except textfsm.TextFSMError:
+            return True
+        return False
+
+    lo, hi = 1, len(lines)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if rejects(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _ints(rows: list[str], n: int, what: str) -> list[int]:
@@ -80,7 +109,7 @@ def parse_statistics(text: str) -> dict[str, PortCounters]:
             c.dropped = _matrix(r["DROPPED"], f"{r['INTERFACE']} dropped")
         c.policer_in = int(r["POLICER_IN"] or 0)
         c.policer_out = int(r["POLICER_OUT"] or 0)
-        out[parse_port(r["INTERFACE"]) or r["INTERFACE"]] = c
+        out[interface_name(r["INTERFACE"]) or r["INTERFACE"]] = c
     return out
 
 
@@ -110,28 +139,54 @@ def parse_dscp_output_q(text: str) -> dict[int, tuple[int, int]]:
 
 @dataclass
 class PolicyClassStats:
-    """One class of a port's service-policy: policy name, direction, packets and bytes matched,
-    policer rate (bit/s, None without a policer) and bytes conformed / exceeded."""
+    """One class of a port's service-policy: policy name, direction, packets and bytes matched
+    (bytes None where the platform prints packets only), policer rate (bit/s, None without a
+    policer) and bytes conformed / exceeded; an output queuing class's queue counters (None
+    where not printed): total drops (packets on a router, bytes on a Catalyst 9000), packets and
+    bytes output."""
 
     policy: str
     direction: str
     packets: int
-    bytes: int
+    bytes: int | None
     police_bps: int | None
     conformed_bytes: int
     exceeded_bytes: int
     actions: list[str]
+    total_drops: int | None = None
+    pkts_output: int | None = None
+    bytes_output: int | None = None
+
+
+def _opt(v: str) -> int | None:
+    return int(v) if v else None
 
 
 def parse_policy_map_interface(text: str) -> dict[tuple[str, str], PolicyClassStats]:
-    """``show policy-map interface [PORT]`` -> {(long port name, class name): PolicyClassStats}."""
+    """``show policy-map interface [PORT]`` -> {(long port name, class name): PolicyClassStats};
+    a priority class gets the counters of its ``queue stats for all priority classes`` block (its
+    ``Priority Level``, or on a router the one block). Raises QoslabError naming the line the
+    template refuses, or a priority class whose block is missing or shared."""
+    rows = parse(POLICY_MAP_INTERFACE, text)
+    blocks = {(r["INTERFACE"], r["POLICY"], r["PRIORITY_LEVEL"]): r for r in rows if r["BLOCK"]}
     out = {}
-    for r in parse(POLICY_MAP_INTERFACE, text):
-        port = parse_port(r["INTERFACE"]) or r["INTERFACE"]
+    for r in rows:
+        if r["BLOCK"]:
+            continue
+        q = r
+        if r["PRIORITY_LEVEL"] or (r["PRIORITY"] and not (r["TOTAL_DROPS"] or r["BYTES_OUTPUT"])):
+            shared = [x for x in rows if not x["BLOCK"] and x["INTERFACE"] == r["INTERFACE"]
+                      and x["POLICY"] == r["POLICY"] and x["PRIORITY"] and not x["PRIORITY_LEVEL"]]
+            q = blocks.get((r["INTERFACE"], r["POLICY"], r["PRIORITY_LEVEL"]))  # type: ignore[assignment]
+            if q is None or (not r["PRIORITY_LEVEL"] and len(shared) > 1):
+                raise QoslabError(f"{POLICY_MAP_INTERFACE}: {r['INTERFACE']} class {r['CLASS']}: its priority "
+                                  "queue block is missing or shared by several classes")
+        port = interface_name(r["INTERFACE"]) or r["INTERFACE"]
         out[(port, r["CLASS"])] = PolicyClassStats(
-            r["POLICY"], r["DIRECTION"], int(r["PACKETS"] or 0), int(r["BYTES"] or 0),
+            r["POLICY"], r["DIRECTION"], int(r["PACKETS"] or 0), _opt(r["BYTES"]),
             int(r["POLICE_CIR_BPS"]) if r["POLICE_CIR_BPS"] else None,
-            int(r["CONFORMED_BYTES"] or 0), int(r["EXCEEDED_BYTES"] or 0), list(r["ACTIONS"]))
+            int(r["CONFORMED_BYTES"] or 0), int(r["EXCEEDED_BYTES"] or 0), list(r["ACTIONS"]),
+            _opt(q["TOTAL_DROPS"]), _opt(q["PKTS_OUTPUT"]), _opt(q["BYTES_OUTPUT"]))
     return out
 
 
@@ -202,5 +257,5 @@ def read_queue_counters(dev: Any, ports: list[str], platform: str) -> dict[str, 
         text = texts[c]
         if "% Invalid" in text or "% Incomplete" in text or "% Ambiguous" in text:
             raise QoslabError(f"switch rejected `{c}`: {text.strip().splitlines()[-1]}")
-        out.update(plat.parse_counters(text))
+        out.update(plat.parse_counters(text, c))
     return {p: out.get(p) or plat.no_queues() for p in longs}

@@ -36,8 +36,11 @@ from .configdiff import intended_config, non_qos_lines, normalized_config, remed
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
 
-#: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set).
-ERROR_PATTERN = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
+#: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set): the parser's
+#: errors, a taken sequence number, and the reference checks of qoslab.ios.refs.
+ERROR_PATTERN = (r"% ?(Invalid input|Incomplete command|Ambiguous command|Duplicate sequence number"
+                 r"|Exceeded maximum sequence number)|(Policy map|Class-map) \S+ is being used"
+                 r"|% class-map \S+ not configured")
 
 
 def connect(dev: Device):
@@ -160,7 +163,7 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         backup_text = _show_run(conn, batch, dev.timeout_s)
         backup = _write_backup(out_dir, profile_name, backup_text)
         want = intended_config(backup_text, profile_lines, plat.qos_rules)
-        lines = remediation(backup_text, want, plat.qos_rules.hier_platform)
+        lines = remediation(backup_text, want, plat.qos_rules.hier_platform, plat.qos_rules.negations)
         t["diff"] = time.monotonic()
         if not lines:
             return PushReport(profile_name, False, [], backup, _phases(t))
@@ -216,7 +219,8 @@ def restore(backup_text: str, dev: Device) -> None:
     conn = connect(dev)
     try:
         now = _show_run(conn)
-        lines = remediation(now, backup_text, get_platform(dev.platform).qos_rules.hier_platform)
+        rules = get_platform(dev.platform).qos_rules
+        lines = remediation(now, backup_text, rules.hier_platform, rules.negations)
         if lines:
             _send(conn, lines)
         _verify(conn, backup_text, "the restored running-config differs from the backup")
@@ -268,15 +272,15 @@ def _verify(conn: Any, want: str, what: str = "verification failed", batch: bool
 
 
 def _save(conn: Any, batch: bool = False, timeout_s: float = 30.0) -> None:
-    """``write memory`` (``batch``: written and read directly; IOS answers ``[OK]``). Raises
-    QoslabError when the switch does not confirm it."""
+    """``write memory`` (``batch``: written and read directly; IOS answers ``[OK]``, EOS ``Copy
+    completed successfully.``). Raises QoslabError when the switch does not confirm it."""
     if not batch:
         conn.save_config()
         return
     from .backends import send_batch
 
     out = send_batch(conn, ["write memory"], f"{conn.base_prompt}#", timeout_s)["write memory"]
-    if "[OK]" not in out:
+    if "[OK]" not in out and "Copy completed successfully." not in out:
         raise QoslabError(f"write memory was not confirmed: {out.strip()[-120:]!r}")
 
 

@@ -1,11 +1,13 @@
-"""Applying a compiled tc plan and nftables ruleset to the switch namespace."""
+"""Applying a compiled tc plan, nftables ruleset and the SVI address to the switch namespace."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import subprocess
 
 from ..errors import QoslabError
+from ..topology import TESTBED_NETWORK
 from .nftcompile import NftPlan
 from .tccompile import TcPlan
 
@@ -39,3 +41,18 @@ def apply_nft(plan: NftPlan, ns: str) -> None:
         where = f"`{lines[int(m.group(1)) - 1].strip()}`: {m.group(2)}" if m and int(m.group(1)) <= len(lines) \
             else (p.stderr.strip().splitlines() or ["no error output (is nftables installed? make setup)"])[0]
         raise QoslabError(f"nft in {ns} failed on {where}")
+
+
+def apply_svi(ns: str, bridge: str, addr: ipaddress.IPv4Interface | None) -> None:
+    """Give the switch namespace's bridge the SVI's address (``interface Vlan1`` / ``ip address``):
+    the source of the switch's ping and traceroute; None removes it. Raises QoslabError for an
+    address outside the testbed's 198.18.0.0/15 (not applied: the testbed sends nothing else)."""
+    if addr is not None and addr.ip not in TESTBED_NETWORK:
+        raise QoslabError(f"interface Vlan1 address {addr} is outside the testbed's {TESTBED_NETWORK}: not applied")
+    cmds = [["ip", "-n", ns, "addr", "flush", "dev", bridge]]
+    if addr is not None:
+        cmds.append(["ip", "-n", ns, "addr", "add", str(addr), "dev", bridge])
+    for cmd in cmds:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise QoslabError(f"`{' '.join(cmd)}` failed: {p.stderr.strip()[:160]}")

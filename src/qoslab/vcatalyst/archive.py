@@ -98,7 +98,9 @@ def incremental_diffs(running: RunningConfig, text: str) -> str:
         before = rc.render()
         try:
             mode = interpret(rc, mode, s)
-        except IosError:
+        except IosError as e:
+            if e.kind == "message" and _present(before, header if raw.startswith(" ") else None, s):
+                continue  # refused because it is there already (an access-list entry's number): no change
             lead = " " if raw.startswith(" ") else ""
             changed += ([header] if header and header not in changed else []) + [lead + s]
             continue
@@ -112,6 +114,18 @@ def incremental_diffs(running: RunningConfig, text: str) -> str:
             mode = Mode()
     out = "!List of Commands:\n" + "".join(f"{l}\n" for l in changed) + "end\n"
     return out if changed else out + "!No changes were found\n"
+
+
+def _present(config: str, header: str | None, line: str) -> bool:
+    """Whether ``line`` is in ``config`` (a running-config text): in the section ``header`` when
+    given, else as a global line."""
+    section = None
+    for raw in config.splitlines():
+        if not raw.startswith(" "):
+            section = raw.strip()
+        if raw.strip() == line and (section == header if header else not raw.startswith(" ")):
+            return True
+    return False
 
 
 def merge(running: RunningConfig, text: str, prompt: str = "") -> str:

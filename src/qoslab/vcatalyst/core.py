@@ -1,63 +1,61 @@
-"""The virtual Catalyst 3750's state: running- and startup-config, and the tc plan and nftables
-ruleset compiled from it and applied to the switch namespace of the embedded testbed (it owns the
-switch ports' egress queues and table ``bridge qoslab``: marking, policing, queue selection)."""
+"""The virtual switch's state, dialect-neutral: running- and startup-config, the tc plan and
+nftables ruleset compiled from it and applied to the switch namespace of the embedded testbed (it
+owns the switch ports' egress queues and table ``bridge qoslab``: marking, policing, queue
+selection), and the kernel's readings of them (:mod:`.counters`). What the switch prints is its
+dialect's (:mod:`qoslab.vcatalyst.dialects`, chosen by the topology's switch model)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
-from ..ios import RunningConfig, load_config, qos_model
-from ..ios.show_qos import PortCounters
-from ..ios.xe import dialect_of_model
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology, canonical_port, linux_ifname
-from .apply import apply_nft, apply_plan
-from .counters import read_counters, read_nft, run_json
-from .nftcompile import NftPlan, compile_nft
-from .show_l2 import MacEntry, parse_fdb
-from .show_mqc import ClassCounters
-from .show_xe import QueueStat, parse_tc_queues
-from .tccompile import TcPlan, compile_tc, port_queue_limits
-
-#: Seconds between a WS-C3750G's power-on and its first CLI prompt (POST, image decompression,
-#: config load: about three minutes). The virtual switch's uptime counts from a virtual power-on
-#: this long before its SSH server listens, so ``show version`` reads as on hardware (a client
-#: that reads minutes, as NAPALM ``get_facts`` does, never sees 0).
-BOOT_SECONDS = 180
+from .apply import apply_nft, apply_plan, apply_svi
+from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json
+from .dialects import Dialect, dialect_for_model, get_dialect
+from .facts import MacEntry
+from .nftcompile import NftPlan
+from .tccompile import TcPlan
 
 
 class VirtualCatalyst:
-    """The switch: running- and startup-config, and the tc applied to the testbed's switch ports."""
+    """The switch: running- and startup-config, the tc applied to the testbed's switch ports, and
+    its ``dialect`` (a :class:`qoslab.vcatalyst.dialects.Dialect`: the topology's switch model's,
+    or the one named). The uptime counts from a virtual power-on the dialect's ``boot_seconds``
+    before the SSH server listens, so ``show version`` reads as on hardware (a client that reads
+    minutes, as NAPALM ``get_facts`` does, never sees 0)."""
 
-    def __init__(self, topology: Topology, apply: bool = True) -> None:
+    def __init__(self, topology: Topology, apply: bool = True, dialect: str | None = None) -> None:
         self.topo = topology
         self.dir = vswitch_dir(topology.name)
         self.apply_enabled = apply
-        self.dialect = dialect_of_model(topology.switch.model)
+        self.dialect: Dialect = get_dialect(dialect) if dialect else dialect_for_model(topology.switch.model)
         self.running = self.factory()
         startup = self.dir / "startup-config"
         if startup.exists():
-            load_config(startup.read_text(), self.running)
+            self.dialect.load(startup.read_text(), self.running)
         self.applied: TcPlan | None = None
         self.applied_nft: NftPlan | None = None
+        self.applied_svi: object = "none applied yet"
         self.lock = asyncio.Lock()
-        self.booted = time.time() - BOOT_SECONDS
+        self.booted = time.time() - self.dialect.boot_seconds
 
     # -- tc -------------------------------------------------------------------------------------
     def plan(self) -> TcPlan:
         """The tc plan of the current running-config (pure compile)."""
-        return compile_tc(qos_model(self.running), self.topo)
+        return self.dialect.tc_plan(self.running, self.topo)
 
     def nft_plan(self) -> NftPlan:
         """The nftables ruleset of the current running-config (pure compile)."""
-        return compile_nft(qos_model(self.running), self.topo)
+        return self.dialect.nft_plan(self.running, self.topo)
 
     def apply(self) -> bool:
-        """Compile the running-config and apply what changed (tc plan, nftables ruleset) to the
-        switch namespace. Returns True when anything was changed. Raises QoslabError naming the
-        failing tc or nft line."""
+        """Compile the running-config and apply what changed (tc plan, nftables ruleset, the SVI's
+        address) to the switch namespace. Returns True when anything was changed. Raises
+        QoslabError naming the failing tc or nft line, or an SVI address it does not apply."""
         plan, nft = self.plan(), self.nft_plan()
         tc_changed = self.applied is None or plan.ports != self.applied.ports
         nft_changed = self.applied_nft is None or nft.text != self.applied_nft.text
@@ -70,7 +68,13 @@ class VirtualCatalyst:
             if self.apply_enabled:
                 apply_nft(nft, ns)
             self.applied_nft = nft
-        return tc_changed or nft_changed
+        svi = self.dialect.svi(self.running)
+        svi_changed = svi != self.applied_svi
+        if svi_changed:
+            self.applied_svi = svi  # an address refused below is not tried again until it changes
+            if self.apply_enabled:
+                apply_svi(ns, BRIDGE, svi)
+        return tc_changed or nft_changed or svi_changed
 
     def save(self) -> None:
         """``write memory``: the running-config becomes the startup-config (atomic replace)."""
@@ -79,39 +83,32 @@ class VirtualCatalyst:
         tmp.write_text(self.running.render())
         tmp.replace(self.dir / "startup-config")
 
-    def factory(self) -> RunningConfig:
+    def factory(self) -> Any:
         """This switch at factory defaults (``configure replace`` starts from it)."""
-        return RunningConfig.factory(self.topo.switch.hostname, self.topo.switch.ports, self.dialect)
+        return self.dialect.factory(self.topo.switch.hostname, self.topo.switch.ports)
 
-    def counters(self, port_long: str) -> PortCounters:
-        """Counters of ``show mls qos interface PORT statistics`` from the kernel
-        (:mod:`.counters`: nftables DSCP sets and policer rules, tc queues; CoS derived); zeros on
-        a switch that does not apply its config. Raises QoslabError when nft or tc fails."""
-        return self.counters_of([port_long])[port_long]
-
-    def counters_of(self, ports_long: list[str]) -> dict[str, PortCounters]:
-        """:meth:`counters` of several ports (``{long name as given: PortCounters}``) from one
-        reading of the kernel (one ``nft`` and one ``tc`` run for all of them: ``show mls qos
-        interface statistics`` of every port costs as much as one port's)."""
+    def nft_counters(self) -> NftCounters:
+        """The parsed counters of table ``bridge qoslab`` (DSCP histograms, policers, policy
+        classes: :mod:`.counters`); empty on a switch that does not apply. Raises QoslabError when
+        nft fails."""
         if not self.apply_enabled:
-            return {p: PortCounters() for p in ports_long}
-        short = {p: canonical_port(p) for p in ports_long}
-        qos = qos_model(self.running)
-        thresholds = {s: [x.threshold for x in port_queue_limits(qos, self.topo, s)]
-                      for s in short.values()} if qos.enabled else None
-        got = read_counters(switch_namespace(self.topo.name), sorted(set(short.values())), qos.dscp_cos, thresholds)
-        return {p: got[s] for p, s in short.items()}
+            return NftCounters()
+        return read_nft(switch_namespace(self.topo.name))
 
-    def queue_stats(self, ports: list[str]) -> dict[str, list[QueueStat]]:
-        """Egress queues 1-4 of ``ports`` (short names): bytes and packets sent, packets dropped,
-        from one ``tc -s -j qdisc show`` (the IOS-XE ``show policy-map interface``); zeros on a
-        switch that does not apply. Raises QoslabError when tc fails."""
+    def qdiscs(self) -> dict[str, list[dict[str, Any]]]:
+        """Every switch port's qdiscs with their statistics, by Linux interface (one ``tc -s -j
+        qdisc show``); empty on a switch that does not apply. Raises QoslabError when tc fails."""
         if not self.apply_enabled:
-            return {p: [QueueStat() for _ in range(4)] for p in ports}
-        by_dev: dict[str, list[dict]] = {}
-        for q in run_json(["tc", "-n", switch_namespace(self.topo.name), "-s", "-j", "qdisc", "show"]):
-            by_dev.setdefault(str(q.get("dev", "")), []).append(q)
-        return {p: parse_tc_queues(by_dev.get(linux_ifname(p), [])) for p in ports}
+            return {}
+        return read_qdiscs(switch_namespace(self.topo.name))
+
+    def links(self) -> dict[str, dict[str, Any]]:
+        """Every switch port's link statistics (``stats64``: ``rx``/``tx`` packets, bytes,
+        dropped), by Linux interface (one ``ip -s -j link show``); empty on a switch that does not
+        apply. Raises QoslabError when ip fails."""
+        if not self.apply_enabled:
+            return {}
+        return read_links(switch_namespace(self.topo.name))
 
     def fdb(self) -> list[MacEntry]:
         """The MAC addresses the testbed's bridge learned on the switch ports (``show mac
@@ -122,10 +119,3 @@ class VirtualCatalyst:
         ports = {linux_ifname(p): canonical_port(p) for p in self.topo.switch.ports}
         return parse_fdb(run_json(["bridge", "-n", switch_namespace(self.topo.name), "-j", "fdb", "show", "br",
                                    BRIDGE]), ports)
-
-    def class_counters(self) -> dict[tuple[str, str], ClassCounters]:
-        """Per (long port, class) counters of the input policies (``show policy-map interface``),
-        from the nftables class and policer rules; empty on a switch that does not apply."""
-        if not self.apply_enabled:
-            return {}
-        return read_nft(switch_namespace(self.topo.name)).classes

@@ -1,26 +1,25 @@
-"""Per-port QoS counters of the virtual Catalyst, read from the kernel (nftables and tc) into the
-plain data the show renderers take (:class:`qoslab.ios.show_qos.PortCounters`,
-:class:`qoslab.vcatalyst.show_mqc.ClassCounters`).
+"""The virtual switch's kernel readings, dialect-neutral: what the data path counted, as plain
+data the dialect packages (:mod:`qoslab.vcatalyst.dialects`) turn into their show commands.
 
-Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read, for all ports):
+Sources (one ``nft -j -n list table`` and one ``tc -s -j qdisc show`` per read, for all ports;
+``bridge -j fdb show`` for the MAC table):
 
-- DSCP incoming: the ``dscp_in`` set of table ``bridge qoslab`` (IPv4 packets per ingress port and
-  DSCP as received, before any rewrite); DSCP outgoing: ``dscp_out`` (per egress port, after the
-  rewrite, as offered to the egress queue). :mod:`qoslab.vcatalyst.nftcompile` builds both.
-- CoS incoming/outgoing: derived, not counted: every frame on the testbed is untagged, so a 3750
-  gives it the port's default CoS 0 on the way in; on the way out the DSCP-to-CoS map of the
-  DSCP sent (IPv4 packets only, like the DSCP tables).
-- Output queues: packets enqueued (sent + still queued) and dropped by each egress queue's bfifo
-  (handles 11:-14:; QoS off: the port's single FIFO ``10:`` counts as queue 1). A queue's bfifo
-  limit is the WTD threshold its DSCPs map to (:func:`qoslab.vcatalyst.tccompile.wtd_limits`), and
-  its packets count under that threshold.
-- Policer: in profile = packets of a policed class that conformed, out of profile = dropped by it
+- DSCP histograms: the ``dscp_in`` set of table ``bridge qoslab`` (IPv4 packets per ingress port
+  and DSCP as received, before any rewrite) and ``dscp_out`` (per egress port, after the rewrite,
+  as offered to the egress queue). :mod:`qoslab.vcatalyst.nftcompile` builds both.
+- Policers: in profile = packets of a policed class that conformed, out of profile = dropped by it
   (rule comments ``police-in|PORT|CLASS`` / ``police-out|PORT|CLASS``).
-- Per policy-map class (``show policy-map interface``): packets and bytes classified (in + out of
-  profile), bytes conformed and exceeded.
+- Per policy-map class: packets and bytes classified (in + out of profile), bytes conformed and
+  exceeded (:class:`qoslab.vcatalyst.facts.ClassCounters`).
+- Egress queues: each port's qdiscs as tc reports them (:func:`read_qdiscs`, by Linux interface);
+  which bfifo is which queue is the tc plan's (:mod:`qoslab.vcatalyst.tccompile`), read by the
+  dialect (the 3750's ``show mls qos interface statistics``, the 9300's queue counters).
+- Links: each switch port's packets and bytes in and out (:func:`read_links`: ``show interfaces``).
+- MAC table: the bridge's learned addresses on the switch ports (:func:`parse_fdb`).
 
-The parsers (:func:`parse_nft`, :func:`parse_tc`) are pure; :func:`read_counters` runs the tools.
-Counters restart from zero when the switch re-applies its plan (a push that changes the QoS config).
+The parsers (:func:`parse_nft`, :func:`parse_fdb`) are pure; :func:`read_nft`, :func:`read_qdiscs`
+and :func:`run_json` run the tools. Counters restart from zero when the switch re-applies its plan
+(a push that changes the QoS config).
 """
 
 from __future__ import annotations
@@ -31,10 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import QoslabError
-from ..ios.show_qos import PortCounters
-from ..topology import linux_ifname, long_port
+from ..topology import long_port
+from .facts import ClassCounters, MacEntry, dotted_mac
 from .nftcompile import TABLE
-from .show_mqc import ClassCounters
 
 
 def _zeros(n: int) -> list[int]:
@@ -88,20 +86,6 @@ def _rule_counters(out: NftCounters, r: dict[str, Any]) -> None:
         c.exceeded_bytes += nbytes
 
 
-def parse_tc(qdiscs: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
-    """(enqueued, dropped) packets per egress queue 1-4 from ``tc -s -j qdisc show dev X`` (pure):
-    the bfifo with handle 1Q: is queue Q; handle 10: (QoS off, one FIFO) counts as queue 1."""
-    enq, drop = _zeros(4), _zeros(4)
-    for q in qdiscs:
-        if q.get("kind") != "bfifo":
-            continue
-        handle = int(str(q.get("handle", "0:")).split(":")[0] or 0)
-        i = handle - 11 if 11 <= handle <= 14 else 0
-        enq[i] += int(q.get("packets", 0)) + int(q.get("qlen", 0))
-        drop[i] += int(q.get("drops", 0))
-    return enq, drop
-
-
 def run_json(argv: list[str]) -> Any:
     """Run ``argv`` and parse its JSON output ([] when empty). Raises QoslabError naming the
     command and its first error line when it fails."""
@@ -111,39 +95,34 @@ def run_json(argv: list[str]) -> Any:
     return json.loads(p.stdout or "[]")
 
 
-def combine(port: str, nft: NftCounters, tc: tuple[list[int], list[int]], dscp_cos: dict[int, int],
-            thresholds: list[int] | None = None) -> PortCounters:
-    """One port's :class:`PortCounters` from parsed nft and tc counters (pure; CoS derived, see
-    the module doc). ``thresholds``: the WTD threshold 1-3 each egress queue 1-4 emulates
-    (:func:`qoslab.vcatalyst.tccompile.wtd_limits`), under which its enqueued and dropped packets are
-    counted; default threshold 1 for every queue."""
-    dev = linux_ifname(port)
-    c = PortCounters()
-    c.dscp_in = list(nft.dscp_in.get(dev, c.dscp_in))
-    c.dscp_out = list(nft.dscp_out.get(dev, c.dscp_out))
-    c.cos_in[0] = sum(c.dscp_in)
-    for d, n in enumerate(c.dscp_out):
-        c.cos_out[dscp_cos.get(d, d // 8)] += n
-    enq, drop = tc
-    for q in range(4):
-        t = (thresholds or [1, 1, 1, 1])[q] - 1
-        c.enqueued[q][t], c.dropped[q][t] = enq[q], drop[q]
-    c.policer_in, c.policer_out = nft.policer.get(port, [0, 0])
-    return c
-
-
 def read_nft(ns: str) -> NftCounters:
     """The parsed counters of table ``bridge qoslab`` in namespace ``ns``. Raises QoslabError."""
     return parse_nft(run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
 
 
-def read_counters(ns: str, ports: list[str], dscp_cos: dict[int, int],
-                  thresholds: dict[str, list[int]] | None = None) -> dict[str, PortCounters]:
-    """Counters of ``ports`` (short names, e.g. ``Gi1/0/1``) in switch namespace ``ns``.
-    Raises QoslabError when nft or tc fails (e.g. the namespace is gone)."""
-    nft = read_nft(ns)
+def read_qdiscs(ns: str) -> dict[str, list[dict[str, Any]]]:
+    """Every qdisc of namespace ``ns`` with its statistics, by Linux interface name (one ``tc -s
+    -j qdisc show`` for all ports). Raises QoslabError when tc fails (e.g. the namespace is gone)."""
     by_dev: dict[str, list[dict[str, Any]]] = {}
-    for q in run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):  # every port's qdiscs at once
+    for q in run_json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):
         by_dev.setdefault(str(q.get("dev", "")), []).append(q)
-    tc = {p: parse_tc(by_dev.get(linux_ifname(p), [])) for p in ports}
-    return {p: combine(p, nft, tc[p], dscp_cos, (thresholds or {}).get(p)) for p in ports}
+    return by_dev
+
+
+def read_links(ns: str) -> dict[str, dict[str, Any]]:
+    """Every interface's ``stats64`` (``rx``/``tx``: packets, bytes, dropped ...) in namespace
+    ``ns``, by Linux interface name (one ``ip -s -j link show``). Raises QoslabError when ip fails."""
+    return {str(link.get("ifname", "")): dict(link.get("stats64", {}))
+            for link in run_json(["ip", "-n", ns, "-s", "-j", "link", "show"])}
+
+
+def parse_fdb(entries: list[dict[str, Any]], ports: dict[str, str]) -> list[MacEntry]:
+    """The learned addresses of ``bridge -j fdb show br BRIDGE``: dynamic entries (not
+    ``permanent``/``static``, not the bridge's own ``self`` ones) on a switch port (``ports``:
+    Linux interface name -> short port name), in VLAN 1 unless the entry names one. Pure."""
+    out = []
+    for e in entries:
+        if e.get("state") in ("permanent", "static") or "self" in e.get("flags", []) or e.get("ifname") not in ports:
+            continue
+        out.append(MacEntry(int(e.get("vlan", 1)), dotted_mac(e["mac"]), ports[e["ifname"]]))
+    return out

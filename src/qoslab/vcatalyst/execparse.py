@@ -1,150 +1,60 @@
-"""The EXEC command language of the virtual Catalyst 3750, as pure functions: parsing with IOS
+"""The EXEC command language of the virtual switch, as pure functions: parsing with IOS
 keyword abbreviations (``sh mls qos int gi1/0/1 stat``), case-insensitive keywords and interface
 names (``gi1/0/1``, ``g1/0/1``, ``GigabitEthernet 1/0/1``), the caret under the first token that
 does not fit, ambiguity (``% Ambiguous command``), and the output modifiers ``| include``,
 ``| exclude``, ``| begin``, ``| section``, ``| count``.
 
-:func:`parse_exec` turns a line into an :class:`ExecCommand` (a command name from
-:data:`EXEC_COMMANDS` and its arguments); the caller (the virtual switch's session) runs it and
-passes the output through :func:`apply_modifier`. Nothing here touches the switch state.
+:func:`parse_exec` turns a line into an :class:`ExecCommand` (a command name from the dialect's
+:class:`ExecTable` and its arguments: each dialect has its own table, the IOS family's in
+:mod:`qoslab.vcatalyst.dialects.ioscommon.commands`); the caller (the virtual switch's session)
+runs it and passes the output through :func:`apply_modifier`. Nothing here touches the switch
+state.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..ios.grammar import IosError
 from ..ios.names import merge_port_tokens, parse_port
-from ..ios.show_qos import MAP_NAMES
 
-#: EXEC commands: name -> token specs. Literals may be abbreviated; ``{port}`` an interface
-#: (one token or two, ``gi 1/0/1``), ``{word}`` a name, ``{n:A-B}`` a number, ``{url}`` a file
-#: (``flash:x``, ``running-config`` ...), ``{rest}`` the rest of the line.
-EXEC_COMMANDS: dict[str, str] = {
-    "show version": "show version",
-    "show running-config": "show running-config",
-    "show running-config all": "show running-config all",
-    "show running-config interface port": "show running-config interface {port}",
-    "show running-config partition access-list": "show running-config partition access-list",
-    "show startup-config": "show startup-config",
-    "show privilege": "show privilege",
-    "show inventory": "show inventory",
-    "show hosts": "show hosts",
-    "show clock": "show clock",
-    "show interfaces": "show interfaces",
-    "show interfaces status": "show interfaces status",
-    "show interfaces port": "show interfaces {port}",
-    "show interfaces port status": "show interfaces {port} status",
-    "show ip interface": "show ip interface",
-    "show ip interface brief": "show ip interface brief",
-    "show ip interface port": "show ip interface {port}",
-    "show ipv6 interface": "show ipv6 interface",
-    "show ip access-lists": "show ip access-lists",
-    "show ip access-lists name": "show ip access-lists {word}",
-    "show access-lists": "show access-lists",
-    "show access-lists name": "show access-lists {word}",
-    "show class-map": "show class-map",
-    "show class-map name": "show class-map {word}",
-    "show policy-map": "show policy-map",
-    "show policy-map interface": "show policy-map interface",
-    "show policy-map interface port": "show policy-map interface {port}",
-    "show policy-map name": "show policy-map {word}",
-    "show mls qos": "show mls qos",
-    "show mls qos interface": "show mls qos interface",
-    "show mls qos interface port": "show mls qos interface {port}",
-    "show mls qos interface queueing": "show mls qos interface queueing",
-    "show mls qos interface statistics": "show mls qos interface statistics",
-    "show mls qos interface buffers": "show mls qos interface buffers",
-    "show mls qos interface port queueing": "show mls qos interface {port} queueing",
-    "show mls qos interface port statistics": "show mls qos interface {port} statistics",
-    "show mls qos interface port buffers": "show mls qos interface {port} buffers",
-    "show mls qos queue-set": "show mls qos queue-set",
-    "show mls qos queue-set n": "show mls qos queue-set {n:1-2}",
-    "show mls qos maps": "show mls qos maps",
-    **{f"show mls qos maps {m}": f"show mls qos maps {m}" for m in MAP_NAMES},
-    "show mls qos input-queue": "show mls qos input-queue",
-    "show archive": "show archive",
-    "show archive config differences": "show archive config differences {url} {url2}",
-    "show archive config incremental-diffs": "show archive config incremental-diffs {url} ignorecase",
-    "show archive config incremental-diffs plain": "show archive config incremental-diffs {url}",
-    "show archive config rollback timer": "show archive config rollback timer",
-    "show monitor": "show monitor",
-    "show monitor session n": "show monitor session {n:1-66}",
-    "show monitor session all": "show monitor session all",
-    "show monitor session local": "show monitor session local",
-    "show vlan": "show vlan",
-    "show vlan brief": "show vlan brief",
-    "show vlan id n": "show vlan id {n:1-4094}",
-    "show lldp": "show lldp",
-    "show lldp neighbors": "show lldp neighbors",
-    "show lldp neighbors detail": "show lldp neighbors detail",
-    "show cdp": "show cdp",
-    "show cdp neighbors": "show cdp neighbors",
-    "show cdp neighbors detail": "show cdp neighbors detail",
-    "show arp": "show arp",
-    "show ip arp": "show ip arp",
-    "show ip route": "show ip route",
-    "show mac address-table": "show mac address-table",
-    "show mac address-table dynamic": "show mac address-table dynamic",
-    "show mac address-table interface port": "show mac address-table interface {port}",
-    "show environment all": "show environment all",
-    "show environment fan": "show environment fan",
-    "show environment temperature": "show environment temperature",
-    "show snmp": "show snmp",
-    "show snmp chassis": "show snmp chassis",
-    "show snmp community": "show snmp community",
-    "show interfaces switchport": "show interfaces switchport",
-    "show interfaces port switchport": "show interfaces {port} switchport",
-    "show interfaces counters": "show interfaces counters",
-    "show memory statistics": "show memory statistics",
-    "show processes cpu": "show processes cpu",
-    "show file systems": "show file systems",
-    "dir": "dir",
-    "dir url": "dir {url}",
-    "more url": "more {url}",
-    "verify md5": "verify /md5 {url}",
-    "delete url": "delete {url}",
-    "delete force url": "delete /force {url}",
-    "copy": "copy {url} {url2}",
-    "enable": "enable",
-    "tclsh": "tclsh",
-    "disable": "disable",
-    "configure terminal": "configure terminal",
-    "configure": "configure",
-    "configure replace": "configure replace {url} {rest}",
-    "configure replace plain": "configure replace {url}",
-    "write memory": "write memory",
-    "write": "write",
-    "terminal length": "terminal length {n:0-512}",
-    "terminal width": "terminal width {n:0-512}",
-    "terminal monitor": "terminal monitor",
-    "terminal no monitor": "terminal no monitor",
-    "exit": "exit",
-    "logout": "logout",
-    "quit": "quit",
-}
-_SPECS = {name: tuple(text.split()) for name, text in EXEC_COMMANDS.items()}
-#: Commands user EXEC (``>``, privilege level 1) may run; everything else needs ``enable``. From
-#: the "Command Modes" of each command in the Catalyst 3750 Command Reference 12.2(55)SE and the
-#: Cisco IOS Configuration Fundamentals Command Reference 12.2: the status and table displays
-#: (version, inventory, clock, hosts, interfaces, ip interface/arp/route, vlan, arp, mac
-#: address-table, cdp, lldp, env, processes) are User EXEC; configurations (running, startup,
-#: archive), QoS and ACL settings, SNMP (it shows community strings), memory, monitor sessions
-#: and files are Privileged EXEC. See src/qoslab/vcatalyst/README.md.
-USER_EXEC = {n for n in EXEC_COMMANDS if n.startswith((
-    "show version", "show privilege", "show inventory", "show hosts", "show clock", "show interfaces",
-    "show ip interface", "show ip arp", "show ip route", "show vlan", "show arp", "show mac address-table",
-    "show cdp", "show lldp", "show environment", "show processes cpu", "enable", "terminal", "exit", "logout",
-    "quit"))}
+
+@dataclass(frozen=True)
+class ExecTable:
+    """A dialect's EXEC command language: ``commands`` = name -> token specs (literals may be
+    abbreviated; ``{port}`` an interface (one token or two, ``gi 1/0/1``), ``{word}`` a name,
+    ``{n:A-B}`` a number, ``{url}`` a file (``flash:x``, ``running-config`` ...), ``{rest}`` the
+    rest of the line), and ``user_exec``, the names user EXEC (``>``, privilege level 1) may run
+    (everything else needs ``enable``)."""
+
+    commands: dict[str, str]
+    user_exec: frozenset[str]
+
+    @cached_property
+    def specs(self) -> dict[str, tuple[str, ...]]:
+        """Name -> the specs as tokens."""
+        return {name: tuple(text.split()) for name, text in self.commands.items()}
+
+    def without(self, *prefixes: str) -> ExecTable:
+        """This table less the commands whose names start with one of ``prefixes``."""
+        keep = {n: t for n, t in self.commands.items() if not n.startswith(prefixes)}
+        return ExecTable(keep, frozenset(n for n in self.user_exec if n in keep))
+
+    def plus(self, commands: dict[str, str], user_exec: frozenset[str] = frozenset()) -> ExecTable:
+        """This table and ``commands`` (``user_exec`` of them user EXEC)."""
+        return ExecTable({**self.commands, **commands}, self.user_exec | user_exec)
+
+
 _URL = re.compile(r"^([a-z]+:[^\s]*|running-config|startup-config|[A-Za-z0-9_.\-/]+)$")
 _MODIFIERS = ("include", "exclude", "begin", "section", "count")
 
 
 @dataclass
 class ExecCommand:
-    """A parsed EXEC line: command name (a key of :data:`EXEC_COMMANDS`), its arguments
+    """A parsed EXEC line: command name (a key of the :class:`ExecTable`), its arguments
     (``port``, ``word``, ``n``, ``url``, ``url2``, ``rest``) and the output modifier, if any
     (``("include", REGEX)``)."""
 
@@ -194,14 +104,14 @@ def _step(alive: Specs, i: int, tok: str, line: str, col: int) -> tuple[Specs, d
     return keep, vals
 
 
-def parse_exec(line: str) -> ExecCommand:
-    """Parse one EXEC line. Raises IosError (``invalid`` with the caret column in ``line``,
-    ``incomplete``, or ``ambiguous``) as IOS would answer."""
+def parse_exec(line: str, table: ExecTable) -> ExecCommand:
+    """Parse one EXEC line against a dialect's ``table``. Raises IosError (``invalid`` with the
+    caret column in ``line``, ``incomplete``, or ``ambiguous``) as IOS would answer."""
     body, modifier = _split_modifier(line)
     toks = merge_port_tokens([(m.group(0), m.start()) for m in re.finditer(r"\S+", body)])
     if not toks:
         raise IosError(line, 0, "incomplete")
-    alive = dict(_SPECS)
+    alive = dict(table.specs)
     args: dict[str, dict[str, Any]] = {n: {} for n in alive}
     cols: dict[str, dict[str, int]] = {n: {} for n in alive}
     for i, (tok, col) in enumerate(toks):

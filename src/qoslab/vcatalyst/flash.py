@@ -1,17 +1,20 @@
 """The virtual Catalyst's ``flash:`` file system: files in its state folder
 (``/run/qoslab/vswitch-NAME/flash``), ``dir`` / ``more`` / ``verify /md5`` / ``delete`` and the
 SCP server side (``scp -t flash:/NAME``, refused until ``ip scp server enable``), as NAPALM's
-``ios`` driver and netmiko's file transfer use them."""
+``ios`` driver and netmiko's file transfer use them; the ``dir`` listing of IOS 12.2
+(:func:`render_dir`)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import re
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from .show_sys import DeviceFacts, FileEntry, render_dir
+from .facts import DeviceFacts
 
 #: ``dir flash:`` of a WS-C3750G-24T (32 MB flash): "32514048 bytes total"
 FLASH_BYTES = 32514048
@@ -23,6 +26,28 @@ IMAGE = DeviceFacts.image
 IMAGE_BYTES = 16_000_000
 #: The file a 3750 keeps its startup-config in (``boot config-file``, default flash:config.text).
 CONFIG_TEXT = "config.text"
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A file on flash: name, size in bytes, modification time (epoch seconds)."""
+
+    name: str
+    size: int
+    mtime: float
+
+
+def render_dir(fs: str, files: list[FileEntry], total: int, path: str = "", used: int | None = None) -> str:
+    """``dir FS[/PATH]``: IOS 12.2 listing (index, permissions, size, date, name) and the
+    ``bytes total (... bytes free)`` line NAPALM and netmiko read; ``used``: bytes used on the
+    whole file system (default: the listed files)."""
+    out = [f"Directory of {fs}/{path}", ""]
+    for i, e in enumerate(files, 2):
+        stamp = time.strftime("%b %d %Y %H:%M:%S +00:00", time.gmtime(e.mtime))
+        out.append(f"{i:5d}  -rwx  {e.size:10d}  {stamp}  {e.name}")
+    used = sum(e.size for e in files) if used is None else used
+    out += ["", f"{total} bytes total ({total - used} bytes free)"]
+    return "\n".join(out) + "\n"
 
 
 class Flash:

@@ -30,13 +30,18 @@ Rule comments name port and class (``police-out|Gi1/0/1|class112``) so counters 
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 
 from ..ios import Ace, InterfaceQos, PolicyClass, QosConfig
+from ..ios.acl import Addr, Ports
+from ..ios.aclnames import PROTOCOLS
 from ..topology import Topology, linux_ifname
 
 #: The table the virtual Catalyst owns in the switch namespace.
 TABLE = "qoslab"
+#: IP protocols nft knows by the name IOS uses (others are matched by number).
+NFT_PROTOCOLS = ("tcp", "udp", "icmp")
 #: Elements of each DSCP counter set: (ports x 64 DSCP values) with room to spare.
 SET_SIZE = 8192
 
@@ -60,25 +65,69 @@ def priority(qos: QosConfig, dscp: int) -> str:
     return f"1:1{qos.dscp_output_queue[dscp]}"
 
 
-def _ace_match(ace: Ace) -> str:
-    """nft match expression of an ACE's fields (addresses, protocol, ports)."""
-    parts = []
-    if ace.src is not None:
-        parts.append(f"ip saddr {ace.src}")
-    if ace.dst is not None:
-        parts.append(f"ip daddr {ace.dst}")
-    if ace.proto in ("tcp", "udp"):
-        parts.append(f"ip protocol {ace.proto}")
-        if ace.src_port is not None:
-            parts.append(f"{ace.proto} sport {_ports(ace.src_port, ace.src_port_hi)}")
-        if ace.dst_port is not None:
-            parts.append(f"{ace.proto} dport {_ports(ace.dst_port, ace.dst_port_hi)}")
+def _addr(field: str, a: Addr) -> list[str]:
+    """nft match of an ACE address: a prefix when its wildcard is contiguous, else the masked
+    compare (``ip saddr & 255.0.255.0 == 10.0.1.0``); nothing for ``any``."""
+    if a.is_any:
+        return []
+    net = a.network
+    if net is not None:
+        return [f"ip {field} {net}"]
+    mask = ipaddress.IPv4Address(~a.wildcard & 0xFFFFFFFF)
+    return [f"ip {field} & {mask} == {ipaddress.IPv4Address(a.ip)}"]
+
+
+def _ports(proto: str, field: str, p: Ports) -> str:
+    """nft port match of ``eq|neq|gt|lt P`` or ``range LO HI`` (inclusive)."""
+    op = {"eq": "", "neq": "!= ", "gt": "> ", "lt": "< "}.get(p.op)
+    value = f"{p.lo}-{p.hi}" if p.op == "range" else f"{op}{p.lo}"
+    return f"{proto} {field} {value}"
+
+
+#: TCP header flag bits (RFC 793).
+TCP_BITS = {"fin": 0x01, "syn": 0x02, "rst": 0x04, "psh": 0x08, "ack": 0x10, "urg": 0x20}
+
+
+def _tcp_flags(ace: Ace) -> list[str]:
+    """nft matches of an ACE's TCP flags: single flags all set; ``match-all|match-any`` over
+    signed flags as the set of flag combinations (of the flags named) that satisfy it."""
+    out = []
+    if ace.flags:
+        mask = sum(TCP_BITS[f] for f in ace.flags)
+        out.append(f"tcp flags & {mask:#04x} == {mask:#04x}")
+    if ace.flag_match is not None:
+        how, signed = ace.flag_match
+        bits = [(TCP_BITS[f[1:]], f[0] == "+") for f in signed]
+        mask = sum(b for b, _ in bits)
+        test = all if how == "match-all" else any
+        values = [v for v in range(mask + 1) if v & ~mask == 0 and test(bool(v & b) == want for b, want in bits)]
+        out.append(f"tcp flags & {mask:#04x} {{ {', '.join(f'{v:#04x}' for v in values)} }}")
+    return out
+
+
+def ace_match(ace: Ace) -> str:
+    """nft match expression of an ACE's fields (the Catalysts' data path and the EOS dialect's:
+    :mod:`qoslab.vcatalyst.dialects.eos.datapath`): addresses, protocol (by number where nft has no
+    name for it), ports, ICMP type/code, ``established`` (ACK or RST set), TCP flags, ``dscp`` and
+    ``precedence`` (the DSCPs whose top three bits are the precedence). ``log`` is not matched
+    on (it only logs on a switch)."""
+    parts = _addr("saddr", ace.src) + (_addr("daddr", ace.dst) if ace.dst is not None else [])
+    if ace.proto != "ip":
+        parts.append(f"ip protocol {ace.proto if ace.proto in NFT_PROTOCOLS else PROTOCOLS.get(ace.proto, ace.proto)}")
+    if ace.sport is not None:
+        parts.append(_ports(ace.proto, "sport", ace.sport))
+    if ace.dport is not None:
+        parts.append(_ports(ace.proto, "dport", ace.dport))
+    if ace.icmp is not None:
+        parts.append(f"icmp type {ace.icmp[0]}" + (f" icmp code {ace.icmp[1]}" if ace.icmp[1] is not None else ""))
+    if ace.established:
+        parts.append("tcp flags & (ack | rst) != 0")
+    parts += _tcp_flags(ace)
+    if ace.dscp is not None:
+        parts.append(f"ip dscp {ace.dscp}")
+    if ace.precedence is not None:
+        parts.append(f"ip dscp {ace.precedence * 8}-{ace.precedence * 8 + 7}")
     return " ".join(parts) or "meta protocol ip"
-
-
-def _ports(lo: int, hi: int | None) -> str:
-    """nft port match of an ACE's ``eq LO`` (hi None) or ``range LO HI`` (``LO-HI``, inclusive)."""
-    return str(lo) if hi is None else f"{lo}-{hi}"
 
 
 def _label(qos: QosConfig, dscp: int) -> str:
@@ -148,13 +197,15 @@ def _class_rules(qos: QosConfig, pc: PolicyClass, aname: str, mname: str,
         aces = qos.acls.get(acl, [])
         if not aces:
             notes.append(f"class-map {cm.name}: ACL {acl} is not configured (matches nothing)")
+        if any(a.log for a in aces):
+            notes.append(f"access-list {acl}: log/log-input is not emulated (the entries match, nothing is logged)")
         if any(a.action == "deny" for a in aces):
             sub = f"{mname}_{len(rules)}"
-            chains[sub] = [f"{_ace_match(a)} {acl_dscp}" + ("return" if a.action == "deny" else f"goto {aname}")
+            chains[sub] = [f"{ace_match(a)} {acl_dscp}" + ("return" if a.action == "deny" else f"goto {aname}")
                            for a in aces]
             rules.append(f"jump {sub}")
         else:
-            rules += [f"{_ace_match(a)} {acl_dscp}goto {aname}" for a in aces]
+            rules += [f"{ace_match(a)} {acl_dscp}goto {aname}" for a in aces]
     return rules + only_dscp
 
 

@@ -23,20 +23,21 @@ from ..testbed.plan import vswitch_dir
 from ..testbed.statedir import private_dir
 from ..topology import Topology
 from .core import VirtualCatalyst
+from .eapiserver import ensure_certificate, start_eapi
 from .flash import sftp_factory
 from .session import IosSession
-from .sshprofile import SshProfile, ssh_profile
+from .sshprofile import MODERN, SshProfile, ssh_profile
 
 
-def ensure_identity(d: Path, profile: str | None = None) -> Credentials:
+def ensure_identity(d: Path, profile: SshProfile | None = None) -> Credentials:
     """Create (once) the credentials file and the SSH host key of a virtual switch in ``d`` (mode
     0700), both mode 0600 from the first byte; return the credentials. The host key is of the SSH
     profile's type (:mod:`.sshprofile`: RSA 2048 for the 3750, as ``crypto key generate rsa
-    modulus 2048``; ed25519 for ``modern``); a key of another type (the profile changed) is
-    replaced, as a switch whose keys are regenerated."""
+    modulus 2048``; ed25519 for ``modern``, the default); a key of another type (the profile
+    changed) is replaced, as a switch whose keys are regenerated."""
     private_dir(d)
     creds = generate_credentials(d / "credentials")
-    key, kind = d / "ssh_host_key", ssh_profile(profile).host_key_type
+    key, kind = d / "ssh_host_key", (profile or MODERN).host_key_type
     if key.exists() and asyncssh.read_private_key(str(key)).get_algorithm() != kind:
         key.unlink()
     if not key.exists():
@@ -223,8 +224,9 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
                        lock: asyncio.Lock, profile: str | None = None) -> asyncssh.SSHAcceptor:
     """The virtual switch's SSH server: password login, interactive shell (:func:`run_shell`),
     exec channel (:func:`run_exec`), SCP into flash: when ``ip scp server enable`` is configured;
-    announcing the algorithms of SSH profile ``profile`` (:mod:`.sshprofile`, default the 3750's)."""
-    prof = ssh_profile(profile)
+    announcing the algorithms of SSH profile ``profile`` (:mod:`.sshprofile`; None: the switch's
+    dialect's default)."""
+    prof = ssh_profile(profile, switch.dialect)
 
     class Server(asyncssh.SSHServer):
         def begin_auth(self, username: str) -> bool:
@@ -237,7 +239,7 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
             return username == creds.username and secrets.compare_digest(password.encode(), creds.password.encode())
 
     def process(p):
-        s = IosSession(switch, creds.secret)
+        s = switch.dialect.session(switch, creds.secret) or IosSession(switch, creds.secret)
         if p.command:
             return run_exec(p, s, lock)
         # The first prompt is written here, synchronously, when the shell starts: the line editor
@@ -247,7 +249,7 @@ async def start_server(switch: VirtualCatalyst, creds: Credentials, host: str, p
         _one_line_at_a_time(p)
         return run_shell(p, s, lock)
 
-    enabled = lambda: "ip scp server enable" in switch.running.kept  # noqa: E731
+    enabled = lambda: "ip scp server enable" in getattr(switch.running, "kept", ())  # noqa: E731
     return await asyncssh.create_server(
         Server, host, port, server_host_keys=[host_keypair(host_key, prof)], **prof.server_options(),
         process_factory=process, line_editor=True,
@@ -259,9 +261,14 @@ async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | N
     """Run the virtual Catalyst of ``topology`` on its management endpoint until cancelled."""
     d = vswitch_dir(topology.name)
     mg = topology.switch.management
-    creds = ensure_identity(d, mg.ssh_profile)
     switch = VirtualCatalyst(topology, apply=apply)
+    creds = ensure_identity(d, ssh_profile(mg.ssh_profile, switch.dialect))
     switch.apply()
+    eapi = None
+    if switch.dialect.eapi and mg.eapi_port:  # before SSH: a listening SSH port means both are up
+        cert, key = ensure_certificate(d, topology.switch.hostname)
+        eapi = await start_eapi(lambda: switch.dialect.session(switch, creds.secret, privileged=True), creds,
+                                mg.host, mg.eapi_port, cert, key, switch.lock)
     server = await start_server(switch, creds, mg.host, mg.port, str(d / "ssh_host_key"), switch.lock,
                                 mg.ssh_profile)
     if ready:
@@ -270,3 +277,5 @@ async def serve(topology: Topology, apply: bool = True, ready: asyncio.Event | N
         await asyncio.Event().wait()
     finally:
         server.close()
+        if eapi is not None:
+            await eapi.cleanup()

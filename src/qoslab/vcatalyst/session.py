@@ -1,7 +1,9 @@
-"""One CLI session of the virtual Catalyst 3750 as automation clients see it: user and privileged
-EXEC, ``enable`` (three tries, ``% Bad secrets``), configuration mode (:func:`qoslab.ios.interpret`),
-every show command through :mod:`qoslab.vcatalyst.execparse` (abbreviations, interface names, output
-modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`.flash`),
+"""One CLI session of the virtual switch as automation clients see it, dialect-neutral: user and
+privileged EXEC, ``enable`` (three tries, ``% Bad secrets``), configuration mode (the dialect's
+interpreter, :func:`qoslab.ios.interpret` for the Catalysts), every EXEC line parsed by
+:mod:`qoslab.vcatalyst.execparse` against the dialect's command table (abbreviations, interface
+names, output modifiers), show commands answered by the dialect
+(:meth:`qoslab.vcatalyst.dialects.Dialect.show`), the flash: file system (:mod:`.flash`),
 ``copy``, ``show archive config ...`` and ``configure replace`` (:mod:`qoslab.vcatalyst.archive`),
 ``tclsh`` as far as NAPALM's and netmiko's inline transfer type it, and a line buffer of
 :data:`LINE_MAX` characters (a longer line is rejected whole).
@@ -9,10 +11,9 @@ modifiers) and the pure renderers (:mod:`.show`), the flash: file system (:mod:`
 :class:`IosSession` is transport-free: :meth:`IosSession.line` takes one typed line and returns a
 :class:`Reply` (text, whether to close, whether the next line is a secret or an answer to a
 prompt); :mod:`.server` drives it over SSH (shell with ``--More--`` paging, exec channel). The
-switch object provides ``running`` (RunningConfig), ``topo``, ``dir``, ``booted``, ``save()``,
-``apply()``, ``factory()`` and ``counters(long_port) -> PortCounters``; optionally
-``counters_of(long_ports) -> {port: PortCounters}`` (several ports from one reading),
-``link_counters(long_port) -> dict`` and ``class_counters() -> {(port, class): ClassCounters}``.
+switch object provides ``running`` (RunningConfig), ``topo``, ``dir``, ``booted``, ``dialect``
+(:class:`qoslab.vcatalyst.dialects.Dialect`), ``save()``, ``apply()``, ``factory()``, and what
+:mod:`qoslab.vcatalyst.dialects.base` lists for the show commands (kernel readings, optional).
 """
 
 from __future__ import annotations
@@ -23,35 +24,23 @@ import resource
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..errors import QoslabError
-from ..ios import IosError, Mode, interpret
-from ..ios.xe import templates_of
+from ..ios import IosError, Mode
+from . import ping
 from .archive import config_differences, copied, incremental_diffs, merge, replace
 from .cli_help import context_help
-from .execparse import EXEC_COMMANDS, USER_EXEC, ExecCommand, apply_modifier, parse_exec
+from .dialects import Reply, ShowContext
+from .execparse import ExecCommand, apply_modifier, parse_exec
+from .facts import DeviceFacts
 from .fileprompt import confirmed, copy_questions, delete_questions, prompt_mode
 from .flash import Flash
-from .show import show_output
-from .show_sys import DeviceFacts, render_privilege
 
 #: The longest command line the session takes (characters). A longer line, typed or sent on the
 #: exec channel, is rejected whole (nothing of it runs) with IOS's ``% Invalid input`` and the
 #: caret at the first character past the buffer; the shell has echoed it in full, so the client
 #: stays in step and the next line runs in the mode it expects.
 LINE_MAX = 4096
-
-
-@dataclass
-class Reply:
-    """What to print; ``close``: end the session; ``secret``: the next line is a password (no
-    echo); ``prompt``: the next line answers a question (printed instead of the prompt)."""
-
-    text: str = ""
-    close: bool = False
-    secret: bool = False
-    prompt: str | None = None
 
 
 def device_facts(sw) -> DeviceFacts:
@@ -68,6 +57,7 @@ class IosSession:
 
     def __init__(self, switch, secret: str, privileged: bool = False):
         self.sw = switch
+        self.dialect = switch.dialect
         self.secret = secret
         self.privileged = privileged
         self.mode: Mode | None = None
@@ -81,12 +71,8 @@ class IosSession:
 
     @property
     def prompt(self) -> str:
-        host = self.sw.running.hostname
-        if self.mode is not None:
-            return f"{host}{self.mode.prompt_suffix}#"
-        if self.tcl:
-            return f"{host}(tcl)#"
-        return f"{host}{'#' if self.privileged else '>'}"
+        """The dialect's prompt for the session's mode and privilege."""
+        return self.dialect.prompt(self.sw.running.hostname, self.mode, self.privileged, self.tcl)
 
     # -- dispatch --------------------------------------------------------------------------------
     def line(self, text: str) -> Reply:
@@ -105,10 +91,10 @@ class IosSession:
         if self.mode is not None:
             return self._config(text)
         try:
-            cmd = parse_exec(text)
+            cmd = parse_exec(text, self.dialect.commands)
         except IosError as e:
             return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
-        if not self.privileged and cmd.name not in USER_EXEC:
+        if not self.privileged and cmd.name not in self.dialect.commands.user_exec:
             toks = text.split()
             col = text.index(toks[1], len(toks[0])) if cmd.name.startswith("show ") and len(toks) > 1 else \
                 text.index(toks[0])
@@ -116,6 +102,9 @@ class IosSession:
         return self._exec(cmd, text)
 
     def _exec(self, cmd: ExecCommand, text: str) -> Reply:
+        own = self.dialect.exec_command(self, cmd, text)
+        if own is not None:
+            return own
         n, a = cmd.name, cmd.args
         if n in ("exit", "logout", "quit"):
             return Reply(close=True)
@@ -138,13 +127,24 @@ class IosSession:
             return Reply()
         if n in ("configure terminal", "configure"):
             self.mode = Mode()
-            return Reply("Enter configuration commands, one per line.  End with CNTL/Z.\n")
+            return Reply(self.dialect.config_banner)
         if n in ("write memory", "write"):
             self.sw.save()
             return Reply("Building configuration...\n[OK]\n")
         if n.startswith("show "):
             return self._show(cmd, text)
+        if n.startswith(("ping", "traceroute")):
+            return self._reach(cmd, text)
         return self._file_command(cmd)
+
+    def _reach(self, cmd: ExecCommand, text: str) -> Reply:
+        """``ping`` / ``traceroute`` from the switch's namespace (:mod:`.ping`)."""
+        try:
+            if cmd.name.startswith("ping"):
+                return Reply(ping.ping(self.sw, text, cmd.args["word"]))
+            return Reply(ping.traceroute(self.sw, text, cmd.args["word"], self.sw.running.dialect == "c9300"))
+        except IosError as e:
+            return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
 
     def interrupt(self) -> None:
         """Ctrl-C: a question waiting for its answer is dropped (its file operation does not run),
@@ -160,9 +160,10 @@ class IosSession:
     def help(self, line: str) -> str:
         """The context help for ``line?`` (:mod:`.cli_help`) in the session's mode and privilege."""
         if self.mode is None:
-            specs = [(tuple(EXEC_COMMANDS[n].split()), 1) for n in EXEC_COMMANDS if self.privileged or n in USER_EXEC]
+            table = self.dialect.commands
+            specs = [(s, 1) for n, s in table.specs.items() if self.privileged or n in table.user_exec]
             return context_help(line, specs, modifiers=True)
-        tpls = templates_of(self.sw.running.dialect).get(self.mode.name, [])
+        tpls = self.dialect.config_templates(self.mode)
         specs = [(t.specs, t.repeat) for t in tpls] + [(("no", *t.specs), t.repeat) for t in tpls if t.specs[0] != "no"]
         return context_help(line, specs + [(("exit",), 1), (("end",), 1), (("do", "{rest}"), 1)])
 
@@ -178,12 +179,12 @@ class IosSession:
 
     # -- show ------------------------------------------------------------------------------------
     def _show(self, cmd: ExecCommand, text: str) -> Reply:
-        if cmd.name == "show privilege":
-            return Reply(apply_modifier(render_privilege(15 if self.privileged else 1), cmd.modifier))
         if cmd.name.startswith(("show archive config differences", "show archive config incremental-diffs")):
             return Reply(apply_modifier(self.archive_diff(cmd), cmd.modifier))
+        ctx = ShowContext(device_facts(self.sw), self.flash, _usage(), 15 if self.privileged else 1,
+                          self.dialect.boot_seconds, self.width)
         try:
-            out = show_output(self.sw, cmd, device_facts(self.sw), self.flash, _usage())
+            out = self.dialect.show(self.sw, cmd, ctx)
         except IosError as e:
             return Reply(IosError(text, e.column).render(len(self.prompt)) + "\n")
         return Reply(apply_modifier(out, cmd.modifier))
@@ -328,7 +329,7 @@ class IosSession:
                 self.mode = saved
             return reply
         try:
-            new = interpret(self.sw.running, self.mode or Mode(), text)
+            new = self.dialect.interpret(self.sw.running, self.mode or Mode(), text)
         except IosError as e:
             return Reply(e.render(len(self.prompt)) + ("\n" if e.kind == "invalid" else ""))
         if new.name == "exec":
@@ -371,7 +372,7 @@ def canon_url(url: str) -> str:
     return url
 
 
-def _usage() -> dict:
+def _usage() -> dict[str, float]:
     """This process's own resource use, for ``show memory statistics`` / ``show processes cpu``."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return {"rss": ru.ru_maxrss * 1024, "cpu_s": ru.ru_utime + ru.ru_stime}

@@ -39,6 +39,7 @@ may hold up to its own limit whatever the other queues hold), ingress queues.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..ios import InterfaceQos, QosConfig
 from ..ios.show_qos import QueueSet
@@ -144,11 +145,12 @@ def _queue_lines(qos: QosConfig, topo: Topology, dev: str, iq: InterfaceQos, lim
     return lines
 
 
-def _span_lines(qos: QosConfig, plan: TcPlan) -> None:
+def span_lines(monitor: dict[int, dict[str, list[Any]]], plan: TcPlan) -> None:
     """SPAN: clsact + mirred on each source port, before any queueing (``rx`` on ingress, ``tx``
-    on egress)."""
-    for sess in sorted(qos.monitor):
-        s = qos.monitor[sess]
+    on egress). ``monitor``: session number -> {"sources": [(short port, direction)],
+    "destinations": [short port]} (:attr:`qoslab.ios.QosConfig.monitor`)."""
+    for sess in sorted(monitor):
+        s = monitor[sess]
         for dst in s["destinations"]:
             ddev = linux_ifname(dst)
             for port, direction in s["sources"]:
@@ -185,5 +187,5 @@ def compile_tc(qos: QosConfig, topo: Topology) -> TcPlan:
                     f"{', '.join(map(str, lim.mixed))}; one tail drop at threshold {lim.threshold} "
                     f"({lim.percent} % of the queue's buffer) for all of them")
     plan.notes += [approximated[k] for k in sorted(approximated)]
-    _span_lines(qos, plan)
+    span_lines(qos.monitor, plan)
     return plan

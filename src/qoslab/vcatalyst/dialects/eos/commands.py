@@ -1,0 +1,49 @@
+"""The EXEC commands of the virtual EOS switch (pure data), matched by :mod:`qoslab.eos.grammar`
+(keywords abbreviable, EOS's errors): what Netmiko ``arista_eos``, NAPALM ``eos`` (eAPI and SSH),
+Ansible ``arista.eos`` (network_cli and httpapi), scrapli ``arista_eos`` and qoslab's switch meter
+send, and the QoS show commands of the EOS User Manual's QoS chapter.
+
+``USER`` lists what user EXEC (``host>``) may run; the rest answers ``% Invalid input (privileged
+mode required)`` there, as EOS does. In configuration mode EOS runs EXEC commands directly (and
+after ``do``). Output modifiers after ``|`` (``json``, ``include``, ``exclude``, ``begin``,
+``section``, ``no-more``) are :data:`MODIFIERS`.
+"""
+
+from __future__ import annotations
+
+from ....eos.grammar import Template as T
+
+EXEC = [
+    T("enable", "enable"), T("disable", "disable"), T("exit", "exit"), T("logout", "exit"), T("quit", "exit"),
+    T("terminal length {n:0-32767}", "terminal length"), T("terminal width {n:10-32767}", "terminal width"),
+    T("terminal dont-ask", "noop"), T("terminal monitor", "noop"),
+    T("configure", "configure"), T("configure terminal", "configure"),
+    T("configure session {name:word}", "configure session"),
+    T("configure session {name:word} commit", "session commit"),
+    T("configure session {name:word} abort", "session abort"),
+    T("configure replace {url:word}", "configure replace"),
+    T("write", "write"), T("write memory", "write"),
+    T("copy {src:word} {dst:word}", "copy"),
+    T("show version", "version"), T("show hostname", "hostname"), T("show clock", "clock"),
+    T("show running-config", "running-config"), T("show running-config all", "running-config"),
+    T("show running-config sanitized", "running-config"),
+    T("show running-config interfaces {port:iface}", "running-config interface"),
+    T("show startup-config", "startup-config"),
+    T("show interfaces", "interfaces"), T("show interfaces {port:iface}", "interfaces"),
+    T("show interfaces status", "interfaces status"), T("show interfaces {port:iface} status", "interfaces status"),
+    T("show interfaces counters queue", "counters queue"),
+    T("show interfaces counters queue detail", "counters queue detail"),
+    T("show interfaces {port:iface} counters queue", "counters queue"),
+    T("show interfaces {port:iface} counters queue detail", "counters queue detail"),
+    T("show qos maps", "qos maps"),
+    T("show qos interfaces", "qos interfaces"), T("show qos interfaces {port:iface}", "qos interfaces"),
+    T("show configuration sessions", "sessions"), T("show configuration sessions detail", "sessions"),
+    T("show session-config", "session-config"), T("show session-config diffs", "session-config diffs"),
+    T("show session-config named {name:word}", "session-config"),
+    T("show session-config named {name:word} diffs", "session-config diffs"),
+]
+#: Commands of a configuration session's modes only (EOS User Manual, "Configuration Sessions").
+SESSION = [T("commit", "commit"), T("abort", "abort"), T("rollback clean-config", "clean-config")]
+USER = frozenset({"enable", "exit", "terminal length", "terminal width", "noop", "version", "hostname", "clock",
+                  "interfaces", "interfaces status", "counters queue", "counters queue detail"})
+MODIFIERS = ("json", "include", "exclude", "begin", "section", "no-more")

@@ -9,9 +9,10 @@ A sampler thread runs over the workload window (``window_begin`` .. ``window_end
   waited for a core;
 - ``/proc/PID/task/*/schedstat`` of the worker JVMs (and their children): time on a CPU and time
   waiting in a run queue (field 2, ns), per thread, the last value of each kept;
-- one ``tc -s -j qdisc show`` in the switch namespace (every switch port at once): bytes and
-  packets sent, backlog and drops of each port's root qdisc and of its egress queues (the leaf
-  qdiscs), from which the departure rate of each interval is compared with the link rate.
+- one qdisc dump of the switch namespace over netlink (every switch port at once, on a kept
+  socket: :mod:`qoslab.testbed.netlink`, no process per sample): bytes and packets sent, backlog
+  and drops of each port's root qdisc and of its egress queues (the leaf qdiscs), from which the
+  departure rate of each interval is compared with the link rate.
 
 At the window's ends it also reads the CPU time of processes outside the testbed and this
 campaign (:func:`qoslab.meters.cpu.outside_processes`) and of the flood's processes; at
@@ -20,9 +21,9 @@ campaign (:func:`qoslab.meters.cpu.outside_processes`) and of the flood's proces
 (checks and thresholds documented there). Off the embedded testbed (``ctx.local`` false) the
 columns say ``unknown`` and why.
 
-Cost: a few dozen small /proc reads and one ``tc`` process per sample; the sampler thread took
-0.04-0.05 of a core at 10 Hz here (its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``;
-the ``tc`` processes are not in it).
+Cost: a few dozen small /proc reads and one netlink dump per sample (a ``tc -s -j qdisc show``
+process per sample until issue 42: 3-10 ms each, on the switch's core with a ``cpu:`` block);
+its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import subprocess
 import threading
 import time
 from collections.abc import Mapping
@@ -38,6 +38,7 @@ from glob import glob
 from pathlib import Path
 from typing import Any, ClassVar
 
+from qoslab.errors import QoslabError
 from qoslab.meters.base import BaseMeter, TrialContext
 from qoslab.meters.fidelityjudge import (
     FidelityThresholds,
@@ -48,6 +49,7 @@ from qoslab.meters.fidelityjudge import (
     unknown,
     verdict,
 )
+from qoslab.testbed import netlink
 from qoslab.testbed.plan import switch_namespace
 from qoslab.testbed.procs import descendants
 from qoslab.topology import linux_ifname
@@ -104,6 +106,20 @@ def parse_qdiscs(doc: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                      backlog=int(q.get("backlog", 0)), drops=int(q.get("drops", 0)))
         elif q.get("kind") not in ("ingress", "clsact"):
             d["queues"][str(q.get("handle"))] = [int(q.get("backlog", 0)), int(q.get("drops", 0))]
+    return out
+
+
+def qdiscs_of(counters: Mapping[str, list[netlink.QdiscCounters]]) -> dict[str, dict[str, Any]]:
+    """:func:`parse_qdiscs`'s shape from a netlink dump (:func:`qoslab.testbed.netlink.qdisc_counters`):
+    per device the root qdisc's counters and its leaf queues (handle as tc prints it, ``10:``). Pure."""
+    out: dict[str, dict[str, Any]] = {}
+    for dev, qs in counters.items():
+        d = out.setdefault(dev, {"bytes": 0, "packets": 0, "backlog": 0, "drops": 0, "queues": {}})
+        for q in qs:
+            if q.root:
+                d.update(bytes=q.bytes, packets=q.packets, backlog=q.backlog, drops=q.drops)
+            elif q.kind not in ("ingress", "clsact"):
+                d["queues"][f"{q.handle >> 16:x}:"] = [q.backlog, q.drops]
     return out
 
 
@@ -178,13 +194,12 @@ class Sampler:
                 psi = None
             self.cpu.append((t, idle, total, psi, softirq))
             self.threads.update(thread_schedstat(self.worker_pids))
-            p = subprocess.run(["tc", "-n", self.switch_ns, "-s", "-j", "qdisc", "show"], capture_output=True,
-                               text=True, timeout=2)
-            if p.returncode == 0:
-                self.tc.append((time.monotonic(), parse_qdiscs(json.loads(p.stdout or "[]"))))
-            elif len(self.errors) < 5:
-                self.errors.append(f"tc: {p.stderr.strip()[:200]}")
-        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            try:  # one RTM_GETQDISC dump on a kept netlink socket: no process per sample (testbed.netlink)
+                self.tc.append((time.monotonic(), qdiscs_of(netlink.qdisc_counters(self.switch_ns))))
+            except QoslabError as e:
+                if len(self.errors) < 5:
+                    self.errors.append(f"qdiscs: {str(e)[:200]}")
+        except (OSError, ValueError) as e:
             if len(self.errors) < 5:
                 self.errors.append(str(e)[:200])
 

@@ -236,15 +236,8 @@ def _child_setup(timer_slack_ns: int | None, join: Sequence[str] = (),
 
     def setup() -> None:
         cgroups.join_in_child()  # the current trial's cgroup, if one is tracked
-        for f in join:
-            try:
-                fd = os.open(f, os.O_WRONLY)
-                try:
-                    os.write(fd, b"0")
-                finally:
-                    os.close(fd)
-            except OSError:
-                os._exit(126)
+        if not cgroups.join_files(join):
+            os._exit(126)
         if cpus:
             os.sched_setaffinity(0, cpus)
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EnvironmentProblem, QoslabError
+from ..executors import cgroups
 from ..scale.cpu import CpuBlock, cpu_mask, format_cpulist, host_cores
 from ..topology import Topology, linux_ifname
 from .plan import HOST_IF, host_namespace, switch_namespace
@@ -215,15 +216,8 @@ def joiner(files: list[str]) -> Callable[[], None] | None:
         return None
 
     def join() -> None:
-        for f in files:
-            try:
-                fd = os.open(f, os.O_WRONLY)
-                try:
-                    os.write(fd, b"0")
-                finally:
-                    os.close(fd)
-            except OSError:
-                os._exit(126)
+        if not cgroups.join_files(files):
+            os._exit(126)
 
     return join
 

@@ -232,3 +232,21 @@ def test_a_playbook_whose_hosts_cannot_all_get_their_capacity_is_refused(tmp_pat
                   "  - {name: congestion fifo, congestion: true, profile: fifo}\ntrials: 2\n")
     with pytest.raises(QoslabError, match=r"pb.yaml:2: topology: .*jp-1, jp-2, jp-3, jp-4\) have 1.2 cores"):
         check_references(load_playbook(pb), pb)  # jp-4 is in it as a flood destination
+
+
+def test_the_loss_is_the_smaller_of_the_capacity_deficit_and_the_shortfall():
+    from qoslab.meters.cpuloss import capacity_deficit
+
+    # the hosts got their whole budget (2.0 s in 2 s) while the ticks also saw 0.6 s of another task:
+    # it ran in time they left, they lost nothing
+    full = _window(percpu={0: (160, 0, 40, 0, 0, 0, 0, 0)}, usage_s={"jp-1": 0.5, "jp-2": 0.5, "jp-3": 0.5,
+                                                                      "jp-4": 0.5})
+    assert capacity_deficit(full) == pytest.approx(0.3) and host_cpu_loss(full) == 0.0
+    # hosts waiting for the network (half their budget unused) on a core nobody else used: no loss
+    idle = _window(percpu={0: (100, 0, 0, 100, 0, 0, 0, 0)}, usage_s={"jp-1": 0.25, "jp-2": 0.25, "jp-3": 0.25,
+                                                                       "jp-4": 0.25})
+    assert host_use_and_loss(idle) == (pytest.approx(0.5), 0.0)
+
+
+def host_use_and_loss(w):
+    return host_cpu_use(w), host_cpu_loss(w)

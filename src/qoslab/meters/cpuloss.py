@@ -12,11 +12,19 @@ seconds H offers H x T CPU seconds; what is not the hosts' to use is
 - tasks on H that are in no host's cgroup: H's ``user`` + ``nice`` + ``system`` less every host
   cgroup's CPU time (``cpuacct.usage``): the harness, the virtual switch, other users' work.
 
-``free`` = H x T less both, and less the CPU of the hosts that are not the trial's; the trial's
-hosts lost ``max(0, B x T - free) / (B x T)`` of their budget (0 when H has room for all of them).
-It is an upper bound: a host that did not want its whole budget lost nothing by it. The flood
-bench (``bench/floodcost_bench.py``, part ``budget``) checks it against busy loops in host cgroups,
-whose loss is known exactly (the CPU their cgroups got against their budget).
+``free`` = H x T less both, and less the CPU of the hosts that are not the trial's. Two upper bounds
+of what the trial's hosts lost, as shares of their budget B x T:
+
+- the **capacity deficit** ``max(0, B x T - free) / (B x T)``: what H could not offer them (0 when H
+  has room for all of them); it over-reads when the others' work ran only in time the hosts left
+  idle (the testbed gives the hosts' group the largest CFS weight, so another user's process on H
+  mostly does);
+- the **shortfall** ``(B x T - their CPU time) / (B x T)``: what they did not get; it over-reads
+  when a host did not want its whole budget (a workload waiting for the network).
+
+``host_cpu_loss`` is the smaller: the hosts cannot have lost more than either. The bench
+(``bench/cpubudget_bench.py``) checks it against busy loops in host cgroups, which want their whole
+budget, so their loss is known exactly (the shortfall), with other work on H that must be caught.
 
 This kernel accounts CPU time by ticks (CONFIG_TICK_CPU_ACCOUNTING, no IRQ_TIME_ACCOUNTING): a
 tick that lands in softirq counts as softirq in /proc/stat, and softirq that runs while a task
@@ -106,9 +114,9 @@ def stolen_s(w: CpuWindow) -> dict[str, float]:
             "other_tasks": max(0.0, tasks - hosts), "hosts": hosts}
 
 
-def host_cpu_loss(w: CpuWindow) -> float | None:
-    """The share of the trial's hosts' budget the emulation took (module doc), in [0, 1]; None
-    without a budget or a window."""
+def capacity_deficit(w: CpuWindow) -> float | None:
+    """What the hosts' cores could not offer the trial's hosts, as a share of their budget (module
+    doc), in [0, 1]; None without a budget or a window."""
     b = sum(w.budget.values()) * w.window_s
     if b <= 0 or w.window_s <= 0:
         return None
@@ -116,6 +124,16 @@ def host_cpu_loss(w: CpuWindow) -> float | None:
     others = sum(v for h, v in w.usage_s.items() if h not in w.budget)  # hosts that are not the trial's
     free = len(w.host_cpus) * w.window_s - s["interrupts"] - s["steal"] - s["other_tasks"] - others
     return min(1.0, max(0.0, (b - free) / b))
+
+
+def host_cpu_loss(w: CpuWindow) -> float | None:
+    """The share of the trial's hosts' budget they lost to work that is not theirs (module doc):
+    the smaller of :func:`capacity_deficit` and the shortfall 1 - :func:`host_cpu_use`, in [0, 1];
+    None without a budget or a window."""
+    k, use = capacity_deficit(w), host_cpu_use(w)
+    if k is None or use is None:
+        return None
+    return min(k, max(0.0, 1.0 - use))
 
 
 def host_cpu_use(w: CpuWindow) -> float | None:
@@ -149,7 +167,8 @@ def summary(w: CpuWindow) -> dict[str, float | None]:
     def r(v: float | None) -> float | None:
         return None if v is None else round(v, 4)
     s = stolen_s(w)
-    return {"host_cpu_loss": r(host_cpu_loss(w)), "host_cpu_use": r(host_cpu_use(w)),
+    return {"host_cpu_loss": r(host_cpu_loss(w)), "capacity_deficit": r(capacity_deficit(w)),
+            "host_cpu_use": r(host_cpu_use(w)),
             "host_throttled": r(throttled_share(w)), "rx_cpu_share": r(rx_cpu_share(w)),
             "rx_cost_us": r(rx_cost_us(w)), "rx_socket_drops": float(sum(w.rx_drops.values())) if w.rx_drops else None,
             **{f"{k}_s": r(v) for k, v in s.items()}}

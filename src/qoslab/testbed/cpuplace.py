@@ -4,7 +4,9 @@ applied to this machine.
 - **Host cgroups**: one per host, ``qoslab-testbed/TOPOLOGY/HOST`` in the cgroup v1 ``cpuset``,
   ``cpu`` and ``cpuacct`` hierarchies: ``cpuset.cpus`` = the block's ``hosts_cpus``,
   ``cpu.cfs_period_us`` / ``cpu.cfs_quota_us`` = the host's capacity (cores x period per period),
-  ``cpuacct.usage`` its CPU time. Every process the testbed's executors start on a host joins
+  ``cpuacct.usage`` its CPU time; the testbed's groups ``qoslab-testbed`` and its ``TOPOLOGY`` have
+  the largest CFS weight (:data:`HOSTS_WEIGHT`), so another user's process on the hosts' cores runs only in
+  the time the hosts leave. Every process the testbed's executors start on a host joins
   them in the child between fork and exec (:meth:`CpuPlacement.procs_files`; the host's sshd too,
   so an SSH session's processes inherit them). Kernel interface:
   Documentation/admin-guide/cgroup-v1/cpusets.rst and scheduler/sched-bwc.rst.
@@ -42,6 +44,9 @@ from .plan import HOST_IF, host_namespace, switch_namespace
 ROOT_NAME = "qoslab-testbed"
 #: The v1 controllers a cpu: block needs.
 CONTROLLERS = ("cpuset", "cpu", "cpuacct")
+#: CFS weight of a testbed's host group against the other tasks of the machine (``cpu.shares``,
+#: v1's maximum; a task at nice 0 weighs 1024): Documentation/scheduler/sched-design-CFS.rst.
+HOSTS_WEIGHT = 262144
 #: The br_netfilter switches of a namespace (net/bridge/br_netfilter_hooks.c).
 BR_NF_SYSCTLS = ("net.bridge.bridge-nf-call-iptables", "net.bridge.bridge-nf-call-ip6tables",
                  "net.bridge.bridge-nf-call-arptables")
@@ -134,6 +139,10 @@ class CpuPlacement:
         for c in sorted({str(self.ctl[c]) for c in CONTROLLERS}):
             for d in (Path(c) / ROOT_NAME, Path(c) / ROOT_NAME / self.topo.name):
                 d.mkdir(exist_ok=True)
+        # the hosts' cores are the hosts': the testbed's group has the largest CFS weight, so another
+        # user's process there runs only in the time the hosts leave (their quotas still cap them)
+        for d in (self.ctl["cpu"] / ROOT_NAME, self._dir("cpu")):  # the weight counts among the root's tasks
+            _write(d / "cpu.shares", str(HOSTS_WEIGHT))
         cs = self.ctl["cpuset"]
         for d in (cs / ROOT_NAME, self._dir("cpuset")):  # a v1 cpuset starts empty: fill it from its parent
             _write(d / "cpuset.cpus", (d.parent / "cpuset.cpus").read_text().strip())

@@ -52,6 +52,13 @@ from .watchdog import TrialTimeout, deadline, interrupt_requested
 POOL_LIFETIME_TRIALS = 10
 
 
+def short_commit(commit: str) -> str:
+    """A commit id as the log shows it: 12 hex digits and the ``+dirty`` mark when the working tree
+    had changes (``5ab8f2b43943+dirty``); without the mark two runs of one commit, one of them
+    with local changes, read as the same."""
+    head, _, tail = commit.partition("+")
+    return head[:12] + (f"+{tail}" if tail else "")
+
 class Runner:
     """Runs the trials of a campaign folder that are not done (see the module doc).
 
@@ -162,8 +169,8 @@ class Runner:
         except (OSError, ValueError):
             first = None
         if first and seg["qoslab_commit"] != first:
-            self.log(f"note: this run's qoslab commit {seg['qoslab_commit'][:12]} differs from the one the "
-                     f"campaign was made with ({first[:12]}); both are in provenance.json")
+            self.log(f"note: this run's qoslab commit {short_commit(seg['qoslab_commit'])} differs from the one "
+                     f"the campaign was made with ({short_commit(first)}); both are in provenance.json")
         if killed:
             self.log(f"{len(killed)} trial(s) interrupted by a killed run will run again (not counted as failures)")
 

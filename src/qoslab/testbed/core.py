@@ -198,7 +198,19 @@ class Testbed:
             state = json.loads(self.state_file.read_text())
         except (OSError, ValueError):
             return False
-        return bool(state.get("status") == "up" and set(self.plan.namespaces) <= set(list_namespaces()))
+        if not (state.get("status") == "up" and set(self.plan.namespaces) <= set(list_namespaces())):
+            return False
+        return self._switch_alive(state.get("switch_pid"))
+
+    def _switch_alive(self, pid: int | None) -> bool:
+        """True when the virtual Catalyst of the state file still runs (its PID's command line is
+        ``qoslab switch serve``). A machine restart or a killed switch leaves the namespaces without
+        it: that testbed is not up, and :meth:`up` rebuilds it (the campaign resume of issue 42 met
+        this: 'switch 127.0.0.1:8026: unreachable' on every trial)."""
+        if not pid:
+            return False
+        cmd = cmdline(int(pid))
+        return "serve" in cmd and any("qoslab" in c for c in cmd)
 
     # -- up / down ----------------------------------------------------------------------------
     def up(self, end_survivors: bool = True) -> UpReport:

@@ -77,6 +77,7 @@ def bench_testbed(repeat: int) -> dict:
 from capture_bench import bench_capture  # noqa: E402
 from capture_live_bench import bench_capture_live  # noqa: E402
 from cluster_bench import bench_cluster  # noqa: E402
+from cpubudget_bench import bench_cpubudget  # noqa: E402
 from flood_bench import bench_flood  # noqa: E402
 from floodcost_bench import bench_floodcost  # noqa: E402
 from matmul_bench import bench_matmul  # noqa: E402
@@ -88,7 +89,8 @@ from workload_bench import bench_workload  # noqa: E402
 
 BENCHES = {"testbed": bench_testbed, "workload": bench_workload, "flood": bench_flood, "floodcost": bench_floodcost, "switch": bench_switch,
            "capture": bench_capture, "capture_live": bench_capture_live, "nft": bench_nft,
-           "cluster": bench_cluster, "matmul": bench_matmul, "overhead": bench_overhead, "sort": bench_sort}
+           "cluster": bench_cluster, "matmul": bench_matmul, "overhead": bench_overhead, "sort": bench_sort,
+           "cpubudget": bench_cpubudget}
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .clusterconf import SshSettings
 from .registry import PlatformModel
+from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
@@ -86,6 +87,7 @@ class Host(StrictModel):
     name: str
     address: ipaddress.IPv4Interface
     port: str
+    cpu: float | None = Field(None, strict=True, gt=0, le=1024, description="CPU capacity, cores (cpu: block)")
 
     @field_validator("name")
     @classmethod
@@ -225,7 +227,8 @@ class Topology(StrictModel):
     """A whole cluster. ``embedded``: namespaces, every address in 198.18.0.0/15 (RFC 2544), the
     management endpoint on loopback. ``cluster``: must declare ``experiment_network`` (floods go
     nowhere else) and ``flood_rate_cap`` (bits/s on the wire, a whole flood). ``scale``: the scale
-    model's knobs (:mod:`qoslab.scale.knobs`; its queue times become ``buffers`` bytes)."""
+    model's knobs (:mod:`qoslab.scale.knobs`; its queue times become ``buffers`` bytes). ``cpu``:
+    the hosts' and the switch's cores and the hosts' capacities (:mod:`qoslab.scale.cpu`)."""
 
     name: str
     description: str = ""
@@ -239,6 +242,7 @@ class Topology(StrictModel):
     ssh: SshSettings | None = None
     capture: CaptureWiring | None = None
     scale: ScaleKnobs | None = None
+    cpu: CpuBlock | None = None
     source: str | None = Field(None, exclude=True, description="file this topology was read from")
 
     @field_validator("flood_rate_cap", mode="before")
@@ -294,6 +298,7 @@ class Topology(StrictModel):
             if h.address.ip not in self.network:
                 raise FieldProblem(("hosts", i, "address"), f"{h.ip} is outside the experiment network {self.network}")
         self._capture_wiring()
+        check_cpu(self.cpu, {h.name: h.cpu for h in self.hosts}, _online() if self.cpu else None, self.environment)
         return apply_scale(self)
 
     def _cluster_safety(self) -> None:
@@ -335,6 +340,14 @@ class Topology(StrictModel):
     def host_by_ip(self, ip: str) -> Host | None:
         """The host whose address is ``ip``, or None."""
         return next((h for h in self.hosts if h.ip == ip), None)
+
+
+def _online() -> frozenset[int] | None:
+    """This machine's online CPUs (/sys/devices/system/cpu/online; None when it cannot be read)."""
+    try:
+        return online_cpus(Path("/sys/devices/system/cpu/online").read_text())
+    except OSError:
+        return None
 
 
 def _is_loopback(host: str) -> bool:

@@ -4,6 +4,7 @@ crash recovery, and the CLI."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -14,7 +15,9 @@ import pytest
 
 from qoslab.errors import QoslabError
 from qoslab.testbed import Testbed, list_namespaces, namespace_pids
+from qoslab.testbed import probes
 from qoslab.testbed.plan import switch_namespace
+from qoslab.testbed.procs import cmdline
 from qoslab.topology import load_topology
 
 from .conftest import netns_snapshot, qoslab, test_topology
@@ -119,6 +122,28 @@ def test_leftovers_of_a_crashed_build_are_removed_by_the_next_up():
         rep = tb.up()
         assert rep.built and sorted(rep.stale_removed) == sorted(tb.plan.namespaces)
         assert all(v is not None for v in tb.ping_matrix().values())
+    finally:
+        tb.down()
+
+
+def test_a_testbed_whose_switch_died_is_rebuilt_by_the_next_up():
+    """A machine restart ends every process but may keep the namespaces: the state file says 'up'
+    and the namespaces exist, but nothing serves the switch's management port. Such a testbed is
+    not up; the next up (a campaign's --resume) rebuilds it instead of failing every trial with
+    'switch unreachable'."""
+    tb = Testbed(test_topology("d"))
+    try:
+        tb.up()
+        pid = json.loads(tb.state_file.read_text())["switch_pid"]
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while "serve" in " ".join(cmdline(pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not tb.is_up()
+        rep = tb.up()
+        assert rep.built and sorted(rep.stale_removed) == sorted(tb.plan.namespaces)
+        mg = tb.topo.switch.management
+        assert probes.listening(mg.host, mg.port) and tb.is_up()
     finally:
         tb.down()
 

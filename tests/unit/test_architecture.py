@@ -20,7 +20,8 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "vcatalyst.dialects.ioscommon.show_ports", "vcatalyst.dialects.ioscommon.commands",
         "vcatalyst.dialects.catalyst9300.counters",
         "switch.configdiff", "profiles.render",
-        "meters.fidelityjudge", "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
+        "meters.fidelityjudge", "meters.fidelitymeasure", "meters.cpuloss",
+        "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
         "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
@@ -109,7 +110,7 @@ FORBIDDEN = [
 #: testbed names / flood definitions that describe a cluster).
 BASE = {"errors", "units", "yamlio", "topology", "registry", "clusterconf"}
 BASE_MAY_IMPORT = BASE | {"testbed.plan", "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel",
-                          "scale.knobs"}
+                          "scale.knobs", "scale.cpu"}
 #: Deprecated aliases kept for one release: they only re-export (campaign/meters.py -> qoslab.meters).
 ALIASES = {"campaign.meters": "meters.base"}
 #: The only module that speaks SQL (campaign/store.py owns trials.sqlite).

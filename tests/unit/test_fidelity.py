@@ -421,3 +421,17 @@ def test_flow_rates_judge_a_kernel_paced_sender_against_the_rate_it_was_set_to(t
     asked = flow_rates(ctx(SimpleNamespace(flows=flows)))
     assert [r.configured_pps for r in asked] == pytest.approx([1.1 * link_pps] * 4)
     assert asked[0].port == "Gi1-0-1"
+
+
+def test_netlink_counters_take_the_shape_of_tcs():
+    from qoslab.meters.fidelity import qdiscs_of
+    from qoslab.testbed.netlink import QdiscCounters
+
+    nl = {"Gi1-0-1": [QdiscCounters("htb", 0x10000, 0xFFFFFFFF, 1000, 10, 2, 2, 3000),
+                      QdiscCounters("bfifo", 0x110000, 0x10011, 0, 0, 2, 2, 3000),
+                      QdiscCounters("clsact", 0xFFFF0000, 0xFFFFFFF1, 0, 0, 0, 0, 0)]}
+    doc = [{"kind": "htb", "handle": "1:", "dev": "Gi1-0-1", "root": True, "bytes": 1000, "packets": 10,
+            "drops": 2, "backlog": 3000},
+           {"kind": "bfifo", "handle": "11:", "dev": "Gi1-0-1", "parent": "1:11", "backlog": 3000, "drops": 2},
+           {"kind": "clsact", "handle": "ffff:", "dev": "Gi1-0-1"}]
+    assert qdiscs_of(nl) == parse_qdiscs(doc)

@@ -78,7 +78,12 @@ def test_quantities_table_of_the_replication():
     assert math.isnan(world.base_rtt_s) and world.rto_min_s == pytest.approx(0.014961)
     assert world.link_rate_bps == 10e6 and world.delack_s == 0.0
     tab = rscale.quantities_table(THESIS, world).set_index("quantity")
-    assert len(tab) == 17 and list(tab.columns) == ["definition", "thesis", "this campaign", "campaign / thesis"]
+    assert len(tab) == 19 and list(tab.columns) == ["definition", "thesis", "this campaign", "campaign / thesis"]
+    # the CPU quantities (issue 42): the thesis's receive cost by the 1 Hz per bit/s rule, 2 cores a node;
+    # this campaign (no cpu: block) shares 2 cores among 4 nodes
+    assert tuple(tab.loc["a flooded node's cores", ["thesis", "this campaign"]]) == ("2", "0.5")
+    assert tab.loc["CPU per flood packet (us)", "thesis"] == "5.77"
+    assert tab.loc["receive CPU share", "thesis"] == "0.246"
     assert tuple(tab.loc["queue depth (frames)", ["thesis", "this campaign"]]) == ("86.6", "2")
     assert tuple(tab.loc["queue depth (ms)", ["thesis", "this campaign"]]) == ("1.05", "2.42")
     assert tab.loc["queue : minimum RTO", "campaign / thesis"] == "30.9"

@@ -308,3 +308,12 @@ def test_a_smoke_campaign_schedules_one_trial_per_condition_and_no_warmup(tmp_pa
         create(pb, pfile, tmp_path / "smoke2", trials=3, smoke=True)
     with pytest.raises(QoslabError, match=r"--trials 1: .*--smoke tries a campaign once"):
         create(pb, pfile, tmp_path / "one", trials=1)
+
+
+def test_the_log_tells_a_dirty_run_of_a_commit_from_the_clean_one():
+    from qoslab.campaign.runner import short_commit
+
+    c = "5ab8f2b439437b00380f4a268c54a2ac0ff0ebd2"
+    assert short_commit(c) == "5ab8f2b43943"
+    assert short_commit(c + "+dirty") == "5ab8f2b43943+dirty"
+    assert short_commit(c) != short_commit(c + "+dirty")

@@ -82,7 +82,8 @@ def test_thesis_quantities_from_its_figures():
     assert q["class_rmi"] == pytest.approx(15 / 172_341)
     # 18,416 full data frames at 1 Gbit/s: 0.226 s of wire time = 0.59 % of the run
     assert q["network_share"] == pytest.approx(18_416 * 1538 * 8 / 1e9 / 38.1)
-    assert q["calls_per_run"] is None and q["bytes_per_call"] is None and q["rx_cpu_share"] is None
+    assert q["calls_per_run"] is None and q["bytes_per_call"] is None
+    assert q["rx_cpu_share"] == pytest.approx(0.246, abs=5e-4)  # the 1 Hz per bit/s rule (issue 42), derived, not measured
 
 
 def test_flood_pps_and_cpu_share():

@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import ConfigError, QoslabError
 from ..platforms import get_platform, platform_for_model
 from ..profiles import load_profile
+from ..scale.cpu import budget_sum_problem
 from ..switch.backends import device_file, device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
@@ -43,8 +44,10 @@ def check_references(pb: Playbook, path: Path) -> None:
     except QoslabError as e:
         raise fail(("device",), str(e)) from None
     _check_hosts(pb, topo, fail)
+    dsts: set[str] = set()
     for ref in pb.floods():
-        _check_flood(pb, topo, fail, ref)
+        dsts |= _check_flood(pb, topo, fail, ref)
+    _check_budgets(pb, topo, dsts, fail)
     for i in range(len(pb.conditions)):
         _check_profile(pb, topo, i, fail)
     _check_stopping(pb, fail)
@@ -76,8 +79,22 @@ def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
         raise fail(("capture_host",), f"no host {pb.capture_host!r} in topology {topo.name}")
 
 
-def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> None:
-    """The flood file ``ref`` (the playbook's ``flood`` or a condition's/factor level's)."""
+def _check_budgets(pb: Playbook, topo: Topology, dsts: set[str], fail: Any) -> None:
+    """With the topology's ``cpu:`` block, the hosts the campaign runs on (its workload hosts and
+    its floods' destinations, whose receivers run in their budgets) must fit the hosts' cores
+    together (:func:`qoslab.scale.cpu.budget_sum_problem`): else they could not all get their
+    capacity at once and the CPU model would not hold."""
+    if topo.cpu is None:
+        return
+    used = {h for c in pb.conditions for h in pb.workload_of(c).hosts} | dsts
+    why = budget_sum_problem(topo.cpu, {h.name: h.cpu for h in topo.hosts}, used)
+    if why is not None:
+        raise fail(("topology",), f"{pb.topology}: {why}")
+
+
+def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> set[str]:
+    """The flood file ``ref`` (the playbook's ``flood`` or a condition's/factor level's); returns its
+    destination hosts."""
     users = [i for i, c in enumerate(pb.conditions) if pb.flood_of(c) == ref]
     first = pb.conditions[users[0]]
     loc: tuple[Any, ...] = ("flood",) if first.flood is None else \
@@ -102,6 +119,7 @@ def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> None:
             if port in taken and any(f.dst in wl.hosts for f in flows):
                 loc = ("conditions", i, "workload", field) if field in c.workload else ("workload", field)
                 raise fail(loc, f"port {port} is also the flood's ({taken[port]}) on the workload hosts")
+    return {f.dst for f in flows}
 
 
 def _condition_loc(pb: Playbook, i: int, field: str) -> tuple[Any, ...]:

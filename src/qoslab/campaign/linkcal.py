@@ -42,7 +42,8 @@ DEFAULT_RATES = (10_000_000, 20_000_000, 50_000_000, 100_000_000, 200_000_000)
 #: Per-trial numbers kept as evidence (fidelity columns).
 EVIDENCE = ("fidelity_port_util", "fidelity_flood_ratio", "fidelity_pacing_error", "fidelity_outside_cores",
             "fidelity_idle_median", "fidelity_cpu_wait_share", "fidelity_emulation_share", "fidelity_psi_some",
-            "fidelity_samples")
+            "fidelity_samples", "fidelity_host_cpu_loss", "host_cpu_use", "host_throttled", "rx_cpu_share",
+            "rx_cost_us", "rx_socket_drops")
 
 
 def machine_facts() -> dict[str, Any]:

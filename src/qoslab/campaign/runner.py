@@ -31,6 +31,7 @@ from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
 from ..switch.backends import device_file, device_kind, open_switch
 from ..testbed import Testbed
+from ..testbed.cpuplace import set_affinity
 from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
@@ -50,6 +51,13 @@ from .watchdog import TrialTimeout, deadline, interrupt_requested
 #: are restarted before a trial when less than one is left (see :class:`qoslab.workloads.base.Pool`).
 POOL_LIFETIME_TRIALS = 10
 
+
+def short_commit(commit: str) -> str:
+    """A commit id as the log shows it: 12 hex digits and the ``+dirty`` mark when the working tree
+    had changes (``5ab8f2b43943+dirty``); without the mark two runs of one commit, one of them
+    with local changes, read as the same."""
+    head, _, tail = commit.partition("+")
+    return head[:12] + (f"+{tail}" if tail else "")
 
 class Runner:
     """Runs the trials of a campaign folder that are not done (see the module doc).
@@ -124,6 +132,8 @@ class Runner:
             tb.up(end_survivors=False)
             if self.pb.executor == "ssh":
                 tb.sshd_up()
+        # with a cpu: block the harness runs on the switch's cores (on a real cluster: another machine)
+        affinity = set_affinity(tb.cpu.switch_cpus()) if tb is not None else None
         built = bool(self.store.meta("testbed_built"))
         nodes = Nodes(self.pb.executor, self.topo, testbed=tb, local_root=self.out,
                       run_id=run_id_for(self.pb.name, self.out))
@@ -146,6 +156,8 @@ class Runner:
                 cgroups.remove(self._cgroup)
             if built and tb is not None:
                 tb.down()
+            if affinity is not None:
+                set_affinity(affinity)
         return self.store
 
     def _segment(self) -> None:
@@ -157,8 +169,8 @@ class Runner:
         except (OSError, ValueError):
             first = None
         if first and seg["qoslab_commit"] != first:
-            self.log(f"note: this run's qoslab commit {seg['qoslab_commit'][:12]} differs from the one the "
-                     f"campaign was made with ({first[:12]}); both are in provenance.json")
+            self.log(f"note: this run's qoslab commit {short_commit(seg['qoslab_commit'])} differs from the one "
+                     f"the campaign was made with ({short_commit(first)}); both are in provenance.json")
         if killed:
             self.log(f"{len(killed)} trial(s) interrupted by a killed run will run again (not counted as failures)")
 

@@ -263,6 +263,8 @@ def testbed_scale(real: Path = typer.Option(..., "--from", help="A real cluster'
     if out is not None:
         base, _ = read_yaml(topology or default_topology_path())
         base = {**base, "link": {**base.get("link", {}), **frag["link"]}, "scale": frag["scale"]}
+        if "cpu" in frag and isinstance(base.get("cpu"), dict):  # the capacity goes into the base's own cpu: block
+            base["cpu"] = {**base["cpu"], **frag["cpu"]}
         base.get("buffers", {}).pop("switch_port_bytes", None)
         write_output(out, dump_yaml(base))
         load_topology(out)  # what was written reads back (ConfigError naming its line and field otherwise)

@@ -6,8 +6,8 @@ Backends, registered by name in :data:`qoslab.registry.executors`: ``local``
 
 from __future__ import annotations
 
-from .base import BackgroundProcess, CommandResult, Executor
+from .base import BackgroundProcess, CommandResult, Executor, budgeted, emulation
 from .local import LocalExecutor, NetnsExecutor, SubprocessExecutor, listens_tcp, offline
 
 __all__ = ["BackgroundProcess", "CommandResult", "Executor", "LocalExecutor", "NetnsExecutor", "SubprocessExecutor",
-           "listens_tcp", "offline"]
+           "budgeted", "emulation", "listens_tcp", "offline"]

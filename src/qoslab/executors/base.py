@@ -135,3 +135,17 @@ class Executor(Protocol):
         commands write their artifacts there, :meth:`fetch` brings them to ``local_dir``.
         Raises QoslabError when it cannot be created."""
         ...
+
+
+def emulation(ex: Executor) -> Executor:
+    """The executor of ``ex``'s node for a process that stands for the network rather than for the
+    node (a flood sender: on a real cluster another machine): ``ex.as_emulation()`` where the
+    executor has one (the embedded testbed's ``netns`` executor with a ``cpu:`` block: outside
+    the host's CPU budget, on the switch's cores), else ``ex`` itself."""
+    made = getattr(ex, "as_emulation", None)
+    return made() if callable(made) else ex
+
+
+def budgeted(ex: Executor) -> bool:
+    """Whether processes started through ``ex`` run in a host's CPU budget (a ``cpu:`` block)."""
+    return bool(getattr(ex, "cgroups", ()))

@@ -84,6 +84,22 @@ def join_in_child() -> None:
         pass
 
 
+def join_files(files: Iterable[str]) -> bool:
+    """Move the calling process into the cgroups whose ``cgroup.procs`` files are ``files`` (for a
+    ``preexec_fn``: a host's CPU budget, :mod:`qoslab.testbed.cpuplace`); False when one could not
+    be written (the caller ends the child: a process never runs outside its budget)."""
+    for f in files:
+        try:
+            fd = os.open(f, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
+        except OSError:
+            return False
+    return True
+
+
 def tracking() -> bool:
     """Whether a trial cgroup is current (the executors then start processes through a
     ``preexec_fn`` that joins it)."""

@@ -42,10 +42,14 @@ class SubprocessExecutor:
     """Commands run as local subprocesses, optionally wrapped in ``prefix`` (e.g. ``ip netns exec
     NS``); the prefix must exec the command so the PID held is the command's own."""
 
-    def __init__(self, node: str, prefix: Sequence[str] = ()) -> None:
+    def __init__(self, node: str, prefix: Sequence[str] = (), *, cgroups: Sequence[str] = (),
+                 cpus: frozenset[int] | None = None) -> None:
         self.node = node
         self._prefix = list(prefix)
         self.qoslab_root: str | Path = repo_root()
+        #: ``cgroup.procs`` files every process started here joins (the host's CPU budget) and the
+        #: CPU affinity it gets (the switch's cores for a process standing for the network)
+        self.cgroups, self.cpus = tuple(cgroups), cpus
 
     def _argv(self, argv: Sequence[str]) -> list[str]:
         if isinstance(argv, str):
@@ -60,7 +64,8 @@ class SubprocessExecutor:
             cwd: str | Path | None = None, env: Mapping[str, str] | None = None) -> CommandResult:
         """See :meth:`qoslab.executors.base.Executor.run`."""
         full = self._argv(argv)
-        setpriv = () if cgroups.tracking() else _setpriv()  # a tracked trial's command joins in a preexec_fn
+        # a tracked trial's command, or one with a CPU budget, joins its cgroups in a preexec_fn
+        setpriv = () if cgroups.tracking() or self.cgroups or self.cpus else _setpriv()
         t0 = time.monotonic()
         try:
             p = subprocess.Popen(
@@ -72,7 +77,7 @@ class SubprocessExecutor:
                 cwd=cwd,
                 env=self._env(env),
                 start_new_session=True,
-                preexec_fn=None if setpriv else _child_setup(None),
+                preexec_fn=None if setpriv else _child_setup(None, self.cgroups, self.cpus),
             )
         except FileNotFoundError:
             raise QoslabError(f"on {self.node}: command not found: {full[0]}") from None
@@ -128,7 +133,7 @@ class SubprocessExecutor:
                 cwd=cwd,
                 env=self._env(env),
                 start_new_session=True,
-                preexec_fn=_child_setup(timer_slack_ns),
+                preexec_fn=_child_setup(timer_slack_ns, self.cgroups, self.cpus),
             )
         except FileNotFoundError:
             raise QoslabError(f"on {self.node}: command not found: {full[0]}") from None
@@ -213,9 +218,13 @@ def _setpriv() -> tuple[str, ...]:
     return SETPRIV if ok else ()
 
 
-def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
+def _child_setup(timer_slack_ns: int | None, join: Sequence[str] = (),
+                 cpus: frozenset[int] | None = None) -> Callable[[], None]:
     """A ``preexec_fn``: the child gets SIGTERM when the thread that started it dies
-    (PR_SET_PDEATHSIG; it survives exec), joins the tracked trial's cgroup (:mod:`.cgroups`), and
+    (PR_SET_PDEATHSIG; it survives exec), joins the tracked trial's cgroup (:mod:`.cgroups`) and
+    the ``cgroup.procs`` files in ``join`` (a host's CPU budget: a file that cannot be written
+    ends the child with code 126, so a process never runs outside its budget), takes the CPU
+    affinity ``cpus`` (when given), and
     ends at once when its parent died before the signal was set (a SIGKILL between fork and prctl:
     the chaos test's kill during a worker's start left one JVM running); when given, a timer slack
     of ``timer_slack_ns`` nanoseconds (PR_SET_TIMERSLACK; must be >= 1: 0 would mean "reset to the default").
@@ -227,6 +236,10 @@ def _child_setup(timer_slack_ns: int | None) -> Callable[[], None]:
 
     def setup() -> None:
         cgroups.join_in_child()  # the current trial's cgroup, if one is tracked
+        if not cgroups.join_files(join):
+            os._exit(126)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
         if os.getppid() != parent:  # the parent died between fork and prctl: no signal will come
@@ -253,9 +266,19 @@ class NetnsExecutor(SubprocessExecutor):
     hold is the command's own. The file system is shared with this machine, so ``fetch`` is a copy.
     """
 
-    def __init__(self, node: str, namespace: str) -> None:
-        super().__init__(node, ["ip", "netns", "exec", namespace])
+    def __init__(self, node: str, namespace: str, *, cgroups: Sequence[str] = (),
+                 cpus: frozenset[int] | None = None, emulation_cpus: frozenset[int] | None = None) -> None:
+        super().__init__(node, ["ip", "netns", "exec", namespace], cgroups=cgroups, cpus=cpus)
         self.namespace = namespace
+        self._emulation_cpus = emulation_cpus
+
+    def as_emulation(self) -> NetnsExecutor:
+        """The same node for a process that stands for the network rather than for the host (a
+        flood sender: on a real cluster it is another machine): outside the host's CPU budget, on
+        the switch's cores when the testbed has a ``cpu:`` block; ``self`` without one."""
+        if not self.cgroups and self._emulation_cpus is None:
+            return self
+        return NetnsExecutor(self.node, self.namespace, cpus=self._emulation_cpus)
 
     @classmethod
     def for_topology(cls, node: str, topology: Any, *, testbed: Any = None, **_: Any) -> NetnsExecutor:
@@ -263,7 +286,7 @@ class NetnsExecutor(SubprocessExecutor):
         Raises QoslabError without a testbed."""
         if testbed is None:
             raise QoslabError(f"executor netns needs the embedded testbed; topology {topology.name} has none")
-        return cls(node, testbed.namespace(node))
+        return testbed.executor(node)
 
 
 class LocalExecutor(SubprocessExecutor):

@@ -9,9 +9,10 @@ A sampler thread runs over the workload window (``window_begin`` .. ``window_end
   waited for a core;
 - ``/proc/PID/task/*/schedstat`` of the worker JVMs (and their children): time on a CPU and time
   waiting in a run queue (field 2, ns), per thread, the last value of each kept;
-- one ``tc -s -j qdisc show`` in the switch namespace (every switch port at once): bytes and
-  packets sent, backlog and drops of each port's root qdisc and of its egress queues (the leaf
-  qdiscs), from which the departure rate of each interval is compared with the link rate.
+- one qdisc dump of the switch namespace over netlink (every switch port at once, on a kept
+  socket: :mod:`qoslab.testbed.netlink`, no process per sample): bytes and packets sent, backlog
+  and drops of each port's root qdisc and of its egress queues (the leaf qdiscs), from which the
+  departure rate of each interval is compared with the link rate.
 
 At the window's ends it also reads the CPU time of processes outside the testbed and this
 campaign (:func:`qoslab.meters.cpu.outside_processes`) and of the flood's processes; at
@@ -20,9 +21,9 @@ campaign (:func:`qoslab.meters.cpu.outside_processes`) and of the flood's proces
 (checks and thresholds documented there). Off the embedded testbed (``ctx.local`` false) the
 columns say ``unknown`` and why.
 
-Cost: a few dozen small /proc reads and one ``tc`` process per sample; the sampler thread took
-0.04-0.05 of a core at 10 Hz here (its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``;
-the ``tc`` processes are not in it).
+Cost: a few dozen small /proc reads and one netlink dump per sample (a ``tc -s -j qdisc show``
+process per sample until issue 42: 3-10 ms each, on the switch's core with a ``cpu:`` block);
+its own CPU time is ``sampler_cpu_s`` in ``fidelity_json``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import subprocess
 import threading
 import time
 from collections.abc import Mapping
@@ -38,6 +38,7 @@ from glob import glob
 from pathlib import Path
 from typing import Any, ClassVar
 
+from qoslab.errors import QoslabError
 from qoslab.meters.base import BaseMeter, TrialContext
 from qoslab.meters.fidelityjudge import (
     FidelityThresholds,
@@ -48,11 +49,15 @@ from qoslab.meters.fidelityjudge import (
     unknown,
     verdict,
 )
+from qoslab.testbed import netlink
 from qoslab.testbed.plan import switch_namespace
 from qoslab.testbed.procs import descendants
 from qoslab.topology import linux_ifname
 
 from . import cpu
+from .cpuloss import host_cpu_loss
+from .cpuloss import summary as cpu_summary
+from .hostcpu import HostCpuReader, delivered, host_reader
 
 COLUMNS: dict[str, str] = {
     "fidelity": "TEXT", "fidelity_reasons": "TEXT", "fidelity_samples": "INTEGER",
@@ -60,7 +65,11 @@ COLUMNS: dict[str, str] = {
     "fidelity_cpu_wait_share": "REAL", "fidelity_psi_some": "REAL", "fidelity_outside_cores": "REAL",
     "fidelity_emulation_share": "REAL", "fidelity_port_util": "REAL", "fidelity_backlogged": "INTEGER",
     "fidelity_drops": "INTEGER",
-    "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT"}
+    "fidelity_flood_ratio": "REAL", "fidelity_pacing_error": "REAL", "fidelity_json": "TEXT",
+    # with a topology cpu: block (meters.cpuloss): the check that replaces emulation_share, the
+    # hosts' use of their budget, the receive CPU share of the flooded hosts
+    "fidelity_host_cpu_loss": "REAL", "host_cpu_use": "REAL", "host_throttled": "REAL", "rx_cpu_share": "REAL",
+    "rx_cost_us": "REAL", "rx_socket_drops": "INTEGER"}
 
 
 def parse_cpu_total(text: str) -> tuple[int, int, int]:
@@ -97,6 +106,20 @@ def parse_qdiscs(doc: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                      backlog=int(q.get("backlog", 0)), drops=int(q.get("drops", 0)))
         elif q.get("kind") not in ("ingress", "clsact"):
             d["queues"][str(q.get("handle"))] = [int(q.get("backlog", 0)), int(q.get("drops", 0))]
+    return out
+
+
+def qdiscs_of(counters: Mapping[str, list[netlink.QdiscCounters]]) -> dict[str, dict[str, Any]]:
+    """:func:`parse_qdiscs`'s shape from a netlink dump (:func:`qoslab.testbed.netlink.qdisc_counters`):
+    per device the root qdisc's counters and its leaf queues (handle as tc prints it, ``10:``). Pure."""
+    out: dict[str, dict[str, Any]] = {}
+    for dev, qs in counters.items():
+        d = out.setdefault(dev, {"bytes": 0, "packets": 0, "backlog": 0, "drops": 0, "queues": {}})
+        for q in qs:
+            if q.root:
+                d.update(bytes=q.bytes, packets=q.packets, backlog=q.backlog, drops=q.drops)
+            elif q.kind not in ("ingress", "clsact"):
+                d["queues"][f"{q.handle >> 16:x}:"] = [q.backlog, q.drops]
     return out
 
 
@@ -171,13 +194,12 @@ class Sampler:
                 psi = None
             self.cpu.append((t, idle, total, psi, softirq))
             self.threads.update(thread_schedstat(self.worker_pids))
-            p = subprocess.run(["tc", "-n", self.switch_ns, "-s", "-j", "qdisc", "show"], capture_output=True,
-                               text=True, timeout=2)
-            if p.returncode == 0:
-                self.tc.append((time.monotonic(), parse_qdiscs(json.loads(p.stdout or "[]"))))
-            elif len(self.errors) < 5:
-                self.errors.append(f"tc: {p.stderr.strip()[:200]}")
-        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            try:  # one RTM_GETQDISC dump on a kept netlink socket: no process per sample (testbed.netlink)
+                self.tc.append((time.monotonic(), qdiscs_of(netlink.qdisc_counters(self.switch_ns))))
+            except QoslabError as e:
+                if len(self.errors) < 5:
+                    self.errors.append(f"qdiscs: {str(e)[:200]}")
+        except (OSError, ValueError) as e:
             if len(self.errors) < 5:
                 self.errors.append(str(e)[:200])
 
@@ -244,6 +266,7 @@ class FidelityMeter(BaseMeter):
         self.flood_pids: list[int] = []
         self.flood_ticks: list[dict[tuple[int, int], int]] = []
         self.hz = float(os.sysconf("SC_CLK_TCK"))
+        self.hostcpu: HostCpuReader | None = None  # with a topology cpu: block
 
     def _outside(self) -> None:
         self.outside.append((time.monotonic(), cpu.outside_processes(set(descendants(os.getpid())))))
@@ -263,6 +286,9 @@ class FidelityMeter(BaseMeter):
             return
         self.flood_pids = sorted({d for pid in cpu.flood_processes(ctx.flood).values() for d in descendants(pid)})
         self._outside()
+        self.hostcpu = host_reader(ctx)
+        if self.hostcpu is not None:
+            self.hostcpu.begin()
         self.sampler = Sampler(switch_namespace(ctx.topology.name), self.th.period_s,
                                [int(p.pid) for p in ctx.workers.values()])
         self.sampler.start()
@@ -272,6 +298,8 @@ class FidelityMeter(BaseMeter):
         if self.sampler is not None:
             self.sampler.stop()
             self._outside()
+            if self.hostcpu is not None:
+                self.hostcpu.end()
 
     def close(self) -> None:
         """Stop the sampler thread (idempotent)."""
@@ -283,12 +311,13 @@ class FidelityMeter(BaseMeter):
         s = self.sampler
         assert s is not None and ctx.topology is not None
         topo = ctx.topology
-        flows = flow_rates(ctx)
+        w = self.hostcpu.window() if self.hostcpu is not None else None
+        flows = delivered(flow_rates(ctx), w)
         hosts = [f.dst for f in flows] if ctx.flood is not None else []
         ports = [linux_ifname(topo.host(h).port) for h in hosts] if hosts else [linux_ifname(p) for p in ctx.ports]
         m = Measurements(link_rate_bps=topo.link.rate, idle_shares=s.idle_shares(),
                          ports={p: intervals(s.tc, p) for p in dict.fromkeys(ports)}, flows=flows,
-                         psi_some_share=s.psi_share())
+                         psi_some_share=s.psi_share(), host_cpu_loss=host_cpu_loss(w) if w is not None else None)
         wt = s.worker_times()
         if wt is not None:
             m.worker_run_s, m.worker_wait_s = wt
@@ -325,12 +354,23 @@ class FidelityMeter(BaseMeter):
                     "fidelity_drops": s["drops"], "fidelity_flood_ratio": r4(s["flood_ratio"]),
                     "fidelity_pacing_error": r4(s["pacing_error"]),
                     "fidelity_json": json.dumps(self._details(m, s))})
+        w = self.hostcpu.window() if self.hostcpu is not None else None
+        if w is not None:
+            c = cpu_summary(w)
+            drops = c["rx_socket_drops"]
+            out.update({"fidelity_host_cpu_loss": c["host_cpu_loss"], "host_cpu_use": c["host_cpu_use"],
+                        "host_throttled": c["host_throttled"], "rx_cpu_share": c["rx_cpu_share"],
+                        "rx_cost_us": c["rx_cost_us"], "rx_socket_drops": None if drops is None else int(drops)})
         return out
 
     def _details(self, m: Measurements, s: dict[str, Any]) -> dict[str, Any]:
         sm = self.sampler
         assert sm is not None
+        w = self.hostcpu.window() if self.hostcpu is not None else None
+        host = None if w is None else {**cpu_summary(w), "usage_s": {h: round(v, 4) for h, v in w.usage_s.items()},
+                                       "budget_cores": dict(w.budget)}
         return {"thresholds": self.th.model_dump(), "link_rate_bps": m.link_rate_bps, "window_s": m.window_s,
+                "host_cpu": host,
                 "port_util_by_port": s["port_util_by_port"], "idle_shares": [round(x, 3) for x in m.idle_shares],
                 "ports": {p: [[round(iv.dt, 3), iv.sent_bytes, iv.backlog_end, iv.drops] for iv in ivs]
                           for p, ivs in m.ports.items()},

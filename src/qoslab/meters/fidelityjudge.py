@@ -35,6 +35,9 @@ emulation_share   CPU the emulation itself takes from the workload: the flood's 
                   (on a real cluster both run on other hardware); it can exceed
                   1: with tick accounting a softirq tick is also the interrupted
                   task's stime (:mod:`.cpu`), so loaded senders count twice
+host_cpu_loss     with a topology ``cpu:`` block, in place of emulation_share:   > max_host_cpu_loss
+                  the share of the trial's hosts' CPU budget that work on their   -> degraded
+                  cores which is not theirs took (:mod:`.cpuloss`; issue 42)
 idle_share        median share of the machine's CPU time idle per sample          < min_idle_share
                                                                                   -> degraded
 worker_wait_share the worker JVMs' run-queue wait / (wait + run) over the window  > max_worker_wait_
@@ -86,12 +89,24 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
 
 from qoslab.yamlio import StrictModel
+
+from .fidelitymeasure import (
+    FLOODED_SHARE,
+    FlowRates,
+    Measurements,
+    PortInterval,
+    flood_capacity,
+    flood_ratios,
+    flooded_ports,
+    max_min_shares,
+    port_utilisation,
+)
 
 Verdict = Literal["ok", "degraded", "invalid", "unknown"]
 VERDICTS: tuple[str, ...] = ("ok", "degraded", "invalid", "unknown")
@@ -108,6 +123,8 @@ class FidelityThresholds(StrictModel):
                                                                      "and the campaign; above: invalid")
     max_emulation_share: float = Field(0.25, ge=0, le=1, description="flood processes + softirq as a share of "
                                                                      "all cores; above: degraded")
+    max_host_cpu_loss: float = Field(0.25, ge=0, le=1, description="share of the hosts' CPU budget the emulation "
+                                                                   "took (topology cpu: block); above: degraded")
     min_idle_share: float = Field(0.0, ge=0, le=1, description="median idle share of the CPUs per sample; "
                                                                "below: degraded (0 = off, the default: see above)")
     max_worker_wait_share: float = Field(1.0, ge=0, le=1, description="worker JVMs' run-queue wait / (wait + "
@@ -124,60 +141,6 @@ class FidelityThresholds(StrictModel):
 
 
 @dataclass(frozen=True)
-class PortInterval:
-    """One sampling interval of one switch port: seconds, bytes sent by its root qdisc, queued
-    bytes at the interval's start and end, packets dropped in it."""
-
-    dt: float
-    sent_bytes: int
-    backlog_start: int
-    backlog_end: int
-    drops: int = 0
-
-    @property
-    def backlogged(self) -> bool:
-        """The queue held packets at both ends of the interval (the port sent all along if its
-        arrivals kept it full: a flood at >= the link rate)."""
-        return self.backlog_start > 0 and self.backlog_end > 0
-
-    def covered(self, link_rate_bps: float) -> bool:
-        """The bytes queued at the interval's start alone keep a ``link_rate_bps`` link busy for
-        the whole interval (``backlog_start`` x 8 >= rate x ``dt``): a work-conserving port sent
-        all along, whatever arrived."""
-        return self.backlog_start * 8 >= link_rate_bps * self.dt
-
-
-@dataclass(frozen=True)
-class FlowRates:
-    """One flood flow: configured and received wire rates (bits/s), configured and sent packets/s."""
-
-    src: str
-    dst: str
-    configured_wire_bps: float
-    received_wire_bps: float
-    configured_pps: float
-    sent_pps: float
-    port: str | None = None  # the destination's switch port (a key of Measurements.ports), if known
-
-
-@dataclass
-class Measurements:
-    """What the sampler measured over one trial's workload window (None = not measured)."""
-
-    link_rate_bps: float
-    idle_shares: list[float] = field(default_factory=list)
-    ports: dict[str, list[PortInterval]] = field(default_factory=dict)
-    flows: list[FlowRates] = field(default_factory=list)
-    outside_cores: float | None = None
-    emulation_cores: float | None = None
-    cores: int = 1
-    worker_wait_s: float | None = None
-    worker_run_s: float | None = None
-    psi_some_share: float | None = None
-    window_s: float | None = None
-
-
-@dataclass(frozen=True)
 class Reason:
     """A failed check: its name, the measured value, the threshold and what it makes the trial."""
 
@@ -191,101 +154,6 @@ class Reason:
         """Plain data (the ``fidelity_reasons`` column holds a JSON list of these)."""
         return {"check": self.check, "value": round(self.value, 4), "threshold": self.threshold,
                 "verdict": self.verdict, "text": self.text}
-
-
-def port_utilisation(intervals: Sequence[PortInterval], link_rate_bps: float, flooded: bool = False) -> list[float]:
-    """Departure rate / link rate of every interval in which the port must have sent all along:
-    on a ``flooded`` port (a flood at >= the link rate keeps it full) every
-    :attr:`PortInterval.backlogged` one, elsewhere every :meth:`PortInterval.covered` one (see
-    the module doc: bursty traffic leaves a queue at both ends of a sample that idled in
-    between). Pure."""
-    return [iv.sent_bytes * 8 / iv.dt / link_rate_bps for iv in intervals
-            if iv.dt > 0 and (iv.backlogged if flooded else iv.covered(link_rate_bps))]
-
-
-#: A port is flooded when the flood flows into it ask at least this share of the link: 1.0 less
-#: the rounding of a rate to whole packets/s (a kernel-paced flood is configured at the link rate).
-FLOODED_SHARE = 0.999
-
-
-def flooded_ports(m: Measurements) -> set[str]:
-    """The ports of ``m.ports`` whose flood flows (``FlowRates.port``) ask >= FLOODED_SHARE of
-    the link rate in all (configured wire bits/s). Pure."""
-    asked: dict[str, float] = {}
-    for f in m.flows:
-        if f.port is not None:
-            asked[f.port] = asked.get(f.port, 0.0) + f.configured_wire_bps
-    return {p for p, bps in asked.items() if bps >= FLOODED_SHARE * m.link_rate_bps}
-
-
-def max_min_shares(room: float, demands: list[float]) -> list[float]:
-    """Max-min fair shares of ``room`` (bits/s) among flows asking ``demands`` (bits/s), in the
-    given order: every flow gets min(its demand, an equal share of what the smaller ones left)
-    (water-filling). 4 flows asking 3 Mbit/s of 10 Mbit/s get 2.5 each; 1 and 9 of 6 get 1 and 5. Pure."""
-    out = [0.0] * len(demands)
-    left, rest = max(room, 0.0), sorted(range(len(demands)), key=lambda i: demands[i])
-    while rest:
-        fair = left / len(rest)
-        i = rest.pop(0)
-        out[i] = min(max(demands[i], 0.0), fair)
-        left -= out[i]
-    return out
-
-
-def flood_capacity(m: Measurements) -> list[float]:
-    """Per flow of ``m.flows`` the rate it could get (bits/s): its max-min fair share
-    (:func:`max_min_shares`) of its destination port's room among the flood flows into that port,
-    each asking its configured wire rate. Room = link rate less the other traffic the port sent
-    (its departures over all sampled intervals less the received rates of every flood flow
-    through it, never below 0); without the port's samples, or without a known port, the link
-    rate (a flow without a port is judged alone). An incast of 4 x 3 Mbit/s into a 10 Mbit/s
-    port: 2.5 Mbit/s each. Pure."""
-    flood_at: dict[str, float] = {}
-    for f in m.flows:
-        if f.port is not None:
-            flood_at[f.port] = flood_at.get(f.port, 0.0) + f.received_wire_bps
-    out = [0.0] * len(m.flows)
-    groups: dict[str | None, list[int]] = {}
-    for k, f in enumerate(m.flows):
-        groups.setdefault(f.port, []).append(k)
-    for port, idxs in groups.items():
-        room = m.link_rate_bps
-        ivs = m.ports.get(port, []) if port is not None else []
-        dt = sum(iv.dt for iv in ivs)
-        if port is not None and dt > 0:
-            departures = sum(iv.sent_bytes for iv in ivs) * 8 / dt
-            room = max(m.link_rate_bps - max(departures - flood_at[port], 0.0), 0.0)
-        members = [idxs] if port is not None else [[k] for k in idxs]
-        for group in members:
-            for k, share in zip(group, max_min_shares(room, [m.flows[k].configured_wire_bps for k in group]),
-                                strict=True):
-                out[k] = share
-    return out
-
-
-def flood_ratios(m: Measurements) -> list[float]:
-    """The flood_ratio check's values: received / what could arrive (pure). Flows into one port
-    that together ask more than its room (an oversubscribed incast: the sum of their
-    :func:`flood_capacity` shares is then the room) are judged together, their total received
-    rate against the room: a full FIFO port divides itself among them by arrival timing, not
-    fairly (issue 45: 4 x 3 Mbit/s into a 10 Mbit/s port that ran at 1.00 of the link arrived at
-    2.90 / 2.94 / 1.88 / 2.26 Mbit/s, 0.75 of the fair share for the third, yet the port lost
-    nothing it could have sent). Every other flow alone, against its share."""
-    cap = flood_capacity(m)
-    ports: dict[str, list[int]] = {}
-    for k, f in enumerate(m.flows):
-        if f.port is not None:
-            ports.setdefault(f.port, []).append(k)
-    out: list[float] = []
-    together: set[int] = set()
-    for idxs in ports.values():
-        room = sum(cap[k] for k in idxs)
-        if len(idxs) > 1 and sum(m.flows[k].configured_wire_bps for k in idxs) > room * (1 + 1e-9):
-            together.update(idxs)
-            if room > 0:
-                out.append(sum(m.flows[k].received_wire_bps for k in idxs) / room)
-    return out + [f.received_wire_bps / d for k, (f, d) in enumerate(zip(m.flows, cap, strict=True))
-                  if k not in together and d > 0]
 
 
 def _median(v: Iterable[float]) -> float | None:
@@ -316,7 +184,8 @@ def summary(m: Measurements, th: FidelityThresholds) -> dict[str, Any]:
             "flood_ratio": min(ratio) if ratio else None, "pacing_error": max(pacing) if pacing else None,
             "worker_wait_share": (m.worker_wait_s or 0.0) / busy if m.worker_wait_s is not None and busy > 0 else None,
             "outside_cores": m.outside_cores,
-            "emulation_share": m.emulation_cores / m.cores if m.emulation_cores is not None else None}
+            "emulation_share": m.emulation_cores / m.cores if m.emulation_cores is not None else None,
+            "host_cpu_loss": m.host_cpu_loss}
 
 
 def _checks(s: Mapping[str, Any], th: FidelityThresholds) -> list[tuple[str, float | None, float, bool, Verdict, str]]:
@@ -334,9 +203,11 @@ def _checks(s: Mapping[str, Any], th: FidelityThresholds) -> list[tuple[str, flo
          "the flood arrived below its configured rate"),
         ("outside_cores", s["outside_cores"], th.max_outside_cores, high(s["outside_cores"], th.max_outside_cores),
          "invalid", "processes outside the testbed took CPU"),
-        ("emulation_share", s["emulation_share"], th.max_emulation_share,
-         high(s["emulation_share"], th.max_emulation_share), "degraded",
+        ("emulation_share", None if s["host_cpu_loss"] is not None else s["emulation_share"], th.max_emulation_share,
+         s["host_cpu_loss"] is not None or high(s["emulation_share"], th.max_emulation_share), "degraded",
          "the flood and the forwarding took CPU the workload needed (the CPU confound)"),
+        ("host_cpu_loss", s["host_cpu_loss"], th.max_host_cpu_loss, high(s["host_cpu_loss"], th.max_host_cpu_loss),
+         "degraded", "the emulation took CPU from the hosts' budget (work on the hosts' cores that is not theirs)"),
         ("idle_share", s["idle_median"], th.min_idle_share, low(s["idle_median"], th.min_idle_share), "degraded",
          "little CPU headroom"),
         ("worker_wait_share", s["worker_wait_share"], th.max_worker_wait_share,
@@ -398,3 +269,8 @@ def invalid_warning(n_invalid: int, n_total: int, max_share: float, left_out: bo
     return (f"{n_invalid} of {n_total} trials ({n_invalid / n_total:.0%}) were emulated unfaithfully (fidelity "
             f"invalid; more than {max_share:.0%}): they are {where}; this machine could not emulate this "
             "campaign faithfully (see `qoslab testbed calibrate`)")
+
+
+__all__ = ["FLOODED_SHARE", "VERDICTS", "FidelityThresholds", "FlowRates", "Measurements", "PortInterval", "Reason",
+           "Verdict", "campaign_counts", "flood_capacity", "flood_ratios", "flooded_ports", "invalid_warning",
+           "max_min_shares", "port_utilisation", "reasons_json", "summary", "unknown", "verdict"]

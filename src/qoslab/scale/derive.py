@@ -28,6 +28,7 @@ from ..topology import LINK_RATE_RANGE
 from ..units import parse_rate, parse_size
 from ..yamlio import FieldProblem, StrictModel, load_model
 from .knobs import LINUX_DELACK_MIN_MS, MAX_QUEUE_BYTES, MIN_QUEUE_BYTES, ScaleKnobs, queue_bytes
+from .model import FLOOD_FRAME_BYTES, WIRE_OVERHEAD_BYTES
 
 #: A real cluster's link rates (bits/s): from 8 kbit/s to 800 Gbit/s, the fastest Ethernet
 #: (IEEE 802.3df-2024, 800GBASE-R).
@@ -48,12 +49,16 @@ def _rate(v: object, lo_hi: tuple[int, int]) -> int:
 
 
 class TestbedTarget(StrictModel):
-    """What the scale model runs on: its link rate (bits/s) and the uncongested run time it aims at (s)."""
+    """What the scale model runs on: its link rate (bits/s), the uncongested run time it aims at
+    (s) and, for the CPU rule, the CPU a testbed host's budget pays per received flood packet
+    (``rx_cost_us``, microseconds: the ``rx_cost_us`` column of a campaign on a topology with a
+    ``cpu:`` block, :mod:`qoslab.meters.cpuloss`)."""
 
     __test__ = False  # not a pytest test class
 
     link_rate: int
     uncongested_s: float = Field(gt=0, le=3600)
+    rx_cost_us: float | None = Field(None, strict=True, gt=0, le=100_000)
 
     @field_validator("link_rate", mode="before")
     @classmethod
@@ -77,6 +82,8 @@ class RealCluster(StrictModel):
     rto_min_ms: float = Field(200.0, gt=0, le=10_000)
     delack_ms: float = Field(40.0, ge=0, le=1000)
     cores_per_node: float = Field(gt=0, le=1024)
+    rx_cost_us: float | None = Field(None, strict=True, gt=0, le=100_000,
+                                     description="CPU microseconds a node spends per received flood packet")
     uncongested_s: float = Field(gt=0, le=86_400)
     flood_load: float = Field(gt=0, le=10)
     testbed: TestbedTarget
@@ -104,7 +111,9 @@ class RealCluster(StrictModel):
 class Derived:
     """The derivation's result: the time scale ``s``, the topology's ``scale:`` knobs, its link
     rate (bits/s), the flood rate as a multiple of the link (``flood_multiple``), and notes: the
-    deviations forced on a knob (``deviations``) and what the testbed does not scale (``unmatched``)."""
+    deviations forced on a knob (``deviations``) and what the testbed does not scale (``unmatched``);
+    ``host_cores``: a testbed host's CPU capacity (cores) that gives the real receive CPU share
+    (:func:`host_cores_for`; None without both receive costs)."""
 
     time_scale: float
     knobs: ScaleKnobs
@@ -112,11 +121,34 @@ class Derived:
     flood_multiple: float
     deviations: list[str]
     unmatched: list[str]
+    host_cores: float | None = None
 
     def topology_fragment(self) -> dict[str, dict[str, object]]:
-        """The ``link.rate`` and ``scale:`` parts of a topology, as plain data for YAML."""
-        return {"link": {"rate": self.link_rate},
-                "scale": self.knobs.model_dump(mode="json", exclude_none=True)}
+        """The ``link.rate`` and ``scale:`` parts of a topology (and ``cpu.host_cores`` when derived),
+        as plain data for YAML."""
+        out: dict[str, dict[str, object]] = {"link": {"rate": self.link_rate},
+                                             "scale": self.knobs.model_dump(mode="json", exclude_none=True)}
+        if self.host_cores is not None:
+            out["cpu"] = {"host_cores": self.host_cores}
+        return out
+
+
+def rx_share(link_bps: float, flood_load: float, rx_cost_us: float, cores: float) -> float:
+    """The receive CPU share of a node flooded at ``flood_load`` of ``link_bps``: packets/s (the
+    wire's 1442 B D-ITG frames, :data:`.model.FLOOD_FRAME_BYTES`, plus 24 B of Ethernet overhead) x
+    ``rx_cost_us`` / ``cores``. Pure."""
+    return link_bps * flood_load / 8 / (FLOOD_FRAME_BYTES + WIRE_OVERHEAD_BYTES) * rx_cost_us / 1e6 / cores
+
+
+def host_cores_for(real: RealCluster) -> float | None:
+    """The CPU rule: the capacity (cores, 3 significant digits) of a testbed host for which its
+    flood takes the real node's receive CPU share: testbed packets/s x the testbed's cost per
+    packet / the real share; None unless both ``rx_cost_us`` are given. Pure."""
+    if real.rx_cost_us is None or real.testbed.rx_cost_us is None:
+        return None
+    share = rx_share(real.link_rate, real.flood_load, real.rx_cost_us, real.cores_per_node)
+    need = rx_share(real.testbed.link_rate, real.flood_load, real.testbed.rx_cost_us, 1.0) / share
+    return float(f"{need:.3g}")
 
 
 def _check_range(real: RealCluster, s: float, rto: float, queue_ms: float, least_ms: float) -> None:
@@ -167,13 +199,16 @@ def derive(real: RealCluster) -> Derived:
         f"base RTT: {real.rtt_us:g} us x s = {real.rtt_us * s:.3g} us wanted; namespaces give what they give "
         "(measure: qoslab testbed exec jp-2 -- ping -c 20 198.18.0.1)",
         f"SYN timeout: 1 s (RFC 6298 initial RTO) on both; s x 1 s = {s:.3g} s wanted, no route metric sets it",
-        "receivers' CPU per flood packet: not scaled (a testbed packet costs what it costs on this machine; "
-        "measure cpu_softirq_s and cpu_flood_s per trial)",
     ]
+    cores = host_cores_for(real)
+    if cores is None:
+        unmatched.append("receive CPU share: give rx_cost_us (a real node's CPU per flood packet) and "
+                         "testbed.rx_cost_us (a testbed host's, the rx_cost_us column of a campaign on a topology "
+                         "with a cpu: block) for the host capacity that matches it")
     # queue rounded up to the microsecond, so the floor of two frames still holds after rounding
     knobs = ScaleKnobs(rto_min_ms=round(rto, 3), quickack=quickack, switch_queue_ms=math.ceil(queue_ms * 1000) / 1000)
     return Derived(time_scale=s, knobs=knobs, link_rate=rate, flood_multiple=real.flood_load,
-                   deviations=deviations, unmatched=unmatched)
+                   deviations=deviations, unmatched=unmatched, host_cores=cores)
 
 
 def load_real_cluster(path: str | Path) -> RealCluster:

@@ -22,7 +22,8 @@ from .model import World
 
 #: Capture classes (qoslab names) -> the thesis's Figure 9 names.
 CLASSES = {"control/ack": "control_ack", "ssh": "ssh", "short-frame": "short_frame", "data": "data", "rmi": "rmi"}
-#: This machine's 2 cores shared by the 4 flooded workload nodes.
+#: This machine's 2 cores shared by the 4 flooded workload nodes (a topology without a cpu: block;
+#: with one, a flooded host's capacity, and the receive cost its budget paid, ``rx_cost_us``).
 RECEIVER_CORES = 2 / 4
 
 Row = Mapping[str, Any]
@@ -63,6 +64,13 @@ def testbed_world(topo: Topology, base: Sequence[Row], congested: Sequence[Row],
     classes = summary["classes"]
     wire = sum(c["bytes"] for cname, c in classes.items() if cname != "udp")
     bps, cost = flood_facts(base, congested)
+    cores = RECEIVER_CORES
+    if topo.cpu is not None:  # a host's capacity and what its budget paid per flood packet (issue 42)
+        flooded = {f["dst"] for r in congested for f in json.loads(r.get("flood_json") or "[]")}
+        caps = [topo.host(h).cpu or topo.cpu.host_cores for h in sorted(flooded)] or [topo.cpu.host_cores]
+        cores = statistics.mean(caps)
+        paid = [float(v) for r in congested for v in [r.get("rx_cost_us")] if v is not None and not math.isnan(v)]
+        cost = statistics.median(paid) / 1e6 if paid else math.nan
     knobs = topo.scale
     return World(
         name=name, link_rate_bps=topo.link.rate, switch_queue_bytes=topo.buffers.switch_port_bytes,
@@ -70,7 +78,7 @@ def testbed_world(topo: Topology, base: Sequence[Row], congested: Sequence[Row],
         rto_min_s=(knobs.rto_min_ms if knobs and knobs.rto_min_ms else LINUX_RTO_MIN_MS) / 1000,
         delack_s=0.0 if knobs and knobs.quickack else LINUX_DELACK_MIN_MS / 1000,
         uncongested_s=statistics.mean(r["elapsed_s"] for r in base), wire_bytes_per_run=wire,
-        calls_per_run=result.get("rmi_calls"), flood_offered_bps=bps, receiver_cores=RECEIVER_CORES,
+        calls_per_run=result.get("rmi_calls"), flood_offered_bps=bps, receiver_cores=cores,
         rx_cost_s=None if math.isnan(cost) else cost,
         class_counts={CLASSES[k]: classes[k]["packets"] for k in CLASSES if k in classes},
     )

@@ -20,6 +20,16 @@ FLOOD_FRAME_BYTES = 1442
 MAX_FRAME_BYTES = 1514
 
 
+#: The thesis's receive cost per flood packet (seconds), derived before any run from a published
+#: rule: about 1 Hz of CPU per bit/s received ("1 GHz per 1 Gbit/s", the rule of thumb examined by
+#: Foong, Huff, Hum, Patwardhan and Regnier, "TCP Performance Re-Visited", IEEE ISPASS 2003, for
+#: TCP receive with 1500-byte frames on a Pentium 4 server), i.e. one cycle per received bit: a
+#: 1442-byte D-ITG frame (11,536 bits) costs 11,536 cycles, 5.77 us on one 2.0 GHz core of jp-1..jp-4
+#: (Table 1). An assumption for UDP (no ACKs to send, no reassembly), hence the sensitivity rows
+#: at 0 and 2x in docs/scale-model.md.
+THESIS_RX_COST_S = FLOOD_FRAME_BYTES * 8 / 2.0e9
+
+
 @dataclass(frozen=True)
 class World:
     """One world's facts (see the module doc for units). ``wire_bytes_per_run``: bytes of the
@@ -68,6 +78,7 @@ def quantities(w: World) -> dict[str, float | None]:
       ``queue_to_rto_min``, ``queue_in_frames`` (full frames it holds);
     - ``rto_min_to_run``, ``delack_to_run``: TCP's timers against the uncongested run;
     - ``rx_cpu_share``: flood packets/s x receive cost / receiver cores (None if the cost is unknown);
+      ``receiver_cores`` (a flooded node's cores) and ``rx_cost_us`` (its CPU per flood packet, us);
     - ``class_<name>``: each traffic class's share of the run's packets.
     """
     wire = wire_time_s(w.wire_bytes_per_run, w.link_rate_bps)
@@ -85,6 +96,8 @@ def quantities(w: World) -> dict[str, float | None]:
         "rto_min_to_run": w.rto_min_s / w.uncongested_s,
         "delack_to_run": w.delack_s / w.uncongested_s,
         "rx_cpu_share": flood_pps(w) * w.rx_cost_s / w.receiver_cores if w.rx_cost_s is not None else None,
+        "receiver_cores": w.receiver_cores,
+        "rx_cost_us": w.rx_cost_s * 1e6 if w.rx_cost_s is not None else None,
     }
     total = sum(w.class_counts.values())
     for name, n in w.class_counts.items():
@@ -117,6 +130,6 @@ THESIS = World(
     calls_per_run=None,               # JavaParty/KaRMI calls are not in Figure 9 (15 JRMP packets only)
     flood_offered_bps=1e9,            # V.C.1: D-ITG "maximum rate", 1400 B, own gigabit NIC per sender: <= 1.0
     receiver_cores=2,                 # Table 1: jp-1..jp-4 one dual-core 2 GHz Opteron
-    rx_cost_s=None,                   # not measured in the thesis (its third cause, V.C.1)
+    rx_cost_s=THESIS_RX_COST_S,       # not measured in the thesis (its third cause, V.C.1): the 1 Hz per bit/s rule
     class_counts={"control_ack": 65_664, "ssh": 61_226, "short_frame": 27_020, "data": 18_416, "rmi": 15},
 )

@@ -24,6 +24,7 @@ from ..topology import Topology
 from ..yamlio import dump_yaml
 from . import netlink, probes
 from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
+from .cpuplace import CpuPlacement
 from .plan import (
     STATE_DIR,
     build_plan,
@@ -142,6 +143,8 @@ class Testbed:
         self.span_ns = span_namespace(topology.name)
         self.state_file = STATE_DIR / f"testbed-{topology.name}.json"
         self._switch_pid: int | None = None
+        #: the topology's cpu: block on this machine (host cgroups, RPS, br_netfilter; inactive without one)
+        self.cpu = CpuPlacement(topology)
 
     # -- helpers ------------------------------------------------------------------------------
     def namespace(self, host: str) -> str:
@@ -152,8 +155,10 @@ class Testbed:
             raise QoslabError(str(e.args[0])) from None
 
     def executor(self, host: str) -> NetnsExecutor:
-        """Executor running commands inside ``host``'s namespace."""
-        return NetnsExecutor(host, self.namespace(host))
+        """Executor running commands inside ``host``'s namespace (in the host's CPU budget when the
+        topology has a ``cpu:`` block; its ``as_emulation()`` runs on the switch's cores)."""
+        return NetnsExecutor(host, self.namespace(host), cgroups=self.cpu.procs_files(host),
+                             emulation_cpus=self.cpu.switch_cpus())
 
     def sshd_up(self) -> list[str]:
         """Start an sshd in every host namespace that has none (:mod:`.sshd`); returns the hosts
@@ -193,7 +198,19 @@ class Testbed:
             state = json.loads(self.state_file.read_text())
         except (OSError, ValueError):
             return False
-        return bool(state.get("status") == "up" and set(self.plan.namespaces) <= set(list_namespaces()))
+        if not (state.get("status") == "up" and set(self.plan.namespaces) <= set(list_namespaces())):
+            return False
+        return self._switch_alive(state.get("switch_pid"))
+
+    def _switch_alive(self, pid: int | None) -> bool:
+        """True when the virtual Catalyst of the state file still runs (its PID's command line is
+        ``qoslab switch serve``). A machine restart or a killed switch leaves the namespaces without
+        it: that testbed is not up, and :meth:`up` rebuilds it (the campaign resume of issue 42 met
+        this: 'switch 127.0.0.1:8026: unreachable' on every trial)."""
+        if not pid:
+            return False
+        cmd = cmdline(int(pid))
+        return "serve" in cmd and any("qoslab" in c for c in cmd)
 
     # -- up / down ----------------------------------------------------------------------------
     def up(self, end_survivors: bool = True) -> UpReport:
@@ -228,10 +245,12 @@ class Testbed:
             run_in_namespaces(p.prepare)
             run_batches([("ip", ns, lines) for ns, lines in p.ip.items()])
             run_batches([("tc", ns, lines) for ns, lines in p.tc.items()])
+            self.cpu.apply()
             self._start_switch()
             self._write_state("up")
         except BaseException:
             self._remove(self.existing())
+            self.cpu.remove()
             self.state_file.unlink(missing_ok=True)
             raise
         return UpReport(True, stale, time.monotonic() - t0, notes=[note] if note else [])
@@ -256,6 +275,7 @@ class Testbed:
         netlink.close_all()  # the probes' kept sockets hold the namespaces open
         existing = self.existing()
         killed = self._remove(existing)
+        self.cpu.remove()
         self.state_file.unlink(missing_ok=True)
         shutil.rmtree(vswitch_dir(self.topo.name), ignore_errors=True)
         shutil.rmtree(STATE_DIR / f"sshd-{self.topo.name}", ignore_errors=True)
@@ -280,8 +300,10 @@ class Testbed:
         topo_file = d / "topology.yaml"  # the resolved topology (names and overrides as built)
         topo_file.write_text(dump_yaml(self.topo.model_dump(mode="json")))
         argv = [sys.executable, "-m", "qoslab", "switch", "serve", "-t", str(topo_file)]
+        cpus = self.cpu.switch_cpus()  # the switch's cores (None: wherever the scheduler puts it)
         with open(d / "serve.log", "ab") as log:
-            p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+            p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+                                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         self._switch_pid = p.pid
         deadline = time.monotonic() + SWITCH_START_TIMEOUT_S
         while not probes.listening(mg.host, mg.port):

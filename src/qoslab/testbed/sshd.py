@@ -25,6 +25,7 @@ from ..errors import EnvironmentProblem, QoslabError
 from ..executors.ssh import SshTarget
 from ..switch.device import write_private
 from ..topology import TESTBED_NETWORK, Topology, repo_root
+from .cpuplace import CpuPlacement, joiner
 from .plan import STATE_DIR, host_namespace
 from .procs import cmdline, kill_pids, pid_alive
 
@@ -148,6 +149,7 @@ def start(topo: Topology, hosts: list[str] | None = None) -> list[str]:
     d = ensure_keys(topo)
     PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
     started: dict[str, subprocess.Popen[bytes]] = {}
+    place = CpuPlacement(topo)  # an sshd in its host's CPU budget: its sessions' processes inherit it
     for h in topo.hosts:
         if (hosts is not None and h.name not in hosts) or _pid_of(d, h.name) is not None:
             continue
@@ -157,7 +159,8 @@ def start(topo: Topology, hosts: list[str] | None = None) -> list[str]:
         with open(d / f"sshd-{h.name}.log", "ab") as log:
             started[h.name] = subprocess.Popen(
                 ["ip", "netns", "exec", host_namespace(topo.name, h.name), str(SSHD), "-D", "-e", "-f", str(conf)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                preexec_fn=joiner(place.procs_files(h.name)))
     deadline = time.monotonic() + SSHD_START_TIMEOUT_S
     for host, p in started.items():
         while _pid_of(d, host) is None:  # sshd writes its pid file once it listens

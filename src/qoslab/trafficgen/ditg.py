@@ -11,7 +11,6 @@ busy core per sender) or plain ``-C`` chosen from a measured calibration (:mod:`
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,13 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import BackgroundProcess, Executor, SubprocessExecutor, listens_tcp, offline
+from ..executors import BackgroundProcess, Executor, SubprocessExecutor, budgeted, emulation, listens_tcp, offline
 from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
-from .ditgpacing import SENDER_TIMER_SLACK_NS, FlowPacing, kernel_host, placement, plan_pacing, sender_prefix_on
+from .ditgpacing import (
+    SENDER_TIMER_SLACK_NS,
+    FlowPacing,
+    check_pin,
+    kernel_host,
+    placement,
+    plan_pacing,
+    receivers_outside,
+    sender_prefix_on,
+)
+from .ditgprocs import ditg_pids, own_pids, tail
 from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
@@ -78,6 +87,11 @@ class DitgGenerator:
         self.sender_pps = {i: p.sender_pps for i, p in self.pacing.items()}
         self._host_drops0: dict[str, tuple[int, int] | None] = {}
         self.executor_of = executor_of
+        #: a sender stands for another machine: outside its host's CPU budget, on the switch's cores
+        self.sender_of: Callable[[str], Executor] = lambda h: emulation(executor_of(h))
+        #: a receiver runs in the budget of the host it floods (topology cpu.flood_receivers: host)
+        self.receiver_of: Callable[[str], Executor] = self.sender_of if receivers_outside(topology) else executor_of
+        check_pin(defn, topology)
         self.out_dir = Path(out_dir)
         self.duration_s = duration_s if duration_s is not None else defn.duration_s
         self.lifetime_s = lifetime_s
@@ -159,7 +173,7 @@ class DitgGenerator:
     def check_senders(self) -> list[str]:
         """Poll every sender: one that has exited with an error (ITGSend exits with 0 only after a
         finished duration) goes into ``errors``, once. Returns the errors this call added."""
-        polled = parallel_map(lambda f: (f, self.executor_of(f.src).poll(self.senders[f.index])),
+        polled = parallel_map(lambda f: (f, self.sender_of(f.src).poll(self.senders[f.index])),
                               [f for f in self.flows if f.index in self.senders])
         added = []
         for f, rc in polled:
@@ -171,9 +185,11 @@ class DitgGenerator:
         return added
 
     def _start_receiver(self, host: str) -> None:
-        d = self._ndir(host)
-        self.receivers[host] = self.executor_of(host).start(
-            [*placement(self.defn), *RECEIVER_PREFIX, "ITGRecv"], stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out",
+        d, ex = self._ndir(host), self.receiver_of(host)
+        # in a host's CPU budget the receiver runs on the host's cores (the budget's cpuset), not pin_cpu's
+        self.receivers[host] = ex.start(
+            [*([] if budgeted(ex) else placement(self.defn)), *RECEIVER_PREFIX, "ITGRecv"],
+            stdout=f"{d}/ITGRecv.out", stderr=f"{d}/ITGRecv.out",
             cwd=d,
             lifetime_s=self._proc_lifetime())
 
@@ -200,7 +216,7 @@ class DitgGenerator:
 
     def _start_sender(self, f: ResolvedFlow) -> None:
         d = self._ndir(f.src)
-        ex = self.executor_of(f.src)
+        ex = self.sender_of(f.src)
         pc = self.pacing[f.index]
         itg_rate, poll = pc.itg_rate, pc.poll
         life = self._proc_lifetime()
@@ -235,7 +251,7 @@ class DitgGenerator:
             p = self.senders.get(f.index)
             if p is not None:
                 try:
-                    self.executor_of(f.src).wait(p, timeout=self.duration_s + f.start_delay_s + 30)
+                    self.sender_of(f.src).wait(p, timeout=self.duration_s + f.start_delay_s + 30)
                 except QoslabError:
                     self.errors.append(f"ITGSend {f.src} -> {f.dst} did not end after its duration")
 
@@ -307,7 +323,7 @@ class DitgGenerator:
 
     def _stop_sender(self, f: ResolvedFlow) -> int | None:
         """Stop the sender of ``f`` if it runs; returns its own exit code when it had ended by itself."""
-        p, ex = self.senders[f.index], self.executor_of(f.src)
+        p, ex = self.senders[f.index], self.sender_of(f.src)
         rc = ex.poll(p)
         if rc is None:
             ex.stop(p, grace_s=2.0)
@@ -368,32 +384,4 @@ class DitgGenerator:
         local.unlink(missing_ok=True)
 
 
-def own_pids(ex: Executor, proc: BackgroundProcess) -> set[int]:
-    """``proc``'s PID and its children's on its node (a process started with a lifetime runs
-    under ``timeout``, whose child is the real command)."""
-    r = ex.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], check=False, timeout=5)
-    return {proc.pid} | {int(x) for x in r.stdout.split() if x.isdigit()}
-
-
-def tail(path: Path, n: int = 2) -> str:
-    """The last ``n`` non-empty lines of a log file joined with `` / `` (at most 300 characters),
-    or ``no output``."""
-    try:
-        lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
-    except OSError:
-        return "no output"
-    return " / ".join(lines[-n:])[:300] or "no output"
-
-
-def ditg_pids() -> list[int]:
-    """PIDs of running ITGSend/ITGRecv/ITGDec processes on this machine (for leak checks)."""
-    out = []
-    for e in os.scandir("/proc"):
-        if e.name.isdigit():
-            try:
-                comm = Path(f"/proc/{e.name}/comm").read_text().strip()
-            except OSError:
-                continue
-            if comm in ("ITGSend", "ITGRecv", "ITGDec"):
-                out.append(int(e.name))
-    return out
+__all__ = ["SIGNAL_PORT", "DitgGenerator", "ditg_pids", "own_pids", "tail"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import QoslabError
 from ..executors import Executor
 from ..testbed.plan import HOST_IF
+from ..topology import Topology
 from .calibration import Calibration
 from .definitions import FloodDefinition, ResolvedFlow, kernel_queue_limit, kernel_rates
 
@@ -165,6 +166,26 @@ def kernel_host(ex: Executor, host_bytes: int | None, widen: bool = False) -> tu
     if host_bytes is not None:
         set_host_queue(ex, kernel_queue_limit(host_bytes, sndbuf_default()) if widen else host_bytes)
     return counts
+
+
+def check_pin(defn: FloodDefinition, topology: Topology) -> None:
+    """With the topology's ``cpu:`` block the senders run on the switch's cores and the receivers
+    in their hosts' budgets: a ``pin_cpu`` outside ``cpu.switch_cpus`` would put the senders on
+    the hosts' cores. Raises QoslabError naming both."""
+    if topology.cpu is None or defn.pin_cpu is None:
+        return
+    n = os.cpu_count() or 1
+    cpu = n - 1 if defn.pin_cpu == "last" else defn.pin_cpu
+    if cpu not in topology.cpu.switch_set:
+        raise QoslabError(f"flood {defn.name}: pin_cpu {defn.pin_cpu} (CPU {cpu}) is not one of the switch's cores "
+                          f"(topology {topology.name} cpu.switch_cpus {topology.cpu.switch_cpus}): with a cpu: "
+                          "block the senders run there; pin to one of them or drop pin_cpu")
+
+
+def receivers_outside(topology: Topology) -> bool:
+    """Whether a flood's receivers run on the switch's cores rather than in their hosts' budgets
+    (topology ``cpu.flood_receivers: switch``: the receive CPU share 0)."""
+    return topology.cpu is not None and topology.cpu.flood_receivers == "switch"
 
 
 def placement(defn: FloodDefinition) -> list[str]:

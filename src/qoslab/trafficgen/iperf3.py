@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import BackgroundProcess, Executor
+from ..executors import BackgroundProcess, Executor, emulation
 from ..topology import Topology
 from .base import FloodResult, FlowResult
 from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .ditgpacing import receivers_outside
 
 #: Seconds a server may take to write its JSON after its client ended.
 SERVER_DRAIN_S = 5.0
@@ -115,7 +116,8 @@ class Iperf3Generator:
             return
         self._t0 = time.monotonic()
         for f in self.flows:
-            self.servers[f.index] = self.executor_of(f.dst).start(
+            dx = self.executor_of(f.dst)  # a receiver in the budget of the host it floods, or on the switch's cores
+            self.servers[f.index] = (emulation(dx) if receivers_outside(self.topo) else dx).start(
                 ["iperf3", "-s", "-1", "-B", f.dst_ip, "-p", str(f.port), "-J"],
                 stdout=self._node(f.dst, f"server-{f.index}.json"), stderr=self._node(f.dst, f"server-{f.index}.err"),
                 lifetime_s=self._life())
@@ -127,7 +129,7 @@ class Iperf3Generator:
             raise QoslabError("flood already started")
         self.prepare(establish_timeout_s)
         for f in self._listening_flows:
-            self.clients[f.index] = self.executor_of(f.src).start(
+            self.clients[f.index] = emulation(self.executor_of(f.src)).start(  # a client stands for another machine
                 self._client_argv(f), stdout=self._node(f.src, f"client-{f.index}.json"),
                 stderr=self._node(f.src, f"client-{f.index}.err"), lifetime_s=self._life())
         time.sleep(0.3)

@@ -360,12 +360,14 @@ def _make(base: str, case: tuple) -> tuple[str, int | None, str]:
 
 
 def main() -> None:
+    import cases_i42 as i42  # issue 42's cases (the cpu: block), after issue 45's
     import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
 
-    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES), ("flood", FLOOD, FLOOD_CASES),
+    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES),
+                              ("flood", FLOOD, FLOOD_CASES),
                               ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES),
                               ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES),
-                              ("real", i45.REAL, i45.REAL_CASES)):
+                              ("real", i45.REAL, i45.REAL_CASES + i42.REAL_CASES)):
         d = HERE / kind
         d.mkdir(exist_ok=True)
         for old in d.glob("*.yaml"):

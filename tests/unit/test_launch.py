@@ -98,3 +98,26 @@ def test_an_ungated_workload_starts_when_the_trial_asks(tmp_path, env, monkeypat
     launch.close()
     assert run.result["valid"] and be.events == ["ran"] and windows == ["begin"]
     assert launch.started >= asked and be.started_at >= asked
+
+
+T = {"start": 100.0, "switch": 100.1, "flood_prepare": 100.15, "capture_start": 100.15, "switch_ready": 100.2,
+     "flood_start": 100.35, "workload": 101.5, "stop": 101.7}
+
+
+@pytest.mark.parametrize("result, overhead, workload_s", [
+    # gated: the workload from its launch with the trial (100.0) to its end, less its wait at the gate
+    ({"go_wait_s": 0.05, "elapsed_total_s": 0.8}, 101.75 - 100.0 - (101.5 - 100.0 - 0.05), 1.45),
+    # ungated: the workload phase (from the flood's start)
+    ({"elapsed_total_s": 0.8}, 101.75 - 100.0 - 1.15, None),
+])
+def test_phases_count_a_gated_workload_from_its_launch(monkeypatch, result, overhead, workload_s):
+    import qoslab.campaign.trial as trial_mod
+
+    monkeypatch.setattr(trial_mod, "time", SimpleNamespace(monotonic=lambda: 101.75))  # "now" for overhead_s
+    meters = SimpleNamespace(meters={}, seconds={"rtt": 0.0, "switch": 0.02})
+    ph = trial_mod._phases(dict(T), result, meters, SimpleNamespace(drained=True), True, 100.0)
+    assert ph["switch"] == 0.1 and ph["workload"] == 1.15 and ph["stop"] == 0.2
+    assert ph["saturated"] is True and ph["drained"] is True and ph["switch_stats"] == 0.02
+    assert ph["overhead_s"] == pytest.approx(overhead, abs=1e-3)
+    assert ph.get("workload_s") == (pytest.approx(workload_s) if workload_s is not None else None)
+    assert ph["manager_start_s"] == pytest.approx((workload_s or 1.15) - 0.8, abs=1e-3)

@@ -197,6 +197,19 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     metrics = backend(plan.workload_kind).row(r)
     if fres is not None and not fres.ok:
         raise QoslabError("flood failed: " + "; ".join(fres.errors))
+    phases = _phases(t, r, meters, ctx, saturated, launch.started)
+    return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
+            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
+            "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
+
+
+def _phases(t: dict[str, float], r: dict[str, Any], meters: MeterSet, ctx: TrialContext, saturated: bool | None,
+            launched: float) -> dict[str, Any]:
+    """The trial's ``phases_json`` (see the module doc): every phase's seconds from ``t`` (monotonic
+    times in the phases' order, from ``start``), ``saturated``, ``drained``, the meters' seconds;
+    for a gated workload (its result ``r`` has ``go_wait_s``) ``workload_s``, from its launch at
+    ``launched`` (monotonic) less that wait; ``overhead_s`` (the wall time until now less the
+    workload's) and ``manager_start_s``."""
     keys = list(t)
     phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
     if saturated is not None:
@@ -209,14 +222,12 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     workload_s = phases.get("workload", 0.0)
     if isinstance(r.get("go_wait_s"), (int, float)):  # gated: the workload ran from its launch, less its wait
         phases["go_wait_s"] = round(r["go_wait_s"], 3)
-        workload_s = t["workload"] - launch.started - r["go_wait_s"]
+        workload_s = t["workload"] - launched - r["go_wait_s"]
         phases["workload_s"] = round(workload_s, 3)
     phases["overhead_s"] = round(time.monotonic() - t["start"] - workload_s, 3)
     if isinstance(r.get("elapsed_total_s"), (int, float)):  # the manager JVM's start (within the workload)
         phases["manager_start_s"] = round(workload_s - r["elapsed_total_s"], 3)
-    return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
-            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
-            "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
+    return phases
 
 
 def _traffic(env: TrialEnv, plan: TrialPlan, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,

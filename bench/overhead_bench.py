@@ -9,7 +9,11 @@ the campaign's wall time and the median of every phase.
     python bench/overhead_bench.py [--src /work/main/src] [--label before] [--trials 3]
 
 ``--src`` runs the campaign with another checkout's code (e.g. main's, for a before/after
-comparison); the testbed is shared: run it under ``flock /tmp/qoslab-testbed.lock``.
+comparison); the testbed is shared: run it under ``flock /tmp/qoslab-testbed.lock``. The playbook
+is this checkout's, and the code resolves its references (topology, flood) in its own checkout
+(``repo_root()``): to measure older code on a newer playbook, give it a folder that holds the old
+``src/`` and links to everything else here (issue 42's "before" runs; commands in
+docs/lab-notes.md, "Lean trials"). The machine facts record ``src_commit`` and ``src_dirty``.
 """
 
 from __future__ import annotations
@@ -90,6 +94,15 @@ def bench_overhead(repeat: int, src: Path = ROOT / "src", trials: int = 3) -> di
             "campaign_wall_s": wall, "folder": str(out), **summarize(out / "trials.sqlite")}
 
 
+def src_dirty(src: Path) -> bool | None:
+    """Whether ``src`` has uncommitted changes to tracked files (then ``src_commit`` is not the code
+    that ran: issue 42's first 'after' runs say e1def78 for e1def78 plus the change measured); None
+    outside a git checkout (e.g. a copy made with ``git archive``)."""
+    r = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no", "--", "."],
+                       capture_output=True, text=True)
+    return None if r.returncode != 0 else bool(r.stdout.strip())
+
+
 def main() -> int:
     sys.path.insert(0, str(ROOT / "bench"))
     from run_benchmarks import RESULTS, machine_facts
@@ -111,6 +124,7 @@ def main() -> int:
     facts = machine_facts()
     facts["src_commit"] = subprocess.run(["git", "-C", str(args.src), "rev-parse", "--short", "HEAD"],
                                          capture_output=True, text=True).stdout.strip() or None
+    facts["src_dirty"] = src_dirty(args.src)
     result = {"benchmark": "overhead", "machine": facts, "result": bench_overhead(1, args.src.resolve(), args.trials)}
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / (f"overhead-{args.label}.json" if args.label else "overhead.json")

@@ -1,6 +1,7 @@
-"""The rtt meter on real trials: every trial of a short campaign pings its path (the manager's host
-to the first worker's) with all replies, and a congested trial measures the empty path, because the
-ping runs before the flood starts (under the flood a 10 Mbit/s FIFO adds up to 105 ms)."""
+"""The rtt meter on real trials: every trial of a short campaign's baseline condition pings its path
+(the manager's host to the first worker's) with all replies; the congested trials do not ping (their
+columns stay NULL: the scale model reads the baseline's RTT only, and the pings cost each trial
+about 0.3 s)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_every_trial_measures_the_empty_paths_rtt(tmp_path, topo_file):
+def test_the_baseline_trials_measure_the_paths_rtt(tmp_path, topo_file):
     pb_file = tmp_path / "rtt.yaml"
     pb_file.write_text(yaml.safe_dump({
         "name": "rtt", "topology": str(topo_file("r")), "device": "virtual",
@@ -36,5 +37,8 @@ def test_every_trial_measures_the_empty_paths_rtt(tmp_path, topo_file):
     assert len(rows) == 4
     for r in rows:
         print(r.condition, r.get("base_rtt_ms"), r.get("base_rtt_min_ms"), r.get("base_rtt_replies"))
-        assert r.get("base_rtt_replies") == COUNT
-        assert 0 < r.get("base_rtt_min_ms") <= r.get("base_rtt_ms") < 20.0
+        if r.condition == "no congestion fifo":  # the baseline (the first condition without congestion)
+            assert r.get("base_rtt_replies") == COUNT
+            assert 0 < r.get("base_rtt_min_ms") <= r.get("base_rtt_ms") < 20.0
+        else:
+            assert r.get("base_rtt_replies") is None and r.get("base_rtt_ms") is None

@@ -62,8 +62,8 @@ def test_workload_factors_include_subset_and_recoveries_per_level():
 
 def test_old_playbooks_keep_their_meaning():
     pb = load_playbook(REPO / "playbooks" / "quick.yaml")
-    assert [pb.flood_of(c) for c in pb.conditions] == [None, "traffic-gen/campaign-flood.yaml", None,
-                                                      "traffic-gen/campaign-flood.yaml"]
+    assert [pb.flood_of(c) for c in pb.conditions] == [None, "traffic-gen/quick-flood.yaml", None,
+                                                      "traffic-gen/quick-flood.yaml"]
     assert plan_comparisons(pb)[1] == [("no congestion fifo", "congestion fifo", "congestion thesis")]
     mixed = pb_of(conditions=[{"name": "a", "flood": "none", "profile": "fifo"},
                               {"name": "b", "flood": "incast", "profile": "fifo"},

@@ -51,11 +51,23 @@ class _Ex:
         return SimpleNamespace(stdout=self.out, returncode=0)
 
 
-def _ctx(hosts, ex):
+def _ctx(hosts, ex, condition="c", playbook=None):
     topo = SimpleNamespace(host=lambda h: SimpleNamespace(ip={"jp-1": "198.18.0.1", "jp-2": "198.18.0.2"}[h]))
-    return TrialContext(condition="c", congestion=False, trial_dir=Path("."), local=True, switch=None, ports=[],
+    return TrialContext(condition=condition, congestion=False, trial_dir=Path("."), local=True, switch=None, ports=[],
                         topology=topo, plan=SimpleNamespace(workload=SimpleNamespace(hosts=hosts)),
-                        executor_of=lambda h: ex)
+                        executor_of=lambda h: ex, playbook=playbook)
+
+
+def _playbook(baseline):
+    """A campaign playbook of the Table-5 matrix (qoslab.campaign.playbook.Playbook, its own checks)."""
+    from qoslab.campaign.playbook import Playbook
+
+    conds = [{"name": "no congestion fifo", "congestion": False, "profile": "fifo"},
+             {"name": "congestion fifo", "congestion": True, "profile": "fifo"},
+             {"name": "no congestion thesis", "congestion": False, "profile": "thesis"}]
+    return Playbook.model_validate({"name": "p", "topology": "t.yaml", "flood": "f.yaml", "conditions": conds,
+                                    "workload": {"hosts": ["jp-1", "jp-2"]},
+                                    **({"baseline": baseline} if baseline else {})})
 
 
 def test_meter_pings_from_the_first_workload_host_to_the_second():
@@ -66,6 +78,26 @@ def test_meter_pings_from_the_first_workload_host_to_the_second():
     assert ex.calls[0][0][-1] == "198.18.0.2" and ex.calls[0][2] is False
     assert m.columns(ctx) == {"base_rtt_ms": pytest.approx(0.078), "base_rtt_min_ms": pytest.approx(0.061),
                               "base_rtt_replies": 3}
+
+
+@pytest.mark.parametrize("baseline, condition, pings", [
+    ("no congestion fifo", "no congestion fifo", True),
+    ("no congestion fifo", "congestion fifo", False),
+    ("no congestion fifo", "no congestion thesis", False),
+    ("no congestion thesis", "no congestion thesis", True),
+    ("no congestion thesis", "no congestion fifo", False),
+    (None, "no congestion fifo", True),  # no baseline: the first condition without congestion
+    (None, "congestion fifo", False),
+])
+def test_only_the_baseline_conditions_trials_ping(baseline, condition, pings):
+    ex = _Ex(PING)
+    ctx = _ctx(["jp-1", "jp-2"], ex, condition, _playbook(baseline))
+    m = RttMeter(ctx)
+    m.begin(ctx)
+    assert bool(ex.calls) is pings
+    assert (m.columns(ctx)["base_rtt_replies"] == 3) is pings
+    if not pings:
+        assert m.columns(ctx) == dict.fromkeys(RttMeter.COLUMNS)
 
 
 def test_meter_on_one_host_leaves_its_columns_null():

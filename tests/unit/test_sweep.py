@@ -81,7 +81,7 @@ def test_prepare_records_the_seed_and_refuses_another_sweep(tmp_path, write_yaml
     assert folder.name == "rate-20Mbit" and (folder / "topology.yaml").exists()
     pb = yaml.safe_load((folder / "playbook.yaml").read_text())
     assert pb["name"] == "s-20Mbit" and pb["seed"] == a.seed and pb["trials"] == 2
-    assert load_topology(pb["topology"]).name == "ecenet20m"
+    assert load_topology(pb["topology"]).name == "ecenetq20m"  # quick's topology, ecenet-quick.yaml
     assert ensure_rate_campaign(a, out, 20_000_000) == folder  # an existing campaign is kept
 
 

@@ -245,3 +245,38 @@ def test_pin_cpu_prefixes_taskset_and_refuses_a_cpu_this_machine_lacks():
     for wrong in (-1, "first", 1.5):
         with pytest.raises(ValueError, match="pin_cpu"):
             _flood(pin_cpu=wrong)
+
+
+def test_a_decoded_log_on_this_machines_file_system_is_removed_without_a_command(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from qoslab.executors import LocalExecutor, NetnsExecutor
+    from qoslab.trafficgen.itgdec import keep_or_drop
+
+    log, local = tmp_path / "node" / "recv-0.log", tmp_path / "here" / "recv-0.log"
+    ran = []
+    for ex in (LocalExecutor("jp-1"), NetnsExecutor("jp-1", "qsl-x-jp-1")):
+        for f in (log, local):
+            f.parent.mkdir(exist_ok=True)
+            f.write_bytes(b"\0" * 64)
+        monkeypatch.setattr(type(ex), "run", lambda self, argv, **kw: ran.append(argv))
+        keep_or_drop(ex, str(log), local, keep=False)
+        assert not log.exists() and not local.exists() and ran == []
+    # a node elsewhere (ssh): the log is removed there by `rm -f`, the local copy here
+    remote = SimpleNamespace(calls=[], run=lambda argv, **kw: remote.calls.append(argv))
+    local.write_bytes(b"\0")
+    keep_or_drop(remote, "/srv/qoslab/recv-0.log", local, keep=False)
+    assert remote.calls == [["rm", "-f", "/srv/qoslab/recv-0.log"]] and not local.exists()
+
+
+def test_a_kept_log_is_fetched_and_one_that_cannot_be_stays_on_its_node(tmp_path):
+    from qoslab.executors import LocalExecutor
+    from qoslab.trafficgen.itgdec import keep_or_drop
+
+    log, local = tmp_path / "node" / "recv-0.log", tmp_path / "here" / "recv-0.log"
+    log.parent.mkdir()
+    log.write_bytes(b"\1" * 8)
+    keep_or_drop(LocalExecutor("jp-1"), str(log), local, keep=True)
+    assert log.read_bytes() == local.read_bytes() == b"\1" * 8
+    keep_or_drop(LocalExecutor("jp-1"), str(tmp_path / "node" / "gone.log"), tmp_path / "here" / "gone.log", keep=True)
+    assert not (tmp_path / "here" / "gone.log").exists()

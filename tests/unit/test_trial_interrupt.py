@@ -23,6 +23,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import qoslab.campaign.launch as launch_mod
 import qoslab.campaign.trial as trial_mod
 from qoslab.campaign.watchdog import clear_interrupt, request_interrupt
 from qoslab.workloads.gate import GO_FILE
@@ -82,7 +83,7 @@ def _interrupt_after_go(go: os.PathLike, delay_s: float) -> threading.Thread:
 
 def test_an_interrupt_between_the_go_and_the_managers_spawn_ends_the_late_manager(tmp_path, monkeypatch):
     ns = _Namespaces()
-    monkeypatch.setattr(trial_mod, "backend", lambda kind: _LateManager(ns))
+    monkeypatch.setattr(launch_mod, "backend", lambda kind: _LateManager(ns))
     lanes = ThreadPoolExecutor(max_workers=2)
     env = SimpleNamespace(pb=SimpleNamespace(settle="fixed", settle_s=0.01), testbed=ns, pool=None,
                           executor_of=lambda h: None, topo=SimpleNamespace(host=lambda h: SimpleNamespace(ip="x")),
@@ -101,7 +102,8 @@ def test_an_interrupt_between_the_go_and_the_managers_spawn_ends_the_late_manage
         _interrupt_after_go(tmp_path / "workload" / GO_FILE, 0.1)
         t0 = time.monotonic()
         with pytest.raises(KeyboardInterrupt):
-            trial_mod._flood_and_workload(env, plan, tmp_path, ctx, meters, flood, {})
+            launch = launch_mod.Launch(env, plan, tmp_path, ctx, meters, flood)  # gated: started with the trial
+            trial_mod._flood_and_workload(env, plan, ctx, meters, flood, launch, {})
         took = time.monotonic() - t0
     finally:
         signal.signal(signal.SIGINT, old)

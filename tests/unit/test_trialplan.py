@@ -37,7 +37,7 @@ def test_a_congested_condition_resolves_flows_ports_profile_and_capture():
     assert plan.ports == tuple(ports_of(topo, plan.hosts)) and len(plan.ports) == 8
     assert plan.flooded_ports == ("Gi1/0/1", "Gi1/0/2", "Gi1/0/3", "Gi1/0/4")
     assert plan.flood_sources == tuple(sorted(f.src for f in plan.flows))
-    assert plan.settle_share == pytest.approx(0.95)  # the campaign flood fills its ports (1.1x)
+    assert plan.settle_share == pytest.approx(0.95 * 0.95)  # make run's flood fills 0.95 of its ports
     lines = render(profiles["thesis"], topo, {"workload": ["jp-1", "jp-2", "jp-3", "jp-4"]})
     assert list(plan.profile_lines) == lines and plan.config_hash == config_hash(lines)
     assert plan.capture_host == "jp-1" and plan.capture_ip == topo.host("jp-1").ip
@@ -72,7 +72,7 @@ def test_a_pattern_floods_hosts_are_in_the_plan(write_yaml):
 def test_missing_references_are_named():
     pb = load_playbook(QUICK)
     topo, floods, profiles = _inputs(pb)
-    with pytest.raises(QoslabError, match="flood traffic-gen/campaign-flood.yaml is not among"):
+    with pytest.raises(QoslabError, match="flood traffic-gen/quick-flood.yaml is not among"):
         plan_trial(pb, pb.condition("congestion fifo"), topo, {}, profiles)
     with pytest.raises(QoslabError, match="profile thesis is not among"):
         plan_trial(pb, pb.condition("congestion thesis"), topo, floods, {"fifo": profiles["fifo"]})

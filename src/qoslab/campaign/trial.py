@@ -1,18 +1,21 @@
 """One trial of a campaign, phase by phase (docs/DESIGN.md, "One trial, as data flows"):
 
+0. a congested trial's gated workload (:mod:`.launch`) starts: its manager JVM boots through 1-5;
 1. switch: push the condition's profile (only when it differs from what the switch has); the
    switch meter starts reading the 'before' counters in the background;
 2. flood_prepare: the flood's receivers start (they send nothing);
 3. capture: start a live capture on the SPAN destination port (by the capture policy);
 4. switch_ready: the 'before' counters are complete;
 5. congestion: start the flood's senders and wait until every flooded port is saturated;
-6. workload: the playbook's workload backend (:mod:`qoslab.workloads`); its JSON result;
+6. workload: the playbook's workload backend (:mod:`qoslab.workloads`; a gated one gets its go);
+   its JSON result;
 7. stop: the flood's senders stop, its packets drain from the queues, then the switch's 'after'
    counters are read while the receivers decode and the capture stops;
 8. the trial's row for the store.
 
 Every phase's wall time goes into ``phases_json``, with ``overhead_s`` (the trial's wall time
-minus the workload phase: what the harness costs per trial), ``manager_start_s`` (the workload
+minus the workload phase, a gated one's from its launch less its wait at the gate, ``go_wait_s``:
+what the harness costs per trial), ``workload_s`` (that workload time), ``manager_start_s`` (the workload
 phase minus the manager's own run: its JVM start and the workers' check), ``saturated`` and
 ``drained``. Any failure raises; the runner records it.
 """
@@ -41,10 +44,9 @@ from ..trafficgen import Calibration, FloodDefinition, FloodResult, open_flood
 from ..trafficgen.base import DRAIN_WAIT_S
 from ..workloads import backend
 from ..workloads.base import Pool
-from ..workloads.gate import GO_FILE, GoGate
+from .launch import Launch
 from .playbook import Condition, Playbook
 from .trialplan import TrialPlan, plan_trial
-from .watchdog import interrupt_requested
 
 #: Seconds the flood's senders must have run before their start is checked (D-ITG): none, they are
 #: checked again once the flood has settled (a sender that fails later fails the trial at stop:
@@ -165,21 +167,25 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
                        local=env.testbed is not None, switch=env.switch, ports=list(plan.ports), log=env.log,
                        topology=env.topo, playbook=env.pb, plan=plan, executor_of=env.executor_of)
     meters = MeterSet(ctx)
-    flood, prepared = None, None
+    flood, prepared, launch = None, None, None
     try:
         if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
             flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
                                calibration=env.calibration, keep_logs=env.pb.keep_ditg_logs,
                                lifetime_s=plan.lifetime_s, start_check_s=START_CHECK_S)
         prepared = env.lanes().submit(flood.prepare) if flood is not None else None
+        launch = Launch(env, plan, tdir, ctx, meters, flood)  # a gated manager boots meanwhile (.launch)
         _push(env, plan, tdir)
         meters.begin()
         t["switch"] = time.monotonic()
-        run, saturated, fres, summary = _traffic(env, plan, tdir, capture_due, ctx, meters, t, flood, prepared)
+        run, saturated, fres, summary = _traffic(env, plan, tdir, capture_due, ctx, meters, t, flood, prepared,
+                                                 launch)
         meters.end()
         t["stop"] = time.monotonic()
         columns = meters.columns()
     finally:
+        if launch is not None:
+            launch.close()  # failed before its go: the waiting manager ends without a run
         meters.close()
         if flood is not None and flood.result is None:  # failed before _traffic took it over
             if prepared is not None:
@@ -191,6 +197,19 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     metrics = backend(plan.workload_kind).row(r)
     if fres is not None and not fres.ok:
         raise QoslabError("flood failed: " + "; ".join(fres.errors))
+    phases = _phases(t, r, meters, ctx, saturated, launch.started)
+    return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
+            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
+            "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
+
+
+def _phases(t: dict[str, float], r: dict[str, Any], meters: MeterSet, ctx: TrialContext, saturated: bool | None,
+            launched: float) -> dict[str, Any]:
+    """The trial's ``phases_json`` (see the module doc): every phase's seconds from ``t`` (monotonic
+    times in the phases' order, from ``start``), ``saturated``, ``drained``, the meters' seconds;
+    for a gated workload (its result ``r`` has ``go_wait_s``) ``workload_s``, from its launch at
+    ``launched`` (monotonic) less that wait; ``overhead_s`` (the wall time until now less the
+    workload's) and ``manager_start_s``."""
     keys = list(t)
     phases: dict[str, Any] = {k: round(t[k] - t[keys[i - 1]], 3) for i, k in enumerate(keys) if i}
     if saturated is not None:
@@ -203,24 +222,22 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     workload_s = phases.get("workload", 0.0)
     if isinstance(r.get("go_wait_s"), (int, float)):  # gated: the workload ran from its launch, less its wait
         phases["go_wait_s"] = round(r["go_wait_s"], 3)
-        workload_s = t["workload"] - t["switch_ready"] - r["go_wait_s"]
+        workload_s = t["workload"] - launched - r["go_wait_s"]
         phases["workload_s"] = round(workload_s, 3)
     phases["overhead_s"] = round(time.monotonic() - t["start"] - workload_s, 3)
     if isinstance(r.get("elapsed_total_s"), (int, float)):  # the manager JVM's start (within the workload)
         phases["manager_start_s"] = round(workload_s - r["elapsed_total_s"], 3)
-    return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
-            "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
-            "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
+    return phases
 
 
 def _traffic(env: TrialEnv, plan: TrialPlan, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
-             t: dict[str, float], flood: Any, prepared: Future[None] | None) -> tuple[Any, bool | None,
-                                                                                FloodResult | None, dict | None]:
+             t: dict[str, float], flood: Any, prepared: Future[None] | None,
+             launch: Launch) -> tuple[Any, bool | None, FloodResult | None, dict | None]:
     """Capture, flood and workload of one trial, stopped in every case: (workload run, saturated,
     flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks. ``flood``
     (None: no congestion) has been preparing its receivers (``prepared``, they send nothing)
     while the switch was pushed and its 'before' counters read; its senders start once that
-    reading is complete."""
+    reading is complete. ``launch``: the trial's workload (a gated one booting since the trial began)."""
     cap, saturated, fres, summary = None, None, None, None
     ok = False
     try:
@@ -231,7 +248,7 @@ def _traffic(env: TrialEnv, plan: TrialPlan, tdir: Path, capture_due: bool, ctx:
         t["capture_start"] = time.monotonic()
         meters.traffic_begin()  # the switch's 'before' counters are complete: no trial traffic before
         t["switch_ready"] = time.monotonic()
-        run, saturated = _flood_and_workload(env, plan, tdir, ctx, meters, flood, t)
+        run, saturated = _flood_and_workload(env, plan, ctx, meters, flood, launch, t)
         ok = True
     finally:
         ended = time.monotonic()
@@ -253,73 +270,23 @@ def _flood_up(env: TrialEnv, plan: TrialPlan, flood: Any) -> bool | None:
     return saturated
 
 
-def _flood_and_workload(env: TrialEnv, plan: TrialPlan, tdir: Path, ctx: TrialContext, meters: MeterSet,
-                        flood: Any, t: dict[str, float]) -> tuple[Any, bool | None]:
-    """The flood's senders and the workload: (workload run, saturated). A backend that takes a
-    go gate (:mod:`qoslab.workloads.gate`) starts first, so its manager JVM boots while the flood
-    settles, and its run begins at the go; any other starts once the flood is established. The
-    meters' window begins right before the manager's run either way."""
-    wl = plan.workload
-    be = backend(plan.workload_kind)
-    gate = GoGate(tdir / "workload" / GO_FILE) if flood is not None and getattr(be, "gated", False) else None
-
-    def started(workers: Any) -> None:
-        ctx.workers, ctx.flood = workers, flood
-        if gate is None:
-            meters.window_begin()
-
-    def run_backend() -> Any:
-        extra = {"gate": gate} if gate is not None else {}
-        return be.run(wl, env.executor_of, lambda h: env.topo.host(h).ip, tdir / "workload", pool=env.pool,
-                      lifetime_s=plan.lifetime_s, on_started=started, **extra)
-
+def _flood_and_workload(env: TrialEnv, plan: TrialPlan, ctx: TrialContext, meters: MeterSet, flood: Any,
+                        launch: Launch, t: dict[str, float]) -> tuple[Any, bool | None]:
+    """The flood's senders, then the workload's run (:class:`.launch.Launch`: a gated manager has
+    been booting since the trial began and gets its go now, any other backend starts now):
+    (workload run, saturated). The meters' window begins right before the manager's run."""
     saturated = None
-    launched = env.lanes().submit(run_backend) if gate is not None else None
     try:
         if flood is not None:
             saturated = _flood_up(env, plan, flood)
         t["flood_start"] = time.monotonic()
-        if gate is None or launched is None:  # (both None or neither: the two for the type checker)
-            run = run_backend()
-        else:
-            while not gate.armed.wait(0.005) and not launched.done():
-                pass
-            if gate.armed.is_set():
-                meters.window_begin()
-                gate.open()
-            run = launched.result()
+        run = launch.run()
     finally:
-        if gate is not None and launched is not None:
-            gate.abort()  # failed before the go: the waiting manager ends without a run
-            if interrupt_requested():
-                _end_workload(env, launched)  # past the go: end its processes rather than wait for its run
-            wait_futures([launched])
+        launch.close()
     ctx.result = run.result
     meters.window_end()
     t["workload"] = time.monotonic()
     return run, saturated
-
-
-#: Seconds between two sweeps of the workload's processes after an interrupt (see :func:`_end_workload`).
-END_SWEEP_S = 0.5
-
-
-def _end_workload(env: TrialEnv, launched: Future[Any]) -> None:
-    """After an interrupt: end the workload's processes (on the testbed every process in the
-    hosts' namespaces, by PID; elsewhere the pool's workers) so the trial stops within seconds,
-    and again every END_SWEEP_S until the lane running the workload is done (issue 45): the lane
-    arms the go gate before it spawns the manager, and on a loaded machine the spawn (the fork,
-    ``ip netns exec``, the JVM) can enter the head node's namespace after the first sweep; that
-    manager then read ``go`` and ran its whole run while the trial waited for it (the Ctrl-C
-    test's "still running 60 s after SIGINT", 2 of 10 runs beside two busy loops)."""
-    while not launched.done():
-        if env.testbed is not None:
-            env.testbed.end_survivors()
-        elif env.pool is not None:
-            env.pool.close()
-        else:
-            return  # nothing of ours to end here (a manager over SSH ends with its bound)
-        wait_futures([launched], timeout=END_SWEEP_S)
 
 
 def _drain(env: TrialEnv, plan: TrialPlan) -> bool | None:

@@ -42,7 +42,7 @@ Built-in meters (their column definitions live with the code that computes them)
 - ``fidelity`` (:class:`qoslab.meters.fidelity.FidelityMeter`): whether the trial was emulated
   faithfully (CPU headroom, bottleneck departure rate, flood rate; columns ``fidelity*``);
 - ``rtt`` (:class:`qoslab.meters.rtt.RttMeter`): the base RTT from the workload's first host to its
-  second, pinged before capture and flood (:mod:`.rtt`, columns ``base_rtt_*``).
+  second, pinged before the capture in the baseline condition's trials (:mod:`.rtt`, columns ``base_rtt_*``).
 """
 
 from __future__ import annotations

@@ -4,9 +4,16 @@ second, before the capture and the flood start (meter ``rtt``, columns ``base_rt
 The scale model (docs/scale-model.md, :mod:`qoslab.scale.model`) compares the switch queue's
 depth in time with the path's base RTT (``queue_to_rtt``): a queue that holds many RTTs of data
 turns congestion into long standing delays, one that holds a fraction of an RTT into loss. The
-thesis gives no RTT (the model assumes 150 us for a 2006 gigabit LAN); here it is measured in every
-trial, with the condition's profile pushed and no flood yet, so congested and uncongested trials
-measure the same empty path.
+thesis gives no RTT (the model assumes 150 us for a 2006 gigabit LAN); here it is measured in the
+trials of the playbook's baseline condition (:func:`due`), with its profile pushed and before the
+capture starts: the scale model takes the median over the baseline's trials
+(:func:`qoslab.scale.measure.base_rtt_s`) and no other condition's value is used. Pinging in every
+trial cost each one 0.32-0.37 s of harness time (``bench/results/overhead-before-e1def78.json``:
+the quick campaign's median overhead was 0.77 s; 20 requests 10 ms apart take 0.31-0.33 s on this
+HZ=250 kernel before the command's own start), so the other conditions' trials do not ping and
+their columns stay NULL (issue 42). The interval stays 10 ms: at 1-2 ms the same path measured
+0.015-0.05 ms instead of 0.08-0.10 ms (the CPUs do not fall idle between requests), a different
+quantity from the one earlier campaigns stored.
 
 What is measured: :data:`COUNT` echo requests of the ``ping`` default size (56 bytes of data, 98
 bytes on the wire), :data:`INTERVAL_S` apart, from ``hosts[0]`` to ``hosts[1]`` of the workload
@@ -24,7 +31,7 @@ from typing import Any, ClassVar
 
 from .base import BaseMeter, TrialContext
 
-#: Echo requests per trial (20 at 10 ms: 0.2 s of a trial; enough for a stable median).
+#: Echo requests per baseline trial (20 at 10 ms: 0.31-0.33 s measured; enough for a stable median).
 COUNT = 20
 #: Seconds between echo requests (ping's ``-i``; below 0.2 s needs root, which the testbed is).
 INTERVAL_S = 0.01
@@ -51,6 +58,14 @@ def ping_argv(dst_ip: str, count: int = COUNT, interval_s: float = INTERVAL_S) -
     return ["ping", "-n", "-c", str(count), "-i", f"{interval_s:g}", "-W", f"{WAIT_S:g}", dst_ip]
 
 
+def due(ctx: TrialContext) -> bool:
+    """Whether the trial of ``ctx`` pings: a trial of the playbook's baseline condition
+    (``Playbook.baseline_condition()``: ``baseline``, else the first uncongested condition); every
+    trial when the context has no playbook (a meter used outside a campaign)."""
+    baseline = getattr(ctx.playbook, "baseline_condition", None)
+    return baseline is None or ctx.condition == baseline().name
+
+
 class RttMeter(BaseMeter):
     """Base RTT from the workload's first host to its second (see the module doc); needs the
     trial's plan and executors in the context (``ctx.plan``, ``ctx.executor_of``)."""
@@ -63,10 +78,11 @@ class RttMeter(BaseMeter):
         self.measured: dict[str, float | int | None] = {}
 
     def begin(self, ctx: TrialContext) -> None:
-        """Ping once the profile is pushed, before capture and flood (raises what the executor
-        raises when ping cannot start; MeterSet then leaves the columns NULL)."""
+        """Ping once the profile is pushed, before the capture starts, in a baseline trial
+        (:func:`due`; raises what the executor raises when ping cannot start: MeterSet then leaves
+        the columns NULL)."""
         hosts = list(getattr(getattr(ctx.plan, "workload", None), "hosts", []) or [])
-        if len(hosts) < 2 or ctx.executor_of is None or ctx.topology is None:
+        if len(hosts) < 2 or ctx.executor_of is None or ctx.topology is None or not due(ctx):
             return
         res = ctx.executor_of(hosts[0]).run(ping_argv(ctx.topology.host(hosts[1]).ip),
                                             timeout=RUN_TIMEOUT_S, check=False)

@@ -35,7 +35,7 @@ from .ditgpacing import (
     sender_prefix_on,
 )
 from .ditgprocs import ditg_pids, own_pids, tail
-from .itgdec import parse_itgdec_series, parse_itgdec_summary, run_itgdec
+from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .patterns import traffic_options
 
 #: ITGRecv's signalling port (D-ITG default).
@@ -368,20 +368,8 @@ class DitgGenerator:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
         keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs
         for ex, log, local in ((sx, send_log, self._dir(f.src)), (dx, recv_log, self._dir(f.dst))):
-            self._keep_or_drop(ex, log, local / log.rsplit("/", 1)[1], keep)
+            keep_or_drop(ex, log, local / log.rsplit("/", 1)[1], keep)
         return r
-
-    @staticmethod
-    def _keep_or_drop(ex: Executor, log: str, local: Path, keep: bool) -> None:
-        """A decoded binary log: fetched here when kept, else removed (on the node and here)."""
-        if keep:
-            try:
-                ex.fetch(log, local)
-            except QoslabError:
-                pass
-            return
-        ex.run(["rm", "-f", log], check=False, timeout=10)
-        local.unlink(missing_ok=True)
 
 
 __all__ = ["SIGNAL_PORT", "DitgGenerator", "ditg_pids", "own_pids", "tail"]

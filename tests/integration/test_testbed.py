@@ -14,8 +14,7 @@ import time
 import pytest
 
 from qoslab.errors import QoslabError
-from qoslab.testbed import Testbed, list_namespaces, namespace_pids
-from qoslab.testbed import probes
+from qoslab.testbed import Testbed, list_namespaces, namespace_pids, probes
 from qoslab.testbed.plan import switch_namespace
 from qoslab.testbed.procs import cmdline
 from qoslab.topology import load_topology

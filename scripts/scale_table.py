@@ -41,8 +41,11 @@ def testbed_world(folder: Path, rtt_us: float) -> World:
     sql = "SELECT * FROM trials WHERE status='done' AND warmup=0 AND condition=? ORDER BY idx"
     base = [dict(r) for r in _rows(db, sql, "no congestion fifo")]
     congested = [dict(r) for r in _rows(db, sql, "congestion fifo")]
-    captured = next(folder / "trials" / f"{r['idx']:04d}" for r in base
-                    if (folder / "trials" / f"{r['idx']:04d}" / "capture" / "summary.json").exists())
+    captured = next((folder / "trials" / f"{r['idx']:04d}" for r in base
+                     if (folder / "trials" / f"{r['idx']:04d}" / "capture" / "summary.json").exists()), None)
+    if captured is None:
+        raise SystemExit(f"error: {folder}: no baseline trial with trials/NNNN/capture/summary.json (the scale "
+                         "model reads the first captured 'no congestion fifo' trial; a slim results folder keeps it)")
     summary = json.loads((captured / "capture" / "summary.json").read_text())
     result = json.loads((captured / "workload" / "workload-result.json").read_text())
     return measured_world(load_topology(folder / "inputs" / "topology.yaml"), base, congested, summary, result,

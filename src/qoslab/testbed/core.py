@@ -321,10 +321,7 @@ class Testbed:
                 pid = json.loads(self.state_file.read_text()).get("switch_pid")
             except (OSError, ValueError):
                 pid = None
-        if not pid:
-            return []
-        cmd = cmdline(pid)
-        if "serve" not in cmd or not any("qoslab" in c for c in cmd):
+        if pid is None or not self._switch_alive(pid):
             return []
         return kill_pids([pid])
 

@@ -57,7 +57,7 @@ def test_answers_by_id():
 
 def test_a_foreground_script_ends_when_stdin_closes_a_background_one_lives_on(tmp_path):
     a = _agent()
-    bg = None
+    fg = bg = None
     try:
         # a foreground command that would run for 10 minutes and ignores SIGTERM (a JVM in a
         # shutdown hook): SIGKILL after the grace
@@ -79,5 +79,6 @@ def test_a_foreground_script_ends_when_stdin_closes_a_background_one_lives_on(tm
     finally:
         if a.poll() is None:
             a.kill()
-        if bg is not None and _alive(bg):
-            os.kill(bg, signal.SIGKILL)
+        for pid in (fg, bg):  # what a failing agent left (fg's whole process group)
+            if pid is not None and _alive(pid):
+                os.killpg(os.getpgid(pid), signal.SIGKILL)

@@ -27,7 +27,7 @@ import time
 END_GRACE_S = 2.0
 
 _out_lock = threading.Lock()
-_running = {}  # pid -> Popen of the scripts in flight
+_running = {}  # type: dict  # pid -> Popen of the scripts in flight (a type comment: the node may run Python 3.6)
 _running_lock = threading.Lock()
 
 

@@ -38,7 +38,9 @@ M = TypeVar("M", bound=BaseModel)
 class StrictModel(BaseModel):
     """Base of every model read from a file (topology, profile, flood, playbook, device):
     unknown fields are errors (a typo never passes silently), instances are frozen, and a YAML
-    boolean is never taken for a number (:func:`bool_where_number`: pydantic reads ``true`` as 1)."""
+    boolean is never taken for a number nor a number or string for a boolean
+    (:func:`scalar_mismatch`: pydantic's lax mode reads ``true`` as 1 and ``1`` or ``"no"`` as a
+    boolean)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -46,9 +48,8 @@ class StrictModel(BaseModel):
     @classmethod
     def _no_bool_numbers(cls, v: Any, info: ValidationInfo) -> Any:
         field = cls.model_fields.get(info.field_name or "")
-        if field is not None and (at := bool_where_number(field.annotation, v)) is not None:
-            raise SubFieldProblem(at, "a YAML boolean (true/false, yes/no, on/off) where a number is "
-                                      "expected: write the number")
+        if field is not None and (hit := scalar_mismatch(field.annotation, v)) is not None:
+            raise SubFieldProblem(*hit)
         return v
 
 
@@ -90,27 +91,43 @@ def _admits(annotation: Any, kinds: tuple[type, ...]) -> bool:
     return False
 
 
-def bool_where_number(annotation: Any, value: Any) -> tuple[Any, ...] | None:
-    """Where in ``value`` (a field's raw input: YAML data) a boolean stands in a place of
-    ``annotation`` that takes a number but no boolean, as a location relative to the field
-    (``()`` for the field itself, ``(0, 0)`` for ``port_ranges: [[true, 5]]``); None when
-    nowhere. Pydantic's lax mode reads ``true`` as 1 for an int or float; YAML writes a boolean
-    where a number was meant only by mistake (``rto_min_ms: true`` = 1 ms). Nested models are
-    left to their own validator. Pure."""
+_BOOL_FOR_NUMBER = ("a YAML boolean (true/false, yes/no, on/off) where a number is expected: write the number")
+_NOT_BOOL = "a {kind} where a boolean is expected: write true or false"
+
+
+def _leaf_mismatch(annotation: Any, value: Any) -> str | None:
+    """The problem of one scalar ``value`` at a leaf of ``annotation`` pydantic's lax mode would
+    coerce silently, or None."""
     if isinstance(value, bool):
-        return () if _admits(annotation, _NUMBERS) and not _admits(annotation, (bool,)) else None
+        return _BOOL_FOR_NUMBER if _admits(annotation, _NUMBERS) and not _admits(annotation, (bool,)) else None
+    if isinstance(value, (int, float, str)) and _admits(annotation, (bool,)):
+        kind = "string" if isinstance(value, str) else "number"
+        if not _admits(annotation, (str,) if isinstance(value, str) else _NUMBERS):
+            return _NOT_BOOL.format(kind=f"{kind} ({value!r})")
+    return None
+
+
+def scalar_mismatch(annotation: Any, value: Any) -> tuple[tuple[Any, ...], str] | None:
+    """Where in ``value`` (a field's raw input: YAML data) a scalar stands that pydantic's lax
+    mode would coerce across booleans and numbers, and the message: a boolean where
+    ``annotation`` takes a number but no boolean (``rto_min_ms: true`` = 1 ms), or a number or
+    string where it takes a boolean but neither (``congestion: 1``, ``congestion: "no"``). The
+    location is relative to the field (``()`` for the field itself, ``(0, 0)`` for
+    ``port_ranges: [[true, 5]]``); None when nowhere. Nested models are left to their own
+    validator. Pure."""
     if not isinstance(value, (list, tuple, dict)):
-        return None
+        msg = _leaf_mismatch(annotation, value)
+        return None if msg is None else ((), msg)
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Annotated:
-        return bool_where_number(args[0], value)
+        return scalar_mismatch(args[0], value)
     if origin in (Union, UnionType):
-        return next((at for a in args if (at := bool_where_number(a, value)) is not None), None)
+        return next((hit for a in args if (hit := scalar_mismatch(a, value)) is not None), None)
     if isinstance(value, dict) and origin is dict and len(args) == 2:
         for k, item in value.items():
-            at = bool_where_number(args[0], k)
-            if at is not None or (at := bool_where_number(args[1], item)) is not None:
-                return (k, *at)
+            hit = scalar_mismatch(args[0], k)
+            if hit is not None or (hit := scalar_mismatch(args[1], item)) is not None:
+                return (k, *hit[0]), hit[1]
         return None
     if isinstance(value, (list, tuple)) and origin in (list, tuple, set, frozenset) and args:
         for i, item in enumerate(value):
@@ -120,8 +137,8 @@ def bool_where_number(annotation: Any, value: Any) -> tuple[Any, ...] | None:
                 inner = args[i]
             else:
                 inner = args[0]
-            if (at := bool_where_number(inner, item)) is not None:
-                return (i, *at)
+            if (hit := scalar_mismatch(inner, item)) is not None:
+                return (i, *hit[0]), hit[1]
     return None
 
 

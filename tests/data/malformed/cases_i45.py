@@ -1,7 +1,7 @@
 """The corpus cases of issue 45 (make_corpus.py appends them to its lists, so earlier files keep
 their numbers): renders that would mean something else (names a platform reserves, a DSCP in two
 queues, a SPAN destination on a host's port, a switch model no platform claims), YAML booleans
-where numbers belong, numbers beyond the physical world (a 12.5 GB queue, a seed beyond Java's
+where numbers belong and numbers or strings where booleans belong, numbers beyond the physical world (a 12.5 GB queue, a seed beyond Java's
 long, a sort beyond its heap, a format spec in an mpi template), and REAL.yaml files for
 ``qoslab testbed scale --from`` (a real cluster's description: playbooks/scale/thesis-cluster.yaml).
 Same tuple as make_corpus.py: (case name, old text, new text, marker on the defect's line, field)."""
@@ -89,6 +89,9 @@ PROFILE_CASES = [
      "1099, 1099", "rules[1].ports"),
     ("queue-set-key-true", "queue_sets:\n  2:", "queue_sets:\n  true:", "  true:", "queue_sets[True]"),
     ("ingress-bandwidth-on", "bandwidth: [1, 99]", "bandwidth: [on, 99]", "[on, 99]", "ingress.bandwidth[0]"),
+    ("mls-qos-one", "mls_qos: true", "mls_qos: 1", "mls_qos: 1", "mls_qos"),
+    ("priority-queue-out-quoted", "priority_queue_out: true", "priority_queue_out: \"true\"", "priority_queue_out",
+     "egress.priority_queue_out"),
 ]
 
 #: Device files the playbook cases name (written beside the corpus by make_corpus.py): a platform no
@@ -125,4 +128,9 @@ PLAYBOOK_CASES = [
      "device"),
     ("device-platform-other-cisco", "device: virtual", "device: tests/data/malformed/device-9300.yaml", "device-9300",
      "device"),
+    # numbers and strings where a boolean belongs (pydantic's lax mode took 1 as true, "no" as false)
+    ("congestion-one", "{name: no congestion fifo, congestion: false,", "{name: no congestion fifo, congestion: 0,",
+     "congestion: 0", "conditions[0].congestion"),
+    ("congestion-quoted-yes", "{name: congestion thesis, congestion: true,", "{name: congestion thesis, congestion: \"yes\",",
+     "congestion: \"yes\"", "conditions[1].congestion"),
 ]

@@ -42,14 +42,19 @@ def capture_command(*args: str) -> list[str]:
 MAX_OPEN_CALLS = 100_000
 
 
+def check_max_open_calls(n: int) -> None:
+    """Raises QoslabError naming ``--max-open-calls`` unless 1 <= ``n`` <= 2**31 - 1 (a Java int)."""
+    if isinstance(n, bool) or not 1 <= n <= 2**31 - 1:
+        raise QoslabError(f"--max-open-calls must be 1 to {2**31 - 1}, got {n}")
+
+
 def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner",
              calls: bool = False, max_open_calls: int = MAX_OPEN_CALLS) -> list[str]:
     if rmi_mode not in ("flow", "ethereal"):
         raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
     if tunnel not in ("inner", "outer"):
         raise QoslabError(f"tunnel must be inner or outer, got {tunnel!r}")
-    if not 1 <= max_open_calls <= 2**31 - 1:
-        raise QoslabError(f"--max-open-calls must be 1 to {2**31 - 1}, got {max_open_calls}")
+    check_max_open_calls(max_open_calls)
     opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode, "--tunnel", tunnel, "--max-open-calls", str(max_open_calls)]
     if host_ip:
         opts += ["--host", host_ip]
@@ -126,18 +131,22 @@ class LiveCapture:
     received, captured, dropped_kernel, dropped_interface, dropped_own, dropped_total, lossless
     (capture/README.md). ``lifetime_s`` bounds the capture (seconds: its process group, dumpcap
     included, ends by itself after it, even when this program died). ``calls``: also write
-    ``calls.jsonl`` (one JRMP call per line, capture/README.md "JRMP calls") beside summary.json."""
+    ``calls.jsonl`` (one JRMP call per line, capture/README.md "JRMP calls") beside summary.json.
+    ``max_open_calls``: GIOP requests (MPJ messages) waiting for replies at once before the capture
+    ends with an error naming the limit (the tool's heap bound, :data:`MAX_OPEN_CALLS`). Raises
+    QoslabError for an engine, RMI mode or limit out of range, before anything starts."""
 
     def __init__(self, executor: Executor, interface: str, out_dir: Path, host_ip: str | None = None,
                  rmi_mode: str = "flow", write: Path | None = None, per_packet: bool = False,
                  engine: str = "dumpcap", buffer_mb: int = 64, extra: tuple[str, ...] = (),
-                 lifetime_s: float | None = None, calls: bool = False):
+                 lifetime_s: float | None = None, calls: bool = False, max_open_calls: int = MAX_OPEN_CALLS):
         if engine not in ENGINES:
             raise QoslabError(f"capture engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self.ex, self.interface, self.out_dir, self.write = executor, interface, Path(out_dir), write
         self.lifetime_s = lifetime_s
         self.argv = capture_command("live", "--interface", interface,
-                                    *_options(self.out_dir, host_ip, rmi_mode, per_packet, calls=calls),
+                                    *_options(self.out_dir, host_ip, rmi_mode, per_packet, calls=calls,
+                                             max_open_calls=max_open_calls),
                                     "--engine", engine, "--buffer-mb", str(buffer_mb), *extra,
                                     *(["--write", str(write)] if write else []))
         self.proc: BackgroundProcess | None = None

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from qoslab.capture import JAR, LiveCapture, classify_file
+from qoslab.errors import QoslabError
 from qoslab.executors import NetnsExecutor
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import virtual_endpoint
@@ -63,6 +64,44 @@ def test_live_capture_on_the_span_port_during_the_workload(testbed, tmp_path):
     # and the raw capture it kept agrees with tshark packet by packet (ethereal mode)
     mine, theirs = agree(tmp_path / "live.pcap", tmp_path)
     assert mine == theirs
+
+
+def _giop_requests(n: int) -> bytes:
+    """``n`` GIOP 1.2 Request headers (request ids 0..n-1), as the hostile-input test's pcap."""
+    return b"".join(b"GIOP\x01\x02\x00\x00" + struct.pack("!IIB3x", 8, rid, 3) for rid in range(n))
+
+
+def test_live_capture_stops_at_max_open_calls_on_an_unanswered_giop_stream(testbed, tmp_path):
+    """A real TCP stream of GIOP requests nobody answers crosses jp-1's port (SPAN source): with
+    ``max_open_calls=50`` the live capture ends with the tool's error naming the limit and the
+    option, not an out-of-memory JVM; nothing of it is left running."""
+    dev = virtual_endpoint(testbed.topo)
+    push(render(load_profile("thesis"), testbed.topo), dev, tmp_path, "thesis")  # SPAN Gi1/0/1 -> Gi1/0/21
+    server = testbed.executor("jp-2").start(
+        ["python3", "-c", "import socket\ns = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+         "s.bind(('198.18.0.2', 1300)); s.listen(1); s.settimeout(30); c, _ = s.accept()\n"
+         "while c.recv(65536): pass"], stderr=tmp_path / "server.log")
+    try:
+        cap = LiveCapture(NetnsExecutor("span", testbed.span_ns), "Gi1-0-21", tmp_path / "live", "198.18.0.1",
+                          "flow", max_open_calls=50)
+        cap.start()
+        payload = _giop_requests(200).hex()
+        testbed.executor("jp-1").run(
+            ["python3", "-c", "import socket, time\nfor i in range(50):\n    try:\n"
+             "        c = socket.create_connection(('198.18.0.2', 1300), timeout=5); break\n"
+             "    except OSError: time.sleep(0.1)\n"
+             f"data = bytes.fromhex('{payload}')\n"
+             "for k in range(0, len(data), 400): c.sendall(data[k:k + 400]); time.sleep(0.002)\n"
+             "time.sleep(0.3); c.close()"], timeout=30)
+        time.sleep(0.3)
+        with pytest.raises(QoslabError) as e:
+            cap.stop()
+        msg = str(e.value)
+        assert "more than 50 GIOP requests wait for their replies at once" in msg and "--max-open-calls" in msg, msg
+        assert cap.ex.poll(cap.proc) is not None  # the tool (and its dumpcap, in its process group) ended
+    finally:
+        testbed.executor("jp-2").stop(server)
+        push([], dev, tmp_path, "fifo")
 
 
 def test_short_frames_and_flood_agree_with_tshark(testbed, calibrated, tmp_path):

@@ -143,6 +143,20 @@ def test_unanswered_giop_requests_stop_at_the_limit_naming_the_option(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
 
 
+@pytest.mark.parametrize("argv, named", [
+    (["--max-open-calls", "0"], "--max-open-calls must be 1 to 2147483647, got 0"),
+    (["--max-open-calls", "2147483648"], "--max-open-calls must be 1 to 2147483647, got 2147483648"),
+    (["--duration", "0"], "--duration must be > 0 seconds, got 0"),
+    (["--duration", "nan"], "--duration must be > 0 seconds, got nan"),
+])
+def test_capture_live_refuses_its_bounds_before_looking_for_a_testbed(argv, named, tmp_path):
+    """``capture live`` takes ``--max-open-calls`` as ``classify`` does; a bound out of range is
+    refused first, on a machine with no testbed up, and nothing is written."""
+    r = qoslab("capture", "live", *argv, "--out", str(tmp_path / "o"))
+    assert named in one_error_line(r)
+    assert not (tmp_path / "o").exists()
+
+
 def test_user_text_that_looks_like_markup_is_printed_as_written():
     """Condition, metric and unit names come from the user (playbook, the program's result line);
     rich would read '[/]' as a closing tag and fail ("internal error: MarkupError")."""

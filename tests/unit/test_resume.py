@@ -317,3 +317,37 @@ def test_the_log_tells_a_dirty_run_of_a_commit_from_the_clean_one():
     assert short_commit(c) == "5ab8f2b43943"
     assert short_commit(c + "+dirty") == "5ab8f2b43943+dirty"
     assert short_commit(c) != short_commit(c + "+dirty")
+
+
+def test_a_second_run_of_a_folder_is_refused_before_it_opens_the_store(tmp_path, monkeypatch):
+    """Two runs of one folder: the second (another process) is refused with the folder named
+    before the store is opened, so it can neither migrate the store on a copy renamed over the
+    one the first run writes, nor resume trials under it; once the first ends, it runs."""
+    import subprocess
+    import sys
+
+    from qoslab.campaign.folder import FolderLock
+
+    folder = _folder(tmp_path)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
+                               "from qoslab.campaign.folder import FolderLock\n"
+                               f"FolderLock(Path({str(folder)!r})); print('held', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = (folder / "trials.sqlite").read_bytes()
+        opened: list = []
+        real = runner_mod.Store
+        monkeypatch.setattr(runner_mod, "Store", lambda *a, **k: opened.append(a) or real(*a, **k))
+        with pytest.raises(QoslabError, match=f"campaign folder {folder} is in use by another run of it"):
+            Runner(folder)
+        monkeypatch.undo()
+        assert opened == [] and (folder / "trials.sqlite").read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait()
+    r = Runner(folder)  # the holder is gone (SIGKILL: the kernel dropped its lock)
+    again = FolderLock(folder)  # this process's own runs share the lock ...
+    again.release()
+    assert r.store.counts()["pending"] == 4
+    r._folder_lock.release()

@@ -11,11 +11,13 @@ checks all of it (:func:`check_folder`) before it writes anything.
 from __future__ import annotations
 
 import calendar
+import fcntl
 import json
 import os
 import random
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,8 +31,9 @@ from .playbook import Playbook, schedule
 from .snapshot import INPUTS, MANIFEST, take, verify
 from .store import Store
 
-__all__ = ["INPUTS", "MANIFEST", "check_folder", "create", "host_facts", "inputs", "live_run", "load_campaign_playbook",
-           "provenance", "read_provenance", "record_preflight", "record_segment", "with_trials"]
+__all__ = ["INPUTS", "MANIFEST", "FolderLock", "check_folder", "create", "host_facts", "inputs", "live_run",
+           "load_campaign_playbook", "provenance", "read_provenance", "record_preflight", "record_segment",
+           "with_trials"]
 
 
 
@@ -244,3 +247,47 @@ def record_preflight(folder: Path, report: dict[str, Any]) -> None:
         segments.append({"pid": os.getpid()})
     segments[-1]["preflight"] = report
     _write_json(path, prov)
+
+
+class FolderLock:
+    """The exclusive lock of one campaign folder for a run: ``flock`` on the folder's own directory
+    (no file is written, so taking it writes nothing into a folder that may still be refused; the
+    kernel drops it when the process ends, even after SIGKILL). Held from before the run's first
+    write (the store's open, which may migrate it on a copy) to its end, so two runs of one folder
+    never migrate, resume or write it at once. The lock is per process, as POSIX record locks are:
+    a second ``FolderLock`` of the same folder in the same process shares it (counted), another
+    process is refused. Raises QoslabError naming the folder when another process holds it."""
+
+    _held: dict[tuple[int, int], list[int]] = {}  # (st_dev, st_ino) -> [fd, holders] in this process
+    _mutex = threading.Lock()
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        self._key: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        with self._mutex:
+            if self._key in self._held:
+                os.close(fd)
+                self._held[self._key][1] += 1
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                self._key = None
+                raise QoslabError(f"campaign folder {folder} is in use by another run of it (wait for it to "
+                                  f"end, or see `qoslab campaign status {folder}`)") from None
+            self._held[self._key] = [fd, 1]
+
+    def release(self) -> None:
+        """Drop this holder (idempotent); the lock goes with the process's last holder."""
+        with self._mutex:
+            if self._key is None:
+                return
+            entry = self._held[self._key]
+            entry[1] -= 1
+            if entry[1] == 0:
+                os.close(entry[0])
+                del self._held[self._key]
+            self._key = None

@@ -39,7 +39,7 @@ from ..trafficgen.definitions import check_cluster_flood, resolve
 from ..trafficgen.ditgpacing import kernel_paced
 from ..trafficgen.patterns import expand
 from ..workloads import backend
-from .folder import check_folder, record_preflight, record_segment
+from .folder import FolderLock, check_folder, record_preflight, record_segment
 from .playbook import resolve_path
 from .portwait import same_failure, wait_ports_free
 from .store import Store
@@ -69,6 +69,8 @@ class Runner:
     does not hold what it was made with (:func:`.folder.check_folder`: store, playbook, input
     snapshot, workload files, conditions) or its device file does not fit its topology: every
     check comes before the store is opened for writing (and migrated) or anything is started.
+    The folder's :class:`.folder.FolderLock` is taken after those checks and held until
+    :meth:`run` ends (QoslabError when another run of the folder holds it).
     """
 
     def __init__(self, out: Path, on_trial: Callable[[dict[str, Any]], None] = lambda r: None,
@@ -82,13 +84,18 @@ class Runner:
         self._last_failure: tuple[int, str] | None = None  # (idx, normalised error) of the last trial that failed
         # every check before the first write (issue 45): store, playbook, snapshot, conditions, inputs, device
         self.pb, self.manifest = check_folder(out)
-        self._cgroup = cgroups.campaign_cgroup(out)  # the trials' process tracking (None without cgroup v2)
-        self.topo, self.floods, self.profiles, self.device = self._inputs()
-        if device_kind(self.device) == "catalyst":
-            device_file(self.device, self.topo)
-        #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
-        self.flood = next(iter(self.floods.values()), None)
-        self.store = Store(out / "trials.sqlite")  # the first write: an older store is migrated now
+        self._folder_lock = FolderLock(out)  # before the first write: one run of a folder at a time
+        try:
+            self._cgroup = cgroups.campaign_cgroup(out)  # the trials' process tracking (None without cgroup v2)
+            self.topo, self.floods, self.profiles, self.device = self._inputs()
+            if device_kind(self.device) == "catalyst":
+                device_file(self.device, self.topo)
+            #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
+            self.flood = next(iter(self.floods.values()), None)
+            self.store = Store(out / "trials.sqlite")  # the first write: an older store is migrated now
+        except BaseException:
+            self._folder_lock.release()
+            raise
 
     def _inputs(self) -> tuple[Topology, dict[str, FloodDefinition], dict[str, Profile], str]:
         """Topology, floods (file reference -> definition with its patterns expanded), profiles and
@@ -113,11 +120,14 @@ class Runner:
         """Run every trial that is not done; returns the store. Raises QoslabError when the
         campaign cannot start (testbed, switch, lock, pre-flight); trial failures are recorded, not raised.
         The testbed's campaign lock is held for the whole run and its file removed at the end."""
-        self._lock = campaign_lock(self.topo.name)
         try:
-            return self._run_locked()
+            self._lock = campaign_lock(self.topo.name)
+            try:
+                return self._run_locked()
+            finally:
+                release_campaign_lock(self._lock, self.topo.name)
         finally:
-            release_campaign_lock(self._lock, self.topo.name)
+            self._folder_lock.release()
 
     def _run_locked(self) -> Store:
         """:meth:`run` with the campaign lock held."""

@@ -130,18 +130,25 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
                  out: Path = typer.Option(Path("results/capture"), help="Output folder."),
                  engine: str = typer.Option("dumpcap", help="dumpcap (measured lossless) | pcap4j"),
                  calls: bool = typer.Option(False, "--calls", help="Also write calls.jsonl (one line per JRMP call)."),
+                 max_open_calls: int = typer.Option(MAX_OPEN_CALLS, help="GIOP requests (MPJ messages) waiting "
+                                                    "for replies at once before the capture fails (bounds the "
+                                                    "tool's memory on a pathological stream)."),
                  topology: Path | None = TopologyOpt) -> None:
     """Capture on a SPAN destination port of the testbed for --duration seconds (drops counted)."""
-    from ..capture import LiveCapture
+    from ..capture import LiveCapture, check_max_open_calls
     from ..topology import canonical_port, linux_ifname
 
+    check_max_open_calls(max_open_calls)  # before the testbed is looked at
+    if not duration > 0:
+        raise QoslabError(f"--duration must be > 0 seconds, got {duration:g}")
     tb = running_testbed(topology)
     p = canonical_port(port)
     if p not in tb.topo.switch.span_destinations:
         raise QoslabError(f"{p} is not a SPAN destination of {tb.topo.name} "
                           f"({', '.join(tb.topo.switch.span_destinations)})")
     ip = host_address(host, topology)
-    cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine, calls=calls)
+    cap = LiveCapture(tb.span_executor(), linux_ifname(p), out, ip, rmi_mode, write, engine=engine, calls=calls,
+                      max_open_calls=max_open_calls)
     cap.start()
     try:
         with console.status(f"capturing on {p} for {duration:g} s ..."):

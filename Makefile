@@ -37,7 +37,7 @@ test-java:
 	mvn -B -q test
 
 test-python:
-	$(PYTEST) -q tests
+	$(PYTEST) -q --durations=30 tests
 
 bench: setup
 	$(VENV)/bin/python bench/run_benchmarks.py

@@ -56,10 +56,12 @@ def test_invalid_line_gives_the_caret(cli):
 
 def test_long_line_answered_at_once_and_next_lines_in_the_right_mode(cli):
     """scrapli waits for the echo of what it typed before it sends the return: a 65,536-character
-    line (echoed in full, rejected whole) is answered within 1 s, and configuration mode follows."""
+    line (echoed in full, rejected whole) is answered at once (within 5 s on this shared machine;
+    a switch that does not echo it leaves scrapli waiting until its operation timeout), and
+    configuration mode follows."""
     t = time.monotonic()
     r = cli.send_input("x" * 65536)
-    assert time.monotonic() - t < 1 and r.failed and "% Invalid input detected at '^' marker." in r.result
+    assert time.monotonic() - t < 5 and r.failed and "% Invalid input detected at '^' marker." in r.result
     r = cli.send_inputs(["interface Gi1/0/2", "description after-a-long-line"], requested_mode="configuration")
     assert not r.failed
     assert "description after-a-long-line" in cli.send_input("show running-config interface Gi1/0/2").result

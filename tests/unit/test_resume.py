@@ -351,3 +351,23 @@ def test_a_second_run_of_a_folder_is_refused_before_it_opens_the_store(tmp_path,
     again.release()
     assert r.store.counts()["pending"] == 4
     r._folder_lock.release()
+
+
+def test_a_folder_on_a_file_system_without_locks_runs_and_says_so(tmp_path, monkeypatch):
+    """flock fails with ENOLCK on an NFS mount without lockd: the run goes on, its log says the
+    folder is not guarded against a second run."""
+    import errno
+
+    import qoslab.campaign.folder as folder_mod
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    folder = _folder(tmp_path)
+    monkeypatch.setattr(folder_mod.fcntl, "flock", no_locks)
+    said: list[str] = []
+    r = Runner(folder, log=said.append)
+    assert said == [f"campaign folder {folder} cannot be locked (No locks available): a second run of it at the "
+                    "same time would not be refused"]
+    assert r.store.counts()["pending"] == 4
+    r._folder_lock.release()

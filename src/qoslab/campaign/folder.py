@@ -256,13 +256,17 @@ class FolderLock:
     write (the store's open, which may migrate it on a copy) to its end, so two runs of one folder
     never migrate, resume or write it at once. The lock is per process, as POSIX record locks are:
     a second ``FolderLock`` of the same folder in the same process shares it (counted), another
-    process is refused. Raises QoslabError naming the folder when another process holds it."""
+    process is refused. Raises QoslabError naming the folder when another process holds it; a file
+    system that cannot lock leaves :attr:`unsupported` set instead."""
 
     _held: dict[tuple[int, int], list[int]] = {}  # (st_dev, st_ino) -> [fd, holders] in this process
     _mutex = threading.Lock()
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        #: why the folder's file system took no lock (e.g. "No locks available" on an NFS mount
+        #: without lockd), else None: the run goes on, two runs of the folder are not kept apart
+        self.unsupported: str | None = None
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         st = os.fstat(fd)
         self._key: tuple[int, int] | None = (st.st_dev, st.st_ino)
@@ -278,6 +282,8 @@ class FolderLock:
                 self._key = None
                 raise QoslabError(f"campaign folder {folder} is in use by another run of it (wait for it to "
                                   f"end, or see `qoslab campaign status {folder}`)") from None
+            except OSError as e:  # a file system without flock (some NFS mounts): run, unguarded, and say so
+                self.unsupported = f"{e.strerror or e}"
             self._held[self._key] = [fd, 1]
 
     def release(self) -> None:

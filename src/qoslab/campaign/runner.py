@@ -85,6 +85,9 @@ class Runner:
         # every check before the first write (issue 45): store, playbook, snapshot, conditions, inputs, device
         self.pb, self.manifest = check_folder(out)
         self._folder_lock = FolderLock(out)  # before the first write: one run of a folder at a time
+        if self._folder_lock.unsupported:
+            log(f"campaign folder {out} cannot be locked ({self._folder_lock.unsupported}): a second run of it "
+                "at the same time would not be refused")
         try:
             self._cgroup = cgroups.campaign_cgroup(out)  # the trials' process tracking (None without cgroup v2)
             self.topo, self.floods, self.profiles, self.device = self._inputs()

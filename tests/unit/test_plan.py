@@ -32,7 +32,8 @@ def test_plan_for_ecenet():
     # HTB with explicit burst at the link rate on both ends of every link: the host ends are the
     # testbed's, the switch ports' factory FIFO belongs to the virtual Catalyst (switch_tc)
     shaped = "htb rate 10000000bit ceil 10000000bit burst 3125b cburst 3125b"  # 2.5 ms at 10 Mbit/s
-    assert sum(shaped in l for lines in plan.tc.values() for l in lines) == 8
+    # two per host: the link class 1:1 and the host queue's leaf 1:10 under it (issue 48)
+    assert sum(shaped in l for lines in plan.tc.values() for l in lines) == 16
     assert sum(shaped in l for l in plan.switch_tc) == 8
     assert all(ns not in (span, sw) for ns in plan.tc)
     # IPv6 off everywhere, offloads off on both ends
@@ -62,3 +63,15 @@ def test_namespace_ownership():
     assert owns_namespace("ecenet", "qsl-ecenet@switch")
     assert not owns_namespace("ecenet", "qsl-ecenet2-jp-1")
     assert not owns_namespace("ecenet", "other")
+
+
+def test_host_shaping_has_a_leaf_under_the_link_class_for_flood_classes():
+    """Issue 48: a host's egress is root 1: (default 10) -> 1:1 at the link rate -> leaf 1:10 with
+    the host queue, so a kernel-paced flood's class can sit beside 1:10 under the link."""
+    from qoslab.testbed.plan import host_shaping_lines
+
+    lines = host_shaping_lines("eth0", 10_000_000, 3028, 5000)
+    assert lines[0] == "qdisc replace dev eth0 root handle 1: htb default 10"
+    assert "parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit" in lines[1]
+    assert "parent 1:1 classid 1:10 htb rate 10000000bit ceil 10000000bit" in lines[2]
+    assert lines[3] == "qdisc replace dev eth0 parent 1:10 handle 10: bfifo limit 5000"

@@ -160,7 +160,6 @@ def _flood(**kw):
 
 
 @pytest.mark.parametrize("kw, reason", [
-    ({"rate": "0.8x"}, "below its link"),
     ({"protocol": "TCP"}, "kernel pacing is for UDP"),
     ({"flows": [{"src": "jp-5", "dst": "jp-1", "idt": "exponential"}]}, "not a constant-rate flow"),
     ({"flows": [{"src": "jp-5", "dst": "jp-1", "on_ms": 100, "off_ms": 100}]}, "not a constant-rate flow"),
@@ -199,34 +198,24 @@ def test_kernel_queue_limit_lets_the_socket_fill_first():
     assert kernel_queue_limit(1_000_000, 212992) == 1_000_000  # a deeper host queue stays as it is
 
 
-def test_kernel_host_reads_drops_and_backlog_of_the_root_qdiscs_then_sets_the_limit():
-    """The counts come from the root qdiscs only (a root's include its children's), read before
-    the limit changes; an unreadable tc answer is None."""
+def test_host_queue_drops_reads_the_root_qdiscs_only():
+    """The counts come from the root qdiscs only (a root's include its children's); an unreadable
+    tc answer is None."""
     from types import SimpleNamespace
 
-    from qoslab.trafficgen.ditgpacing import kernel_host
+    from qoslab.trafficgen.ditgpacing import host_queue_drops
 
     tc = ('[{"kind":"htb","handle":"1:","root":true,"drops":7,"qlen":3},'
-          '{"kind":"bfifo","handle":"10:","parent":"1:1","drops":7,"qlen":3},'
+          '{"kind":"bfifo","handle":"10:","parent":"1:10","drops":7,"qlen":3},'
           '{"kind":"noqueue","handle":"0:","root":true}]')
-    calls = []
 
     class Ex:
         def run(self, argv, check=False, timeout=None):
-            calls.append(argv)
-            return SimpleNamespace(stdout=tc if argv[:2] == ["tc", "-s"] else "", returncode=0)
+            return SimpleNamespace(stdout=tc, returncode=0)
 
-    from qoslab.trafficgen.definitions import kernel_queue_limit
-    from qoslab.trafficgen.ditgpacing import sndbuf_default
-
-    assert kernel_host(Ex(), 131072, widen=True) == (7, 3)
-    assert calls[1] == ["tc", "qdisc", "change", "dev", "eth0", "parent", "1:1", "handle", "10:", "bfifo", "limit",
-                        str(kernel_queue_limit(131072, sndbuf_default()))]
-    calls.clear()
-    assert kernel_host(Ex(), 131072) == (7, 3) and calls[1][-1] == "131072"  # restored after the flood
-    calls.clear()
+    assert host_queue_drops(Ex()) == (7, 3)
     tc = "not json"
-    assert kernel_host(Ex(), None) is None and len(calls) == 1  # off the testbed: no limit change
+    assert host_queue_drops(Ex()) is None
 
 
 def test_pin_cpu_prefixes_taskset_and_refuses_a_cpu_this_machine_lacks():
@@ -280,3 +269,59 @@ def test_a_kept_log_is_fetched_and_one_that_cannot_be_stays_on_its_node(tmp_path
     assert log.read_bytes() == local.read_bytes() == b"\1" * 8
     keep_or_drop(LocalExecutor("jp-1"), str(tmp_path / "node" / "gone.log"), tmp_path / "here" / "gone.log", keep=True)
     assert not (tmp_path / "here" / "gone.log").exists()
+
+
+@pytest.mark.parametrize("rate, share", [("0.5x", 0.5), ("0.95x", 0.95), ("1x", 1.0), ("1.5x", 1.0)])
+def test_kernel_pacing_below_and_at_the_link_tells_the_kernel_the_asked_rate(rate, share):
+    """Issue 48: on the testbed `auto` kernel-paces a constant UDP flood at any rate; the HTB class
+    each flow gets is set to exactly the asked wire rate (the link's above 1x), and the sender is
+    judged against that rate. Fails when the rate given to tc is not the asked one."""
+    import re
+
+    from qoslab.trafficgen.ditgpacing import KERNEL_C_FACTOR, flood_class_plan, plan_pacing
+
+    topo = ecenet_50()
+    defn = load_flood(THESIS).model_copy(update={"rate": rate})
+    flows = resolve(defn, topo)
+    link_pps = 50e6 / (1442 * 8)
+    plan = plan_pacing(defn, flows, topo.link.rate, None)
+    for f in flows:
+        p = plan[f.index]
+        assert (p.mode, p.poll) == ("kernel", False)
+        assert p.sender_pps == pytest.approx(share * link_pps)
+        assert p.itg_rate == int(-(-KERNEL_C_FACTOR * link_pps // 1))  # unpaced: always behind its schedule
+        lines, teardown = flood_class_plan(f, p.sender_pps, topo)
+        cls = next(l for l in lines if f"classid 1:{0x100 + f.index:x} " in l)
+        told = int(re.search(r"htb rate (\d+)bit ceil (\d+)bit", cls).group(1))
+        assert told == pytest.approx(share * 50e6, abs=1)
+        assert f"match ip dst {f.dst_ip}/32" in lines[-1] and f"match ip dport {f.port} 0xffff" in lines[-1]
+        other = int(re.search(r"classid 1:10 htb rate (\d+)bit", lines[0]).group(1))
+        assert other == max(50_000_000 - told, 500_000)  # the host stays within its link
+        assert teardown[1] == f"class del dev eth0 classid 1:{0x100 + f.index:x}"
+
+
+def test_kernel_pacing_below_the_link_off_the_testbed_is_refused_by_name():
+    """Off the embedded testbed qoslab does not own the node's qdisc: below 1x only a paced
+    sender sets the rate (`kernel` refused naming the flow, `auto` falls back)."""
+    from qoslab.trafficgen.definitions import kernel_rates
+    from qoslab.trafficgen.ditgpacing import plan_pacing
+
+    topo = load_topology(ECENET)
+    defn = _flood(rate="0.8x")
+    flows = resolve(defn, topo)
+    assert "off the embedded testbed" in kernel_rates(flows, topo.link.rate, below_link=False)
+    with pytest.raises(QoslabError, match="pacing 'kernel': flow jp-5 -> jp-1: asks .* below its link"):
+        plan_pacing(defn.model_copy(update={"pacing": "kernel"}), flows, topo.link.rate, None, below_link=False)
+    assert {p.mode for p in plan_pacing(defn, flows, topo.link.rate, None, below_link=False).values()} == {"poll"}
+    assert {p.mode for p in plan_pacing(defn, flows, topo.link.rate, None).values()} == {"kernel"}
+
+
+def test_flood_class_lines_refuse_rates_outside_the_link():
+    from qoslab.trafficgen.kernelpace import flood_class_lines, teardown_lines
+
+    with pytest.raises(ValueError, match="outside"):
+        flood_class_lines(0, "198.18.0.1", 8999, 0, 10_000_000, 3028, 300_000)
+    with pytest.raises(ValueError, match="outside"):
+        flood_class_lines(0, "198.18.0.1", 8999, 10_000_001, 10_000_000, 3028, 300_000)
+    t = teardown_lines(3, 10_000_000, 3028)
+    assert t[0] == "filter del dev eth0 parent 1: pref 103" and "classid 1:10 htb rate 10000000bit" in t[2]

@@ -237,7 +237,8 @@ class Runner:
 
     def _calibration(self, tb: Testbed, flood: FloodDefinition) -> Calibration | None:
         cal = Calibration.load(self.topo.name, flood.payload_bytes)
-        kernel = kernel_paced(flood, resolve(flood, self.topo, require_confirmation=False), self.topo.link.rate)
+        kernel = kernel_paced(flood, resolve(flood, self.topo, require_confirmation=False), self.topo.link.rate,
+                              self.topo.environment == "embedded")
         # a flood that is (or asks to be) kernel-paced needs no calibration
         if cal is None and flood.pacing != "poll" and not (flood.pacing == "kernel" or isinstance(kernel, dict)):
             self.log(f"calibrating the flood {flood.name} (qoslab flood calibrate) ...")

@@ -77,6 +77,28 @@ def shaping_lines(dev: str, rate_bps: int, burst_bytes: int, limit_bytes: int) -
     ]
 
 
+#: Minor (hex) of a host link's leaf class, HTB's default (:func:`host_shaping_lines`).
+HOST_LEAF_MINOR = "10"
+
+
+def host_shaping_lines(dev: str, rate_bps: int, burst_bytes: int, limit_bytes: int) -> list[str]:
+    """tc lines shaping a testbed host's egress (``dev``) to ``rate_bps`` bits/s, one level deeper
+    than :func:`shaping_lines` so that a kernel-paced flood can have a class of its own under the
+    link (:mod:`qoslab.trafficgen.kernelpace`): HTB root ``1:`` with default ``10``, class ``1:1``
+    at the link rate, its child ``1:10`` (rate = ceil = link rate) holding the host queue, a bfifo
+    of ``limit_bytes`` bytes (handle ``10:``). Without a flood class the two levels shape alike:
+    one FIFO at the link rate. Pure."""
+    q = htb_quantum(rate_bps)
+    return [
+        f"qdisc replace dev {dev} root handle 1: htb default {HOST_LEAF_MINOR}",
+        f"class replace dev {dev} parent 1: classid 1:1 htb rate {rate_bps}bit ceil {rate_bps}bit "
+        f"burst {burst_bytes}b cburst {burst_bytes}b quantum {q}",
+        f"class replace dev {dev} parent 1:1 classid 1:{HOST_LEAF_MINOR} htb rate {rate_bps}bit ceil {rate_bps}bit "
+        f"burst {burst_bytes}b cburst {burst_bytes}b quantum {q} prio 0",
+        f"qdisc replace dev {dev} parent 1:{HOST_LEAF_MINOR} handle {HOST_LEAF_MINOR}: bfifo limit {limit_bytes}",
+    ]
+
+
 def switch_port_lines(topo: Topology, port: str) -> list[str]:
     """Egress of a switch port (Catalyst name) with QoS off: one FIFO of the topology's switch
     buffer at the link rate (what a factory-default 3750 port does, scaled). Pure."""
@@ -144,7 +166,7 @@ def build_plan(topo: Topology) -> TestbedPlan:
         ip[ns] = ["link set lo up", f"addr add {h.address} dev {HOST_IF}", f"link set {HOST_IF} up",
                   *route_lines(topo, h.name)]
         switch_tc += switch_port_lines(topo, h.port)
-        tc[ns] = shaping_lines(HOST_IF, topo.link.rate, topo.link.burst_bytes, topo.buffers.host_bytes)
+        tc[ns] = host_shaping_lines(HOST_IF, topo.link.rate, topo.link.burst_bytes, topo.buffers.host_bytes)
         if not topo.link.offloads:
             prepare[ns].append(["ethtool", "-K", HOST_IF, *offload_off])
             prepare[sw].append(["ethtool", "-K", port, *offload_off])

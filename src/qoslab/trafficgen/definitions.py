@@ -264,15 +264,17 @@ def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: 
     return out
 
 
-def kernel_rates(flows: list[ResolvedFlow], link_bps: float) -> dict[int, float] | str:
-    """Packets/s each flow gets when its sender does not pace (``pacing: kernel``) and its own
-    host link, shaped at ``link_bps`` bits/s, sets the rate: ``link_bps / (frame bytes x 8)``
-    (the thesis's flood: D-ITG at "maximum rate", limited by its NIC). A sender that asks more than
-    its link loses the excess at its own host queue under any pacing, so the switch port sees the
-    same load. Returns ``{flow index: packets/s}``, or the reason the flood does not qualify (a
-    string): every flow must be UDP, constant inter-departure and size, not on-off, alone on its
-    source host, and ask at least its link's rate (below it, nothing but the sender would set the
-    rate). Pure."""
+def kernel_rates(flows: list[ResolvedFlow], link_bps: float, below_link: bool = True) -> dict[int, float] | str:
+    """Packets/s each flow gets when its sender does not pace (``pacing: kernel``) and the kernel
+    sets its rate: ``min(asked wire rate, link_bps) / (frame bytes x 8)``. On the embedded testbed
+    (``below_link``) every such flow leaves its host through an HTB class of its own at that rate
+    (:func:`~qoslab.trafficgen.kernelpace.flood_class_lines`), below the link rate too; off it
+    (a real cluster's NIC, ``below_link`` False) only the link sets a rate, so a flow must ask at
+    least the link's (the thesis's flood: D-ITG at "maximum rate", limited by its NIC). A sender
+    that asks more than its link loses the excess at its own host queue under any pacing, so the
+    switch port sees the link rate. Returns ``{flow index: packets/s}``, or the reason the flood
+    does not qualify (a string): every flow must be UDP, constant inter-departure and size, not
+    on-off, alone on its source host (and at or above its link's rate off the testbed). Pure."""
     by_src: dict[str, int] = {}
     for f in flows:
         by_src[f.src] = by_src.get(f.src, 0) + 1
@@ -285,10 +287,10 @@ def kernel_rates(flows: list[ResolvedFlow], link_bps: float) -> dict[int, float]
             return f"{name}: not a constant-rate flow (idt {f.idt}, size {f.size}, on-off {f.on_ms is not None})"
         if by_src[f.src] > 1:
             return f"{name}: {by_src[f.src]} flows leave {f.src}, kernel pacing needs one flow per source host"
-        if f.wire_bps < link_bps * (1 - 1e-9):
+        if not below_link and f.wire_bps < link_bps * (1 - 1e-9):
             return (f"{name}: asks {f.wire_bps / 1e6:.2f} Mbit/s, below its link's {link_bps / 1e6:.2f}: "
-                    "only a paced sender sets a rate under the link")
-        out[f.index] = link_bps / (f.frame_bytes * 8)
+                    "off the embedded testbed only a paced sender sets a rate under the link")
+        out[f.index] = min(f.wire_bps, link_bps) / (f.frame_bytes * 8)
     return out
 
 

@@ -28,7 +28,8 @@ from .ditgpacing import (
     SENDER_TIMER_SLACK_NS,
     FlowPacing,
     check_pin,
-    kernel_host,
+    flood_class_plan,
+    host_queue_drops,
     placement,
     plan_pacing,
     receivers_outside,
@@ -36,6 +37,7 @@ from .ditgpacing import (
 )
 from .ditgprocs import ditg_pids, own_pids, tail
 from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
+from .kernelpace import install, remove
 from .patterns import traffic_options
 
 #: ITGRecv's signalling port (D-ITG default).
@@ -83,7 +85,8 @@ class DitgGenerator:
                               "generator (generator: iperf3)")
         #: flow index -> pacing (mode, -C, -poll, packets/s the sender is set to: the fidelity
         #: monitor's "configured", sender_pps); calibrate() overrides it for its probes
-        self.pacing: dict[int, FlowPacing] = plan_pacing(defn, self.flows, topology.link.rate, self.calibration)
+        self.pacing: dict[int, FlowPacing] = plan_pacing(defn, self.flows, topology.link.rate, self.calibration,
+                                                         below_link=topology.environment == "embedded")
         self.sender_pps = {i: p.sender_pps for i, p in self.pacing.items()}
         self._host_drops0: dict[str, tuple[int, int] | None] = {}
         self.executor_of = executor_of
@@ -109,6 +112,8 @@ class DitgGenerator:
         self._reported: set[int] = set()  # flows whose sender's failure is in errors
         self._halted = False
         self._host_drops1: dict[str, tuple[int, int] | None] = {}
+        #: flow index -> teardown lines of its HTB class on its testbed host (kernel pacing, :mod:`.kernelpace`)
+        self._classes: dict[int, list[str]] = {}
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
         self._sent: dict[int, Future[str]] = {}
 
@@ -118,6 +123,7 @@ class DitgGenerator:
     def __exit__(self, *exc: object) -> None:
         if self.result is None:
             self.stop()
+        self._remove_classes()
 
     def _dir(self, host: str) -> Path:
         d = self.out_dir / f"ditg-{host}"
@@ -164,7 +170,9 @@ class DitgGenerator:
         self.prepare(establish_timeout_s)
         starting = [f for f in self.flows if f.dst not in self._failed_dst]
         kernel = sorted({f.src for f in starting if self.pacing[f.index].mode == "kernel"})
-        self._host_drops0 = dict(zip(kernel, parallel_map(lambda h: self._drops(h, True), kernel), strict=True))
+        self._host_drops0 = dict(zip(kernel, parallel_map(self._drops, kernel), strict=True))
+        if self.topo.environment == "embedded":  # each kernel-paced flow through its own HTB class
+            parallel_map(self._install_class, [f for f in starting if self.pacing[f.index].mode == "kernel"])
         parallel_map(self._start_sender, starting)
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
@@ -239,7 +247,8 @@ class DitgGenerator:
         sched = ("-poll, normal priority" if poll else " ".join(prefix) if prefix
                  else f"normal priority (real-time class not permitted on {f.src})")
         if pc.mode == "kernel":
-            sched = f"kernel pacing (host link), {sched}"
+            where = "HTB class" if self.topo.environment == "embedded" else "host link"
+            sched = f"kernel pacing ({where} at {pc.sender_pps:.1f} packets/s), {sched}"
         slack = next((n for n in p.notes if "timer slack" in n), f"timer slack {SENDER_TIMER_SLACK_NS} ns")
         self.sched[f.index] = f"{sched}, {slack}"
 
@@ -269,10 +278,21 @@ class DitgGenerator:
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
 
-    def _drops(self, host: str, widen: bool = False) -> tuple[int, int] | None:
-        """Read the host's (drops, queued packets), then set its testbed queue's limit (see kernel_host)."""
-        embedded = self.topo.environment == "embedded"
-        return kernel_host(self.executor_of(host), self.topo.buffers.host_bytes if embedded else None, widen)
+    def _drops(self, host: str) -> tuple[int, int] | None:
+        """The host's root qdiscs' (drops, queued packets) (:func:`.ditgpacing.host_queue_drops`)."""
+        return host_queue_drops(self.executor_of(host))
+
+    def _install_class(self, f: ResolvedFlow) -> None:
+        """Give kernel-paced flow ``f`` its HTB class at its rate on its testbed host (:mod:`.kernelpace`)."""
+        lines, teardown = flood_class_plan(f, self.pacing[f.index].sender_pps, self.topo)
+        self._classes[f.index] = teardown
+        install(self.executor_of(f.src), lines, teardown)
+
+    def _remove_classes(self) -> None:
+        """Remove every flood class :meth:`_install_class` made (after the queues drained). Idempotent."""
+        classes, self._classes = self._classes, {}
+        by_flow = {f.index: f for f in self.flows}
+        parallel_map(lambda i: remove(self.executor_of(by_flow[i].src), classes[i]), list(classes))
 
     def _decode_sent(self, f: ResolvedFlow) -> str:
         """ITGDec's summary of the sender log of ``f`` (its text). Raises QoslabError."""
@@ -291,6 +311,7 @@ class DitgGenerator:
             self.halt()
             time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
+        self._remove_classes()
         # ITGDec runs three times per flow (sender summary: started by halt(); receiver summary
         # and series): all side by side, short trials' decodes are mostly process start, not CPU
         # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s)

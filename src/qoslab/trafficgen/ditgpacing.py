@@ -15,10 +15,10 @@ from pathlib import Path
 
 from ..errors import QoslabError
 from ..executors import Executor
-from ..testbed.plan import HOST_IF
 from ..topology import Topology
 from .calibration import Calibration
 from .definitions import FloodDefinition, ResolvedFlow, kernel_queue_limit, kernel_rates
+from .kernelpace import flood_class_lines, teardown_lines
 
 #: ITGSend runs in the real-time FIFO class at the lowest priority (``chrt -f 1``): the flood's rate
 #: is the experiment's independent variable and must not bend to the workload's CPU demand. On a
@@ -98,25 +98,31 @@ class FlowPacing:
     sender_pps: float
 
 
-def kernel_paced(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: float) -> dict[int, float] | str | None:
+def kernel_paced(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: float,
+                 below_link: bool = True) -> dict[int, float] | str | None:
     """Whether ``defn`` runs kernel-paced: None when its ``pacing`` is ``poll`` or ``plain``, else
     :func:`~.definitions.kernel_rates` of its resolved ``flows`` (a dict: it does, ``auto``
-    included; a string: why it does not qualify). A kernel-paced flood needs no calibration. Pure."""
-    return kernel_rates(flows, link_bps) if defn.pacing in ("kernel", "auto") else None
+    included; a string: why it does not qualify). ``below_link``: the hosts' links are the
+    testbed's, so a flow below the link rate gets an HTB class of its own (:mod:`.kernelpace`).
+    A kernel-paced flood needs no calibration. Pure."""
+    return kernel_rates(flows, link_bps, below_link) if defn.pacing in ("kernel", "auto") else None
 
 
 def plan_pacing(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: float,
-                calibration: Calibration | None) -> dict[int, FlowPacing]:
+                calibration: Calibration | None, below_link: bool = True) -> dict[int, FlowPacing]:
     """Pacing of every flow (by index). ``kernel``: -C = KERNEL_C_FACTOR x the link's packets/s,
-    no -poll, the rate from :func:`~.definitions.kernel_rates`; ``auto``: kernel when the whole
-    flood qualifies, else :func:`pacing_for` per flow (plain with a covering calibration, else
-    poll); ``poll``/``plain``: :func:`pacing_for`. Raises QoslabError for ``kernel`` on a flood
-    that does not qualify (naming the flow and why), for ``plain`` without a covering calibration
-    and for a ``pin_cpu`` this machine does not have."""
+    no -poll, the rate from :func:`~.definitions.kernel_rates` (the flow's own HTB class on the
+    testbed, ``below_link``; the link off it); ``auto``: kernel when the whole flood qualifies,
+    else :func:`pacing_for` per flow (plain with a covering calibration, else poll);
+    ``poll``/``plain``: :func:`pacing_for`. Raises QoslabError for ``kernel`` on a flood that does
+    not qualify (naming the flow and why), for ``plain`` without a covering calibration and for a
+    ``pin_cpu`` this machine does not have."""
     placement(defn)  # a CPU this machine does not have is an error now, not at start
-    rates = kernel_paced(defn, flows, link_bps)
+    rates = kernel_paced(defn, flows, link_bps, below_link)
     if isinstance(rates, dict):
-        return {i: FlowPacing("kernel", int(math.ceil(KERNEL_C_FACTOR * pps)), False, pps) for i, pps in rates.items()}
+        link_pps = {f.index: link_bps / (f.frame_bytes * 8) for f in flows}
+        return {i: FlowPacing("kernel", int(math.ceil(KERNEL_C_FACTOR * link_pps[i])), False, pps)
+                for i, pps in rates.items()}
     if defn.pacing == "kernel":
         raise QoslabError(f"flood {defn.name}: pacing 'kernel': {rates} (use poll or plain)")
     out = {}
@@ -139,15 +145,6 @@ def host_queue_drops(ex: Executor) -> tuple[int, int] | None:
         return None
 
 
-def set_host_queue(ex: Executor, limit_bytes: int) -> bool:
-    """Set the limit of the host-end FIFO of a testbed host (``bfifo`` ``10:`` under HTB class
-    ``1:1`` on its ``eth0``, :func:`qoslab.testbed.plan.shaping_lines`) through ``ex``; False when
-    tc refused (another qdisc there)."""
-    argv = ["tc", "qdisc", "change", "dev", HOST_IF, "parent", "1:1", "handle", "10:", "bfifo", "limit",
-            str(limit_bytes)]
-    return ex.run(argv, check=False, timeout=10).returncode == 0
-
-
 def sndbuf_default() -> int:
     """``net.core.wmem_default`` of this machine (bytes; a UDP socket's send buffer), 212,992 when unreadable."""
     try:
@@ -156,16 +153,17 @@ def sndbuf_default() -> int:
         return 212_992
 
 
-def kernel_host(ex: Executor, host_bytes: int | None, widen: bool = False) -> tuple[int, int] | None:
-    """A kernel-paced flooder's host: its root qdiscs' (drops, queued packets) now
-    (:func:`host_queue_drops`), then its testbed host queue's limit set (:func:`set_host_queue`):
-    ``widen`` to :func:`~.definitions.kernel_queue_limit` of ``host_bytes`` and this machine's
-    socket buffer (the sender blocks, never drops), else back to ``host_bytes``; None = leave it
-    (off the testbed)."""
-    counts = host_queue_drops(ex)
-    if host_bytes is not None:
-        set_host_queue(ex, kernel_queue_limit(host_bytes, sndbuf_default()) if widen else host_bytes)
-    return counts
+def flood_class_plan(flow: ResolvedFlow, pps: float, topology: Topology) -> tuple[list[str], list[str]]:
+    """(install lines, teardown lines) of the HTB class that paces ``flow`` at ``pps`` packets/s
+    on its testbed host (:mod:`.kernelpace`): the rate in bits/s of frames, the link's burst, a
+    queue of :func:`~.definitions.kernel_queue_limit` (the socket fills first, so the sender
+    blocks and its host drops nothing). Pure but for this machine's socket buffer size."""
+    link = int(topology.link.rate)
+    rate = min(link, int(round(pps * flow.frame_bytes * 8)))
+    burst = topology.link.burst_bytes
+    limit = kernel_queue_limit(topology.buffers.host_bytes, sndbuf_default())
+    return (flood_class_lines(flow.index, flow.dst_ip, flow.port, rate, link, burst, limit),
+            teardown_lines(flow.index, link, burst))
 
 
 def check_pin(defn: FloodDefinition, topology: Topology) -> None:

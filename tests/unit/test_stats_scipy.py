@@ -40,6 +40,36 @@ REL = 1e-6
 SEEDS = 24           # scipy bootstrap runs per interval (8 gave an sd estimate too noisy: a 4-sd false alarm)
 MC_SD = 4.0          # allowed distance in Monte Carlo standard deviations
 EXACT_MW_CELLS = 4_000_000
+EXACT_MW_TIES_CELLS = 40_000_000  # TrialStats.EXACT_MW_TIES_CELLS
+
+
+def doubled_midranks(pooled: np.ndarray) -> np.ndarray:
+    return np.rint(2 * scipy_stats.rankdata(pooled)).astype(int)
+
+
+def exact_tied_p(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Two-sided p of Mann-Whitney (b against a) from the exact permutation distribution with
+    ties, None where TrialStats uses the normal approximation. Small samples: scipy's
+    permutation_test enumerating every split (the doubling rule); larger ones: numpy counting of
+    doubled midrank sums (its correctness is the small samples' check)."""
+    pooled = np.r_[a, b]
+    n, nb = len(pooled), len(b)
+    r2 = doubled_midranks(pooled)
+    max_sum = int(np.sort(r2)[n - nb:].sum())
+    if n * (nb + 1) * (max_sum + 1) > EXACT_MW_TIES_CELLS:
+        return None
+    if math.comb(n, nb) <= 50_000:
+        u = lambda x, y, axis: scipy_stats.mannwhitneyu(x, y, axis=axis, method="asymptotic").statistic  # noqa: E731
+        return float(scipy_stats.permutation_test((b, a), u, permutation_type="independent", n_resamples=np.inf,
+                                                  alternative="two-sided", vectorized=True).pvalue)
+    count = np.zeros((nb + 1, max_sum + 1))
+    count[0, 0] = 1
+    for e, r in enumerate(r2):
+        for k in range(min(e + 1, nb), 0, -1):
+            count[k, r:] += count[k - 1, :max_sum + 1 - r]
+    obs = int(r2[len(a):].sum())
+    dist = count[nb]
+    return float(min(1.0, 2 * min(dist[:obs + 1].sum(), dist[obs:].sum()) / dist.sum()))
 
 
 def close(java, ref, what: str) -> None:
@@ -109,9 +139,13 @@ def check_comparison(c: dict, a: np.ndarray, b: np.ndarray, margin_s: float) -> 
     lo, hi = sorted((len(a), len(b)))
     exact = not ties and (lo + 1) * (hi + 1) * (lo * hi // 2 + 1) <= EXACT_MW_CELLS
     mw = scipy_stats.mannwhitneyu(b, a, method="exact" if exact else "asymptotic", use_continuity=True)
-    assert c["mann_whitney_method"] == ("exact" if exact else "normal, tie- and continuity-corrected"), w
+    tied = exact_tied_p(a, b) if ties else None
+    method = ("exact permutation, midranks (ties)" if tied is not None else "exact" if exact
+              else "normal, tie- and continuity-corrected")
+    assert c["mann_whitney_method"] == method, w
     assert c["mann_whitney_ties"] == ties, w
-    close(c["mann_whitney_p"], mw.pvalue, f"{w} Mann-Whitney p"), close(c["mann_whitney_u"], mw.statistic, f"{w} U")
+    close(c["mann_whitney_p"], tied if tied is not None else mw.pvalue, f"{w} Mann-Whitney p")
+    close(c["mann_whitney_u"], mw.statistic, f"{w} U")
     close(c["prob_superiority"], mw.statistic / (len(a) * len(b)), f"{w} P(b > a)")
     na, nb = len(a), len(b)
     sp = math.sqrt(((na - 1) * a.var(ddof=1) + (nb - 1) * b.var(ddof=1)) / (na + nb - 2))
@@ -388,3 +422,22 @@ def test_call_latency_stats_agree_with_numpy(tmp_path):
             assert lo <= level + tol and hi >= level - tol, (
                 f"{what}: Java end {end:.6g} lies at {lo:.4f}-{hi:.4f} of numpy's bootstrap distribution, "
                 f"not {level} +- {tol:.4f}")
+
+
+@pytest.mark.parametrize("a, b, p", [
+    ([0.010] * 3, [0.020] * 3, 0.1),                 # issue 48: two constant groups of 3 (normal approx: 0.047)
+    ([1.0, 1.0, 2.0], [2.0, 3.0, 3.0], 0.2),
+    ([1.0, 2.0, 2.0, 3.0], [2.0, 3.0, 3.0, 4.0], None),
+])
+def test_mann_whitney_with_ties_is_exact_as_scipys_permutation_test(tmp_path, a, b, p):
+    """Tied samples get the exact permutation p (TrialStats.exactTiedP), checked against scipy's
+    permutation_test enumerating every split, and the hand-counted value (3 vs 3 constant: 2/20)."""
+    csv = tmp_path / "t.csv"
+    rows = [("a", x) for x in a] + [("b", x) for x in b]
+    csv.write_text("condition,trial,elapsed_s\n" + "".join(f"{c},{i},{x}\n" for i, (c, x) in enumerate(rows)))
+    java("stats", "--csv", str(csv), "--compare", "a|b", "--resamples", "200", "--out", str(tmp_path / "s.json"))
+    c = json.loads((tmp_path / "s.json").read_text())["comparisons"][0]
+    assert c["mann_whitney_method"] == "exact permutation, midranks (ties)"
+    if p is not None:
+        assert c["mann_whitney_p"] == pytest.approx(p, abs=1e-12)
+    assert c["mann_whitney_p"] == pytest.approx(exact_tied_p(np.array(a), np.array(b)), abs=1e-12)

@@ -97,8 +97,15 @@ class EffectsTest {
         assertEquals("exact", m.get("mann_whitney_method"));
         assertEquals(24.0, (double) m.get("mann_whitney_u"), 1e-12);
         assertEquals(0.12554112554112554, (double) m.get("mann_whitney_p"), 1e-15);
-        m = TrialStats.mannWhitney(A, B);   // 2 and 4 tied: method='asymptotic' 0.08143973230450288
+        // 2 and 4 tied: the exact permutation p, scipy permutation_test over all 462 splits 0.07792207792207792
+        // (the normal approximation, method='asymptotic', said 0.08143973230450288)
+        m = TrialStats.mannWhitney(A, B);
         assertEquals(Boolean.TRUE, m.get("mann_whitney_ties"));
-        assertEquals(0.08143973230450288, (double) m.get("mann_whitney_p"), 1e-12);
+        assertEquals("exact permutation, midranks (ties)", m.get("mann_whitney_method"));
+        assertEquals(0.07792207792207792, (double) m.get("mann_whitney_p"), 1e-12);
+        // issue 48: two constant groups of 3 (10 ms against 20 ms): 2 / C(6, 3) = 0.1, not the normal 0.047
+        m = TrialStats.mannWhitney(new double[] {0.010, 0.010, 0.010}, new double[] {0.020, 0.020, 0.020});
+        assertEquals(0.1, (double) m.get("mann_whitney_p"), 1e-15);
+        assertTrue(Double.isNaN(TrialStats.exactTiedP(new double[200], new double[200], 1_000)));
     }
 }

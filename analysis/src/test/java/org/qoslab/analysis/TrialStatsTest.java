@@ -73,14 +73,15 @@ class TrialStatsTest {
         Map<String, Object> t = Main.thesis(DATA, TrialStats.Settings.defaults());
         @SuppressWarnings("unchecked")
         var cmp = (List<Map<String, Object>>) ((Map<String, Object>) t.get("table5")).get("comparisons");
-        // comparisons 0 and 2 have ties (two-decimal times): scipy mannwhitneyu(method='asymptotic'), which
-        // corrects the variance for ties and applies the 0.5 continuity correction; comparison 1 (the two
-        // congested conditions, 100 distinct values) gets the exact p: scipy method='exact' 1.92e-08
-        // (the normal approximation said 8.01e-08)
-        assertEquals(4.809237990291289e-12, (double) cmp.get(0).get("mann_whitney_p"), 4.809237990291289e-12 * 1e-9);
+        // comparisons 0 and 2 have ties (two-decimal times): the exact permutation distribution of the
+        // midrank sum (tests/unit/test_stats_scipy.py's exact_tied_p: 3.311975826459205e-14 and
+        // 0.17574676945597176; the tie-corrected normal approximation said 4.81e-12 and 0.1755);
+        // comparison 1 (the two congested conditions, 100 distinct values) gets the exact p: scipy
+        // method='exact' 1.92e-08 (the normal approximation said 8.01e-08)
+        assertEquals(3.311975826459205e-14, (double) cmp.get(0).get("mann_whitney_p"), 3.311975826459205e-14 * 1e-6);
         assertEquals(1.92052801725548e-08, (double) cmp.get(1).get("mann_whitney_p"), 1.92052801725548e-08 * 1e-9);
         assertEquals("exact", cmp.get(1).get("mann_whitney_method"));
-        assertEquals(0.17553109240957354, (double) cmp.get(2).get("mann_whitney_p"), 1e-12);
+        assertEquals(0.17574676945597176, (double) cmp.get(2).get("mann_whitney_p"), 1e-9);
         assertEquals(Boolean.TRUE, cmp.get(0).get("mann_whitney_ties"));
     }
 
@@ -135,7 +136,8 @@ class TrialStatsTest {
             assertNull(ab.get(k), k);
         assertTrue(((String) ab.get("not_computable")).contains("no spread"), ab.toString());
         assertEquals(4.0, ((Number) ab.get("mann_whitney_u")).doubleValue(), 1e-12);
-        assertEquals(0.1939308522824107, ((Number) ab.get("mann_whitney_p")).doubleValue(), 1e-9);
+        // exact with ties: 2 of the C(4, 2) = 6 splits are as extreme (the normal approximation said 0.194)
+        assertEquals(1.0 / 3.0, ((Number) ab.get("mann_whitney_p")).doubleValue(), 1e-12);
         assertNull(cmp.get(2).get("mann_whitney_p"));  // identical samples: no test separates them
         assertNotNull(cmp.get(1).get("mann_whitney_p_holm"));
         Map<String, Object> rec = ((List<Map<String, Object>>) s.get("recovery")).get(0);

@@ -435,3 +435,72 @@ def test_netlink_counters_take_the_shape_of_tcs():
            {"kind": "bfifo", "handle": "11:", "dev": "Gi1-0-1", "parent": "1:11", "backlog": 3000, "drops": 2},
            {"kind": "clsact", "handle": "ffff:", "dev": "Gi1-0-1"}]
     assert qdiscs_of(nl) == parse_qdiscs(doc)
+
+
+def _sub_link_flow(sent_pps: float, asked_share: float = 0.95, port: str = "Gi1-0-1") -> FlowRates:
+    """A flow asking ``asked_share`` of the 10 Mbit/s link in 1442-byte frames, sent at ``sent_pps``."""
+    pps = asked_share * LINK / (1442 * 8)
+    return FlowRates("jp-5", "jp-1", asked_share * LINK, asked_share * LINK, pps, sent_pps, port)
+
+
+@pytest.mark.parametrize("asked, sent_share, crossed", [
+    (0.95, 0.95, False),   # on its rate
+    (0.95, 0.97, False),   # 2 % fast, still draining: pacing_error's business, not a different experiment
+    (0.95, 1.12, True),    # issue 48: plain pacing at 1.12-1.23x of a 0.95x flood: the port no longer drains
+    (1.0, 0.999, False),   # a kernel-paced 1x flood measured a hair under the link
+    (1.0, 0.97, True),     # a 1x flood that left the port room to drain
+])
+def test_a_flood_sent_across_the_link_rate_is_a_different_experiment(asked, sent_share, crossed):
+    pps = asked * LINK / (1442 * 8)
+    m = _clean(flows=[_sub_link_flow(pps * sent_share / asked, asked)])
+    v, reasons, s = verdict(m, TH)
+    got = [r for r in reasons if r.check == "offered_load"]
+    assert bool(got) is crossed, reasons
+    if crossed:
+        assert v == "invalid" and got[0].verdict == "invalid"
+        assert f"{sent_share:.3f} of the link where it asked {asked:.3f}" in got[0].text
+        assert ("never drains" in got[0].text) is (sent_share > asked)
+
+
+def test_offered_load_sums_the_flows_into_one_port():
+    """Two 0.5x flows into one port, each 6 % fast: the port is offered 1.06x where 1.0x was asked:
+    no crossing (both at or above the link); each 0.45x: 0.9 asked, 0.954 sent: none either."""
+    half = 0.5 * LINK / (1442 * 8)
+    both = [FlowRates(f"jp-{i}", "jp-1", 0.5 * LINK, 0.5 * LINK, half, half * 1.06, "Gi1-0-1") for i in (5, 6)]
+    assert fj.offered_load_crossings(_clean(flows=both), 0.01) == []
+    fast = [FlowRates(f"jp-{i}", "jp-1", 0.5 * LINK, 0.5 * LINK, half, half * 1.0, "Gi1-0-1") for i in (5, 6)]
+    slow = [fast[0], FlowRates("jp-6", "jp-1", 0.5 * LINK, 0.5 * LINK, half, half * 0.9, "Gi1-0-1")]
+    assert [(p, round(a, 3), round(b, 3)) for p, a, b in fj.offered_load_crossings(_clean(flows=slow), 0.01)] == [
+        ("Gi1-0-1", 1.0, 0.95)]
+
+
+def test_cpu_steal_is_named_as_the_cause():
+    """Issue 48: rows with cpu_steal_s 1.9-3.8 s of a 5.5 s window (2 cores: 0.17-0.35 of all
+    cores' time) were judged for port_utilisation and flood_ratio without naming steal."""
+    v, reasons, s = verdict(_clean(steal_share=0.17, ports={"Gi1-0-1": _full(10, 0.6)}), TH)
+    assert v == "invalid" and reasons[0].check == "cpu_steal" and "hypervisor" in reasons[0].text
+    assert "0.17 > 0.05" in reasons[0].text
+    assert verdict(_clean(steal_share=0.002), TH)[0] == "ok"
+
+
+def test_parse_cpu_steal_reads_the_eighth_field():
+    from qoslab.meters.fidelity import parse_cpu_steal
+
+    assert parse_cpu_steal("cpu  122915 0 27068 50158 2791 0 1062 516 0 0\ncpu0 1 2 3 4 5 6 7 8\n") == 516
+    assert parse_cpu_steal("cpu  1 2 3 4\n") == 0
+
+
+def test_the_console_headline_names_every_trial_left_out_or_doubted():
+    from qoslab.stats.fidelity import headline
+
+    ok = {"counts": {"a": {"ok": 3, "degraded": 0, "invalid": 0, "unknown": 0, "none": 0}}, "excluded": [],
+          "degraded": [], "excluded_applied": False}
+    assert headline(ok) == "fidelity: all 3 counted trials ok"
+    block = {"counts": {"a": {"ok": 3, "degraded": 1, "invalid": 1, "unknown": 0, "none": 0}},
+             "excluded": [{"idx": 4, "condition": "a", "reasons": [{"check": "offered_load"}]}],
+             "degraded": [{"idx": 7, "condition": "a", "checks": ["pacing_error"]}], "excluded_applied": True}
+    line = headline(block)
+    assert line.startswith("fidelity: 2 of 5 counted trials not ok: 1 invalid, left out: #4 a (offered_load); "
+                           "1 degraded, still counted: #7 a (pacing_error)")
+    assert line.endswith("the statistics below rest on 1 trial(s) the fidelity monitor doubted")
+    assert "\n" not in line and headline(None) is None

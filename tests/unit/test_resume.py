@@ -371,3 +371,37 @@ def test_a_folder_on_a_file_system_without_locks_runs_and_says_so(tmp_path, monk
                     "same time would not be refused"]
     assert r.store.counts()["pending"] == 4
     r._folder_lock.release()
+
+
+def test_a_trial_judged_invalid_runs_again_within_the_retries_and_its_attempt_is_kept(tmp_path, monkeypatch):
+    """Issue 48: a flood off its rate (or a machine taken by others) is a different experiment: the
+    trial runs again, up to `retries` more times; the last attempt stays, invalid, when all were."""
+    folder = _folder(tmp_path)
+    calls: dict[int, int] = {}
+    bad = {**ROW, "fidelity": "invalid", "fidelity_reasons": json.dumps(
+        [{"check": "offered_load", "verdict": "invalid", "text": "offered_load 1.1: the flood offered ..."}])}
+
+    def fake(env, cond, tdir, due):
+        idx = int(tdir.name)
+        calls[idx] = calls.get(idx, 0) + 1
+        (tdir / "attempt.txt").parent.mkdir(parents=True, exist_ok=True)
+        (tdir / "attempt.txt").write_text(str(calls[idx]))
+        if idx == 0 or (idx == 1 and calls[idx] == 1):
+            return bad
+        return {**ROW, "fidelity": "ok", "fidelity_reasons": "[]"}
+
+    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    r = Runner(folder)
+    r._loop(_env(r))
+    rows = _rows(folder)
+    assert calls == {0: 3, 1: 2, 2: 1, 3: 1}
+    assert rows[0]["status"] == "done" and rows[0]["fidelity"] == "invalid" and rows[0]["attempts"] == 3
+    assert rows[1]["status"] == "done" and rows[1]["fidelity"] == "ok" and rows[1]["error"] is None
+    assert (folder / "trials" / "0001.attempt-1" / "attempt.txt").read_text() == "1"  # the invalid attempt kept
+    # retry_invalid: false keeps the first verdict
+    (tmp_path / "off").mkdir()
+    folder2 = _folder(tmp_path / "off", fidelity={"retry_invalid": False})
+    calls.clear()
+    r2 = Runner(folder2)
+    r2._loop(_env(r2))
+    assert calls == {0: 1, 1: 1, 2: 1, 3: 1}

@@ -6,7 +6,11 @@ Rules (also in playbooks/README.md, "Resume and retries"):
   killed run left ``running``, and ones that failed; a done trial never runs again.
 - A trial that fails (any error, expected or not, or overrunning ``trial_timeout_s``) is
   recorded with its message and tried again at once, up to ``retries`` more times in this run;
-  then it is ``failed`` and the campaign goes on. A killed attempt is not a failure: it counts
+  then it is ``failed`` and the campaign goes on. A counted trial the fidelity monitor judged
+  ``invalid`` (its flood off its rate across the link rate, the machine's CPU taken by others or
+  the hypervisor) is run again the same way (playbook ``fidelity: retry_invalid``, on by
+  default); when the retries are used up its last attempt is kept, judged invalid, and the
+  statistics leave it out and say so. A killed attempt is not a failure: it counts
   against nothing.
 - Every attempt gets a fresh ``trials/NNNN/``; an earlier attempt's folder is kept as
   ``trials/NNNN.attempt-K``.
@@ -310,6 +314,13 @@ class Runner:
                     break
                 continue
             self._last_failure = None
+            why = _invalid_reasons(row)
+            if why is not None and not warmup and self.pb.fidelity.retry_invalid and failures < self.pb.retries:
+                failures += 1  # an invalid trial is a different experiment: run it again within the retries
+                self.store.record(idx, status="running",
+                                  error=f"attempt {attempts} judged fidelity invalid: {why}"[:2000])
+                self.log(f"trial {idx} ({cname}) attempt {attempts} judged fidelity invalid ({why}): running it again")
+                continue
             self.store.record(idx, status="done", finished=time.time(), error=None, **row)
             if due:
                 env.captured.add(cname)
@@ -365,6 +376,18 @@ class Runner:
         if env.testbed is not None:
             env.testbed.end_survivors()  # a flood or capture the failed attempt could not stop
         return final
+
+
+def _invalid_reasons(row: dict[str, Any]) -> str | None:
+    """The invalid checks' texts of a trial's row when the fidelity monitor judged it ``invalid``, else None."""
+    if row.get("fidelity") != "invalid":
+        return None
+    try:
+        reasons = json.loads(row.get("fidelity_reasons") or "[]")
+    except ValueError:
+        reasons = []
+    texts = [str(r.get("text")) for r in reasons if isinstance(r, dict) and r.get("verdict") == "invalid"]
+    return "; ".join(texts)[:600] or "invalid"
 
 
 def _kept(env: TrialEnv) -> list[int]:

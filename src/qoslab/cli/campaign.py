@@ -204,7 +204,14 @@ def _print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
 
 def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:
     """A campaign's statistics on the console: the primary metric, each secondary metric, the
-    stopping rule, the harness overhead, the network wait and the fidelity verdicts."""
+    stopping rule, the harness overhead, the network wait and the fidelity verdicts; first of all
+    the fidelity headline (every counted trial ok, or which were not and why)."""
+    from ..stats.fidelity import headline
+
+    first = headline(stats.get("fidelity"))
+    if first:
+        style = None if first.endswith(" ok") else "bold yellow"
+        console.print(first, style=style, markup=False, highlight=False, soft_wrap=True)
     _print_stats(stats, _times_title(kind, stats.get("metric")))
     for name, sec in (stats.get("secondary") or {}).items():
         if sec.get("stats"):

@@ -82,6 +82,16 @@ def parse_cpu_total(text: str) -> tuple[int, int, int]:
     return 0, 0, 0
 
 
+def parse_cpu_steal(text: str) -> int:
+    """Steal ticks (the 8th field: time the hypervisor ran something else) of the aggregate ``cpu``
+    line of /proc/stat, 0 where the kernel does not count it. Pure."""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu":
+            return int(parts[8]) if len(parts) > 8 else 0
+    return 0
+
+
 def parse_psi_some(text: str) -> int | None:
     """The ``some`` line's ``total`` (microseconds) of /proc/pressure/cpu, or None. Pure."""
     for line in text.splitlines():
@@ -156,6 +166,7 @@ class Sampler:
     def __init__(self, switch_ns: str, period_s: float, worker_pids: list[int]) -> None:
         self.switch_ns, self.period_s, self.worker_pids = switch_ns, period_s, worker_pids
         self.cpu: list[tuple[float, int, int, int | None, int]] = []  # t, idle, all, psi us, softirq
+        self.steal: list[int] = []  # steal ticks at each sample of self.cpu
         self.tc: list[tuple[float, dict[str, Any]]] = []
         self.threads_start: dict[tuple[int, int], tuple[int, int]] = {}
         self.threads: dict[tuple[int, int], tuple[int, int]] = {}
@@ -187,12 +198,14 @@ class Sampler:
         """One sample of /proc and tc (errors are kept, never raised)."""
         t = time.monotonic()
         try:
-            idle, total, softirq = parse_cpu_total(Path("/proc/stat").read_text())
+            stat = Path("/proc/stat").read_text()
+            idle, total, softirq = parse_cpu_total(stat)
             try:
                 psi = parse_psi_some(Path("/proc/pressure/cpu").read_text())
             except OSError:
                 psi = None
             self.cpu.append((t, idle, total, psi, softirq))
+            self.steal.append(parse_cpu_steal(stat))
             self.threads.update(thread_schedstat(self.worker_pids))
             try:  # one RTM_GETQDISC dump on a kept netlink socket: no process per sample (testbed.netlink)
                 self.tc.append((time.monotonic(), qdiscs_of(netlink.qdisc_counters(self.switch_ns))))
@@ -215,6 +228,12 @@ class Sampler:
     def idle_shares(self) -> list[float]:
         """Idle share of every interval."""
         return [(b[1] - a[1]) / (b[2] - a[2]) for a, b in zip(self.cpu, self.cpu[1:], strict=False) if b[2] > a[2]]
+
+    def steal_share(self) -> float | None:
+        """Steal ticks over the window as a share of all ticks (every core's time), or None."""
+        if len(self.cpu) < 2 or self.cpu[-1][2] <= self.cpu[0][2]:
+            return None
+        return (self.steal[-1] - self.steal[0]) / (self.cpu[-1][2] - self.cpu[0][2])
 
     def psi_share(self) -> float | None:
         """Share of the window in which some task waited for a core (PSI), or None."""
@@ -317,7 +336,8 @@ class FidelityMeter(BaseMeter):
         ports = [linux_ifname(topo.host(h).port) for h in hosts] if hosts else [linux_ifname(p) for p in ctx.ports]
         m = Measurements(link_rate_bps=topo.link.rate, idle_shares=s.idle_shares(),
                          ports={p: intervals(s.tc, p) for p in dict.fromkeys(ports)}, flows=flows,
-                         psi_some_share=s.psi_share(), host_cpu_loss=host_cpu_loss(w) if w is not None else None)
+                         psi_some_share=s.psi_share(), host_cpu_loss=host_cpu_loss(w) if w is not None else None,
+                         steal_share=s.steal_share())
         wt = s.worker_times()
         if wt is not None:
             m.worker_run_s, m.worker_wait_s = wt

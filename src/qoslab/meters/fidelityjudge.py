@@ -44,6 +44,11 @@ worker_wait_share the worker JVMs' run-queue wait / (wait + run) over the window
                   (/proc/PID/task/*/schedstat)                                    share -> degraded
 pacing_error      per flow |sent / configured packets/s - 1| of the sender        > max_pacing_error
                                                                                   -> degraded
+offered_load      per flooded port the flood's load as sent (share of the link)   other side of
+                  against the load asked (:func:`offered_load_crossings`)         1 - offered_load_
+                                                                                  margin -> invalid
+cpu_steal         time the hypervisor ran something else on this machine's CPUs   > max_steal_share
+                  (/proc/stat steal) as a share of all cores' time in the window  -> invalid
 samples           samples taken in the window                                     < min_samples
                                                                                   -> degraded
 ================= ============================================================= ===================
@@ -132,6 +137,13 @@ class FidelityThresholds(StrictModel):
                                                                        "default: see above)")
     max_pacing_error: float = Field(0.1, ge=0, le=10, description="|sent / configured packets/s - 1| of a flood "
                                                                   "sender; above: degraded")
+    offered_load_margin: float = Field(0.01, ge=0, le=0.5, description="a flooded port's offered load (the flood "
+                                       "as sent, share of the link rate) on the other side of 1 - margin than "
+                                       "the flood asked: invalid (a different experiment: issue 48)")
+    max_steal_share: float = Field(0.05, ge=0, le=1, description="CPU time the hypervisor took (steal) as a share "
+                                                                 "of all cores' time in the window; above: invalid")
+    retry_invalid: bool = Field(True, description="a counted trial judged invalid runs again within the "
+                                                  "playbook's retries (its attempt kept as NNNN.attempt-K)")
     min_samples: int = Field(5, ge=1, le=100_000, description="samples in the workload window; fewer: degraded")
     min_backlogged_samples: int = Field(3, ge=1, le=100_000, description="backlogged samples a port needs before "
                                                                          "its utilisation is judged")
@@ -176,6 +188,7 @@ def summary(m: Measurements, th: FidelityThresholds) -> dict[str, Any]:
             backlogged += len(u)
     ratio = flood_ratios(m)
     pacing = [abs(f.sent_pps / f.configured_pps - 1) for f in m.flows if f.configured_pps > 0]
+    crossed = offered_load_crossings(m, th.offered_load_margin)
     busy = (m.worker_wait_s or 0.0) + (m.worker_run_s or 0.0)
     return {"samples": len(m.idle_shares), "idle_min": min(m.idle_shares) if m.idle_shares else None,
             "idle_median": _median(m.idle_shares), "port_util": min(per_port.values()) if per_port else None,
@@ -185,7 +198,8 @@ def summary(m: Measurements, th: FidelityThresholds) -> dict[str, Any]:
             "worker_wait_share": (m.worker_wait_s or 0.0) / busy if m.worker_wait_s is not None and busy > 0 else None,
             "outside_cores": m.outside_cores,
             "emulation_share": m.emulation_cores / m.cores if m.emulation_cores is not None else None,
-            "host_cpu_loss": m.host_cpu_loss}
+            "host_cpu_loss": m.host_cpu_loss, "steal_share": m.steal_share,
+            "offered_load": crossed[0] if crossed else None}
 
 
 def _checks(s: Mapping[str, Any], th: FidelityThresholds) -> list[tuple[str, float | None, float, bool, Verdict, str]]:
@@ -196,7 +210,15 @@ def _checks(s: Mapping[str, Any], th: FidelityThresholds) -> list[tuple[str, flo
     def high(v: float | None, t: float) -> bool:
         return v is None or v <= t
 
+    load = s.get("offered_load")
     return [
+        ("cpu_steal", s.get("steal_share"), th.max_steal_share, high(s.get("steal_share"), th.max_steal_share),
+         "invalid", "the hypervisor ran something else on this machine's CPUs (steal): the machine, not the link, "
+         "set this trial's timing"),
+        ("offered_load", None if load is None else load[2], 1 - th.offered_load_margin, load is None, "invalid",
+         "" if load is None else f"the flood offered port {load[0]} {load[2]:.3f} of the link where it asked "
+         f"{load[1]:.3f}: across the link rate, so its queue {'never drains' if load[2] >= load[1] else 'drains'} "
+         "unlike the experiment's (a different experiment)"),
         ("port_utilisation", s["port_util"], th.min_port_utilisation, low(s["port_util"], th.min_port_utilisation),
          "invalid", "a backlogged bottleneck port sent below the link rate (the machine, not the link, limited it)"),
         ("flood_ratio", s["flood_ratio"], th.min_flood_ratio, low(s["flood_ratio"], th.min_flood_ratio), "invalid",
@@ -226,7 +248,8 @@ def verdict(m: Measurements, th: FidelityThresholds) -> tuple[Verdict, list[Reas
     ``ok``; ``unknown`` when nothing but the sample count could be judged."""
     s = summary(m, th)
     checks = _checks(s, th)
-    reasons = [Reason(name, v, t, sev, f"{name} {v:.3g} {'<' if name in _LOWER else '>'} {t:g}: {why}")
+    reasons = [Reason(name, v, t, sev, f"{name} {v:.3g}: {why}" if name in _OWN_TEXT
+                      else f"{name} {v:.3g} {'<' if name in _LOWER else '>'} {t:g}: {why}")
                for name, v, t, ok, sev, why in checks if not ok and v is not None]
     judged = [name for name, v, *_ in checks if v is not None and name != "samples"]
     if not judged:
@@ -238,6 +261,26 @@ def verdict(m: Measurements, th: FidelityThresholds) -> tuple[Verdict, list[Reas
 
 
 _LOWER = {"port_utilisation", "flood_ratio", "idle_share", "samples"}
+_OWN_TEXT = {"offered_load"}  # its text names both sides (the load crossed the threshold one way or the other)
+
+
+def offered_load_crossings(m: Measurements, margin: float) -> list[tuple[str, float, float]]:
+    """(port, asked load, sent load) of every flooded port whose flood, as its senders sent it,
+    offered a load (sum of the flows' wire rates into the port as a share of the link rate) on
+    the other side of ``1 - margin`` than the flood asked: a 0.95x flood sent at 1.0x leaves the
+    port no drain (every byte the workload adds stays queued until the flood stops), a 1.0x flood
+    sent at 0.97x drains it; either is a different experiment from the one asked (issue 48:
+    plain-paced senders at 1.12-1.23x of a 0.95x flood). The sent rate of a flow is its configured
+    wire rate x sent / configured packets/s. Pure."""
+    asked: dict[str, float] = {}
+    sent: dict[str, float] = {}
+    for f in m.flows:
+        if f.port is None or f.configured_pps <= 0:
+            continue
+        asked[f.port] = asked.get(f.port, 0.0) + f.configured_wire_bps / m.link_rate_bps
+        sent[f.port] = sent.get(f.port, 0.0) + f.configured_wire_bps * f.sent_pps / f.configured_pps / m.link_rate_bps
+    edge = 1 - margin
+    return [(p, asked[p], sent[p]) for p in asked if (asked[p] < edge) != (sent[p] < edge)]
 
 
 def unknown(reason: str) -> tuple[Verdict, str]:

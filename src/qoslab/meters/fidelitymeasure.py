@@ -63,6 +63,7 @@ class Measurements:
     psi_some_share: float | None = None
     window_s: float | None = None
     host_cpu_loss: float | None = None  # meters.cpuloss, with a topology cpu: block (replaces emulation_share)
+    steal_share: float | None = None  # /proc/stat steal over the window / all cores' time (the hypervisor's)
 
 
 def port_utilisation(intervals: Sequence[PortInterval], link_rate_bps: float, flooded: bool = False) -> list[float]:

@@ -40,6 +40,8 @@ def fidelity_block(pb: Playbook, store: Store) -> dict[str, Any]:
         "thresholds": th.model_dump(), "counts": counts,
         "excluded": [{"idx": r.idx, "condition": r.condition, "trial": r.trial,
                       "reasons": json.loads(r.get("fidelity_reasons") or "[]")} for r in bad],
+        "degraded": [{"idx": r.idx, "condition": r.condition, "trial": r.trial, "checks": _checks_of(r)}
+                     for r in rows if r.get("fidelity") == "degraded"],
         "invalid_share": round(len(bad) / len(rows), 4) if rows else 0.0,
         "excluded_applied": bool(bad) and not short, "not_applied_reason": None,
         "warning": _warning(bad, len(rows), th.max_invalid_share, left_out=not short),
@@ -50,9 +52,55 @@ def fidelity_block(pb: Playbook, store: Store) -> dict[str, Any]:
     return block
 
 
+def _checks_of(row: TrialRow) -> list[str]:
+    """The names of the checks that failed in ``row`` ([] when its reasons are unreadable)."""
+    try:
+        reasons = json.loads(row.get("fidelity_reasons") or "[]")
+    except ValueError:
+        return []
+    return [str(x.get("check")) for x in reasons if isinstance(x, dict)] if isinstance(reasons, list) else []
+
+
+def headline(block: dict[str, Any] | None) -> str | None:
+    """The first line ``qoslab campaign run`` prints about a campaign's statistics: every counted
+    trial ok, or how many were not and why, naming each trial left out (invalid) and each still
+    counted that the monitor doubted (degraded), with the checks that failed. None without a
+    fidelity block (a campaign before the monitor)."""
+    if not block:
+        return None
+    counts = block.get("counts") or {}
+    total = sum(sum(c.values()) for c in counts.values())
+    ok = sum(c.get("ok", 0) for c in counts.values())
+    if total and ok == total:
+        return f"fidelity: all {total} counted trials ok"
+    parts = []
+
+    def named(entries: list[dict[str, Any]], key: str) -> str:
+        def checks(e: dict[str, Any]) -> str:
+            got = e.get(key) or []
+            names = [str(x.get("check")) if isinstance(x, dict) else str(x) for x in got]
+            return "/".join(dict.fromkeys(names)) or "?"
+        shown = ", ".join(f"#{e['idx']} {e['condition']} ({checks(e)})" for e in entries[:8])
+        return shown + (f" and {len(entries) - 8} more" if len(entries) > 8 else "")
+
+    bad, doubted = block.get("excluded") or [], block.get("degraded") or []
+    if bad:
+        where = "left out" if block.get("excluded_applied") else "still counted: too few would be left"
+        parts.append(f"{len(bad)} invalid, {where}: {named(bad, 'reasons')}")
+    if doubted:
+        parts.append(f"{len(doubted)} degraded, still counted: {named(doubted, 'checks')}")
+    rest = total - ok - len(bad) - len(doubted)
+    if rest > 0:
+        parts.append(f"{rest} not judged or unknown")
+    counted_doubts = len(doubted) + (len(bad) if not block.get("excluded_applied") else 0)
+    tail = (f"; the statistics below rest on {counted_doubts} trial(s) the fidelity monitor doubted"
+            if counted_doubts else "")
+    return f"fidelity: {total - ok} of {total} counted trials not ok: " + "; ".join(parts) + tail
+
+
 #: The checks whose failure says the machine (its CPU, other users' load) could not emulate the
 #: trial; any other invalid check (the flood's rate) says nothing about the machine.
-MACHINE_CHECKS = ("port_utilisation", "outside_cores")
+MACHINE_CHECKS = ("port_utilisation", "outside_cores", "cpu_steal")
 
 
 def _warning(bad: list[TrialRow], total: int, max_share: float, left_out: bool) -> str | None:

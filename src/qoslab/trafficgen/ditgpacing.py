@@ -36,6 +36,24 @@ SENDER_PREFIX = ["chrt", "-f", "1"]
 #: and swings with load (measured here, 4 flows at -C 6500: 4640 packets/s sent with the default,
 #: 6050 with 1 ns). 1 ns makes plain pacing nearly linear and the calibration stable.
 SENDER_TIMER_SLACK_NS = 1
+#: Environment variable that replaces SENDER_TIMER_SLACK_NS (nanoseconds, 1..10^9): the
+#: reproducibility bench's "another machine keeps timers differently" perturbation (bench/repro_bench.py
+#: sets the kernel's default 50,000). A kernel-paced flood's rate must not move with it.
+TIMER_SLACK_ENV = "QOSLAB_SENDER_TIMER_SLACK_NS"
+
+
+def sender_timer_slack_ns() -> int:
+    """The timer slack ITGSend runs with (nanoseconds): TIMER_SLACK_ENV when set to an integer in
+    1..10^9, else SENDER_TIMER_SLACK_NS. Raises QoslabError naming the variable for another value."""
+    raw = os.environ.get(TIMER_SLACK_ENV)
+    if raw is None or raw == "":
+        return SENDER_TIMER_SLACK_NS
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= 10**9:
+        raise QoslabError(f"{TIMER_SLACK_ENV}={raw[:40]!r}: give the senders' timer slack in nanoseconds, "
+                          "1..1000000000")
+    return int(raw)
+
+
 #: ITGSend's ``-C`` under kernel pacing, as a multiple of the packets/s the host link gives the
 #: flow: far enough above it that the sender is always behind its own schedule, so it never waits
 #: in user space and blocks in sendto() on its full socket buffer instead (the shaped host link
@@ -67,7 +85,7 @@ def sender_prefix_on(ex: Executor) -> tuple[str, ...]:
 def sender_id() -> str:
     """What a calibration's measurements depend on besides kernel and payload (a change
     invalidates it): the sender's scheduling prefix and timer slack."""
-    return f"{' '.join(sender_prefix()) or 'normal priority'} slack={SENDER_TIMER_SLACK_NS}ns"
+    return f"{' '.join(sender_prefix()) or 'normal priority'} slack={sender_timer_slack_ns()}ns"
 
 
 def pacing_for(defn: FloodDefinition, flow: ResolvedFlow, calibration: Calibration | None) -> tuple[int, bool]:

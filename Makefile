@@ -4,7 +4,7 @@ VENV  := .venv
 QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
-.PHONY: setup run test test-unit test-python test-java lint bench clean help
+.PHONY: setup setup-run run test test-unit test-python test-java lint bench clean help
 
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
@@ -16,7 +16,10 @@ help:
 setup:
 	@bash scripts/setup.sh
 
-run: setup
+setup-run:
+	@bash scripts/setup.sh run
+
+run: setup-run
 	$(QOSLAB) campaign run playbooks/quick.yaml
 
 test: setup lint test-java test-python

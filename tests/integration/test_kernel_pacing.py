@@ -99,14 +99,14 @@ def test_kernel_paced_flood_at_the_switch_port_is_the_asked_rate_with_the_worklo
     t.start()
     try:
         time.sleep(1.0)  # the JVMs are up and rendering
-        with DitgGenerator(defn, testbed.topo, testbed.executor, tmp_path / "flood", duration_s=6) as fr:
+        with DitgGenerator(defn, testbed.topo, testbed.executor, tmp_path / "flood", lifetime_s=60) as fr:
             fr.start()
             senders = [f.src for f in fr.flows]
             time.sleep(1.0)  # the socket buffers are full: the class, not the start, sets the rate
             b0, t0 = _port_rx_bytes(testbed, senders)
             time.sleep(3.0)
             b1, t1 = _port_rx_bytes(testbed, senders)
-            fr.wait()
+            fr.halt()  # as a campaign does: the senders still run
             res = fr.stop()
     finally:
         stop.set()
@@ -118,6 +118,8 @@ def test_kernel_paced_flood_at_the_switch_port_is_the_asked_rate_with_the_worklo
         assert f.host_drops == 0, (f.src, f.host_drops)
         measured = (b1[f.src] - b0[f.src]) * 8 / (t1 - t0) / link
         assert abs(measured / share - 1) < 0.02, (f.src, measured, share)
+        # and the fidelity monitor's sent rate (the class's own count over the senders' run) agrees
+        assert abs(f.sent_pps / f.target_pps - 1) < 0.02, (f.src, f.sent_pps, f.target_pps)
     # the flood classes are gone: every host's tree is back to the link class and its leaf
     for h in senders:
         r = testbed.executor(h).run(["tc", "class", "show", "dev", "eth0"])

@@ -338,3 +338,19 @@ def test_sender_timer_slack_from_the_environment(monkeypatch, value, ok):
             sender_timer_slack_ns()
     else:
         assert sender_timer_slack_ns() == ok
+
+
+def test_host_queue_state_reads_every_qdiscs_sent_packets_by_handle():
+    from types import SimpleNamespace
+
+    from qoslab.trafficgen.ditgpacing import host_queue_state
+
+    tc = ('[{"kind":"htb","handle":"1:","root":true,"drops":2,"qlen":63,"packets":900},'
+          '{"kind":"bfifo","handle":"10:","parent":"1:10","drops":0,"qlen":0,"packets":8},'
+          '{"kind":"bfifo","handle":"100:","parent":"1:100","drops":2,"qlen":63,"packets":892}]')
+
+    class Ex:
+        def run(self, argv, check=False, timeout=None):
+            return SimpleNamespace(stdout=tc, returncode=0)
+
+    assert host_queue_state(Ex()) == (2, 63, {"1:": 900, "10:": 8, "100:": 892})

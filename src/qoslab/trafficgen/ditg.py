@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor, SubprocessExecutor, budgeted, emulation, listens_tcp, offline
 from ..executors.nodes import parallel_map
+from ..testbed.plan import host_namespace
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
@@ -29,6 +30,8 @@ from .ditgpacing import (
     check_pin,
     flood_class_plan,
     host_queue_drops,
+    host_queue_state,
+    host_queue_state_ns,
     placement,
     plan_pacing,
     receivers_outside,
@@ -37,7 +40,7 @@ from .ditgpacing import (
 )
 from .ditgprocs import ditg_pids, own_pids, tail
 from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
-from .kernelpace import install, remove
+from .kernelpace import flood_minor, install, remove
 from .patterns import traffic_options
 
 #: ITGRecv's signalling port (D-ITG default).
@@ -114,6 +117,9 @@ class DitgGenerator:
         self._host_drops1: dict[str, tuple[int, int] | None] = {}
         #: flow index -> teardown lines of its HTB class on its testbed host (kernel pacing, :mod:`.kernelpace`)
         self._classes: dict[int, list[str]] = {}
+        #: flow index -> (monotonic s, packets its class queue had sent) once the senders ran, and before they stop
+        self._class_sent0: dict[int, tuple[float, int]] = {}
+        self._class_sent1: dict[int, tuple[float, int]] = {}
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
         self._sent: dict[int, Future[str]] = {}
 
@@ -177,6 +183,7 @@ class DitgGenerator:
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
         self.check_senders()
+        self._class_sent0 = self._read_class_sent()
 
     def check_senders(self) -> list[str]:
         """Poll every sender: one that has exited with an error (ITGSend exits with 0 only after a
@@ -276,7 +283,12 @@ class DitgGenerator:
             # as long as they run the queue stays this long): what of their packets has not left
             # yet when they stop. Read after the stop it would also miss what drained meanwhile
             # (60-140 ms of a 2 s flood in make run: sent rates 2-7 % high).
-            queued = dict(zip(hosts, parallel_map(self._drops, hosts), strict=True))
+            running = all(self.sender_of(f.src).poll(p) is None for f in self.flows
+                          if (p := self.senders.get(f.index)) is not None)
+            states = dict(zip(hosts, parallel_map(self._timed_state, hosts), strict=True))
+            queued = {h: None if st is None else (st[0], st[1]) for h, (_, st) in states.items()}
+            if running:  # the classes' rates over the senders' run, from the kernel's own counters
+                self._class_sent1 = self._class_sent_from(states)
             self._stop_senders()
             # ... and what the senders' own host queues dropped while they ran
             after = dict(zip(hosts, parallel_map(self._drops, hosts), strict=True))
@@ -289,6 +301,33 @@ class DitgGenerator:
     def _drops(self, host: str) -> tuple[int, int] | None:
         """The host's root qdiscs' (drops, queued packets) (:func:`.ditgpacing.host_queue_drops`)."""
         return host_queue_drops(self.executor_of(host))
+
+    def _timed_state(self, host: str) -> tuple[float, tuple[int, int, dict[str, int]] | None]:
+        """(the midpoint of the read, monotonic s; :func:`.ditgpacing.host_queue_state` of ``host``)."""
+        ex = self.executor_of(host)
+        t0 = time.monotonic()
+        if self.topo.environment == "embedded" and isinstance(ex, SubprocessExecutor):
+            st = host_queue_state_ns(host_namespace(self.topo.name, host))
+        else:
+            st = host_queue_state(ex)
+        return (t0 + time.monotonic()) / 2, st
+
+    def _class_sent_from(self, states: dict[str, tuple[float, tuple[int, int, dict[str, int]] | None]]
+                         ) -> dict[int, tuple[float, int]]:
+        """flow index -> (time, packets its class queue had sent) from hosts' :meth:`_timed_state`."""
+        out = {}
+        for f in self.flows:
+            t, st = states.get(f.src, (0.0, None))
+            if f.index in self._classes and st is not None and f"{flood_minor(f.index)}:" in st[2]:
+                out[f.index] = (t, st[2][f"{flood_minor(f.index)}:"])
+        return out
+
+    def _read_class_sent(self) -> dict[int, tuple[float, int]]:
+        """The packets every kernel-paced flow's class queue has sent so far (one tc read per host)."""
+        hosts = sorted({f.src for f in self.flows if f.index in self._classes})
+        if not hosts:
+            return {}
+        return self._class_sent_from(dict(zip(hosts, parallel_map(self._timed_state, hosts), strict=True)))
 
     def _install_class(self, f: ResolvedFlow) -> None:
         """Give kernel-paced flow ``f`` its HTB class at its rate on its testbed host (:mod:`.kernelpace`)."""
@@ -378,7 +417,11 @@ class DitgGenerator:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
-            if pc.mode == "kernel" and d1 is not None and s.get("total_time_s", 0) > 0:  # what left the host meanwhile
+            c0, c1 = self._class_sent0.get(f.index), self._class_sent1.get(f.index)
+            if c0 is not None and c1 is not None and c1[0] - c0[0] >= 0.2:
+                # its class's own count while the sender ran (D-ITG's log counts in batches of 50)
+                r.sent_pps = (c1[1] - c0[1]) / (c1[0] - c0[0])
+            elif pc.mode == "kernel" and d1 is not None and s.get("total_time_s", 0) > 0:  # what left the host since
                 r.sent_pps = max(0, r.packets_sent - d1[1]) / s["total_time_s"]
             rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])

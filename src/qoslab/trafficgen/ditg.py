@@ -29,7 +29,6 @@ from .ditgpacing import (
     FlowPacing,
     check_pin,
     flood_class_plan,
-    host_queue_drops,
     host_queue_state,
     host_queue_state_ns,
     placement,
@@ -176,7 +175,8 @@ class DitgGenerator:
         self.prepare(establish_timeout_s)
         starting = [f for f in self.flows if f.dst not in self._failed_dst]
         kernel = sorted({f.src for f in starting if self.pacing[f.index].mode == "kernel"})
-        self._host_drops0 = dict(zip(kernel, parallel_map(self._drops, kernel), strict=True))
+        self._host_drops0 = {h: None if st is None else (st[0], st[1])
+                             for h, (_, st) in zip(kernel, parallel_map(self._timed_state, kernel), strict=True)}
         if self.topo.environment == "embedded":  # each kernel-paced flow through its own HTB class
             parallel_map(self._install_class, [f for f in starting if self.pacing[f.index].mode == "kernel"])
         parallel_map(self._start_sender, starting)
@@ -291,16 +291,15 @@ class DitgGenerator:
                 self._class_sent1 = self._class_sent_from(states)
             self._stop_senders()
             # ... and what the senders' own host queues dropped while they ran
-            after = dict(zip(hosts, parallel_map(self._drops, hosts), strict=True))
-            self._host_drops1 = {h: None if after[h] is None else (after[h][0], (queued[h] or after[h])[1])
-                                 for h in hosts}
+            after = {h: None if st is None else (st[0], st[1])
+                     for h, (_, st) in zip(hosts, parallel_map(self._timed_state, hosts), strict=True)}
+            self._host_drops1 = {}
+            for h in hosts:
+                a, q = after[h], queued[h] or after[h]
+                self._host_drops1[h] = None if a is None or q is None else (a[0], q[1])
             # the sender logs are complete now: decode them while the queues drain
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
-
-    def _drops(self, host: str) -> tuple[int, int] | None:
-        """The host's root qdiscs' (drops, queued packets) (:func:`.ditgpacing.host_queue_drops`)."""
-        return host_queue_drops(self.executor_of(host))
 
     def _timed_state(self, host: str) -> tuple[float, tuple[int, int, dict[str, int]] | None]:
         """(the midpoint of the read, monotonic s; :func:`.ditgpacing.host_queue_state` of ``host``)."""

@@ -76,7 +76,7 @@ def flood_class_lines(index: int, dst_ip: str, dport: int, rate_bps: int, link_b
         _class(dev, "1:1", HOST_LEAF_MINOR, other, link_bps, burst_bytes, 0),
         _class(dev, "1:1", minor, rate_bps, rate_bps, burst_bytes, 1),
         f"qdisc replace dev {dev} parent 1:{minor} handle {minor}: bfifo limit {limit_bytes}",
-        f"filter add dev {dev} parent 1: protocol ip pref {FILTER_PREF_BASE + index} u32 "
+        f"filter replace dev {dev} parent 1: protocol ip pref {FILTER_PREF_BASE + index} handle 800::800 u32 "
         f"match ip dst {dst_ip}/32 match ip protocol 17 0xff match ip dport {dport} 0xffff flowid 1:{minor}",
     ]
 
@@ -93,9 +93,12 @@ def teardown_lines(index: int, link_bps: int, burst_bytes: int, dev: str = HOST_
 
 
 def install(ex: Executor, lines: list[str], teardown: list[str]) -> None:
-    """Apply ``teardown`` (leftovers of a killed run; errors ignored) then ``lines`` in the host
-    of ``ex`` (``tc -force -batch -``, then ``tc -batch -``). Raises QoslabError naming tc's
-    message when the kernel refused a line."""
+    """Apply ``lines`` in the host of ``ex`` (one ``tc -batch -``: every line replaces, so a
+    class a killed run left is taken over); when tc refuses, ``teardown`` (errors ignored) and
+    ``lines`` once more. Raises QoslabError naming tc's message when the kernel still refuses."""
+    r = ex.run(["tc", "-batch", "-"], input="\n".join(lines) + "\n", check=False, timeout=10)
+    if r.returncode == 0:
+        return
     ex.run(["tc", "-force", "-batch", "-"], input="\n".join(teardown) + "\n", check=False, timeout=10)
     r = ex.run(["tc", "-batch", "-"], input="\n".join(lines) + "\n", check=False, timeout=10)
     if r.returncode != 0:

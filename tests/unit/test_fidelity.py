@@ -259,7 +259,9 @@ def test_counts_warning_and_report_helpers():
     block = {"counts": counts, "excluded": [{"idx": 3, "condition": "a", "trial": 2,
                                               "reasons": [{"check": "x", "text": "x 1 > 0"}]}],
              "excluded_applied": True, "warning": "2 of 10 trials", "invalid_share": 0.2}
-    assert rfid.top_warning({"fidelity": block}).startswith("**Warning: emulation fidelity.**")
+    top = rfid.top_warning({"fidelity": block})
+    assert top.startswith("Fidelity: 2 of 3 counted trials not ok: 1 invalid, left out: #3 a (x)")
+    assert "**Warning: emulation fidelity.** 2 of 10 trials" in top
     assert rfid.top_warning({}) is None
     assert [r["condition"] for r in rfid.counts_rows(block, ["b", "a"])] == ["b", "a"]
     assert rfid.excluded_rows(block) == [{"idx": 3, "condition": "a", "trial": 2, "failed checks": "x 1 > 0"}]

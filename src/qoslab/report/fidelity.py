@@ -9,12 +9,18 @@ from typing import Any
 
 
 def top_warning(stats: dict[str, Any]) -> str | None:
-    """Markdown for the top of the report, or None when the campaign's fidelity is fine (or it
-    predates the monitor)."""
+    """Markdown for the top of the report: the fidelity headline (every counted trial ok, or each
+    one left out or doubted and why: :func:`qoslab.stats.fidelity.headline`) and the warnings;
+    None when the campaign predates the monitor."""
+    from qoslab.stats.fidelity import headline
+
     block = stats.get("fidelity")
     if not block:
         return None
     parts = []
+    first = headline(block)
+    if first:
+        parts.append(first[0].upper() + first[1:] + ("." if not first.endswith(".") else ""))
     if block.get("warning"):
         parts.append(f"**Warning: emulation fidelity.** {block['warning']}.")
     if block.get("not_applied_reason"):

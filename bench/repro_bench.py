@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
+from qoslab.campaign.store import Store  # noqa: E402
 from run_benchmarks import machine_facts  # noqa: E402
 
 QOSLAB = REPO / ".venv" / "bin" / "qoslab"
@@ -99,9 +99,9 @@ def figures(folder: Path) -> dict[str, Any]:
     for per in (stats.get("fidelity") or {}).get("counts", {}).values():
         for k in counts:
             counts[k] += per.get(k, 0)
-    with sqlite3.connect(f"file:{folder / 'trials.sqlite'}?mode=ro", uri=True) as db:
-        pacing = [r[0] for r in db.execute("SELECT fidelity_pacing_error FROM trials WHERE warmup=0 AND status='done' "
-                                           "AND condition LIKE 'congestion%' AND fidelity_pacing_error IS NOT NULL")]
+    with Store(folder / "trials.sqlite", readonly=True) as store:
+        pacing = [float(v) for r in store.trials(counted=True)
+                  if r.condition.startswith("congestion") and (v := r.get("fidelity_pacing_error")) is not None]
     overhead = (stats.get("overhead_s") or {}).get("median")
     return {"slowdown": c["ratio"], "slowdown_ci95": c.get("ratio_ci95"),
             "congested_fifo_cv": stats["conditions"][CONGESTED]["cv"],

@@ -486,7 +486,7 @@ def test_cpu_steal_is_named_as_the_cause():
 
 
 def test_parse_cpu_steal_reads_the_eighth_field():
-    from qoslab.meters.fidelity import parse_cpu_steal
+    from qoslab.meters.fidelitymeasure import parse_cpu_steal
 
     assert parse_cpu_steal("cpu  122915 0 27068 50158 2791 0 1062 516 0 0\ncpu0 1 2 3 4 5 6 7 8\n") == 516
     assert parse_cpu_steal("cpu  1 2 3 4\n") == 0

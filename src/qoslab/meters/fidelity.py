@@ -57,6 +57,7 @@ from qoslab.topology import linux_ifname
 from . import cpu
 from .cpuloss import host_cpu_loss
 from .cpuloss import summary as cpu_summary
+from .fidelitymeasure import parse_cpu_steal
 from .hostcpu import HostCpuReader, delivered, host_reader
 
 COLUMNS: dict[str, str] = {
@@ -80,16 +81,6 @@ def parse_cpu_total(text: str) -> tuple[int, int, int]:
             vals = [int(x) for x in parts[1:9]]
             return vals[3] + vals[4], sum(vals), vals[6]
     return 0, 0, 0
-
-
-def parse_cpu_steal(text: str) -> int:
-    """Steal ticks (the 8th field: time the hypervisor ran something else) of the aggregate ``cpu``
-    line of /proc/stat, 0 where the kernel does not count it. Pure."""
-    for line in text.splitlines():
-        parts = line.split()
-        if parts and parts[0] == "cpu":
-            return int(parts[8]) if len(parts) > 8 else 0
-    return 0
 
 
 def parse_psi_some(text: str) -> int | None:

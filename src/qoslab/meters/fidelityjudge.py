@@ -283,6 +283,43 @@ def offered_load_crossings(m: Measurements, margin: float) -> list[tuple[str, fl
     return [(p, asked[p], sent[p]) for p in asked if (asked[p] < edge) != (sent[p] < edge)]
 
 
+def headline(block: dict[str, Any] | None) -> str | None:
+    """The first line ``qoslab campaign run`` prints about a campaign's statistics: every counted
+    trial ok, or how many were not and why, naming each trial left out (invalid) and each still
+    counted that the monitor doubted (degraded), with the checks that failed. None without a
+    fidelity block (a campaign before the monitor)."""
+    if not block:
+        return None
+    counts = block.get("counts") or {}
+    total = sum(sum(c.values()) for c in counts.values())
+    ok = sum(c.get("ok", 0) for c in counts.values())
+    if total and ok == total:
+        return f"fidelity: all {total} counted trials ok"
+    parts = []
+
+    def named(entries: list[dict[str, Any]], key: str) -> str:
+        def checks(e: dict[str, Any]) -> str:
+            got = e.get(key) or []
+            names = [str(x.get("check")) if isinstance(x, dict) else str(x) for x in got]
+            return "/".join(dict.fromkeys(names)) or "?"
+        shown = ", ".join(f"#{e['idx']} {e['condition']} ({checks(e)})" for e in entries[:8])
+        return shown + (f" and {len(entries) - 8} more" if len(entries) > 8 else "")
+
+    bad, doubted = block.get("excluded") or [], block.get("degraded") or []
+    if bad:
+        where = "left out" if block.get("excluded_applied") else "still counted: too few would be left"
+        parts.append(f"{len(bad)} invalid, {where}: {named(bad, 'reasons')}")
+    if doubted:
+        parts.append(f"{len(doubted)} degraded, still counted: {named(doubted, 'checks')}")
+    rest = total - ok - len(bad) - len(doubted)
+    if rest > 0:
+        parts.append(f"{rest} not judged or unknown")
+    counted_doubts = len(doubted) + (len(bad) if not block.get("excluded_applied") else 0)
+    tail = (f"; the statistics below rest on {counted_doubts} trial(s) the fidelity monitor doubted"
+            if counted_doubts else "")
+    return f"fidelity: {total - ok} of {total} counted trials not ok: " + "; ".join(parts) + tail
+
+
 def unknown(reason: str) -> tuple[Verdict, str]:
     """The verdict and reasons column of a trial that could not be measured here."""
     return "unknown", json.dumps([{"check": "not_measured", "verdict": "unknown", "text": reason}])
@@ -315,5 +352,6 @@ def invalid_warning(n_invalid: int, n_total: int, max_share: float, left_out: bo
 
 
 __all__ = ["FLOODED_SHARE", "VERDICTS", "FidelityThresholds", "FlowRates", "Measurements", "PortInterval", "Reason",
-           "Verdict", "campaign_counts", "flood_capacity", "flood_ratios", "flooded_ports", "invalid_warning",
-           "max_min_shares", "port_utilisation", "reasons_json", "summary", "unknown", "verdict"]
+           "Verdict", "campaign_counts", "flood_capacity", "flood_ratios", "flooded_ports", "headline",
+           "invalid_warning", "max_min_shares", "offered_load_crossings", "port_utilisation", "reasons_json", "summary",
+           "unknown", "verdict"]

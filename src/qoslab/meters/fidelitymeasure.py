@@ -66,6 +66,16 @@ class Measurements:
     steal_share: float | None = None  # /proc/stat steal over the window / all cores' time (the hypervisor's)
 
 
+def parse_cpu_steal(text: str) -> int:
+    """Steal ticks (the 8th field: time the hypervisor ran something else) of the aggregate ``cpu``
+    line of /proc/stat, 0 where the kernel does not count it. Pure."""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu":
+            return int(parts[8]) if len(parts) > 8 else 0
+    return 0
+
+
 def port_utilisation(intervals: Sequence[PortInterval], link_rate_bps: float, flooded: bool = False) -> list[float]:
     """Departure rate / link rate of every interval in which the port must have sent all along:
     on a ``flooded`` port (a flood at >= the link rate keeps it full) every

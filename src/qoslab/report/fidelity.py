@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from qoslab.meters.fidelityjudge import headline
+
 
 def top_warning(stats: dict[str, Any]) -> str | None:
     """Markdown for the top of the report: the fidelity headline (every counted trial ok, or each
     one left out or doubted and why: :func:`qoslab.stats.fidelity.headline`) and the warnings;
     None when the campaign predates the monitor."""
-    from qoslab.stats.fidelity import headline
-
     block = stats.get("fidelity")
     if not block:
         return None

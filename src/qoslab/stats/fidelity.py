@@ -16,7 +16,7 @@ from typing import Any
 
 from qoslab.campaign.playbook import Playbook
 from qoslab.campaign.store import Store, TrialRow
-from qoslab.meters.fidelityjudge import FidelityThresholds, campaign_counts, invalid_warning
+from qoslab.meters.fidelityjudge import FidelityThresholds, campaign_counts, headline, invalid_warning
 
 
 def is_invalid(row: TrialRow) -> bool:
@@ -61,43 +61,6 @@ def _checks_of(row: TrialRow) -> list[str]:
     return [str(x.get("check")) for x in reasons if isinstance(x, dict)] if isinstance(reasons, list) else []
 
 
-def headline(block: dict[str, Any] | None) -> str | None:
-    """The first line ``qoslab campaign run`` prints about a campaign's statistics: every counted
-    trial ok, or how many were not and why, naming each trial left out (invalid) and each still
-    counted that the monitor doubted (degraded), with the checks that failed. None without a
-    fidelity block (a campaign before the monitor)."""
-    if not block:
-        return None
-    counts = block.get("counts") or {}
-    total = sum(sum(c.values()) for c in counts.values())
-    ok = sum(c.get("ok", 0) for c in counts.values())
-    if total and ok == total:
-        return f"fidelity: all {total} counted trials ok"
-    parts = []
-
-    def named(entries: list[dict[str, Any]], key: str) -> str:
-        def checks(e: dict[str, Any]) -> str:
-            got = e.get(key) or []
-            names = [str(x.get("check")) if isinstance(x, dict) else str(x) for x in got]
-            return "/".join(dict.fromkeys(names)) or "?"
-        shown = ", ".join(f"#{e['idx']} {e['condition']} ({checks(e)})" for e in entries[:8])
-        return shown + (f" and {len(entries) - 8} more" if len(entries) > 8 else "")
-
-    bad, doubted = block.get("excluded") or [], block.get("degraded") or []
-    if bad:
-        where = "left out" if block.get("excluded_applied") else "still counted: too few would be left"
-        parts.append(f"{len(bad)} invalid, {where}: {named(bad, 'reasons')}")
-    if doubted:
-        parts.append(f"{len(doubted)} degraded, still counted: {named(doubted, 'checks')}")
-    rest = total - ok - len(bad) - len(doubted)
-    if rest > 0:
-        parts.append(f"{rest} not judged or unknown")
-    counted_doubts = len(doubted) + (len(bad) if not block.get("excluded_applied") else 0)
-    tail = (f"; the statistics below rest on {counted_doubts} trial(s) the fidelity monitor doubted"
-            if counted_doubts else "")
-    return f"fidelity: {total - ok} of {total} counted trials not ok: " + "; ".join(parts) + tail
-
-
 #: The checks whose failure says the machine (its CPU, other users' load) could not emulate the
 #: trial; any other invalid check (the flood's rate) says nothing about the machine.
 MACHINE_CHECKS = ("port_utilisation", "outside_cores", "cpu_steal")
@@ -125,6 +88,9 @@ def _warning(bad: list[TrialRow], total: int, max_share: float, left_out: bool) 
     return (f"{len(bad)} of {total} trials ({len(bad) / total:.0%}) were judged fidelity invalid (more than "
             f"{max_share:.0%}): they are {where}; the checks that failed ({checks}) concern the flood's rate, not "
             "this machine's capacity: see each trial's fidelity_reasons and the flood file")
+
+
+__all__ = ["MACHINE_CHECKS", "console_lines", "fidelity_block", "headline", "is_invalid"]
 
 
 def console_lines(block: dict[str, Any] | None) -> list[str]:

@@ -20,7 +20,6 @@ from typing import Any
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor, SubprocessExecutor, budgeted, emulation, listens_tcp, offline
 from ..executors.nodes import parallel_map
-from ..testbed.plan import host_namespace
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
@@ -28,9 +27,6 @@ from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
 from .ditgpacing import (
     FlowPacing,
     check_pin,
-    flood_class_plan,
-    host_queue_state,
-    host_queue_state_ns,
     placement,
     plan_pacing,
     receivers_outside,
@@ -39,7 +35,7 @@ from .ditgpacing import (
 )
 from .ditgprocs import ditg_pids, own_pids, tail
 from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
-from .kernelpace import flood_minor, install, remove
+from .kernelrun import KernelRun
 from .patterns import traffic_options
 
 #: ITGRecv's signalling port (D-ITG default).
@@ -90,7 +86,6 @@ class DitgGenerator:
         self.pacing: dict[int, FlowPacing] = plan_pacing(defn, self.flows, topology.link.rate, self.calibration,
                                                          below_link=topology.environment == "embedded")
         self.sender_pps = {i: p.sender_pps for i, p in self.pacing.items()}
-        self._host_drops0: dict[str, tuple[int, int] | None] = {}
         self.executor_of = executor_of
         #: a sender stands for another machine: outside its host's CPU budget, on the switch's cores
         self.sender_of: Callable[[str], Executor] = lambda h: emulation(executor_of(h))
@@ -113,12 +108,8 @@ class DitgGenerator:
         self._failed_dst: set[str] = set()
         self._reported: set[int] = set()  # flows whose sender's failure is in errors
         self._halted = False
-        self._host_drops1: dict[str, tuple[int, int] | None] = {}
-        #: flow index -> teardown lines of its HTB class on its testbed host (kernel pacing, :mod:`.kernelpace`)
-        self._classes: dict[int, list[str]] = {}
-        #: flow index -> (monotonic s, packets its class queue had sent) once the senders ran, and before they stop
-        self._class_sent0: dict[int, tuple[float, int]] = {}
-        self._class_sent1: dict[int, tuple[float, int]] = {}
+        #: the kernel-paced flows' classes and counters (:mod:`.kernelrun`)
+        self.kernel = KernelRun(topology, executor_of, self.flows, self.pacing)
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
         self._sent: dict[int, Future[str]] = {}
 
@@ -128,7 +119,7 @@ class DitgGenerator:
     def __exit__(self, *exc: object) -> None:
         if self.result is None:
             self.stop()
-        self._remove_classes()
+        self.kernel.remove()
 
     def _dir(self, host: str) -> Path:
         d = self.out_dir / f"ditg-{host}"
@@ -174,16 +165,12 @@ class DitgGenerator:
             raise QoslabError("flood already started")
         self.prepare(establish_timeout_s)
         starting = [f for f in self.flows if f.dst not in self._failed_dst]
-        kernel = sorted({f.src for f in starting if self.pacing[f.index].mode == "kernel"})
-        self._host_drops0 = {h: None if st is None else (st[0], st[1])
-                             for h, (_, st) in zip(kernel, parallel_map(self._timed_state, kernel), strict=True)}
-        if self.topo.environment == "embedded":  # each kernel-paced flow through its own HTB class
-            parallel_map(self._install_class, [f for f in starting if self.pacing[f.index].mode == "kernel"])
+        self.kernel.start(starting)
         parallel_map(self._start_sender, starting)
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
         self.check_senders()
-        self._class_sent0 = self._read_class_sent()
+        self.kernel.running()
 
     def check_senders(self) -> list[str]:
         """Poll every sender: one that has exited with an error (ITGSend exits with 0 only after a
@@ -278,67 +265,14 @@ class DitgGenerator:
         then calls :meth:`stop`, which no longer waits itself. Idempotent."""
         if not self._halted:
             self._halted = True
-            hosts = list(self._host_drops0)
-            # kernel pacing: the host queues while the senders still run (blocked on full sockets, so
-            # as long as they run the queue stays this long): what of their packets has not left
-            # yet when they stop. Read after the stop it would also miss what drained meanwhile
-            # (60-140 ms of a 2 s flood in make run: sent rates 2-7 % high).
             running = all(self.sender_of(f.src).poll(p) is None for f in self.flows
                           if (p := self.senders.get(f.index)) is not None)
-            states = dict(zip(hosts, parallel_map(self._timed_state, hosts), strict=True))
-            queued = {h: None if st is None else (st[0], st[1]) for h, (_, st) in states.items()}
-            if running:  # the classes' rates over the senders' run, from the kernel's own counters
-                self._class_sent1 = self._class_sent_from(states)
+            queued = self.kernel.before_stop(running)  # kernel pacing: what is still at home (see kernelrun)
             self._stop_senders()
-            # ... and what the senders' own host queues dropped while they ran
-            after = {h: None if st is None else (st[0], st[1])
-                     for h, (_, st) in zip(hosts, parallel_map(self._timed_state, hosts), strict=True)}
-            self._host_drops1 = {}
-            for h in hosts:
-                a, q = after[h], queued[h] or after[h]
-                self._host_drops1[h] = None if a is None or q is None else (a[0], q[1])
+            self.kernel.after_stop(queued)
             # the sender logs are complete now: decode them while the queues drain
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
-
-    def _timed_state(self, host: str) -> tuple[float, tuple[int, int, dict[str, int]] | None]:
-        """(the midpoint of the read, monotonic s; :func:`.ditgpacing.host_queue_state` of ``host``)."""
-        ex = self.executor_of(host)
-        t0 = time.monotonic()
-        if self.topo.environment == "embedded" and isinstance(ex, SubprocessExecutor):
-            st = host_queue_state_ns(host_namespace(self.topo.name, host))
-        else:
-            st = host_queue_state(ex)
-        return (t0 + time.monotonic()) / 2, st
-
-    def _class_sent_from(self, states: dict[str, tuple[float, tuple[int, int, dict[str, int]] | None]]
-                         ) -> dict[int, tuple[float, int]]:
-        """flow index -> (time, packets its class queue had sent) from hosts' :meth:`_timed_state`."""
-        out = {}
-        for f in self.flows:
-            t, st = states.get(f.src, (0.0, None))
-            if f.index in self._classes and st is not None and f"{flood_minor(f.index)}:" in st[2]:
-                out[f.index] = (t, st[2][f"{flood_minor(f.index)}:"])
-        return out
-
-    def _read_class_sent(self) -> dict[int, tuple[float, int]]:
-        """The packets every kernel-paced flow's class queue has sent so far (one tc read per host)."""
-        hosts = sorted({f.src for f in self.flows if f.index in self._classes})
-        if not hosts:
-            return {}
-        return self._class_sent_from(dict(zip(hosts, parallel_map(self._timed_state, hosts), strict=True)))
-
-    def _install_class(self, f: ResolvedFlow) -> None:
-        """Give kernel-paced flow ``f`` its HTB class at its rate on its testbed host (:mod:`.kernelpace`)."""
-        lines, teardown = flood_class_plan(f, self.pacing[f.index].sender_pps, self.topo)
-        self._classes[f.index] = teardown
-        install(self.executor_of(f.src), lines, teardown)
-
-    def _remove_classes(self) -> None:
-        """Remove every flood class :meth:`_install_class` made (after the queues drained). Idempotent."""
-        classes, self._classes = self._classes, {}
-        by_flow = {f.index: f for f in self.flows}
-        parallel_map(lambda i: remove(self.executor_of(by_flow[i].src), classes[i]), list(classes))
 
     def _decode_sent(self, f: ResolvedFlow) -> str:
         """ITGDec's summary of the sender log of ``f`` (its text). Raises QoslabError."""
@@ -357,7 +291,7 @@ class DitgGenerator:
             self.halt()
             time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
-        self._remove_classes()
+        self.kernel.remove()
         # ITGDec runs three times per flow (sender summary: started by halt(); receiver summary
         # and series): all side by side, short trials' decodes are mostly process start, not CPU
         # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s)
@@ -400,9 +334,8 @@ class DitgGenerator:
         pc = self.pacing[f.index]
         r = FlowResult(f.src, f.dst, requested_pps=f.mean_pps, generator=self.name, itg_rate=pc.itg_rate, poll=pc.poll,
                        sender_sched=self.sched.get(f.index), pacing=pc.mode, target_pps=pc.sender_pps)
-        d0, d1 = self._host_drops0.get(f.src), self._host_drops1.get(f.src)
-        if pc.mode == "kernel" and d0 is not None and d1 is not None:
-            r.host_drops = d1[0] - d0[0]
+        if pc.mode == "kernel":
+            r.host_drops = self.kernel.host_drops(f)
         sx, dx = offline(self.executor_of(f.src)), offline(self.executor_of(f.dst))  # ITGDec needs no network
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
@@ -416,12 +349,8 @@ class DitgGenerator:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
-            c0, c1 = self._class_sent0.get(f.index), self._class_sent1.get(f.index)
-            if c0 is not None and c1 is not None and c1[0] - c0[0] >= 0.2:
-                # its class's own count while the sender ran (D-ITG's log counts in batches of 50)
-                r.sent_pps = (c1[1] - c0[1]) / (c1[0] - c0[0])
-            elif pc.mode == "kernel" and d1 is not None and s.get("total_time_s", 0) > 0:  # what left the host since
-                r.sent_pps = max(0, r.packets_sent - d1[1]) / s["total_time_s"]
+            if pc.mode == "kernel":  # what left the host (see kernelrun: not D-ITG's batched count)
+                r.sent_pps = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0)) or r.sent_pps
             rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]

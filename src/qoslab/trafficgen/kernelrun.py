@@ -1,0 +1,131 @@
+"""The kernel-paced flows of one D-ITG flood while it runs (:class:`KernelRun`, used by
+:class:`.ditg.DitgGenerator`): their HTB classes on the embedded testbed (:mod:`.kernelpace`), the
+flooders' host queues before and after (drops: the senders must block, never lose packets at
+home), and each flow's sent rate from its class queue's own packet counter over the senders' run.
+
+Why the class's counter: D-ITG's sender log counts in batches of 50 packets (`make run`'s 1-2 s
+floods logged 900, 1000, 1450 packets), which alone made pacing errors of 1-4 %; and a host
+queue read after the senders' stop missed what drained meanwhile (60-140 ms of a 2 s flood: sent
+rates 2-7 % high). The counters are read over netlink in the host's namespace where the testbed
+is this machine's (no process: the moment of the read is known to a millisecond), else with
+``tc`` through the host's executor.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..executors import Executor, SubprocessExecutor
+from ..executors.nodes import parallel_map
+from ..testbed.plan import host_namespace
+from ..topology import Topology
+from .definitions import ResolvedFlow
+from .ditgpacing import FlowPacing, flood_class_plan, host_queue_state, host_queue_state_ns
+from .kernelpace import flood_minor, install, remove
+
+State = tuple[int, int, dict[str, int]]
+#: The shortest window (seconds) over which a class's counter gives a flow's sent rate.
+MIN_RATE_WINDOW_S = 0.2
+
+
+class KernelRun:
+    """The kernel-paced flows (``pacing[i].mode == "kernel"``) of one flood on ``topology``."""
+
+    def __init__(self, topology: Topology, executor_of: Callable[[str], Executor], flows: list[ResolvedFlow],
+                 pacing: dict[int, FlowPacing]) -> None:
+        self.topo, self.executor_of, self.pacing = topology, executor_of, pacing
+        self.flows = [f for f in flows if pacing[f.index].mode == "kernel"]
+        self.embedded = topology.environment == "embedded"
+        #: host -> (drops, queued packets) of its root qdiscs before the flood / before the senders stopped
+        self.drops0: dict[str, tuple[int, int] | None] = {}
+        self.drops1: dict[str, tuple[int, int] | None] = {}
+        #: flow index -> teardown lines of its HTB class (installed on the embedded testbed)
+        self.classes: dict[int, list[str]] = {}
+        #: flow index -> (monotonic s, packets its class queue had sent) once running / before the stop
+        self.sent0: dict[int, tuple[float, int]] = {}
+        self.sent1: dict[int, tuple[float, int]] = {}
+
+    def _state(self, host: str) -> tuple[float, State | None]:
+        """(the midpoint of the read, monotonic s; the host's :func:`.ditgpacing.host_queue_state`)."""
+        ex = self.executor_of(host)
+        t0 = time.monotonic()
+        if self.embedded and isinstance(ex, SubprocessExecutor):
+            st = host_queue_state_ns(host_namespace(self.topo.name, host))
+        else:
+            st = host_queue_state(ex)
+        return (t0 + time.monotonic()) / 2, st
+
+    def _states(self, hosts: list[str]) -> dict[str, tuple[float, State | None]]:
+        return dict(zip(hosts, parallel_map(self._state, hosts), strict=True))
+
+    def _sent_from(self, states: dict[str, tuple[float, State | None]]) -> dict[int, tuple[float, int]]:
+        out = {}
+        for f in self.flows:
+            t, st = states.get(f.src, (0.0, None))
+            handle = f"{flood_minor(f.index)}:"
+            if f.index in self.classes and st is not None and handle in st[2]:
+                out[f.index] = (t, st[2][handle])
+        return out
+
+    def start(self, starting: list[ResolvedFlow]) -> None:
+        """Before the senders of ``starting`` start: their hosts' queue counters, then (embedded)
+        each kernel-paced flow's class. Raises QoslabError when tc refuses a class."""
+        kernel = [f for f in starting if self.pacing[f.index].mode == "kernel"]
+        hosts = sorted({f.src for f in kernel})
+        self.drops0 = {h: None if st is None else (st[0], st[1]) for h, (_, st) in self._states(hosts).items()}
+        if self.embedded:
+            parallel_map(self._install, kernel)
+
+    def _install(self, f: ResolvedFlow) -> None:
+        lines, teardown = flood_class_plan(f, self.pacing[f.index].sender_pps, self.topo)
+        self.classes[f.index] = teardown
+        install(self.executor_of(f.src), lines, teardown)
+
+    def running(self) -> None:
+        """The senders run: the classes' counters at the start of the rate window."""
+        hosts = sorted({f.src for f in self.flows if f.index in self.classes})
+        self.sent0 = self._sent_from(self._states(hosts)) if hosts else {}
+
+    def before_stop(self, senders_running: bool) -> dict[str, tuple[int, int] | None]:
+        """Just before the senders stop: the host queues (while the senders run, blocked on full
+        sockets, the queue stays this long until they stop: what has not left yet) and, when
+        they all still run, the classes' counters at the end of the rate window."""
+        states = self._states(list(self.drops0))
+        if senders_running:
+            self.sent1 = self._sent_from(states)
+        return {h: None if st is None else (st[0], st[1]) for h, (_, st) in states.items()}
+
+    def after_stop(self, queued: dict[str, tuple[int, int] | None]) -> None:
+        """After the senders stopped: what the hosts' queues dropped while they ran (drops now),
+        with the packets ``queued`` (:meth:`before_stop`) still at home when they stopped."""
+        self.drops1 = {}
+        for h, (_, st) in self._states(list(self.drops0)).items():
+            q = queued.get(h) or (None if st is None else (st[0], st[1]))
+            self.drops1[h] = None if st is None or q is None else (st[0], q[1])
+
+    def host_drops(self, f: ResolvedFlow) -> int | None:
+        """Packets the host of kernel-paced ``f`` dropped at home over the flood, None unknown."""
+        d0, d1 = self.drops0.get(f.src), self.drops1.get(f.src)
+        return d1[0] - d0[0] if d0 is not None and d1 is not None else None
+
+    def sent_pps(self, f: ResolvedFlow, packets_sent: int, total_time_s: float) -> float | None:
+        """The packets/s kernel-paced ``f`` sent onto the wire: its class queue's count over the
+        senders' run (at least MIN_RATE_WINDOW_S), else D-ITG's ``packets_sent`` less those still
+        queued at home when the sender stopped, over ``total_time_s``; None when neither is known."""
+        c0, c1 = self.sent0.get(f.index), self.sent1.get(f.index)
+        if c0 is not None and c1 is not None and c1[0] - c0[0] >= MIN_RATE_WINDOW_S:
+            return (c1[1] - c0[1]) / (c1[0] - c0[0])
+        d1 = self.drops1.get(f.src)
+        if d1 is not None and total_time_s > 0:
+            return max(0, packets_sent - d1[1]) / total_time_s
+        return None
+
+    def remove(self) -> None:
+        """Remove every class :meth:`start` installed (after the queues drained). Idempotent."""
+        classes, self.classes = self.classes, {}
+        by_flow = {f.index: f for f in self.flows}
+        parallel_map(lambda i: remove(self.executor_of(by_flow[i].src), classes[i]), list(classes))
+
+
+__all__ = ["MIN_RATE_WINDOW_S", "KernelRun"]

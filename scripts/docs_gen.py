@@ -10,6 +10,7 @@ What it generates, all from the code of this checkout (so the site cannot drift 
 - ``docs/reference/schemas/*.md``: the playbook, topology, QoS profile, flood and device-file
   schemas from their pydantic models, every field with its type, default, unit and bounds
   (:mod:`docs_schemas`);
+- ``docs/reference/platforms.md``: the platform support matrix (:mod:`docs_platforms`);
 - ``docs/snippets/*.txt``: the real output of fast commands that need no testbed
   (``--help``, ``topology validate``, ``switch render``, ``campaign plan --seed``), included by
   the pages with ``--8<--`` (:mod:`docs_outputs`).
@@ -31,14 +32,28 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import docs_cli  # noqa: E402
 import yaml  # noqa: E402
 import docs_outputs  # noqa: E402
+import docs_platforms  # noqa: E402
 import docs_schemas  # noqa: E402
 
 
 def pages() -> dict[Path, str]:
     """Every generated page: path relative to the repository -> its full text."""
     out: dict[Path, str] = {Path("docs/reference/cli.md"): docs_cli.render()}
+    out[Path("docs/reference/platforms.md")] = docs_platforms.render()
     out.update(docs_schemas.render_all())
     out.update(docs_outputs.render_all(ROOT))
+    return out
+
+
+def drift(generated: dict[Path, str], root: Path = ROOT) -> list[str]:
+    """One line per generated page whose committed text under ``root`` differs (or is missing)."""
+    out = []
+    for rel, text in sorted(generated.items()):
+        path = root / rel
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        if old != text:
+            what = "missing" if old is None else "out of date"
+            out.append(f"{rel}: {what} (the code changed it): run .venv/bin/python scripts/docs_gen.py")
     return out
 
 
@@ -51,22 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     except (docs_outputs.CommandFailed, docs_schemas.MissingDescription, yaml.YAMLError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    drift = []
+    if args.check:
+        lines = drift(generated)
+        for line in lines:
+            print(line, file=sys.stderr)
+        return 1 if lines else 0
     for rel, text in sorted(generated.items()):
         path = ROOT / rel
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if old == text:
-            continue
-        if args.check:
-            what = "missing" if old is None else "out of date"
-            drift.append(f"{rel}: {what} (the code changed it): run .venv/bin/python scripts/docs_gen.py")
-        else:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             print(f"wrote {rel}")
-    for d in drift:
-        print(d, file=sys.stderr)
-    return 1 if drift else 0
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ PYTEST := $(VENV)/bin/pytest
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
 	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
-	@echo "make test   - all tests: lint (ruff, mypy), JUnit, pytest unit + integration in real namespaces"
+	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + integration in real namespaces"
 	@echo "make test-unit - lint and the fast unit tests (seconds, no root; needs .venv from make setup)"
 	@echo "make docs   - the documentation site (mkdocs --strict) into site/; fails when a generated page drifted"
 	@echo "make docs-gen - regenerate the CLI, schema and platform pages and the command outputs (docs/)"

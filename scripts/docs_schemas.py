@@ -133,7 +133,9 @@ def _table(model: type[BaseModel], notes: dict[str, str], missing: list[str]) ->
         if field.exclude:  # bookkeeping (the file a model was read from), never written by a user
             continue
         key = f"{model.__name__}.{name}"
-        desc = field.description or notes.get(key)
+        # a field inherited from a base model (WorkloadBase.hosts) takes the base's description
+        desc = field.description or next((notes[f"{c.__name__}.{name}"] for c in model.__mro__
+                                          if f"{c.__name__}.{name}" in notes), None)
         if not desc:
             missing.append(key)
             desc = ""
@@ -162,9 +164,8 @@ def _extra_models(root: type[BaseModel]) -> list[type[BaseModel]]:
     if root is Playbook:
         out = []
         for name in workloads.names_in_order():
-            factory = workloads.get(name)
-            model = factory if isinstance(factory, type) and issubclass(factory, BaseModel) else None
-            if model is not None:
+            model = getattr(workloads.get(name), "settings_model", None)
+            if isinstance(model, type) and issubclass(model, BaseModel):
                 out.append(model)
         return out
     if root is FloodDefinition:

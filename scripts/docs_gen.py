@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import docs_cli  # noqa: E402
-import yaml  # noqa: E402
 import docs_outputs  # noqa: E402
 import docs_platforms  # noqa: E402
 import docs_schemas  # noqa: E402
+import yaml  # noqa: E402
 
 
 def pages() -> dict[Path, str]:

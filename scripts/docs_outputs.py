@@ -41,7 +41,8 @@ def run(root: Path, args: list[str]) -> str:
     env = {**os.environ, "COLUMNS": "100", "LINES": "50", "TERM": "dumb", "NO_COLOR": "1",
            "PYTHONPATH": str(root / "src")}
     env.pop("FORCE_COLOR", None)
-    cmd = [sys.executable, "-m", "qoslab", *args]
+    # the program name the usage lines print is argv[0]'s: the installed command's, `qoslab`
+    cmd = [sys.executable, "-c", "import sys; sys.argv[0] = 'qoslab'; from qoslab.cli import main; main()", *args]
     try:
         p = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired as e:

@@ -4,7 +4,8 @@
 models, Netmiko device type, the commands qoslab sends to read QoS state and queue counters, the
 counter parser; and which automation clients are tested against its virtual switch, read from
 the test files (``tests/clients/test_CLIENT[_xe|_eos].py``), so a client test added or removed
-changes the page.
+changes the page; the counter parsers' test data and its source from
+``tests/data/platforms/README.md``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from qoslab.registry import platforms
 
 ROOT = Path(__file__).resolve().parents[1]
 #: platform -> suffix of its client test files (tests/clients/test_CLIENT{suffix}.py).
+#: The unit tests that run third-party parsers on recordings and on the virtual switches' output.
+PARSER_TESTS = ("test_genie_*.py", "test_textfsm_*.py", "test_*_recordings.py", "test_eapi.py")
 TEST_SUFFIX = {"catalyst3750": "", "catalyst9300": "_xe", "arista_eos": "_eos"}
 CLIENTS = (("netmiko", "Netmiko"), ("napalm", "NAPALM"), ("ansible", "Ansible"), ("scrapli", "scrapli"),
            ("acls", "Ansible `*_acls` resource modules"), ("genie_live", "Genie (pyATS) parsers, live"))
@@ -24,9 +27,22 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def _counter_data() -> dict[str, tuple[str, str]]:
+    """platform -> (its counter recording's file, where it comes from: the source column's first
+    words) from tests/data/platforms/README.md's table."""
+    out = {}
+    for line in (ROOT / "tests/data/platforms/README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == 3 and cells[0].endswith("-counters.txt`"):
+            name = cells[0].strip("`").removesuffix("-counters.txt")
+            out[name] = (f"tests/data/platforms/{cells[0].strip('`')}", cells[2].split(":")[0].split(",")[0])
+    return out
+
+
 def render() -> str:
     """The whole page (Markdown, ends with a newline)."""
     plats = [(name, platforms.get(name)()) for name in platforms.names_in_order()]
+    data = _counter_data()
     head = "| | " + " | ".join(f"`{n}`" for n, _ in plats) + " |"
     sep = "| --- " * (len(plats) + 1) + "|"
 
@@ -50,6 +66,8 @@ def render() -> str:
                                                          for _, p in plats]),
              row("counter parser", [f"`{type(p).parse_counters.__module__}`" for _, p in plats]),
              row("renderer (`qoslab switch render --platform`)", [f"`{type(p).render.__module__}`" for _, p in plats]),
+             row("counter parser's test data (`tests/unit/test_platforms.py`)",
+                 [f"`{data[n][0]}` ({data[n][1]})" if n in data else "" for n, _ in plats]),
              "", "## Clients tested against the virtual switch", "",
              "A client is listed when `tests/clients/` has its test for the platform (run by `make test`; "
              "they need no testbed). What each client sends, measured: `switch-configs/README.md`, "
@@ -60,4 +78,12 @@ def render() -> str:
             f = ROOT / "tests" / "clients" / f"test_{stem}{TEST_SUFFIX.get(name, '_' + name)}.py"
             cells.append(f"yes (`{f.relative_to(ROOT)}`)" if f.exists() else "")
         lines.append(row(label, cells))
+    parser_tests = sorted({f.relative_to(ROOT).as_posix() for pattern in PARSER_TESTS
+                           for f in (ROOT / "tests" / "unit").glob(pattern)})
+    lines += ["", "## Parsers operators read switches with", "",
+              "The tests that read the virtual switches' output and real recordings (`tests/data/`: "
+              "`show-recordings/`, `genie-policy-map-interface/`, `acl-recordings/`, `platforms/arista_eos/`, each "
+              "folder's README names its sources) with the parsers operators use (Cisco Genie of pyATS, TextFSM "
+              "with ntc-templates, Arista's pyeapi) and qoslab's own: "
+              + ", ".join(f"`{t}`" for t in parser_tests) + "."]
     return "\n".join(lines).rstrip() + "\n"

@@ -4,13 +4,15 @@ VENV  := .venv
 QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
-.PHONY: setup setup-run run test test-unit test-python test-java lint bench clean help
+.PHONY: setup setup-run run test test-unit test-python test-java lint docs docs-gen bench clean help
 
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
 	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
-	@echo "make test   - all tests: lint (ruff, mypy), JUnit, pytest unit + integration in real namespaces"
+	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + integration in real namespaces"
 	@echo "make test-unit - lint and the fast unit tests (seconds, no root; needs .venv from make setup)"
+	@echo "make docs   - the documentation site (mkdocs --strict) into site/; fails when a generated page drifted"
+	@echo "make docs-gen - regenerate the CLI, schema and platform pages and the command outputs (docs/)"
 	@echo "make bench  - benchmarks, JSON results in bench/results/"
 
 setup:
@@ -22,7 +24,7 @@ setup-run:
 run: setup-run
 	$(QOSLAB) campaign run playbooks/quick.yaml
 
-test: setup lint test-java test-python
+test: setup lint docs test-java test-python
 
 # The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root).
 test-unit: venv-check lint
@@ -35,6 +37,14 @@ lint: venv-check
 	$(VENV)/bin/ruff check src tests bench analysis/notebooks
 	$(VENV)/bin/mypy
 	MYPYPATH=src $(VENV)/bin/mypy analysis/notebooks/report.py
+
+# The site: the generated pages must match the code (scripts/docs_gen.py --check), then a strict build.
+docs: venv-check
+	$(VENV)/bin/python scripts/docs_gen.py --check
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+docs-gen: venv-check
+	$(VENV)/bin/python scripts/docs_gen.py
 
 test-java:
 	mvn -B -q test

@@ -105,7 +105,7 @@ def src_dirty(src: Path) -> bool | None:
 
 def main() -> int:
     sys.path.insert(0, str(ROOT / "bench"))
-    from run_benchmarks import RESULTS, machine_facts
+    from machinefacts import RESULTS, machine_facts
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", type=Path, default=ROOT / "src", help="qoslab source folder to run")

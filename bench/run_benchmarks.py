@@ -10,42 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from machinefacts import RESULTS, machine_facts  # noqa: E402
 from qoslab.testbed import Testbed  # noqa: E402
 from qoslab.topology import load_topology  # noqa: E402
-
-RESULTS = ROOT / "bench" / "results"
-
-
-def machine_facts() -> dict:
-    """CPU model, core count, memory, kernel, tool versions, git commit."""
-    def first(cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip().splitlines()[0]
-        except (OSError, IndexError, subprocess.TimeoutExpired):
-            return None
-
-    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                if l.startswith("model name")), platform.processor())
-    mem_kb = int(next(l.split()[1] for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal")))
-    return {
-        "cpu": cpu, "cores": os.cpu_count(), "mem_gib": round(mem_kb / 2**20, 1), "kernel": platform.release(),
-        "python": platform.python_version(), "iproute2": first(["ip", "-V"]), "iperf3": first(["iperf3", "--version"]),
-        "java": first(["java", "-version"]) or subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0],
-        "commit": first(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
 
 
 def bench_testbed(repeat: int) -> dict:

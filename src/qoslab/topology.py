@@ -18,7 +18,7 @@ from pydantic import Field, field_validator, model_validator
 from .clusterconf import SshSettings
 from .registry import PlatformModel
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
-from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
+from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, scaled_buffers
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
@@ -299,7 +299,8 @@ class Topology(StrictModel):
                 raise FieldProblem(("hosts", i, "address"), f"{h.ip} is outside the experiment network {self.network}")
         self._capture_wiring()
         check_cpu(self.cpu, {h.name: h.cpu for h in self.hosts}, _online() if self.cpu else None, self.environment)
-        return apply_scale(self)
+        update = scaled_buffers(self.scale, self.link.rate, self.buffers.model_dump(), self.buffers.model_fields_set)
+        return self.model_copy(update={"buffers": self.buffers.model_copy(update=update)}) if update else self
 
     def _cluster_safety(self) -> None:
         if self.environment != "cluster":

@@ -391,3 +391,135 @@ def test_every_pure_module_and_the_store_are_type_checked_strictly():
 
     missing = sorted(m for m in PURE | {SQL_OWNER} if not covered(m))
     assert not missing, f"not under strict mypy: {missing}"
+
+
+# -- import circles (issue 53) ---------------------------------------------------------------
+
+#: Module-level import circles still allowed (each a set of modules), with why. Everything else
+#: that imports itself back at module level (``if TYPE_CHECKING:`` imports included: a circle in
+#: the types is one in the design) fails test_no_module_import_circle; a circle cut leaves this
+#: list stale, which fails too, so the list only shrinks.
+ALLOWED_MODULE_CIRCLES = [
+    ({"campaign.launch", "campaign.trial"}, "being cut by the lead (issue 53): the trial's environment "
+     "and a congested trial's launch"),
+]
+#: Package-level circles (top-level packages and modules importing each other, through any of
+#: their modules, with no module circle) allowed: the ones there when this check came (issue 53).
+ALLOWED_PACKAGE_CIRCLES = [
+    ({"scale", "topology"}, "topology reads the scale knobs and the CPU block (BASE_MAY_IMPORT); scale's "
+     "deriving and measuring modules read topologies"),
+    ({"executors", "platforms", "profiles", "switch", "testbed"}, "the testbed writes switch files "
+     "(switch.device) and runs executors, which read testbed names; switch and platforms share the "
+     "platform registry; to cut by moving the shared names below all five"),
+]
+MODULES = {_module_name(p) for p in SRC.rglob("*.py")}
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements a module runs when it is imported: its body's, those under an
+    ``if`` (TYPE_CHECKING too) or ``try`` at the top, never a function's or a class's."""
+    out: list[ast.Import | ast.ImportFrom] = []
+    for s in body:
+        if isinstance(s, ast.Import | ast.ImportFrom):
+            out.append(s)
+        elif isinstance(s, ast.If):
+            out += _module_level(s.body) + _module_level(s.orelse)
+        elif isinstance(s, ast.Try):
+            out += _module_level(s.body + s.orelse + s.finalbody + [x for h in s.handlers for x in h.body])
+    return out
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """importer -> the qoslab modules it imports at module level (a name imported from a package
+    that is a submodule counts as that submodule; the package itself otherwise)."""
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        for node in _module_level(ast.parse(path.read_text(), str(path)).body):
+            if isinstance(node, ast.ImportFrom):
+                target = _resolve(module, node)
+                if target is None:
+                    continue
+                subs = [f"{target}.{a.name}" if target else a.name for a in node.names]
+                targets = [s if s in MODULES else target for s in subs]
+            else:
+                targets = [a.name.removeprefix("qoslab.") for a in node.names if a.name.startswith("qoslab.")]
+            graph[module] |= {t for t in targets if t in MODULES and t != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of ``graph`` with more than one node (Tarjan), each a
+    set of nodes: every import circle, however long."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m, targets in graph.items():
+        out.setdefault(_top(m), set()).update(_top(t) for t in targets if _top(t) != _top(m))
+    return out
+
+
+MODULE_GRAPH = _module_graph()
+
+
+def _explain(comp: set[str], graph: dict[str, set[str]]) -> str:
+    return "; ".join(f"{a} -> {b}" for a in sorted(comp) for b in sorted(graph.get(a, set()) & comp))
+
+
+def test_no_module_import_circle():
+    found = circles(MODULE_GRAPH)
+    allowed = [c for c, _ in ALLOWED_MODULE_CIRCLES]
+    new = [f"{', '.join(sorted(c))} ({_explain(c, MODULE_GRAPH)})" for c in found if c not in allowed]
+    assert not new, "import circle(s) between modules: " + " | ".join(new)
+    stale = [sorted(c) for c in allowed if c not in found]
+    assert not stale, f"allowed circle(s) no longer there: drop them from ALLOWED_MODULE_CIRCLES: {stale}"
+
+
+def test_no_package_import_circle():
+    pkgs = _package_graph(MODULE_GRAPH)
+    found = circles(pkgs)
+    allowed = [c for c, _ in ALLOWED_PACKAGE_CIRCLES]
+    new = [f"{', '.join(sorted(c))} ({_explain(c, pkgs)})" for c in found if c not in allowed]
+    assert not new, "import circle(s) between packages: " + " | ".join(new)
+    assert not [c for c in allowed if c not in found], "an allowed package circle is gone: drop it"
+
+
+def test_the_circle_check_sees_a_circle():
+    # the real graph plus one import back (units is a base module that topology imports)
+    assert "units" in MODULE_GRAPH["topology"]
+    graph = {m: set(t) for m, t in MODULE_GRAPH.items()}
+    graph["units"].add("topology")
+    assert {"units", "topology"} <= next(c for c in circles(graph) if "units" in c)
+    assert {"a", "b", "c"} in circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
+    assert circles({"a": {"b"}, "b": set()}) == []
+    assert {"stats", "campaign"} in circles(_package_graph({"stats.x": {"campaign.y"}, "campaign.y": {"stats.z"},
+                                                            "stats.z": set()}))

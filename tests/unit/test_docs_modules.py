@@ -12,7 +12,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src" / "qoslab"
 DOCS = [REPO / "docs" / "DESIGN.md", REPO / "README.md", SRC / "README.md", REPO / "analysis" / "README.md",
-        REPO / "playbooks" / "README.md"]
+        REPO / "playbooks" / "README.md", REPO / "docs" / "getting-started.md",
+        *sorted(REPO.glob("docs/how-to/*.md")), *sorted(REPO.glob("docs/explanation/*.md")),
+        *sorted(REPO.glob("docs/archive/*.md"))]
 PACKAGES = sorted(p.parent.name for p in SRC.glob("*/__init__.py"))
 #: A path relative to src/qoslab as the docs write it: `campaign/trial.py`, `src/qoslab/meters/cpu.py`.
 PATH = re.compile(r"(?<![\w/.-])(?:src/qoslab/)?((?:" + "|".join(PACKAGES) + r")/\w+\.py)\b")

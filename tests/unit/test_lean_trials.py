@@ -20,7 +20,7 @@ from qoslab.meters.base import MeterSet, TrialContext
 from qoslab.meters.evidence import TrialEvidence
 from qoslab.meters.switch import SwitchMeter
 from qoslab.stats.campaign import overhead_summary
-from qoslab.switch.backends import send_batch, split_batch
+from qoslab.switch.batch import send_batch, split_batch
 from qoslab.switch.counters import read_statistics
 
 CMDS = ["show mls qos interface Gi1/0/1 statistics", "show mls qos interface Gi1/0/2 statistics"]

@@ -7,7 +7,7 @@ import json, os, statistics, subprocess, sys, time
 from pathlib import Path
 
 OUT = Path("/tmp/wt-user-runs/wake")
-Q = ["/work/wt-user/.venv/bin/qoslab"]
+Q = [".venv/bin/qoslab"]
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 books = {"sockperf": ("playbooks/examples/sockperf-pingpong.yaml", ["rtt_p50_ms", "rtt_p99_ms", "rtt_p999_ms"]),
          "mpi": ("playbooks/examples/mpi-allreduce.yaml", ["pingpong_p50_ms", "allreduce_p50_ms", "allreduce_p99_ms"])}

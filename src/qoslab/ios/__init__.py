@@ -5,7 +5,8 @@
   keywords :mod:`.aclnames`, config lines :mod:`.aclinterp`);
 - :mod:`.config`: :class:`RunningConfig` (``show running-config``) and :class:`Mode`;
 - :mod:`.interpret`: :func:`interpret` (one config line) and :func:`load_config` (a whole text);
-- :mod:`.qos`: :func:`qos_model`, the QoS meaning of a config with Catalyst 3750 defaults.
+- :mod:`.qosmodel`: :func:`qos_model`, the QoS meaning of a config (:mod:`.qos`: Catalyst 3750
+  ``mls qos`` with its defaults; :mod:`.mqc`: IOS-XE MQC).
 
 All of it is pure: no I/O, no processes.
 """
@@ -25,8 +26,8 @@ from .qos import (
                   Police,
                   PolicyClass,
                   QosConfig,
-                  qos_model,
 )
+from .qosmodel import qos_model
 from .xeinterp import xe_pmapc_line  # registers the IOS-XE handlers  # noqa: F401
 
 __all__ = ["DEFAULT_DSCP_OUTPUT_QUEUE", "GLOBAL", "MODES", "AccessList", "Ace", "ClassMap",

@@ -183,13 +183,9 @@ def monitor_sessions_of(rc: RunningConfig) -> dict[int, dict[str, list[Any]]]:
     return mon
 
 
-def qos_model(rc: RunningConfig) -> QosConfig:
-    """The QoS meaning of a running-config, Catalyst 3750 defaults filled in (pure); an IOS-XE
-    (``c9300``) config's through :func:`qoslab.ios.mqc.mqc_model`."""
-    if rc.dialect == "c9300":
-        from .mqc import mqc_model  # the MQC model builds on this module's dataclasses
-
-        return mqc_model(rc)
+def mls_qos_model(rc: RunningConfig) -> QosConfig:
+    """The QoS meaning of a Catalyst 3750 (``mls qos``) running-config, its defaults filled in
+    (pure). Any dialect's: :func:`qoslab.ios.qosmodel.qos_model`."""
     out_q = dscp_output_q_from_config(rc.globals_)
     q = QosConfig("mls qos" in rc.globals_, acl_entries(rc), class_maps_of(rc), policy_maps_of(rc),
                   {d: qt[0] for d, qt in out_q.items()}, {}, monitor_sessions_of(rc), [],

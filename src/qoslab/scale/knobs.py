@@ -18,14 +18,11 @@ real cluster's hosts are configured by its own provisioning (the values are chec
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Set
 
 from pydantic import Field
 
 from ..yamlio import FieldProblem, StrictModel
-
-if TYPE_CHECKING:
-    from ..topology import Topology
 
 #: Smallest queue (bytes): two full Ethernet frames of 1514 B (the HTB burst floor in topology.Link).
 MIN_QUEUE_BYTES = 2 * 1514
@@ -63,36 +60,34 @@ def queue_bytes(rate_bps: int, ms: float) -> int:
     return int(rate_bps / 8 * ms / 1000)
 
 
-def apply_scale(topo: Topology) -> Topology:
-    """``topo`` with its ``scale:`` queue times turned into ``buffers`` bytes (a copy; ``topo``
-    itself when there is nothing to convert). Raises FieldProblem (file/line/field reported by
-    the loader) when a queue is given both ways, holds less than two full frames or more than
+def scaled_buffers(knobs: ScaleKnobs | None, rate_bps: int, buffers: Mapping[str, int],
+                   given: Set[str]) -> dict[str, int]:
+    """The ``buffers`` fields (``switch_port_bytes``, ``host_bytes``: bytes) that the ``scale:``
+    queue times of ``knobs`` become at link rate ``rate_bps`` (bits/s); empty when there is
+    nothing to convert. ``buffers``: the topology's current values; ``given``: the buffers fields
+    its file set. Raises FieldProblem (file/line/field reported by the loader) when a queue is
+    given both ways and the two disagree, holds less than two full frames or more than
     MAX_QUEUE_BYTES."""
-    knobs = topo.scale
-    if knobs is None:
-        return topo
     update: dict[str, int] = {}
+    if knobs is None:
+        return update
     for name, field in (("switch_queue_ms", "switch_port_bytes"), ("host_queue_ms", "host_bytes")):
         ms = getattr(knobs, name)
         if ms is None:
             continue
-        size = queue_bytes(topo.link.rate, ms)
-        given = getattr(topo.buffers, field)
-        if field in topo.buffers.model_fields_set and given != size:  # equal: a resolved topology read back
+        size = queue_bytes(rate_bps, ms)
+        if field in given and buffers[field] != size:  # equal: a resolved topology read back
             raise FieldProblem(("scale", name), f"the queue is given twice and the two disagree: buffers.{field} "
-                                                f"{given} B, scale.{name} {ms:g} ms = {size} B; keep one")
+                                                f"{buffers[field]} B, scale.{name} {ms:g} ms = {size} B; keep one")
         if size > MAX_QUEUE_BYTES:
-            most = MAX_QUEUE_BYTES * 8 / topo.link.rate * 1000
-            raise FieldProblem(("scale", name), f"{ms:g} ms at {topo.link.rate / 1e6:g} Mbit/s is {size} B, more than "
+            most = MAX_QUEUE_BYTES * 8 / rate_bps * 1000
+            raise FieldProblem(("scale", name), f"{ms:g} ms at {rate_bps / 1e6:g} Mbit/s is {size} B, more than "
                                                 f"the {MAX_QUEUE_BYTES} B a queue may hold (as buffers.*); the most "
                                                 f"is {most:.3g} ms")
         if size < MIN_QUEUE_BYTES:
-            least = MIN_QUEUE_BYTES * 8 / topo.link.rate * 1000
-            raise FieldProblem(("scale", name), f"{ms:g} ms at {topo.link.rate / 1e6:g} Mbit/s is {size} B, less "
+            least = MIN_QUEUE_BYTES * 8 / rate_bps * 1000
+            raise FieldProblem(("scale", name), f"{ms:g} ms at {rate_bps / 1e6:g} Mbit/s is {size} B, less "
                                                 f"than two full frames ({MIN_QUEUE_BYTES} B); the least is "
                                                 f"{least:.3g} ms")
         update[field] = size
-    if not update:
-        return topo
-    buffers = topo.buffers.model_copy(update=update)
-    return topo.model_copy(update={"buffers": buffers})
+    return update

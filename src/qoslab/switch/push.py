@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import QoslabError
 from ..platforms.base import get_platform
+from .batch import send_batch
 from .configdiff import intended_config, non_qos_lines, normalized_config, remediation
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
@@ -231,11 +232,9 @@ def restore(backup_text: str, dev: Device) -> None:
 
 
 def _show_run(conn: Any, batch: bool = False, timeout_s: float = 30.0) -> str:
-    """The running-config. ``batch``: written and read directly (:func:`.backends.send_batch`)
+    """The running-config. ``batch``: written and read directly (:func:`.batch.send_batch`)
     instead of Netmiko's ``send_command`` and its prompt finding (about 80 ms a command)."""
     if batch:
-        from .backends import send_batch
-
         text = send_batch(conn, ["show running-config"], f"{conn.base_prompt}#", timeout_s)["show running-config"]
     else:
         text = conn.send_command("show running-config")
@@ -277,8 +276,6 @@ def _save(conn: Any, batch: bool = False, timeout_s: float = 30.0) -> None:
     if not batch:
         conn.save_config()
         return
-    from .backends import send_batch
-
     out = send_batch(conn, ["write memory"], f"{conn.base_prompt}#", timeout_s)["write memory"]
     if "[OK]" not in out and "Copy completed successfully." not in out:
         raise QoslabError(f"write memory was not confirmed: {out.strip()[-120:]!r}")

@@ -7,17 +7,33 @@ import socket
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import QoslabError
 from ..executors import Executor
-from ..topology import linux_ifname
+from ..topology import Topology, linux_ifname
 from .caps import tc_json
 from .netlink import qdisc_counters
 from .plan import HOST_IF
 
-if TYPE_CHECKING:
-    from .core import Testbed
+
+class TestbedView(Protocol):
+    """What the probes read of a testbed (:class:`qoslab.testbed.core.Testbed` is one; typed
+    here so that the probes need not import the class that uses them)."""
+
+    @property
+    def topo(self) -> Topology: ...
+
+    @property
+    def switch_ns(self) -> str: ...
+
+    def namespace(self, host: str) -> str: ...
+
+    def executor(self, host: str) -> Executor: ...
+
+    def existing(self) -> list[str]: ...
+
+    def is_up(self) -> bool: ...
 
 
 @dataclass
@@ -54,7 +70,7 @@ class TestbedStatus:
     management_listening: bool = False
 
 
-def status(tb: Testbed) -> TestbedStatus:
+def status(tb: TestbedView) -> TestbedStatus:
     """Interfaces, qdiscs and counters of every host and switch port (reads the kernel)."""
     mgmt = tb.topo.switch.management
     st = TestbedStatus(tb.topo.name, tb.is_up(), tb.existing(), management=f"{mgmt.host}:{mgmt.port}")
@@ -89,7 +105,7 @@ def settle_window_s(rate_bps: float) -> float:
     return max(SETTLE_WINDOW_MIN_S, SETTLE_FRAMES * 1538 * 8 / rate_bps)
 
 
-def port_bytes_sent(tb: Testbed, ports: list[str]) -> dict[str, int]:
+def port_bytes_sent(tb: TestbedView, ports: list[str]) -> dict[str, int]:
     """Bytes sent so far by the root qdisc of each switch port (its egress toward the host;
     Catalyst names such as ``Gi1/0/1``; one netlink dump of the switch namespace). Raises
     QoslabError when the namespace cannot be read."""
@@ -97,7 +113,7 @@ def port_bytes_sent(tb: Testbed, ports: list[str]) -> dict[str, int]:
     return {p: next((q.bytes for q in qd.get(linux_ifname(p), []) if q.root), 0) for p in ports}
 
 
-def wait_ports_saturated(tb: Testbed, ports: list[str], timeout_s: float, share: float = 0.95,
+def wait_ports_saturated(tb: TestbedView, ports: list[str], timeout_s: float, share: float = 0.95,
                          window_s: float | None = None) -> bool:
     """Wait until every port in ``ports`` sends at least ``share`` of the link rate (bits/s,
     measured from the root qdiscs' byte counters over a window sliding in fifths of it:
@@ -126,7 +142,7 @@ def wait_ports_saturated(tb: Testbed, ports: list[str], timeout_s: float, share:
         time.sleep(window / 5)
 
 
-def queues_empty(tb: Testbed, ports: list[str], hosts: list[str]) -> bool:
+def queues_empty(tb: TestbedView, ports: list[str], hosts: list[str]) -> bool:
     """True when nothing is queued in the egress of ``hosts`` (their NIC, toward the switch) and
     then of the switch ``ports`` (toward their hosts): every qdisc on them has qlen and backlog 0.
     The hosts are read first, so a packet that moves on in between is still seen at the port.
@@ -138,7 +154,7 @@ def queues_empty(tb: Testbed, ports: list[str], hosts: list[str]) -> bool:
     return not any(q.qlen or q.backlog for p in ports for q in sw.get(linux_ifname(p), []))
 
 
-def wait_drained(tb: Testbed, ports: list[str], hosts: list[str], timeout_s: float) -> bool:
+def wait_drained(tb: TestbedView, ports: list[str], hosts: list[str], timeout_s: float) -> bool:
     """After a flood's senders on ``hosts`` have stopped: wait until their packets have left
     every queue on the way to the switch ``ports`` (:func:`queues_empty`, polled every
     DRAIN_POLL_S), then DRAIN_MARGIN_S for the receivers to read them. At 10 Mbit/s a full
@@ -152,7 +168,7 @@ def wait_drained(tb: Testbed, ports: list[str], hosts: list[str], timeout_s: flo
     time.sleep(DRAIN_MARGIN_S)
     return True
 
-def ping_matrix(tb: Testbed, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
+def ping_matrix(tb: TestbedView, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
     """Ping every host from every other host (all ordered pairs). Returns ``{(src, dst): rtt_ms
     or None when unreachable}`` (see :mod:`.mesh`: one raw ICMP socket per host namespace, paced
     rounds, retries; ``count`` echoes are asked of each pair that answers, the mean RTT kept)."""
@@ -161,7 +177,7 @@ def ping_matrix(tb: Testbed, count: int = 1, timeout_s: float = 2.0) -> dict[tup
     hosts = [(h.name, tb.namespace(h.name), h.ip) for h in tb.topo.hosts]
     return icmp_mesh(hosts, count=count, timeout_s=timeout_s)
 
-def iperf_tcp(tb: Testbed, src: str, dst: str, seconds: float = 5.0, port: int = 5201) -> dict[str, float]:
+def iperf_tcp(tb: TestbedView, src: str, dst: str, seconds: float = 5.0, port: int = 5201) -> dict[str, float]:
     """TCP throughput ``src`` -> ``dst`` measured by iperf3 (server on ``dst``, one test).
     Returns ``{"bits_per_second": received rate (bits/s), "retransmits": n, "seconds": s}``.
     Raises QoslabError when iperf3 fails."""

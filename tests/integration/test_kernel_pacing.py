@@ -44,7 +44,9 @@ def test_kernel_pacing_delivers_the_link_rate_without_spinning(testbed, tmp_path
         assert not f.shortfall, (f.src, f.sent_pps, f.target_pps)  # sent within 5 % of the link's packets/s
         assert abs(f.received_wire_bps / link - 1) < 0.05, (f.src, f.received_wire_bps)
         assert f.host_drops == 0, (f.src, f.host_drops)  # the sender blocked, its host queue dropped nothing
-        assert f.loss_pct < 1.0, (f.src, f.loss_pct)     # nothing to lose: the switch port drains the link rate
+        # nothing to lose: the switch port drains the link rate (D-ITG's logs count in batches of 50 packets,
+        # so its loss of ~4,300 packets reads up to 1.2 % with none lost)
+        assert f.packets_sent - f.packets_received <= 50 + 0.005 * f.packets_sent, (f.src, f.loss_pct)
     # four blocking senders: well under a core together over 5 s (four -poll senders spin, one core each)
     assert cpu_s / 5.0 < 0.5, cpu_s
 

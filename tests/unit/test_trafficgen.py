@@ -353,4 +353,4 @@ def test_host_queue_state_reads_every_qdiscs_sent_packets_by_handle():
         def run(self, argv, check=False, timeout=None):
             return SimpleNamespace(stdout=tc, returncode=0)
 
-    assert host_queue_state(Ex()) == (2, 63, {"1:": 900, "10:": 8, "100:": 892})
+    assert host_queue_state(Ex()) == (2, 63, {"1:": (900, 63), "10:": (8, 0), "100:": (892, 63)})

@@ -152,10 +152,10 @@ def plan_pacing(defn: FloodDefinition, flows: list[ResolvedFlow], link_bps: floa
     return out
 
 
-def host_queue_state(ex: Executor) -> tuple[int, int, dict[str, int]] | None:
+def host_queue_state(ex: Executor) -> tuple[int, int, dict[str, tuple[int, int]]] | None:
     """(packets dropped so far, packets queued now) by the root qdiscs of the host of ``ex`` (a
-    root's counts include its children's), and the packets every qdisc has sent by handle
-    (``"100:"`` -> packets: a kernel-paced flow's class queue, :mod:`.kernelpace`), from one
+    root's counts include its children's), and every qdisc's (packets sent, packets queued now)
+    by handle (``"100:"``: a kernel-paced flow's class queue, :mod:`.kernelpace`), from one
     ``tc -s -j qdisc show`` there; None when tc could not be read. Kernel pacing reads it before
     and after a flood: its senders should block, never lose packets at home; what is still queued
     when they stop left the host after them."""
@@ -163,13 +163,13 @@ def host_queue_state(ex: Executor) -> tuple[int, int, dict[str, int]] | None:
     try:
         doc = json.loads(r.stdout or "null")
         roots = [q for q in doc if q.get("root")]
-        sent = {str(q["handle"]): int(q.get("packets", 0)) for q in doc if q.get("handle")}
+        sent = {str(q["handle"]): (int(q.get("packets", 0)), int(q.get("qlen", 0))) for q in doc if q.get("handle")}
         return sum(int(q.get("drops", 0)) for q in roots), sum(int(q.get("qlen", 0)) for q in roots), sent
     except (ValueError, TypeError, AttributeError, KeyError):
         return None
 
 
-def host_queue_state_ns(ns: str, dev: str = HOST_IF) -> tuple[int, int, dict[str, int]] | None:
+def host_queue_state_ns(ns: str, dev: str = HOST_IF) -> tuple[int, int, dict[str, tuple[int, int]]] | None:
     """:func:`host_queue_state` of ``dev`` in the testbed namespace ``ns`` read in this process
     over netlink (one RTM_GETQDISC dump, :mod:`qoslab.testbed.netlink`: no process, so the moment
     of the read is known to a millisecond, where a ``tc`` through ``ip netns exec`` takes 10-30 ms);
@@ -180,7 +180,7 @@ def host_queue_state_ns(ns: str, dev: str = HOST_IF) -> tuple[int, int, dict[str
         return None
     roots = [q for q in qs if q.root]
     return (sum(q.drops for q in roots), sum(q.qlen for q in roots),
-            {f"{q.handle >> 16:x}:": q.packets for q in qs})
+            {f"{q.handle >> 16:x}:": (q.packets, q.qlen) for q in qs})
 
 
 def host_queue_drops(ex: Executor) -> tuple[int, int] | None:

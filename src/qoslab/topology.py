@@ -26,8 +26,8 @@ from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 TESTBED_NETWORK = ipaddress.IPv4Network("198.18.0.0/15")
 
 _PORT = re.compile(r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
-                   r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$")
-_PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$")
+                   r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$", re.ASCII)
+_PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$", re.ASCII)
 #: Highest port number of an interface name (a stack member of the 3750 family has at most 52).
 MAX_PORT = 99
 _SHORT = {"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "Te"}

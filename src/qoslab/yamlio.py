@@ -6,7 +6,9 @@ playbooks, device files, a campaign folder's playbook copy) goes through :func:`
 
     playbooks/topologies/bad.yaml:14: hosts[2].address: 10.0.0.1 is outside 198.18.0.0/15 ...
 
-The reader is strict where PyYAML is lenient: the file must be UTF-8 text of at most
+The reader is strict where PyYAML is lenient: plain scalars are read by YAML 1.2's core schema and
+YAML 1.1's implicit forms (``off``, ``2:11:12``, ``0x28``, ``131_072``) are refused by name
+(:mod:`qoslab.yamlcore`); the file must be UTF-8 text of at most
 MAX_YAML_BYTES; aliases (``*name``) are refused, so a few hundred bytes cannot expand to
 gigabytes (a "billion laughs" alias bomb); a key given twice in one mapping is an error (PyYAML
 silently keeps the last); nesting deeper than MAX_YAML_DEPTH is refused. Everything written back
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 
 from .errors import ConfigError
 from .laxtypes import scalar_mismatch
+from .yamlcore import DUMP_RESOLVERS, CoreResolver, yaml11_form
 
 #: Largest YAML file read (bytes). The project's largest file is a few KB; the cap bounds memory
 #: and time for anything handed to a loader by mistake or malice.
@@ -37,20 +40,47 @@ M = TypeVar("M", bound=BaseModel)
 
 class StrictModel(BaseModel):
     """Base of every model read from a file (topology, profile, flood, playbook, device):
-    unknown fields are errors (a typo never passes silently), instances are frozen, and a YAML
-    boolean is never taken for a number nor a number or string for a boolean
-    (:func:`scalar_mismatch`: pydantic's lax mode reads ``true`` as 1 and ``1`` or ``"no"`` as a
-    boolean)."""
+    unknown fields are errors (a typo never passes silently), instances are frozen, and each
+    field takes only its own type: a YAML boolean is never taken for a number, nor a number or
+    string for a boolean, nor a string or a fractional number for an integer
+    (:func:`scalar_mismatch`: pydantic's lax mode reads ``true`` as 1, ``1`` or ``"no"`` as a
+    boolean and ``"40"`` or ``40.0`` as 40); a field with its own ``before`` validator parses its
+    input itself."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     @field_validator("*", mode="before")
     @classmethod
     def _no_bool_numbers(cls, v: Any, info: ValidationInfo) -> Any:
-        field = cls.model_fields.get(info.field_name or "")
-        if field is not None and (hit := scalar_mismatch(field.annotation, v)) is not None:
+        name = info.field_name or ""
+        field = cls.model_fields.get(name)
+        if field is None or name in _own_parsers(cls):
+            return v
+        text = isinstance(info.context, dict) and info.context.get(TEXT_OPTIONS) is True
+        if (hit := scalar_mismatch(field.annotation, v, strings=not text)) is not None:
             raise SubFieldProblem(*hit)
         return v
+
+
+#: Validation context key (``model.model_validate(data, context={TEXT_OPTIONS: True})``): the
+#: values are command-line options, text by nature, so a string is taken for a number (``--size
+#: 400``); booleans are still never numbers.
+TEXT_OPTIONS = "text_options"
+
+
+def _own_parsers(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``model`` with a validator of their own that reads the raw input (``mode``
+    before, wrap or plain: ``rate: 50Mbit`` for an int field); the lax-type check leaves their
+    input to it."""
+    found = _OWN_PARSERS.get(model)
+    if found is None:
+        found = _OWN_PARSERS[model] = frozenset(
+            f for dec in model.__pydantic_decorators__.field_validators.values()
+            if dec.info.mode in ("before", "wrap", "plain") for f in dec.info.fields if f != "*")
+    return found
+
+
+_OWN_PARSERS: dict[type[BaseModel], frozenset[str]] = {}
 
 
 class FieldProblem(ConfigError):
@@ -144,8 +174,18 @@ def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigErro
     return ConfigError(f"{path}:{line}: {format_loc(loc)}: {msg}" if line else f"{path}: {format_loc(loc)}: {msg}")
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without aliases (see the module doc)."""
+class _StrictLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
+                    yaml.constructor.SafeConstructor, CoreResolver):
+    """PyYAML's safe loader with YAML 1.2's core schema (qoslab.yamlcore) and without aliases
+    (see the module doc)."""
+
+    def __init__(self, stream: str):
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        CoreResolver.__init__(self)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -155,6 +195,8 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 class _NoAliasDumper(yaml.SafeDumper):
+    yaml_implicit_resolvers = DUMP_RESOLVERS  # quotes what YAML 1.1 or 1.2 would read as a non-string
+
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
@@ -166,7 +208,10 @@ def dump_yaml(data: Any) -> str:
 
 
 def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
-    """Refuse keys given twice in one mapping and nesting deeper than MAX_YAML_DEPTH."""
+    """Refuse keys given twice in one mapping, nesting deeper than MAX_YAML_DEPTH and plain
+    scalars in a YAML 1.1 form (:func:`qoslab.yamlcore.yaml11_form`)."""
+    if (form := yaml11_form(node)) is not None:
+        raise ConfigError(f"{path}:{node.start_mark.line + 1}: {format_loc(loc)}: {form}")
     if len(loc) > MAX_YAML_DEPTH:
         raise ConfigError(f"{path}:{node.start_mark.line + 1}: {format_loc(loc[:3])}...: nested deeper than "
                           f"{MAX_YAML_DEPTH} levels")
@@ -178,6 +223,8 @@ def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
                 raise ConfigError(f"{path}:{k.start_mark.line + 1}: {format_loc((*loc, key))}: key given twice in "
                                   f"one mapping (first on line {seen[key]})")
             seen[key] = k.start_mark.line + 1
+            if (form := yaml11_form(k)) is not None:
+                raise ConfigError(f"{path}:{k.start_mark.line + 1}: {format_loc((*loc, key))}: key {form}")
             _check_tree(v, path, (*loc, key))
     elif isinstance(node, yaml.SequenceNode):
         for i, v in enumerate(node.value):

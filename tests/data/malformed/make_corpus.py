@@ -362,11 +362,13 @@ def _make(base: str, case: tuple) -> tuple[str, int | None, str]:
 def main() -> None:
     import cases_i42 as i42  # issue 42's cases (the cpu: block), after issue 45's
     import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
+    import cases_i50 as i50  # issue 50's (YAML 1.1 forms, each field its own type), after the others
 
-    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES),
-                              ("flood", FLOOD, FLOOD_CASES),
-                              ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES),
-                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES),
+    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES
+                               + i50.TOPOLOGY_CASES),
+                              ("flood", FLOOD, FLOOD_CASES + i50.FLOOD_CASES),
+                              ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES + i50.PROFILE_CASES),
+                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES),
                               ("real", i45.REAL, i45.REAL_CASES + i42.REAL_CASES)):
         d = HERE / kind
         d.mkdir(exist_ok=True)

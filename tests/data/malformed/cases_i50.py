@@ -1,0 +1,54 @@
+"""The corpus cases of issue 50 (make_corpus.py appends them to its lists, so earlier files keep their
+numbers): YAML 1.1's implicit forms that change meaning silently (a sexagesimal ``2:11:12``, digit
+separators ``131_072``, hexadecimal ``0x28``, a leading-zero octal ``050``, ``off``/``yes`` for
+booleans: a string in YAML 1.2), and each field taking only its own type (a quoted ``"40"`` or a
+``40.0`` for an integer, a quoted port ``"9274"``, an Arabic-Indic digit ``"٠"`` as a cpuset). Same
+tuple as make_corpus.py: (case name, old text, new text, marker on the defect's line, field)."""
+
+from __future__ import annotations
+
+_CPU = "cpu:\n  hosts_cpus: \"0\"\n  switch_cpus: \"1\"\n  host_cores: 0.25\n  period_ms: 10\n"
+
+
+def _cpu(old: str, new: str) -> str:
+    assert old in _CPU, old
+    return _CPU.replace(old, new, 1)
+
+
+TOPOLOGY_CASES = [
+    ("buffer-sexagesimal", "switch_port_bytes: 131072", "switch_port_bytes: 2:11:12", "2:11:12",
+     "buffers.switch_port_bytes"),
+    ("buffer-digit-separators", "host_bytes: 131072", "host_bytes: 131_072", "131_072", "buffers.host_bytes"),
+    ("buffer-hexadecimal", "host_bytes: 131072", "host_bytes: 0x20000", "0x20000", "buffers.host_bytes"),
+    ("offloads-off", "  burst_ms: 2.5\n", "  burst_ms: 2.5\n  offloads: off\n", "offloads", "link.offloads"),
+    ("br-netfilter-yes", "", _cpu("period_ms: 10", "period_ms: 10\n  br_netfilter: yes"), "br_netfilter",
+     "cpu.br_netfilter"),
+    ("cpu-hexadecimal", "", _cpu('hosts_cpus: "0"', "hosts_cpus: 0x0"), "hosts_cpus", "cpu.hosts_cpus"),
+    ("cpu-arabic-indic-digit", "", _cpu('hosts_cpus: "0"', 'hosts_cpus: "\u0660"'), "hosts_cpus",
+     "cpu.hosts_cpus"),
+    ("management-port-quoted", "port: 8022}", 'port: "9274"}', '"9274"', "switch.management.port"),
+    ("management-port-float", "port: 8022}", "port: 9274.0}", "9274.0", "switch.management.port"),
+    ("burst-sexagesimal-float", "burst_ms: 2.5", "burst_ms: 1:30.5", "1:30.5", "link.burst_ms"),
+]
+
+FLOOD_CASES = [
+    ("payload-hexadecimal", "payload_bytes: 1400", "payload_bytes: 0x578", "0x578", "payload_bytes"),
+    ("payload-quoted", "payload_bytes: 1400", 'payload_bytes: "1400"', '"1400"', "payload_bytes"),
+    ("ds-byte-octal", "ds_byte: 0", "ds_byte: 0240", "0240", "ds_byte"),
+]
+
+PROFILE_CASES = [
+    ("set-dscp-quoted", "set_dscp: 40,", 'set_dscp: "40",', '"40"', "rules[0].set_dscp"),
+    ("set-dscp-float", "set_dscp: 40,", "set_dscp: 40.0,", "40.0", "rules[0].set_dscp"),
+    ("set-dscp-hexadecimal", "set_dscp: 40,", "set_dscp: 0x28,", "0x28", "rules[0].set_dscp"),
+    ("set-dscp-octal", "set_dscp: 40,", "set_dscp: 050,", "050", "rules[0].set_dscp"),
+    ("acl-base-digit-separators", "acl_base: 100}", "acl_base: 1_00}", "1_00", "rules[0].acl_base"),
+    ("mls-qos-on", "mls_qos: true", "mls_qos: on", "mls_qos", "mls_qos"),
+]
+
+PLAYBOOK_CASES = [
+    ("trials-sexagesimal", "trials: 3", "trials: 1:30", "1:30", "trials"),
+    ("congestion-off", "congestion: false, profile: fifo", "congestion: off, profile: fifo", "congestion: off",
+     "conditions[0].congestion"),
+    ("seed-quoted", "trials: 3", 'trials: 3\nseed: "42"', '"42"', "seed"),
+]

@@ -63,7 +63,7 @@ def yaml11_form(node: yaml.Node) -> str | None:
     """The problem of a plain (unquoted) scalar ``node`` whose text YAML 1.1 and 1.2 read
     differently or that the project refuses (``2:11:12``, ``0x28``, ``131_072``, ``010``), as
     ``'TEXT' is WHAT: ADVICE``; None for quoted scalars, collections and every other text. Pure."""
-    if not isinstance(node, yaml.ScalarNode) or node.style is not None:
+    if not isinstance(node, yaml.ScalarNode) or node.style:  # plain: None (PyYAML) or "" (libyaml)
         return None
     text = node.value
     for pattern, what, advice in _FORMS:

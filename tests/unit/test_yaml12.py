@@ -121,3 +121,64 @@ def test_every_yaml_file_in_the_repository_reads(tmp_path):
     assert len(files) > 100
     for f in files:
         read_yaml(REPO / f)
+
+
+def test_the_python_and_libyaml_loaders_read_alike(tmp_path, monkeypatch):
+    """Where PyYAML lacks libyaml the all-Python loader reads the same data, lines and refusals."""
+    import qoslab.yamlio as yamlio
+    files = [REPO / f for f in _shipped("playbooks/topologies/*.yaml")[:3] + _shipped("qos-profiles/*.yaml")[:3]]
+    fast = [read_yaml(f) for f in files]
+    monkeypatch.setattr(yamlio, "_StrictLoader", yamlio._PyStrictLoader)
+    slow = [read_yaml(f) for f in files]
+    for (d1, n1), (d2, n2) in zip(fast, slow, strict=True):
+        assert d1 == d2 and n1.value[-1][0].start_mark.line == n2.value[-1][0].start_mark.line
+    p = tmp_path / "x.yaml"
+    for text, want in (("a: 0x28\n", "hexadecimal"), ("a: &x [1]\nb: *x\n", "aliases"), ("a: off\n", None)):
+        p.write_text(text)
+        if want is None:
+            assert read_yaml(p)[0] == {"a": "off"}
+        else:
+            with pytest.raises(ConfigError, match=want):
+                read_yaml(p)
+
+
+def _many_keys(tmp_path, n: int):
+    p = tmp_path / f"keys-{n}.yaml"
+    p.write_text((REPO / "playbooks" / "topologies" / "ecenet.yaml").read_text()
+                 + "".join(f"k{i}: {i}\n" for i in range(n)))
+    return p
+
+
+def test_a_topology_with_60000_unknown_keys_is_refused_fast_in_a_bounded_line(tmp_path):
+    """Issue 50's acceptance: ``topology validate`` of a 60,000-key file ends within a generous
+    margin of a small file's time (it took minutes: a line lookup per key) and its one line lists
+    a few problems and counts the rest."""
+    import sys
+    import time
+    times, lines = {}, {}
+    for n in (3, 60_000):
+        p = _many_keys(tmp_path, n)
+        t = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "qoslab", "topology", "validate", str(p)], capture_output=True,
+                           text=True, timeout=120, cwd=REPO)
+        times[n] = time.monotonic() - t
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-2000:]
+        [lines[n]] = [x for x in r.stderr.splitlines() if x.strip()]
+    assert f"keys-60000.yaml:{len(ECENET_LINES) + 1}: k0: unknown field (typo?); 59999 more: " in lines[60_000]
+    assert lines[60_000].endswith("; and 59997 more") and len(lines[60_000]) < 1000, lines[60_000][:2000]
+    assert times[60_000] < times[3] + 10.0, times
+
+
+def test_refusing_unknown_keys_is_linear_in_their_number(tmp_path):
+    import time
+    cost = {}
+    for n in (6_000, 60_000):
+        p = _many_keys(tmp_path, n)
+        t = time.process_time()
+        with pytest.raises(ConfigError, match=f"{n - 1} more"):
+            load_topology(p)
+        cost[n] = time.process_time() - t
+    assert cost[60_000] < 30 * cost[6_000] + 0.5, cost  # linear: ~10x; the old lookup per key was ~100x
+
+
+ECENET_LINES = (REPO / "playbooks" / "topologies" / "ecenet.yaml").read_text().splitlines()

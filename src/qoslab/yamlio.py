@@ -322,8 +322,10 @@ def read_yaml(path: str | Path) -> tuple[Any, yaml.Node | None]:
         mark = getattr(e, "problem_mark", None)
         if mark is None and isinstance(e, yaml.reader.ReaderError):
             # (libyaml counts the position in bytes of UTF-8, PyYAML in characters)
-            before = text.encode()[: e.position] if _StrictLoader is not _PyStrictLoader else text[: e.position]
-            line = before.count(b"\n" if isinstance(before, bytes) else "\n") + 1
+            if _StrictLoader is _PyStrictLoader:
+                line = text[: e.position].count("\n") + 1
+            else:
+                line = text.encode()[: e.position].count(b"\n") + 1
             char = chr(e.character) if isinstance(e.character, int) else e.character
             raise ConfigError(f"{path}:{line}: YAML syntax error: {e.reason} (character {char!r})") from None
         where = f"{path}:{mark.line + 1}" if mark else str(path)

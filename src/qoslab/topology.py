@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from .clusterconf import SshSettings
-from .registry import PlatformModel
+from .registry import PlatformModel, dialects, platform_of_model, platforms
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
@@ -119,9 +119,30 @@ class Management(StrictModel):
     @field_validator("host")
     @classmethod
     def _host(cls, v: str) -> str:
-        if not _MGMT_HOST.match(v):
-            raise ValueError(f"{v!r} is not an IP address or host name")
-        return v
+        return check_host(v)
+
+    @model_validator(mode="after")
+    def _ports_apart(self) -> Management:
+        if self.eapi_port is not None and self.eapi_port == self.port:
+            raise SubFieldProblem(("eapi_port",), f"{self.eapi_port} is also the SSH port (port): the switch serves "
+                                                  "SSH and eAPI on two ports")
+        return self
+
+
+def check_host(v: str) -> str:
+    """``v`` when it is an IP address or a host name (letters, digits, ``.``, ``:``, ``-``; not
+    empty, no space or shell metacharacter: it reaches ssh and Netmiko as it is), else ValueError."""
+    if not _MGMT_HOST.match(v):
+        raise ValueError(f"{v!r} is not an IP address or host name" if v.strip() else "empty: give the switch's "
+                         "IP address or host name")
+    return v
+
+
+def serves_eapi(model: str) -> bool:
+    """True when the switch ``model``'s platform speaks eAPI (its virtual dialect's ``eapi``: EOS)."""
+    plat = platform_of_model(model)
+    dialect = getattr(platforms.get(plat), "dialect", None) if plat is not None else None
+    return isinstance(dialect, str) and bool(getattr(dialects.get(dialect), "eapi", False))
 
 
 class Switch(StrictModel):
@@ -268,6 +289,9 @@ class Topology(StrictModel):
             raise FieldProblem(("hosts",), "a topology needs at least one host")
         embedded = self.environment == "embedded"
         self._cluster_safety()
+        if self.switch.management.eapi_port is not None and not serves_eapi(self.switch.model):
+            raise FieldProblem(("switch", "management", "eapi_port"),
+                               f"a {self.switch.model} serves no eAPI (only an EOS switch does): remove eapi_port")
         if embedded and not _is_loopback(self.switch.management.host):
             raise FieldProblem(("switch", "management", "host"),
                                f"{self.switch.management.host} must be a loopback address (an IP such as 127.0.0.1) "

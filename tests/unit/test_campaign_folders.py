@@ -401,10 +401,13 @@ def test_a_fresh_run_refuses_a_device_file_of_another_platform_before_making_any
     assert not (tmp_path / "c").exists()
 
 
-def test_a_resume_refuses_a_snapshot_device_file_of_another_platform_before_writing(tmp_path):
+def test_a_resume_refuses_a_snapshot_device_file_of_another_platform_before_writing(tmp_path, monkeypatch):
     from qoslab.campaign.snapshot import sha256
+    for k in ("QOSLAB_SWITCH_USERNAME", "QOSLAB_SWITCH_PASSWORD", "QOSLAB_SWITCH_SECRET"):
+        monkeypatch.setenv(k, "dummy")  # the device file is checked as the push reads it (issue 50)
+    (tmp_path / "known_hosts").write_text("")
     dev = tmp_path / "dev.yaml"
-    dev.write_text("device: catalyst\nhost: 198.18.9.9\nplatform: catalyst3750\nknown_hosts: /nonexistent\n")
+    dev.write_text(f"device: catalyst\nhost: 198.18.9.9\nplatform: catalyst3750\nknown_hosts: {tmp_path}/known_hosts\n")
     pfile = _playbook(tmp_path, device=str(dev))
     folder = tmp_path / "c"
     create(load_playbook(pfile), pfile, folder).close()

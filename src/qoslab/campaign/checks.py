@@ -13,7 +13,7 @@ from ..errors import ConfigError, QoslabError
 from ..platforms import get_platform, platform_for_model
 from ..profiles import load_profile
 from ..scale.cpu import budget_sum_problem
-from ..switch.backends import device_file, device_kind
+from ..switch.backends import check_device_files, device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT
@@ -39,8 +39,8 @@ def check_references(pb: Playbook, path: Path) -> None:
         raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
                                   "(the nodes' pinned host keys)")
     try:
-        if device_kind(pb.device) == "catalyst":  # its platform must be the topology's: checked before any folder
-            device_file(str(resolve_path(pb.device)), topo)
+        if device_kind(pb.device) == "catalyst":  # checked as the push reads it, before any folder
+            check_device_files(str(resolve_path(pb.device)), topo)
     except QoslabError as e:
         raise fail(("device",), str(e)) from None
     _check_hosts(pb, topo, fail)

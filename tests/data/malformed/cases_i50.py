@@ -52,3 +52,43 @@ PLAYBOOK_CASES = [
      "conditions[0].congestion"),
     ("seed-quoted", "trials: 3", 'trials: 3\nseed: "42"', '"42"', "seed"),
 ]
+
+#: issue 50's device files (tests/data/malformed/device/, checked by ``campaign plan`` as the push
+#: would read them: test_malformed_devices.py); paths relative to the repository (the tests' cwd).
+DEVICE_DIR = "tests/data/malformed/device"
+DEVICE = f"""device: catalyst
+host: 198.18.0.254
+port: 22
+platform: catalyst3750
+known_hosts: {DEVICE_DIR}/files/known_hosts
+timeout_s: 20
+"""
+
+DEVICE_CASES = [
+    ("host-shell-metacharacters", "host: 198.18.0.254", 'host: "127.0.0.1; touch /tmp/qoslab-pwned"', "host:", "host"),
+    ("host-empty", "host: 198.18.0.254", 'host: ""', "host:", "host"),
+    ("host-command-substitution", "host: 198.18.0.254", "host: $(reboot)", "host:", "host"),
+    ("platform-empty", "platform: catalyst3750", 'platform: ""', "platform:", "platform"),
+    ("credentials-mode-0644", "timeout_s: 20", f"timeout_s: 20\ncredentials_file: {DEVICE_DIR}/files/credentials-0644.json",
+     "credentials_file", "credentials_file"),
+    ("credentials-a-folder", "timeout_s: 20", f"timeout_s: 20\ncredentials_file: {DEVICE_DIR}/files",
+     "credentials_file", "credentials_file"),
+    ("credentials-missing", "timeout_s: 20", "timeout_s: 20\ncredentials_file: /nonexistent/credentials.json",
+     "credentials_file", "credentials_file"),
+    ("known-hosts-dev-zero", f"known_hosts: {DEVICE_DIR}/files/known_hosts", "known_hosts: /dev/zero",
+     "known_hosts", "known_hosts"),
+    ("known-hosts-a-folder", f"known_hosts: {DEVICE_DIR}/files/known_hosts", f"known_hosts: {DEVICE_DIR}",
+     "known_hosts", "known_hosts"),
+    ("known-hosts-missing", f"known_hosts: {DEVICE_DIR}/files/known_hosts", "known_hosts: /nonexistent/known_hosts",
+     "known_hosts", "known_hosts"),
+    ("port-quoted", "port: 22", 'port: "22"', "port:", "port"),
+    ("port-hexadecimal", "port: 22", "port: 0x16", "port:", "port"),
+    ("timeout-sexagesimal", "timeout_s: 20", "timeout_s: 1:00", "timeout_s", "timeout_s"),
+]
+
+#: topology cases of the management block's eAPI port (appended to TOPOLOGY_CASES by make_corpus.py)
+TOPOLOGY_CASES += [
+    ("eapi-port-on-a-3750", "port: 8022}", "port: 8022, eapi_port: 8443}", "eapi_port", "switch.management.eapi_port"),
+    ("eapi-port-is-the-ssh-port", "port: 8022}", "port: 8022, eapi_port: 8022}", "eapi_port",
+     "switch.management.eapi_port"),
+]

@@ -383,6 +383,13 @@ def main() -> None:
                                                         .replace("\xe9".encode(), b"\xe9")
                                                         .replace("\xff\xfe".encode(), b"\xff\xfe")
                                                         .replace("\xef".encode(), b"\xef"))
+    d = HERE / "device"  # issue 50's device files, each one defect (test_malformed_devices.py)
+    d.mkdir(exist_ok=True)
+    for old in d.glob("*.yaml"):
+        old.unlink()
+    for n, case in enumerate(i50.DEVICE_CASES, 1):
+        text, line, field = _make(i50.DEVICE, case)
+        (d / f"{n:03d}-{case[0]}.yaml").write_text(f"# expect: {line + 1} {field}\n" + text)
     (HERE / "device-bad.yaml").write_text(DEVICE_BAD)
     for name, text in i45.DEVICES.items():
         (HERE / name).write_text(text)

@@ -122,6 +122,22 @@ def _upgrade(db: sqlite3.Connection, columns: Mapping[str, str] | None) -> None:
     db.execute("COMMIT")
 
 
+def _json_why(e: Exception) -> str:
+    return f"{e.msg} at character {e.pos}" if isinstance(e, json.JSONDecodeError) else type(e).__name__
+
+
+def _metrics_problem(text: Any) -> str | None:
+    """Why a stored ``metrics_json`` is not ``{"set": {...}, "values": {...}}``, or None."""
+    try:
+        d = json.loads(text)
+    except (TypeError, ValueError) as e:
+        return f"is not JSON ({_json_why(e)})"
+    if not (isinstance(d, dict) and isinstance(d.get("set"), dict) and isinstance(d.get("values"), dict)
+            and isinstance(d["set"].get("primary"), dict) and isinstance(d["set"]["primary"].get("name"), str)):
+        return "is not a metric set (a JSON object with set.primary and values)"
+    return None
+
+
 #: SQLite's texts for a write the file system refused (full, read-only, no permission): named
 #: by the file system's state (qoslab.campaign.fsguard), not as a foreign file.
 _WRITE_FAILURES = frozenset({"disk I/O error", "unable to open database file", "database or disk is full",
@@ -249,7 +265,13 @@ class Store:
     def meta(self, key: str) -> Any:
         """A meta value (JSON-decoded) or None."""
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if not row:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError) as e:
+            raise QoslabError(f"{self.path}: meta {key[:40]!r} is not JSON ({_json_why(e)}): the store was changed "
+                              "outside qoslab") from None
 
     def set_meta(self, key: str, value: Any, replace: bool = True) -> None:
         """Set a meta value (JSON-encoded); with ``replace`` false an existing value is kept."""
@@ -347,7 +369,12 @@ class Store:
         cur = self._db.execute("SELECT * FROM trials" + (" WHERE " + " AND ".join(where) if where else "")
                                + " ORDER BY idx", args)
         names = [d[0] for d in cur.description]
-        return [row_of(names, r) for r in cur.fetchall()]
+        rows = [row_of(names, r) for r in cur.fetchall()]
+        for r in rows:
+            if r.metrics_json is not None and (why := _metrics_problem(r.metrics_json)) is not None:
+                raise QoslabError(f"{self.path}: trial {r.idx}: metrics_json {why}: the store was changed outside "
+                                  "qoslab")
+        return rows
 
     def rows(self) -> list[dict[str, Any]]:
         """Every trial as a plain dict of every column, in schedule order (the report's table)."""

@@ -77,14 +77,20 @@ def connect(dev: Device):
         if m:
             raise QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, host key not the one in {dev.known_hosts} "
                               f"({m.group(0)[:120]})") from None
+        if "not found in known_hosts" in str(e):
+            raise _unknown_key(dev) from None
         raise QoslabError(f"switch {dev.host}:{dev.port}: unreachable ({netmiko_cause(str(e))})") from None
     except Exception as e:  # paramiko host key errors and the like
         if "not found in known_hosts" in str(e):
-            raise QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, its host key is not in {dev.known_hosts} "
-                              "(an unknown switch: pin its key there first)") from None
+            raise _unknown_key(dev) from None
         raise QoslabError(f"switch {dev.host}:{dev.port}: cannot connect: {type(e).__name__}: "
                           f"{netmiko_cause(str(e))}") from None
     return conn
+
+
+def _unknown_key(dev: Device) -> QoslabError:
+    return QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, its host key is not in {dev.known_hosts} (an unknown "
+                       "switch: pin its key there first)")
 
 
 #: Lines of Netmiko's connection errors that explain nothing of this failure (its advice list

@@ -35,6 +35,9 @@ def check_references(pb: Playbook, path: Path) -> None:
         raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
+    if pb.executor != "netns" and (kinds := {pb.workload_of(c).kind for c in pb.conditions} & NETNS_ONLY_KINDS):
+        raise fail(("executor",), f"{pb.executor}: kind {sorted(kinds)[0]} runs only on the netns executor (the "
+                                  "embedded testbed: its launcher reaches the ranks through the namespaces)")
     if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
         raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
                                   "(the nodes' pinned host keys)")
@@ -77,6 +80,11 @@ def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
                                       f"({', '.join(topo.switch.span_destinations) or 'none'})")
     if pb.capture_host is not None and pb.capture_host not in topo.host_names:
         raise fail(("capture_host",), f"no host {pb.capture_host!r} in topology {topo.name}")
+
+
+#: Workload kinds that run only on the ``netns`` executor (qoslab.workloads.mpi: mpirun's agent
+#: enters the hosts' namespaces).
+NETNS_ONLY_KINDS = frozenset({"mpi"})
 
 
 def _check_budgets(pb: Playbook, topo: Topology, dsts: set[str], fail: Any) -> None:

@@ -92,3 +92,22 @@ TOPOLOGY_CASES += [
     ("eapi-port-is-the-ssh-port", "port: 8022}", "port: 8022, eapi_port: 8022}", "eapi_port",
      "switch.management.eapi_port"),
 ]
+
+_WL = "workload: {hosts: [jp-1, jp-2, jp-3, jp-4], size: A, frames: 1}"
+
+#: round 5's leftovers: a NUL byte in an mpi program or a command head, an empty program, mpi on ssh
+PLAYBOOK_CASES += [
+    ("mpi-program-nul", _WL, 'workload: {kind: mpi, hosts: [jp-1, jp-2], program: "osu\\0-bw"}', "kind: mpi",
+     "workload.program"),
+    ("mpi-args-nul", _WL, 'workload: {kind: mpi, hosts: [jp-1, jp-2], args: "--iters\\x001"}', "kind: mpi",
+     "workload.args"),
+    ("command-head-nul", _WL, 'workload: {kind: command, hosts: [jp-1, jp-2], head: "echo\\0 x"}', "kind: command",
+     "workload.head"),
+    ("command-head-empty-quotes", _WL, "workload: {kind: command, hosts: [jp-1, jp-2], head: \"'' x\"}",
+     "kind: command", "workload.head"),
+    ("command-worker-empty-quotes", _WL,
+     "workload: {kind: command, hosts: [jp-1, jp-2], head: \"echo hi\", worker: '\"\"'}", "kind: command",
+     "workload.worker"),
+    ("mpi-on-the-ssh-executor", _WL, "workload: {kind: mpi, hosts: [jp-1, jp-2]}\nexecutor: ssh", "executor: ssh",
+     "executor"),
+]

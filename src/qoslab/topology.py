@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .clusterconf import SshSettings
-from .registry import PlatformModel, dialects, platform_of_model, platforms
+from .clusterconf import SshSettings, check_host
+from .registry import PlatformModel, model_serves_eapi
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
 from .units import parse_rate, parse_size
@@ -33,7 +33,6 @@ MAX_PORT = 99
 _SHORT = {"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "Te"}
 _LONG = {v: k for k, v in _SHORT.items()}
 _HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}\Z")
-_MGMT_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
 _SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
 #: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC.
 LINK_RATE_RANGE = (8_000, 100_000_000_000)
@@ -127,22 +126,6 @@ class Management(StrictModel):
             raise SubFieldProblem(("eapi_port",), f"{self.eapi_port} is also the SSH port (port): the switch serves "
                                                   "SSH and eAPI on two ports")
         return self
-
-
-def check_host(v: str) -> str:
-    """``v`` when it is an IP address or a host name (letters, digits, ``.``, ``:``, ``-``; not
-    empty, no space or shell metacharacter: it reaches ssh and Netmiko as it is), else ValueError."""
-    if not _MGMT_HOST.match(v):
-        raise ValueError(f"{v!r} is not an IP address or host name" if v.strip() else "empty: give the switch's "
-                         "IP address or host name")
-    return v
-
-
-def serves_eapi(model: str) -> bool:
-    """True when the switch ``model``'s platform speaks eAPI (its virtual dialect's ``eapi``: EOS)."""
-    plat = platform_of_model(model)
-    dialect = getattr(platforms.get(plat), "dialect", None) if plat is not None else None
-    return isinstance(dialect, str) and bool(getattr(dialects.get(dialect), "eapi", False))
 
 
 class Switch(StrictModel):
@@ -289,7 +272,7 @@ class Topology(StrictModel):
             raise FieldProblem(("hosts",), "a topology needs at least one host")
         embedded = self.environment == "embedded"
         self._cluster_safety()
-        if self.switch.management.eapi_port is not None and not serves_eapi(self.switch.model):
+        if self.switch.management.eapi_port is not None and not model_serves_eapi(self.switch.model):
             raise FieldProblem(("switch", "management", "eapi_port"),
                                f"a {self.switch.model} serves no eAPI (only an EOS switch does): remove eapi_port")
         if embedded and not _is_loopback(self.switch.management.host):

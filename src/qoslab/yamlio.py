@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 
 from .errors import ConfigError
 from .laxtypes import scalar_mismatch
-from .yamlcore import DUMP_RESOLVERS, CoreResolver, yaml11_form
+from .yamlcore import DUMP_RESOLVERS, PyStrictLoader, StrictLoader, yaml11_form
 
 #: Largest YAML file read (bytes). The project's largest file is a few KB; the cap bounds memory
 #: and time for anything handed to a loader by mistake or malice.
@@ -174,47 +174,8 @@ def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigErro
     return ConfigError(f"{path}:{line}: {format_loc(loc)}: {msg}" if line else f"{path}: {format_loc(loc)}: {msg}")
 
 
-class _AliasFree:
-    """A composer step refusing aliases (see the module doc)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):  # type: ignore[attr-defined]
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in qoslab files",
-                                              self.peek_event().start_mark)  # type: ignore[attr-defined]
-        return super().compose_node(parent, index)  # type: ignore[misc]
-
-
-class _PyStrictLoader(_AliasFree, yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
-                      yaml.composer.Composer, yaml.constructor.SafeConstructor, CoreResolver):
-    """PyYAML's safe loader with YAML 1.2's core schema (qoslab.yamlcore) and without aliases,
-    all in Python (where PyYAML was built without libyaml)."""
-
-    def __init__(self, stream: str):
-        yaml.reader.Reader.__init__(self, stream)
-        yaml.scanner.Scanner.__init__(self)
-        yaml.parser.Parser.__init__(self)
-        yaml.composer.Composer.__init__(self)
-        yaml.constructor.SafeConstructor.__init__(self)
-        CoreResolver.__init__(self)
-
-
-_StrictLoader: Any = _PyStrictLoader
-if yaml.__with_libyaml__:
-    from yaml._yaml import CParser
-
-    class _CStrictLoader(_AliasFree, yaml.composer.Composer, yaml.constructor.SafeConstructor, CoreResolver,
-                         CParser):
-        """The same loader over libyaml's parser (its events; composed in Python, so aliases and
-        depth are checked as above): four times faster, so a 1 MiB file reads in well under a
-        second."""
-
-        def __init__(self, stream: str):
-            CParser.__init__(self, stream)
-            yaml.composer.Composer.__init__(self)
-            yaml.constructor.SafeConstructor.__init__(self)
-            CoreResolver.__init__(self)
-
-    _StrictLoader = _CStrictLoader
+_StrictLoader: Any = StrictLoader  # (a module global: a test swaps in the all-Python one)
+_PyStrictLoader = PyStrictLoader
 
 
 class _NoAliasDumper(yaml.SafeDumper):

@@ -198,7 +198,7 @@ class Store:
             if not readonly:
                 remove_new_empty(sidecars, existed)
             if isinstance(e, OSError) or str(e) in _WRITE_FAILURES:
-                raise QoslabError(f"{path}: cannot write the campaign store: "
+                raise QoslabError(f"{path}: cannot {'open' if readonly else 'write'} the campaign store: "
                                   f"{os_error_cause(e, path.parent)}") from None
             raise QoslabError(f"{path}: not a qoslab campaign store ({e})") from None
 

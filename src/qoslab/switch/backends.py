@@ -26,11 +26,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field, field_validator
 
+from ..clusterconf import check_host
 from ..errors import QoslabError
 from ..platforms.base import ALIASES, get_platform, platform_for_model
 from ..registry import platforms, switches
 from ..testbed.plan import vswitch_dir
-from ..topology import Topology, check_host, repo_root
+from ..topology import Topology, repo_root
 from ..yamlio import StrictModel, config_error, load_model, read_yaml
 from .device import Device, known_hosts_line
 

@@ -111,3 +111,8 @@ PLAYBOOK_CASES += [
     ("mpi-on-the-ssh-executor", _WL, "workload: {kind: mpi, hosts: [jp-1, jp-2]}\nexecutor: ssh", "executor: ssh",
      "executor"),
 ]
+
+PLAYBOOK_CASES += [
+    ("workload-port-quoted", _WL, 'workload: {kind: matmul, hosts: [jp-1, jp-2], port: "9274"}', "kind: matmul",
+     "workload.port"),
+]

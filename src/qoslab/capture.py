@@ -51,9 +51,9 @@ def check_max_open_calls(n: int) -> None:
 def _options(out_dir: Path, host_ip: str | None, rmi_mode: str, per_packet: bool, tunnel: str = "inner",
              calls: bool = False, max_open_calls: int = MAX_OPEN_CALLS) -> list[str]:
     if rmi_mode not in ("flow", "ethereal"):
-        raise QoslabError(f"RMI mode must be flow or ethereal, got {rmi_mode!r}")
+        raise QoslabError(f"--rmi-mode: flow or ethereal, got {rmi_mode!r}")
     if tunnel not in ("inner", "outer"):
-        raise QoslabError(f"tunnel must be inner or outer, got {tunnel!r}")
+        raise QoslabError(f"--tunnel: inner or outer, got {tunnel!r}")
     check_max_open_calls(max_open_calls)
     opts = ["--out", str(out_dir), "--rmi-mode", rmi_mode, "--tunnel", tunnel, "--max-open-calls", str(max_open_calls)]
     if host_ip:
@@ -75,7 +75,8 @@ def classify_file(pcap: Path, out_dir: Path, host_ip: str | None = None, rmi_mod
                             timeout=timeout_s, check=False)
     if r.returncode != 0:
         msg = [l for l in r.stderr.splitlines() if "error" in l]
-        raise QoslabError(msg[-1].split("error: ", 1)[-1] if msg else f"capture classify failed ({r.returncode})")
+        text = msg[-1].split("error: ", 1)[-1].strip() if msg else f"capture classify failed ({r.returncode})"
+        raise QoslabError(text if str(pcap) in text else f"{pcap}: {text}")
     return json.loads((out_dir / "summary.json").read_text())
 
 

@@ -4,9 +4,23 @@ of a :class:`qoslab.topology.Topology`, used on a real cluster (and, for ``lease
 
 from __future__ import annotations
 
+import re
+
 from pydantic import Field, field_validator
 
 from .yamlio import StrictModel
+
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
+
+
+def check_host(v: str) -> str:
+    """``v`` when it is an IP address or a host name (letters, digits, ``.``, ``:``, ``-``; not
+    empty, no space or shell metacharacter: it reaches ssh and Netmiko as it is), else ValueError
+    (a switch's management host, a device file's host)."""
+    if not _HOST.match(v):
+        raise ValueError(f"{v!r} is not an IP address or host name" if v.strip() else "empty: give the switch's "
+                         "IP address or host name")
+    return v
 
 
 class SshSettings(StrictModel):

@@ -160,6 +160,14 @@ def platform_of_model(model: str) -> str | None:
     return None
 
 
+def model_serves_eapi(model: str) -> bool:
+    """True when the switch ``model``'s platform speaks eAPI (its virtual dialect's ``eapi``: EOS);
+    imports that platform's and dialect's modules."""
+    plat = platform_of_model(model)
+    dialect = getattr(platforms.get(plat), "dialect", None) if plat is not None else None
+    return isinstance(dialect, str) and bool(getattr(dialects.get(dialect), "eapi", False))
+
+
 def claimed_model(model: str) -> str:
     """``model`` when a registered platform claims it (:func:`platform_of_model`), else ValueError
     naming the platforms: profiles render and meters read for a platform, so a switch model none

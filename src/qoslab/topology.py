@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .clusterconf import SshSettings
-from .registry import PlatformModel
+from .clusterconf import SshSettings, check_host
+from .registry import PlatformModel, model_serves_eapi
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, scaled_buffers
 from .units import parse_rate, parse_size
@@ -26,14 +26,13 @@ from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 TESTBED_NETWORK = ipaddress.IPv4Network("198.18.0.0/15")
 
 _PORT = re.compile(r"^(?P<kind>Gi|GigabitEthernet|Fa|FastEthernet|Te|TenGigabitEthernet)"
-                   r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$")
-_PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$")
+                   r"(?P<stack>\d+)/(?P<module>\d+)/(?P<port>\d+)$", re.ASCII)
+_PORT_RANGE = re.compile(r"^(?P<prefix>.+/)(?P<first>\d+)-(?P<last>\d+)$", re.ASCII)
 #: Highest port number of an interface name (a stack member of the 3750 family has at most 52).
 MAX_PORT = 99
 _SHORT = {"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "Te"}
 _LONG = {v: k for k, v in _SHORT.items()}
 _HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}\Z")
-_MGMT_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}\Z")
 _SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
 #: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC.
 LINK_RATE_RANGE = (8_000, 100_000_000_000)
@@ -119,9 +118,14 @@ class Management(StrictModel):
     @field_validator("host")
     @classmethod
     def _host(cls, v: str) -> str:
-        if not _MGMT_HOST.match(v):
-            raise ValueError(f"{v!r} is not an IP address or host name")
-        return v
+        return check_host(v)
+
+    @model_validator(mode="after")
+    def _ports_apart(self) -> Management:
+        if self.eapi_port is not None and self.eapi_port == self.port:
+            raise SubFieldProblem(("eapi_port",), f"{self.eapi_port} is also the SSH port (port): the switch serves "
+                                                  "SSH and eAPI on two ports")
+        return self
 
 
 class Switch(StrictModel):
@@ -268,6 +272,9 @@ class Topology(StrictModel):
             raise FieldProblem(("hosts",), "a topology needs at least one host")
         embedded = self.environment == "embedded"
         self._cluster_safety()
+        if self.switch.management.eapi_port is not None and not model_serves_eapi(self.switch.model):
+            raise FieldProblem(("switch", "management", "eapi_port"),
+                               f"a {self.switch.model} serves no eAPI (only an EOS switch does): remove eapi_port")
         if embedded and not _is_loopback(self.switch.management.host):
             raise FieldProblem(("switch", "management", "host"),
                                f"{self.switch.management.host} must be a loopback address (an IP such as 127.0.0.1) "

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import re
 
-_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:bit|bps|b)?(?:/s)?\s*$", re.IGNORECASE)
-_SIZE = re.compile(r"^\s*(\d+)\s*(b|kb|kib|mb|mib)?\s*$", re.IGNORECASE)
+_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:bit|bps|b)?(?:/s)?\s*$", re.IGNORECASE | re.ASCII)
+_SIZE = re.compile(r"^\s*(\d+)\s*(b|kb|kib|mb|mib)?\s*$", re.IGNORECASE | re.ASCII)
 _RATE_MULT = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
 _SIZE_MULT = {"": 1, "b": 1, "kb": 1000, "kib": 1024, "mb": 10**6, "mib": 1024**2}
 

@@ -6,7 +6,9 @@ playbooks, device files, a campaign folder's playbook copy) goes through :func:`
 
     playbooks/topologies/bad.yaml:14: hosts[2].address: 10.0.0.1 is outside 198.18.0.0/15 ...
 
-The reader is strict where PyYAML is lenient: the file must be UTF-8 text of at most
+The reader is strict where PyYAML is lenient: plain scalars are read by YAML 1.2's core schema and
+YAML 1.1's implicit forms (``off``, ``2:11:12``, ``0x28``, ``131_072``) are refused by name
+(:mod:`qoslab.yamlcore`); the file must be UTF-8 text of at most
 MAX_YAML_BYTES; aliases (``*name``) are refused, so a few hundred bytes cannot expand to
 gigabytes (a "billion laughs" alias bomb); a key given twice in one mapping is an error (PyYAML
 silently keeps the last); nesting deeper than MAX_YAML_DEPTH is refused. Everything written back
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 
 from .errors import ConfigError
 from .laxtypes import scalar_mismatch
+from .yamlcore import DUMP_RESOLVERS, PyStrictLoader, StrictLoader, yaml11_form
 
 #: Largest YAML file read (bytes). The project's largest file is a few KB; the cap bounds memory
 #: and time for anything handed to a loader by mistake or malice.
@@ -37,20 +40,47 @@ M = TypeVar("M", bound=BaseModel)
 
 class StrictModel(BaseModel):
     """Base of every model read from a file (topology, profile, flood, playbook, device):
-    unknown fields are errors (a typo never passes silently), instances are frozen, and a YAML
-    boolean is never taken for a number nor a number or string for a boolean
-    (:func:`scalar_mismatch`: pydantic's lax mode reads ``true`` as 1 and ``1`` or ``"no"`` as a
-    boolean)."""
+    unknown fields are errors (a typo never passes silently), instances are frozen, and each
+    field takes only its own type: a YAML boolean is never taken for a number, nor a number or
+    string for a boolean, nor a string or a fractional number for an integer
+    (:func:`scalar_mismatch`: pydantic's lax mode reads ``true`` as 1, ``1`` or ``"no"`` as a
+    boolean and ``"40"`` or ``40.0`` as 40); a field with its own ``before`` validator parses its
+    input itself."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     @field_validator("*", mode="before")
     @classmethod
     def _no_bool_numbers(cls, v: Any, info: ValidationInfo) -> Any:
-        field = cls.model_fields.get(info.field_name or "")
-        if field is not None and (hit := scalar_mismatch(field.annotation, v)) is not None:
+        name = info.field_name or ""
+        field = cls.model_fields.get(name)
+        if field is None or name in _own_parsers(cls):
+            return v
+        text = isinstance(info.context, dict) and info.context.get(TEXT_OPTIONS) is True
+        if (hit := scalar_mismatch(field.annotation, v, strings=not text)) is not None:
             raise SubFieldProblem(*hit)
         return v
+
+
+#: Validation context key (``model.model_validate(data, context={TEXT_OPTIONS: True})``): the
+#: values are command-line options, text by nature, so a string is taken for a number (``--size
+#: 400``); booleans are still never numbers.
+TEXT_OPTIONS = "text_options"
+
+
+def _own_parsers(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``model`` with a validator of their own that reads the raw input (``mode``
+    before, wrap or plain: ``rate: 50Mbit`` for an int field); the lax-type check leaves their
+    input to it."""
+    found = _OWN_PARSERS.get(model)
+    if found is None:
+        found = _OWN_PARSERS[model] = frozenset(
+            f for dec in model.__pydantic_decorators__.field_validators.values()
+            if dec.info.mode in ("before", "wrap", "plain") for f in dec.info.fields if f != "*")
+    return found
+
+
+_OWN_PARSERS: dict[type[BaseModel], frozenset[str]] = {}
 
 
 class FieldProblem(ConfigError):
@@ -144,17 +174,13 @@ def config_error(path: str | Path, loc: tuple[Any, ...], msg: str) -> ConfigErro
     return ConfigError(f"{path}:{line}: {format_loc(loc)}: {msg}" if line else f"{path}: {format_loc(loc)}: {msg}")
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without aliases (see the module doc)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in qoslab files",
-                                              self.peek_event().start_mark)
-        return super().compose_node(parent, index)
+_StrictLoader: Any = StrictLoader  # (a module global: a test swaps in the all-Python one)
+_PyStrictLoader = PyStrictLoader
 
 
 class _NoAliasDumper(yaml.SafeDumper):
+    yaml_implicit_resolvers = DUMP_RESOLVERS  # quotes what YAML 1.1 or 1.2 would read as a non-string
+
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
@@ -166,7 +192,10 @@ def dump_yaml(data: Any) -> str:
 
 
 def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
-    """Refuse keys given twice in one mapping and nesting deeper than MAX_YAML_DEPTH."""
+    """Refuse keys given twice in one mapping, nesting deeper than MAX_YAML_DEPTH and plain
+    scalars in a YAML 1.1 form (:func:`qoslab.yamlcore.yaml11_form`)."""
+    if (form := yaml11_form(node)) is not None:
+        raise ConfigError(f"{path}:{node.start_mark.line + 1}: {format_loc(loc)}: {form}")
     if len(loc) > MAX_YAML_DEPTH:
         raise ConfigError(f"{path}:{node.start_mark.line + 1}: {format_loc(loc[:3])}...: nested deeper than "
                           f"{MAX_YAML_DEPTH} levels")
@@ -178,6 +207,8 @@ def _check_tree(node: yaml.Node, path: Path, loc: tuple[Any, ...] = ()) -> None:
                 raise ConfigError(f"{path}:{k.start_mark.line + 1}: {format_loc((*loc, key))}: key given twice in "
                                   f"one mapping (first on line {seen[key]})")
             seen[key] = k.start_mark.line + 1
+            if (form := yaml11_form(k)) is not None:
+                raise ConfigError(f"{path}:{k.start_mark.line + 1}: {format_loc((*loc, key))}: key {form}")
             _check_tree(v, path, (*loc, key))
     elif isinstance(node, yaml.SequenceNode):
         for i, v in enumerate(node.value):
@@ -251,10 +282,18 @@ def read_yaml(path: str | Path) -> tuple[Any, yaml.Node | None]:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         if mark is None and isinstance(e, yaml.reader.ReaderError):
-            line = text[: e.position].count("\n") + 1
-            raise ConfigError(f"{path}:{line}: YAML syntax error: {e.reason} (character {e.character!r})") from None
+            # (libyaml counts the position in bytes of UTF-8, PyYAML in characters)
+            if _StrictLoader is _PyStrictLoader:
+                line = text[: e.position].count("\n") + 1
+            else:
+                line = text.encode()[: e.position].count(b"\n") + 1
+            char = chr(e.character) if isinstance(e.character, int) else e.character
+            raise ConfigError(f"{path}:{line}: YAML syntax error: {e.reason} (character {char!r})") from None
         where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ConfigError(f"{where}: YAML syntax error: {getattr(e, 'problem', None) or e}") from None
+        problem = getattr(e, "problem", None) or str(e)
+        if "nesting depth" in problem:  # libyaml's own limit (1000 levels)
+            raise ConfigError(f"{where}: (structure): nested too deeply ({problem})") from None
+        raise ConfigError(f"{where}: YAML syntax error: {problem}") from None
     except RecursionError:
         raise ConfigError(f"{path}:1: (structure): nested too deeply") from None
     finally:
@@ -284,24 +323,33 @@ def load_model(path: str | Path, model: type[M], *, overrides: dict[str, Any] | 
         line = _line_of(node, e.loc)
         raise ConfigError(f"{path}:{line}: {clip(str(e))}" if line else f"{path}: {clip(str(e))}") from None
     except ValidationError as e:
-        lines: dict[tuple[Any, ...], str] = {}
+        locs: dict[tuple[Any, ...], Any] = {}
         # a typo first: it explains the "Field required" of the field it was meant to be
         for err in sorted(e.errors(), key=lambda err: err["type"] != "extra_forbidden"):
-            loc = data_loc(data, error_loc(err))
-            if loc in lines:  # one line per field (a union reports each member's failure)
-                continue
+            locs.setdefault(data_loc(data, error_loc(err)), err)  # one per field (a union reports each member)
+        shown = []
+        for loc, err in list(locs.items())[:MAX_PROBLEMS_SHOWN]:  # lines only of those shown: linear in the file
             line = _line_of(node, loc)
-            where = f"{path}:{line}" if line else str(path)
-            lines[loc] = f"{where}: {format_loc(loc)}: {problem_text(err)}"
-        raise ConfigError(one_line(list(lines.values()))) from None
+            shown.append(f"{path}:{line}: " if line else f"{path}: ")
+            shown[-1] += f"{format_loc(loc)}: {problem_text(err)}"
+        raise ConfigError(one_line(shown, len(locs))) from None
 
 
-def one_line(problems: list[str]) -> str:
+#: Most problems one error line spells out; the others are counted (a file with 60,000 unknown
+#: keys gives a line of a few hundred characters, not megabytes).
+MAX_PROBLEMS_SHOWN = 3
+
+
+def one_line(problems: list[str], total: int | None = None) -> str:
     """Several ``FILE:LINE: FIELD: problem`` texts as one line: the first, then the others after
-    ``; N more: ``."""
-    if len(problems) == 1:
+    ``; N more: `` (``total``: how many problems there are, when only the first of them are in
+    ``problems``), at most MAX_PROBLEMS_SHOWN spelled out and the rest counted (``and N more``)."""
+    total = len(problems) if total is None else max(total, len(problems))
+    if total == 1:
         return problems[0]
-    return f"{problems[0]}; {len(problems) - 1} more: " + "; ".join(problems[1:])
+    shown = problems[:MAX_PROBLEMS_SHOWN]
+    rest = total - len(shown)
+    return f"{shown[0]}; {total - 1} more: " + "; ".join(shown[1:]) + (f"; and {rest} more" if rest else "")
 
 
 def data_loc(data: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -151,3 +151,20 @@ def test_the_virtual_switch_runs_on_the_switchs_cores_and_down_removes_the_cgrou
     assert all(g.is_dir() for g in groups)
     assert subprocess.run(["cat", str(groups[0] / "jp-1" / "cpu.cfs_quota_us")], capture_output=True,
                           text=True).stdout.strip() == "2500"
+
+
+def test_testbed_exec_runs_in_the_hosts_cgroups_as_a_trials_processes_do(budgeted):
+    """Issue 50: ``qoslab testbed exec`` on a ``cpu:`` topology is no way out of the hosts' budget."""
+    import sys
+    tb = budgeted
+    topo = Path(tb.topo.source) if getattr(tb.topo, "source", None) else None
+    assert topo is not None and topo.is_file()
+    r = subprocess.run([sys.executable, "-m", "qoslab", "testbed", "exec", "-t", str(topo), "jp-1", "--",
+                        "sh", "-c", "cat /proc/self/cgroup; grep Cpus_allowed_list /proc/self/status"],
+                       capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    want = f"/qoslab-testbed/{tb.topo.name}/jp-1"
+    cg = {c: line.split(":", 2)[2] for line in r.stdout.splitlines() if line.count(":") >= 2 and line[0].isdigit()
+          for c in line.split(":", 2)[1].split(",")}
+    assert cg["cpu"] == cg["cpuset"] == want, r.stdout
+    assert f"Cpus_allowed_list:\t{HOSTS_CPU}" in r.stdout, r.stdout

@@ -28,7 +28,8 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "platforms.fedparse",
         "vcatalyst.dialects.catalyst9300.show_sys", "vcatalyst.dialects.catalyst9300.show_mqc",
         "vcatalyst.dialects.catalyst9300.show_fed", "vcatalyst.dialects.catalyst9300.commands", "scale", "eos",
-        "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters", "laxtypes"}
+        "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters", "laxtypes",
+        "yamlcore"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
@@ -108,7 +109,7 @@ FORBIDDEN = [
 ]
 #: The base modules: every package may import them; they import only each other (and the pure
 #: testbed names / flood definitions that describe a cluster).
-BASE = {"errors", "units", "yamlio", "laxtypes", "topology", "registry", "clusterconf"}
+BASE = {"errors", "units", "yamlio", "laxtypes", "yamlcore", "topology", "registry", "clusterconf"}
 BASE_MAY_IMPORT = BASE | {"testbed.plan", "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel",
                           "scale.knobs", "scale.cpu"}
 #: Deprecated aliases kept for one release: they only re-export (campaign/meters.py -> qoslab.meters).

@@ -204,6 +204,20 @@ def _store_case(name: str) -> Callable[[Path], None]:
     return do
 
 
+def _symlinked(rel: str) -> Callable[[Path], None]:
+    """``rel`` in the folder made a symbolic link to a file outside it (issue 50: a run must not
+    write through it); a missing ``rel`` (a sidecar) links to an empty outside file."""
+    def do(folder: Path) -> None:
+        outside = folder.parent / f"outside-{rel.replace('/', '-')}"
+        src = folder / rel
+        if src.exists():
+            shutil.move(src, outside)
+        else:
+            outside.write_bytes(b"")
+        src.symlink_to(outside)
+    return do
+
+
 def _old_folder_with_other_conditions(folder: Path) -> None:
     """A folder made before the playbook was hashed whose playbook names another condition."""
     _manifest(lambda m: (m.pop("playbook"), None)[1])(folder)
@@ -250,6 +264,14 @@ CORPUS: dict[str, tuple[Callable[[Path], None], str]] = {
     "old-folder-other-conditions": (_old_folder_with_other_conditions,
                                     "{folder}/playbook.yaml: conditions: 'b' is only in the store's schedule"),
     **{f"store-{k}": (_store_case(k), "{folder}/trials.sqlite: " + v[1]) for k, v in STORES.items()},
+    # issue 50: every file a run writes a regular file inside the folder
+    "store-symlinked-outside": (_symlinked("trials.sqlite"), "{folder}/trials.sqlite: not a regular file (a symbolic link to {tmp}/"),
+    "store-wal-symlinked-outside": (_symlinked("trials.sqlite-wal"),
+                                    "{folder}/trials.sqlite-wal: not a regular file (a symbolic link to {tmp}/"),
+    "store-shm-fifo": (lambda f: os.mkfifo(f / "trials.sqlite-shm"), "{folder}/trials.sqlite-shm: not a regular file (a named pipe)"),
+    "csv-symlinked-outside": (_symlinked("trials.csv"), "{folder}/trials.csv: not a regular file (a symbolic link to {tmp}/"),
+    "inputs-folder-symlinked": (lambda f: (f.parent / "elsewhere").mkdir() or (f / "inputs" / "logs").symlink_to(
+        f.parent / "elsewhere"), "{folder}/inputs/logs: not a regular file (a symbolic link to {tmp}/elsewhere"),
 }
 
 
@@ -379,10 +401,13 @@ def test_a_fresh_run_refuses_a_device_file_of_another_platform_before_making_any
     assert not (tmp_path / "c").exists()
 
 
-def test_a_resume_refuses_a_snapshot_device_file_of_another_platform_before_writing(tmp_path):
+def test_a_resume_refuses_a_snapshot_device_file_of_another_platform_before_writing(tmp_path, monkeypatch):
     from qoslab.campaign.snapshot import sha256
+    for k in ("QOSLAB_SWITCH_USERNAME", "QOSLAB_SWITCH_PASSWORD", "QOSLAB_SWITCH_SECRET"):
+        monkeypatch.setenv(k, "dummy")  # the device file is checked as the push reads it (issue 50)
+    (tmp_path / "known_hosts").write_text("")
     dev = tmp_path / "dev.yaml"
-    dev.write_text("device: catalyst\nhost: 198.18.9.9\nplatform: catalyst3750\nknown_hosts: /nonexistent\n")
+    dev.write_text(f"device: catalyst\nhost: 198.18.9.9\nplatform: catalyst3750\nknown_hosts: {tmp_path}/known_hosts\n")
     pfile = _playbook(tmp_path, device=str(dev))
     folder = tmp_path / "c"
     create(load_playbook(pfile), pfile, folder).close()
@@ -472,3 +497,64 @@ def test_the_read_commands_change_no_committed_campaign_folder():
     recs = _drive(items, Path("/nonexistent-out"))
     assert [r["code"] for r in recs] == [0] * len(items), [r for r in recs if r["code"] != 0]
     assert checksums(results) == before
+
+
+def test_a_resume_through_a_symlinked_store_refuses_before_writing_the_target_byte_identical(tmp_path):
+    """Issue 50's acceptance: ``trials.sqlite`` a symbolic link to a store outside the folder; a
+    resume refuses it by name before writing anything, the outside store byte-identical and no
+    ``-wal``/``-shm`` made beside it or in the folder."""
+    folder = _campaign(tmp_path)
+    outside = tmp_path / "elsewhere" / "store.sqlite"
+    outside.parent.mkdir()
+    shutil.move(folder / "trials.sqlite", outside)
+    (folder / "trials.sqlite").symlink_to(outside)
+    digest, before = hashlib.sha256(outside.read_bytes()).hexdigest(), checksums(folder)
+    for argv in (["campaign", "run", "--resume", str(folder)],
+                 ["campaign", "run", "--resume", str(folder), "--rerun-invalid"]):
+        [rec] = _drive([argv], tmp_path / "out")
+        line = _one_line(rec)
+        assert rec["code"] == 2 and line.startswith(f"error: {folder}/trials.sqlite: not a regular file (a symbolic link to {outside})"), line
+    assert hashlib.sha256(outside.read_bytes()).hexdigest() == digest
+    assert sorted(p.name for p in outside.parent.iterdir()) == ["store.sqlite"]
+    assert checksums(folder) == before
+    with pytest.raises(QoslabError, match=r"trials.sqlite: not a regular file \(a symbolic link"):
+        Store(folder / "trials.sqlite")
+
+
+def _in_a_small_tmpfs(tmp_path: Path, options: str, script: str) -> subprocess.CompletedProcess:
+    """Run ``script`` (Python, the folder as sys.argv[1]) in a mount namespace of its own where
+    ``tmp_path/mnt`` is a tmpfs mounted with ``options``; the mount ends with the process."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    sh = (f"mount -t tmpfs -o {options} qoslab-test {mnt} && {sys.executable} -c \"$0\" {mnt} && "
+          f"ls -a {mnt}")
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", sh, script],
+                          capture_output=True, text=True, timeout=60)
+
+
+_OPEN_STORE = """
+import sys
+from pathlib import Path
+from qoslab.campaign import Store
+from qoslab.errors import QoslabError
+d = Path(sys.argv[1])
+try:
+    Store(d / "trials.sqlite").close()
+except QoslabError as e:
+    print("REFUSED", e)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root to mount a tmpfs")
+@pytest.mark.parametrize("options,fill,cause", [("size=256k", True, "its file system is full"),
+                                                ("ro,size=1m", False, "its file system is read-only")])
+def test_a_store_on_a_full_or_read_only_file_system_says_so_and_leaves_nothing(tmp_path, options, fill, cause):
+    script = ("import os, sys\nd = sys.argv[1]\n" + (
+        "try:\n  open(os.path.join(d, 'fill'), 'wb').write(b'x' * (1 << 20))\nexcept OSError:\n  pass\n"
+        if fill else "") + _OPEN_STORE)
+    r = _in_a_small_tmpfs(tmp_path, options, script)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    refused = [x for x in out if x.startswith("REFUSED")]
+    assert len(refused) == 1 and f"trials.sqlite: cannot write the campaign store: {cause}" in refused[0], r.stdout
+    assert not [x for x in out if x.startswith("trials.sqlite")], f"files left behind: {out}"

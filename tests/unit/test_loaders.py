@@ -96,7 +96,7 @@ def test_bytes_that_are_not_utf8_name_their_line(tmp_path):
     with pytest.raises(ConfigError, match=rf"^{p}:2: \(encoding\): not UTF-8 text \(byte 0xe9"):
         load_topology(p)
     p.write_bytes(b"name: x\x07y\n")
-    with pytest.raises(ConfigError, match=rf"^{p}:1: YAML syntax error: special characters"):
+    with pytest.raises(ConfigError, match=rf"^{p}:1: YAML syntax error: (special|control) characters"):
         load_topology(p)
 
 
@@ -148,7 +148,7 @@ def test_workload_typo_and_unknown_profile_name_their_lines(tmp_path):
     with pytest.raises(ConfigError, match=r"pb.yaml:\d+: conditions\[0\].workload.framez: unknown field"):
         load_playbook(p)
     data["conditions"][0]["workload"] = {"frames": "many"}
-    with pytest.raises(ConfigError, match=r"pb.yaml:\d+: conditions\[0\].workload.frames: Input should be"):
+    with pytest.raises(ConfigError, match=r"pb.yaml:\d+: conditions\[0\].workload.frames: a string \('many'\) where a number is expected"):
         load_playbook(_pb(tmp_path, conditions=data["conditions"]))
     data["conditions"][0]["workload"] = {}
     data["conditions"][0]["profile"] = "thesiss"

@@ -13,7 +13,7 @@ from ..errors import ConfigError, QoslabError
 from ..platforms import get_platform, platform_for_model
 from ..profiles import load_profile
 from ..scale.cpu import budget_sum_problem
-from ..switch.backends import device_file, device_kind
+from ..switch.backends import check_device_files, device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT
@@ -35,12 +35,15 @@ def check_references(pb: Playbook, path: Path) -> None:
         raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
+    if pb.executor != "netns" and (kinds := {pb.workload_of(c).kind for c in pb.conditions} & NETNS_ONLY_KINDS):
+        raise fail(("executor",), f"{pb.executor}: kind {sorted(kinds)[0]} runs only on the netns executor (the "
+                                  "embedded testbed: its launcher reaches the ranks through the namespaces)")
     if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
         raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
                                   "(the nodes' pinned host keys)")
     try:
-        if device_kind(pb.device) == "catalyst":  # its platform must be the topology's: checked before any folder
-            device_file(str(resolve_path(pb.device)), topo)
+        if device_kind(pb.device) == "catalyst":  # checked as the push reads it, before any folder
+            check_device_files(str(resolve_path(pb.device)), topo)
     except QoslabError as e:
         raise fail(("device",), str(e)) from None
     _check_hosts(pb, topo, fail)
@@ -77,6 +80,11 @@ def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
                                       f"({', '.join(topo.switch.span_destinations) or 'none'})")
     if pb.capture_host is not None and pb.capture_host not in topo.host_names:
         raise fail(("capture_host",), f"no host {pb.capture_host!r} in topology {topo.name}")
+
+
+#: Workload kinds that run only on the ``netns`` executor (qoslab.workloads.mpi: mpirun's agent
+#: enters the hosts' namespaces).
+NETNS_ONLY_KINDS = frozenset({"mpi"})
 
 
 def _check_budgets(pb: Playbook, topo: Topology, dsts: set[str], fail: Any) -> None:

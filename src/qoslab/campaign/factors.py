@@ -27,6 +27,9 @@ from ..yamlio import SubFieldProblem
 
 #: The level of the ``flood`` factor that means no congestion.
 NO_FLOOD = "none"
+#: YAML 1.1's boolean words: a flood or profile level spelled so is ambiguous (YAML 1.1 readers
+#: take a boolean), refused rather than read as ``traffic-gen/no.yaml``.
+_YAML11_BOOL = frozenset({"yes", "no", "on", "off", "y", "n"})
 #: Most conditions a factorial design may make.
 MAX_CELLS = 256
 
@@ -74,10 +77,14 @@ def _factors(raw: Any) -> tuple[dict[str, list[Any]], list[Any] | None]:
             raise SubFieldProblem(("factors", k), "a level is listed twice")
         if k in ("flood", "profile"):
             for i, x in enumerate(v):
-                if isinstance(x, bool):  # YAML reads no/yes/on/off/true/false unquoted as booleans
+                if isinstance(x, bool):  # an unquoted true/false
                     fix = "quote it, or write none for no flood" if k == "flood" else "quote it"
                     raise SubFieldProblem(("factors", k, i), f"{str(x).lower()} is a YAML boolean (an unquoted "
-                                                             f"no/yes/on/off/true/false), not a {k} name: {fix}")
+                                                             f"true/false), not a {k} name: {fix}")
+                if isinstance(x, str) and x.lower() in _YAML11_BOOL:  # a boolean only to YAML 1.1
+                    fix = "write none for no flood, or a file's path" if k == "flood" else "write a file's path"
+                    raise SubFieldProblem(("factors", k, i), f"{x!r} reads as a boolean in YAML 1.1 and as a "
+                                                             f"name in YAML 1.2: {fix}")
         levels[k] = v
     if not levels:
         raise SubFieldProblem(("factors",), "no factor")

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from ..errors import ConfigError, QoslabError
 from ..topology import repo_root
 from ..yamlio import dump_yaml, load_model
+from .fsguard import check_entries
 from .playbook import Playbook, schedule
 from .snapshot import INPUTS, MANIFEST, take, verify
 from .store import Store
@@ -145,13 +146,15 @@ def inputs(folder: Path, workload_files: bool = True) -> dict[str, Any] | None:
 
 def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
     """Everything a run of the campaign in ``folder`` checks before it writes a byte (issue 45):
-    its store is a qoslab campaign store (opened read-only), its playbook loads, every input is
+    every entry in it is a regular file or folder (no symbolic link, pipe or device: a run's
+    writes stay inside it, :func:`.fsguard.check_entries`), its store is a qoslab campaign store
+    (opened read-only), its playbook loads, every input is
     what the snapshot holds (:func:`inputs`), its provenance is readable (:func:`read_provenance`),
     and the store's conditions are the playbook's.
     Returns (playbook, manifest or None). Raises QoslabError (ConfigError naming the file) with
     the folder unchanged."""
     db = folder / "trials.sqlite"
-    if not db.exists():
+    if not db.exists() and not db.is_symlink():
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
     with Store(db, readonly=True) as st:
         scheduled = st.conditions()
@@ -165,6 +168,7 @@ def check_folder(folder: Path) -> tuple[Playbook, dict[str, Any] | None]:
         raise ConfigError(f"{folder / 'playbook.yaml'}: conditions: {odd[0][:80]!r} is only in {where} (store: "
                           f"{', '.join(scheduled)[:200]}); the folder's playbook is not the one its trials were "
                           "scheduled from")
+    check_entries(folder)  # and every other file a run writes a regular file inside the folder (issue 50)
     return pb, manifest
 
 

@@ -33,7 +33,7 @@ from ..executors import cgroups
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
 from ..profiles import Profile, load_profile
-from ..switch.backends import device_file, device_kind, open_switch
+from ..switch.backends import check_device_files, device_kind, open_switch
 from ..testbed import Testbed
 from ..testbed.cpuplace import set_affinity
 from ..testbed.statedir import campaign_lock, release_campaign_lock
@@ -96,7 +96,7 @@ class Runner:
             self._cgroup = cgroups.campaign_cgroup(out)  # the trials' process tracking (None without cgroup v2)
             self.topo, self.floods, self.profiles, self.device = self._inputs()
             if device_kind(self.device) == "catalyst":
-                device_file(self.device, self.topo)
+                check_device_files(self.device, self.topo)
             #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
             self.flood = next(iter(self.floods.values()), None)
             self.store = Store(out / "trials.sqlite")  # the first write: an older store is migrated now

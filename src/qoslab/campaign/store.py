@@ -40,6 +40,7 @@ from types import TracebackType
 from typing import Any
 
 from ..errors import QoslabError
+from .fsguard import SQLITE_SIDECARS, check_regular, os_error_cause, remove_new_empty, write_problem
 from .playbook import ScheduledTrial
 from .trialrow import BASE_COLUMNS, METRICS, STATUSES, TrialRow, row_of
 
@@ -121,6 +122,28 @@ def _upgrade(db: sqlite3.Connection, columns: Mapping[str, str] | None) -> None:
     db.execute("COMMIT")
 
 
+def _json_why(e: Exception) -> str:
+    return f"{e.msg} at character {e.pos}" if isinstance(e, json.JSONDecodeError) else type(e).__name__
+
+
+def _metrics_problem(text: Any) -> str | None:
+    """Why a stored ``metrics_json`` is not ``{"set": {...}, "values": {...}}``, or None."""
+    try:
+        d = json.loads(text)
+    except (TypeError, ValueError) as e:
+        return f"is not JSON ({_json_why(e)})"
+    if not (isinstance(d, dict) and isinstance(d.get("set"), dict) and isinstance(d.get("values"), dict)
+            and isinstance(d["set"].get("primary"), dict) and isinstance(d["set"]["primary"].get("name"), str)):
+        return "is not a metric set (a JSON object with set.primary and values)"
+    return None
+
+
+#: SQLite's texts for a write the file system refused (full, read-only, no permission): named
+#: by the file system's state (qoslab.campaign.fsguard), not as a foreign file.
+_WRITE_FAILURES = frozenset({"disk I/O error", "unable to open database file", "database or disk is full",
+                             "attempt to write a readonly database"})
+
+
 class Store:
     """The campaign's SQLite results store (one row per scheduled trial). ``path``: the database
     file (created when missing, unless ``readonly``); ``columns``: the meter columns to make sure
@@ -128,15 +151,26 @@ class Store:
     store without migrating or writing it (see the module doc: a committed campaign's folder stays
     byte-identical; the columns are what the file has; any write raises QoslabError). An existing
     store that needs a migration is migrated on a copy renamed over it. Raises QoslabError, with
-    the file untouched, for a path that is not a regular file, a file that is not a qoslab
-    campaign store (another SQLite file, a 0-byte file, not SQLite) or one of a newer qoslab."""
+    the file untouched, for a path (or a ``-wal``/``-shm``/``-journal`` beside it) that is not a
+    regular file (a symbolic link is refused, not followed), a file that is not a qoslab campaign
+    store (another SQLite file, a 0-byte file, not SQLite) or one of a newer qoslab; and, for a
+    writer, a folder on a read-only or full file system (saying so; the empty ``-wal``/``-shm``
+    files a failed open makes are removed)."""
 
     def __init__(self, path: Path, columns: Mapping[str, str] | None = None, readonly: bool = False) -> None:
         self.path = path = Path(path)
         self.readonly = readonly
+        sidecars = [Path(f"{path}{s}") for s in SQLITE_SIDECARS]
+        if path.is_symlink():  # never through a symbolic link to a store elsewhere (issue 50)
+            check_regular(path)
+        for p in sidecars:
+            check_regular(p)
         exists = path.exists()
         if (readonly or exists) and not path.is_file():
             raise QoslabError(f"{path}: no campaign store there" + (" (not a regular file)" if exists else ""))
+        if not readonly and (why := write_problem(path.parent)) is not None:
+            raise QoslabError(f"{path}: cannot write the campaign store: {why}")
+        existed = {p for p in sidecars if p.exists()}
         try:
             if exists:
                 self._db = _connect_ro(path)  # checked read-only first: a foreign file is refused untouched
@@ -159,8 +193,13 @@ class Store:
         except QoslabError:
             self._close_quietly()
             raise
-        except sqlite3.DatabaseError as e:
+        except (sqlite3.DatabaseError, OSError) as e:
             self._close_quietly()
+            if not readonly:
+                remove_new_empty(sidecars, existed)
+            if isinstance(e, OSError) or str(e) in _WRITE_FAILURES:
+                raise QoslabError(f"{path}: cannot {'open' if readonly else 'write'} the campaign store: "
+                                  f"{os_error_cause(e, path.parent)}") from None
             raise QoslabError(f"{path}: not a qoslab campaign store ({e})") from None
 
     def _close_quietly(self) -> None:
@@ -226,7 +265,13 @@ class Store:
     def meta(self, key: str) -> Any:
         """A meta value (JSON-decoded) or None."""
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if not row:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError) as e:
+            raise QoslabError(f"{self.path}: meta {key[:40]!r} is not JSON ({_json_why(e)}): the store was changed "
+                              "outside qoslab") from None
 
     def set_meta(self, key: str, value: Any, replace: bool = True) -> None:
         """Set a meta value (JSON-encoded); with ``replace`` false an existing value is kept."""
@@ -324,7 +369,12 @@ class Store:
         cur = self._db.execute("SELECT * FROM trials" + (" WHERE " + " AND ".join(where) if where else "")
                                + " ORDER BY idx", args)
         names = [d[0] for d in cur.description]
-        return [row_of(names, r) for r in cur.fetchall()]
+        rows = [row_of(names, r) for r in cur.fetchall()]
+        for r in rows:
+            if r.metrics_json is not None and (why := _metrics_problem(r.metrics_json)) is not None:
+                raise QoslabError(f"{self.path}: trial {r.idx}: metrics_json {why}: the store was changed outside "
+                                  "qoslab")
+        return rows
 
     def rows(self) -> list[dict[str, Any]]:
         """Every trial as a plain dict of every column, in schedule order (the report's table)."""

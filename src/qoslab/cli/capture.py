@@ -74,6 +74,7 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
     from ..capture import classify_files
 
     ip = host_address(host, topology)
+    _out_folder(out)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as prog:
         task = prog.add_task("classifying", total=None)
@@ -83,7 +84,7 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
     rows, done = res["files"], res["done"]
     if len(rows) == 1 and not done.get("combined"):
         if rows[0]["error"]:
-            raise QoslabError(rows[0]["error"])
+            raise QoslabError(file_error(rows[0]["file"], rows[0]["error"]))
         s = json.loads(Path(rows[0]["summary"]).read_text())
         title = f"{Path(rows[0]['file']).name}: traffic classes" + (f" relative to {host}" if host else "")
         _print_classes(s, escape(title))
@@ -94,6 +95,24 @@ def capture_classify(files: list[Path] = typer.Argument(..., help="pcap/pcapng f
             _print_calls(s, out / "calls.jsonl")
         return
     _print_combined(rows, done)
+
+
+def file_error(path: str | Path, msg: str) -> str:
+    """The capture tool's error ``msg`` about the file at ``path`` as one line that names the file
+    (the tool's own messages do not always). Pure."""
+    line = " ".join(str(msg).split())
+    return line if str(path) in line else f"{path}: {line}"
+
+
+def _out_folder(out: Path) -> None:
+    """Make ``--out`` (a folder) or raise QoslabError naming it and the cause (an existing file,
+    a read-only or missing parent), before the tool starts."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise QoslabError(f"--out {out}: exists and is not a folder") from None
+    except OSError as e:
+        raise QoslabError(f"--out {out}: cannot make the folder ({e.strerror})") from None
 
 
 def _print_calls(summary: dict, path: Path) -> None:

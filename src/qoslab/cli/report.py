@@ -31,5 +31,6 @@ def report_cmd(folder: Path | None = typer.Argument(None, help="Campaign folder.
     else:
         if not (folder / "trials.sqlite").is_file():
             raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")
-        page = campaign_report(folder, include_dropped_captures, out=out)
+        page = campaign_report(folder, include_dropped_captures, out=out,
+                               note=lambda s: console.print(f"note: {escape(s)}", soft_wrap=True))
     console.print(f"report: {escape(str(page))}", soft_wrap=True)

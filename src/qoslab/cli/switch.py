@@ -51,7 +51,10 @@ def switch_render(profile: str = typer.Argument(..., help="Profile name (qos-pro
     from ..profiles import load_profile
 
     topo = load_topology(topology)
-    plat = get_platform(platform or platform_for_model(topo.switch.model))
+    if platform is not None and not platform.strip():
+        raise QoslabError("--platform: empty: name a platform (catalyst3750, catalyst9300, arista_eos) or leave "
+                          "the option out for the topology's own")
+    plat = get_platform(platform if platform is not None else platform_for_model(topo.switch.model))
     for line in plat.render(load_profile(_typed(profile)), topo, _groups(group)):
         print(line)
 

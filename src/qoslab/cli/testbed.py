@@ -108,13 +108,23 @@ def _qdiscs(kinds: list[str]) -> str:
 def testbed_exec(host: str = typer.Argument(..., help="Host name, e.g. jp-1."),
                  command: list[str] = typer.Argument(..., help="Command to run (after --)."),
                  topology: Path | None = TopologyOpt) -> None:
-    """Run a command inside a host: qoslab testbed exec jp-1 -- ping -c1 198.18.0.2"""
+    """Run a command inside a host: qoslab testbed exec jp-1 -- ping -c1 198.18.0.2. On a topology
+    with a ``cpu:`` block the command runs in the host's cgroups (its cpuset and CPU budget), as a
+    trial's processes do: it cannot escape the budget the campaign enforces."""
+    import os
     import subprocess
+
+    from ..testbed.cpuplace import joiner
 
     tb = running_testbed(topology)
     ns = tb.namespace(host)
+    files = tb.cpu.procs_files(host)
+    gone = [f for f in files if not os.path.exists(f)]
+    if gone:
+        raise QoslabError(f"on {host}: its CPU budget's cgroup {Path(gone[0]).parent} is missing (bring the testbed "
+                          "down and up again); the command would run outside it")
     try:
-        rc = subprocess.call(["ip", "netns", "exec", ns, *command])
+        rc = subprocess.call(["ip", "netns", "exec", ns, *command], preexec_fn=joiner(files))
     except FileNotFoundError:
         raise QoslabError(f"on {host}: command not found: {command[0]}") from None
     raise typer.Exit(rc)

@@ -286,9 +286,9 @@ def _checked(model: Any, values: dict[str, Any]) -> Any:
     """``model(**values)``; QoslabError ``workload: FIELD: problem`` (one line) when it does not hold."""
     from pydantic import ValidationError
 
-    from ..yamlio import error_loc, format_loc, problem_text
+    from ..yamlio import TEXT_OPTIONS, error_loc, format_loc, problem_text
     try:
-        return model(**values)
+        return model.model_validate(values, context={TEXT_OPTIONS: True})  # options are text: "400" is 400
     except ValidationError as e:
         raise QoslabError("workload: " + "; ".join(f"{format_loc(error_loc(err))}: {problem_text(err)}"
                                                    for err in e.errors())) from None

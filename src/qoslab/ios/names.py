@@ -22,10 +22,10 @@ _PORT_KINDS = (("gigabitethernet", "GigabitEthernet", 1), ("fastethernet", "Fast
                ("fivegigabitethernet", "FiveGigabitEthernet", 2), ("twentyfivegige", "TwentyFiveGigE", 3),
                ("fortygigabitethernet", "FortyGigabitEthernet", 2), ("hundredgige", "HundredGigE", 2),
                ("appgigabitethernet", "AppGigabitEthernet", 2))
-_PORT_NUM = re.compile(r"^(\d+/\d+/\d+|\d+/\d+)$")
+_PORT_NUM = re.compile(r"^(\d+/\d+/\d+|\d+/\d+)$", re.ASCII)
 #: A slot/port number as any IOS platform prints one: ``1/0/1``, ``0/0/0``, ``4`` (a router's
 #: ``GigabitEthernet4``), with a subinterface (``.101``) or a channel (``:1``).
-_ANY_NUM = re.compile(r"^\d+(?:/\d+)*(?:\.\d+)?(?::\d+)?$")
+_ANY_NUM = re.compile(r"^\d+(?:/\d+)*(?:\.\d+)?(?::\d+)?$", re.ASCII)
 
 
 def _kind(word: str) -> str | None:
@@ -42,7 +42,7 @@ def parse_port(text: str) -> str | None:
     1/0/1`` -> ``GigabitEthernet1/0/1``; ``twe1/0/1`` -> ``TwentyFiveGigE1/0/1``; ``vl10`` ->
     ``Vlan10``. None if it is not a switch interface name (a physical port needs stack/module/port
     or module/port)."""
-    m = re.match(r"^([A-Za-z-]+)\s*([\d/]+)$", text.strip())
+    m = re.match(r"^([A-Za-z-]+)\s*([\d/]+)$", text.strip(), re.ASCII)
     if not m:
         return None
     long, num = _kind(m.group(1)), m.group(2)
@@ -61,7 +61,7 @@ def interface_name(text: str) -> str | None:
     and channels kept: ``TenGigabitEthernet0/3/0.41``; other kinds as printed: ``serial3/1``,
     ``Tunnel1``, as Genie keeps them); None if ``text`` is not one word of letters then such a
     number."""
-    m = re.match(r"^([A-Za-z][A-Za-z-]*)(\d[\d/.:]*)$", text.strip())
+    m = re.match(r"^([A-Za-z][A-Za-z-]*)(\d[\d/.:]*)$", text.strip(), re.ASCII)
     if not m or not _ANY_NUM.match(m.group(2)):
         return None
     long = _kind(m.group(1))

@@ -290,7 +290,7 @@ class Profile(StrictModel):
     @classmethod
     def _extra(cls, v: list[str]) -> list[str]:
         for i, line in enumerate(v):
-            m = re.match(r"^access-list (\d{1,4}) (permit|deny) [a-z0-9 ./]+\Z", line)
+            m = re.match(r"^access-list (\d{1,4}) (permit|deny) [a-z0-9 ./]+\Z", line, re.ASCII)
             if not m or not any(int(m.group(1)) in r for r in EXTENDED_ACL_NUMBERS):
                 raise SubFieldProblem((i,), f"{line!r} is not a numbered extended ACL line (access-list "
                                             "100-199|2000-2699 permit|deny ...)")

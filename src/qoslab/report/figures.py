@@ -16,6 +16,9 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+# user text (a metric's unit, a condition's name) is drawn as written: "$x$" is no mathtext, and a
+# lone "$" no five-line matplotlib exception (issue 50)
+matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402  (the backend is chosen before pyplot is imported)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

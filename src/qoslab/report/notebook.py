@@ -10,6 +10,7 @@ executed headless (papermill; the executed notebook is written as ``report.ipynb
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,8 @@ def _thesis_stats(out: Path, data: Path = THESIS_DATA) -> Path:
     return out
 
 
-def campaign_report(folder: Path, include_dropped_captures: bool = False, out: Path | None = None) -> Path:
+def campaign_report(folder: Path, include_dropped_captures: bool = False, out: Path | None = None,
+                    note: Callable[[str], None] = lambda s: None) -> Path:
     """report.html of a campaign folder, written with its figures, report.ipynb and
     stats-thesis.json (the thesis's statistics, for Table 5 side by side) into ``out`` (default:
     the folder itself); returns its path. The campaign is only read (its store read-only); the
@@ -96,8 +98,10 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
     censoring.json when it is missing (a campaign from before the censoring sensitivity, see
     qoslab.stats.censoring). Everything is staged and moved into ``out`` only when all of it
     succeeded (:mod:`qoslab.stats.staging`): a failing report writes nothing.
-    ``include_dropped_captures`` keeps captures that lost packets in the class figures. Raises
-    QoslabError when the campaign has no valid trials or the notebook fails."""
+    ``include_dropped_captures`` keeps captures that lost packets in the class figures; ``note``
+    is told, in one line, when a stats.json that is there is computed again (corrupt, older,
+    incomplete: it is derived from the store, but the user should know). Raises QoslabError when
+    the campaign has no valid trials or the notebook fails."""
     from qoslab.campaign.folder import inputs, load_campaign_playbook, read_provenance
     from qoslab.campaign.store import Store
     from qoslab.stats import campaign_stats, censoring_stats
@@ -110,7 +114,10 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
     pb = load_campaign_playbook(folder)
     inputs(folder, workload_files=False)  # the snapshot the notebook shows (profiles, flood, topology)
     with Store(folder / "trials.sqlite", readonly=True) as store:
-        stale = _stale_stats(folder / "stats.json", declared_metrics(store) is not None)
+        why = _stale_stats(folder / "stats.json", declared_metrics(store) is not None)
+        stale = why is not None
+        if why is not None and why != "missing":
+            note(f"{folder / 'stats.json'}: {why}: the statistics are computed again from the store into {target}")
         if not stale:
             _regular_files(folder)
         with staged(target, (*REPORT_FILES, *(MANAGED if stale else ())), last="report.html") as work:
@@ -139,15 +146,23 @@ def _regular_files(folder: Path) -> None:
                 raise QoslabError(f"{f}: not a regular file (a FIFO, device or folder is not a statistics file)")
 
 
-def _stale_stats(stats: Path, declares: bool) -> bool:
-    """Whether stats.json must be (re)computed: missing, unreadable, of an older schema (no
-    ``settings``) or, for a campaign whose trials declare metrics, without its ``metric`` block
-    (a run that failed half-way before issue 45 left such a file)."""
+def _stale_stats(stats: Path, declares: bool) -> str | None:
+    """Why stats.json must be (re)computed, or None: ``missing``, unreadable or not JSON, of an
+    older schema (no ``settings``) or, for a campaign whose trials declare metrics, without its
+    ``metric`` block (a run that failed half-way before issue 45 left such a file)."""
+    if not stats.exists():
+        return "missing"
     try:
         data = json.loads(stats.read_text()) if stats.is_file() else None
-    except (OSError, ValueError):
-        return True
-    return not isinstance(data, dict) or "settings" not in data or (declares and "metric" not in data)
+    except OSError as e:
+        return f"unreadable ({e.strerror})"
+    except ValueError as e:
+        return f"not JSON ({' '.join(str(e).split())[:80]})"
+    if not isinstance(data, dict):
+        return "not a statistics file (no JSON object)"
+    if "settings" not in data:
+        return "of an older schema (no settings)"
+    return "without the metric block its trials declare" if declares and "metric" not in data else None
 
 
 def thesis_report(out_dir: Path, data: Path = THESIS_DATA) -> Path:

@@ -17,6 +17,9 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+# user text (a metric's unit, a condition's name) is drawn as written: "$x$" is no mathtext, and a
+# lone "$" no five-line matplotlib exception (issue 50)
+matplotlib.rcParams["text.parse_math"] = False
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 

@@ -51,7 +51,7 @@ from ..yamlio import FieldProblem, StrictModel
 #: ``min_cfs_quota_period``); ``cpu.cfs_period_us`` lies in 1 ms .. 1 s.
 MIN_QUOTA_MS = 1.0
 #: Linux cpuset list syntax: ``0``, ``0-3``, ``0,2-3`` (Documentation/admin-guide/cgroup-v1/cpusets.rst).
-_CPULIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+_CPULIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$", re.ASCII)  # "٠" is no CPU
 #: Highest CPU number a cpuset may name (the kernel's NR_CPUS is at most 8192).
 MAX_CPU = 8191
 

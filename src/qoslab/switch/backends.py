@@ -23,8 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from ..clusterconf import check_host
 from ..errors import QoslabError
 from ..platforms.base import ALIASES, get_platform, platform_for_model
 from ..registry import platforms, switches
@@ -194,6 +195,34 @@ class CatalystFile(StrictModel):
     timeout_s: float = Field(20.0, gt=0, le=600)
     ssh_profile: Literal["c3750", "modern"] = "c3750"
 
+    @field_validator("host")
+    @classmethod
+    def _host(cls, v: str) -> str:
+        return check_host(v)  # an address or name: no metacharacter, not empty
+
+    @field_validator("platform")
+    @classmethod
+    def _platform(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("empty: name the switch's platform (catalyst3750, catalyst9300, arista_eos)")
+        return v
+
+    def endpoint(self, plat: str) -> Device:
+        """The :class:`Device` this file describes (``~`` in its paths the user's home)."""
+        creds = self.credentials_file.expanduser() if self.credentials_file is not None else None
+        return Device(host=self.host, port=self.port, credentials_file=creds, known_hosts=self.known_hosts.expanduser(),
+                      timeout_s=self.timeout_s, ssh_profile=self.ssh_profile, platform=plat)
+
+
+def check_device_files(spec: str, topology: Topology) -> None:
+    """The device file at ``spec`` checked as a push would read it (:func:`device_file`, then its
+    credentials file's type and mode and its known_hosts file's type, size and readability:
+    :meth:`qoslab.switch.device.Device.file_problem`), before any campaign folder is made.
+    Raises ConfigError naming the device file's line and field."""
+    f, plat = device_file(spec, topology)
+    if (problem := f.endpoint(plat).file_problem()) is not None:
+        raise config_error(spec, (problem[0],), problem[1])
+
 
 def device_file(spec: str, topology: Topology) -> tuple[CatalystFile, str]:
     """The device file at ``spec`` and its platform (aliases resolved), which must be the one of
@@ -219,10 +248,7 @@ class CatalystSwitch(NetmikoSwitch):
         if spec is None:
             raise QoslabError("a catalyst switch needs a device file (host, port, known_hosts, credentials)")
         f, plat = device_file(spec, topology)
-        creds = f.credentials_file.expanduser() if f.credentials_file is not None else None
-        ep = Device(host=f.host, port=f.port, credentials_file=creds, known_hosts=f.known_hosts.expanduser(),
-                    timeout_s=f.timeout_s, ssh_profile=f.ssh_profile, platform=plat)
-        super().__init__(f"{f.host}:{f.port}", ep)
+        super().__init__(f"{f.host}:{f.port}", f.endpoint(plat))
 
 
 class _DeviceKind(StrictModel):

@@ -63,6 +63,44 @@ class Credentials:
         return cls(*vals) if all(vals) else None  # type: ignore[arg-type]
 
 
+#: Largest known_hosts file read (bytes): a few thousand host keys.
+MAX_KNOWN_HOSTS_BYTES = 1 << 20
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _stat_problem(path: Path) -> tuple[os.stat_result | None, str | None]:
+    try:
+        st = path.stat()
+    except OSError as e:
+        return None, f"{path}: {e.strerror.lower() if e.strerror else 'cannot be read'}"
+    if not stat.S_ISREG(st.st_mode):
+        what = next((w for test, w in _KINDS if test(st.st_mode)), "not a regular file")
+        return st, f"{path} is {what}, not a regular file"
+    return st, None
+
+
+def _private_file_problem(path: Path) -> str | None:
+    """Why ``path`` is no credentials file the push would read (missing, not a regular file,
+    readable by group or others), or None. Reads no byte of it."""
+    st, why = _stat_problem(path)
+    if why is None and st is not None and st.st_mode & 0o077:
+        why = f"{path} is readable by others (mode {oct(st.st_mode & 0o777)}): chmod 600 it"
+    return why
+
+
+def _readable_file_problem(path: Path, limit: int) -> str | None:
+    """Why ``path`` is not a regular readable file of at most ``limit`` bytes, or None."""
+    st, why = _stat_problem(path)
+    if why is None and st is not None:
+        if st.st_size > limit:
+            why = f"{path} is {st.st_size} bytes, more than {limit}: not a known_hosts file"
+        elif not os.access(path, os.R_OK):
+            why = f"{path}: not readable by this user"
+    return why
+
+
 def write_private(path: Path, data: bytes) -> None:
     """Create ``path`` with mode 0600 from the first byte (O_EXCL: an existing file is an error,
     FileExistsError) and write ``data``."""
@@ -110,6 +148,21 @@ class Device(StrictModel):
     ssh_profile: Literal["c3750", "modern"] = "c3750"
     #: the switch platform (qoslab.registry.platforms): device type, QoS lines, counters
     platform: str = "catalyst3750"
+
+    def file_problem(self) -> tuple[str, str] | None:
+        """What the push would find wrong with the files this device reads, without reading a
+        secret: (field, problem) for a credentials file that is missing, not a regular file or
+        readable by others (checked even when the environment gives the login: a device file
+        names only a private file), no credentials at all, or a known_hosts file that is missing,
+        not a regular file (a named pipe would block the SSH client, ``/dev/zero`` never end),
+        unreadable or larger than MAX_KNOWN_HOSTS_BYTES; None when both are fine."""
+        if self.credentials_file is not None and (why := _private_file_problem(self.credentials_file)) is not None:
+            return "credentials_file", why
+        if self.credentials_file is None and not (self.credentials_from_env and Credentials.from_env() is not None):
+            return "credentials_file", f"none given and {'/'.join(CREDENTIAL_ENV)} not all set"
+        if (why := _readable_file_problem(self.known_hosts, MAX_KNOWN_HOSTS_BYTES)) is not None:
+            return "known_hosts", why
+        return None
 
     def credentials(self) -> Credentials:
         """The login: the environment's when set, else the credentials file's. Raises QoslabError."""

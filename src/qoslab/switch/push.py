@@ -54,6 +54,8 @@ def connect(dev: Device):
         NetmikoTimeoutException,
     )
 
+    if (problem := dev.file_problem()) is not None:
+        raise QoslabError(f"switch {dev.host}:{dev.port}: {problem[0]}: {problem[1]}")
     c = dev.credentials()
     quiet_paramiko()
     try:
@@ -76,10 +78,35 @@ def connect(dev: Device):
         if m:
             raise QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, host key not the one in {dev.known_hosts} "
                               f"({m.group(0)[:120]})") from None
-        raise QoslabError(f"switch {dev.host}:{dev.port}: unreachable ({str(e).strip()[:200]})") from None
+        if "not found in known_hosts" in str(e):
+            raise _unknown_key(dev) from None
+        raise QoslabError(f"switch {dev.host}:{dev.port}: unreachable ({netmiko_cause(str(e))})") from None
     except Exception as e:  # paramiko host key errors and the like
-        raise QoslabError(f"switch {dev.host}:{dev.port}: cannot connect: {type(e).__name__}: {e}") from None
+        if "not found in known_hosts" in str(e):
+            raise _unknown_key(dev) from None
+        raise QoslabError(f"switch {dev.host}:{dev.port}: cannot connect: {type(e).__name__}: "
+                          f"{netmiko_cause(str(e))}") from None
     return conn
+
+
+def _unknown_key(dev: Device) -> QoslabError:
+    return QoslabError(f"switch {dev.host}:{dev.port}: REFUSED, its host key is not in {dev.known_hosts} (an unknown "
+                       "switch: pin its key there first)")
+
+
+#: Lines of Netmiko's connection errors that explain nothing of this failure (its advice list
+#: and the device settings, which the message names already).
+_NETMIKO_BOILERPLATE = re.compile(r"^(Common causes|\d+\. |Device settings:)")
+
+
+def netmiko_cause(text: str, limit: int = 160) -> str:
+    """Netmiko's (or paramiko's) multi-line error text as one short line: its first lines of
+    substance (``TCP connection to device failed.``), the advice list and device settings left
+    out, clipped to ``limit`` characters. Pure."""
+    lines = [x.strip().rstrip(".") for x in text.splitlines() if x.strip()]
+    kept = [x for x in lines if not _NETMIKO_BOILERPLATE.match(x)] or lines[:1]
+    out = "; ".join(kept) or "no reason given"
+    return out if len(out) <= limit else out[: limit - 3] + "..."
 
 
 @dataclass

@@ -75,17 +75,22 @@ def check_template(v: str, names: tuple[str, ...] = TEMPLATE_VARS) -> str:
     """``v`` if it is a command template qoslab can run: a shell-like line of words, each at most
     MAX_ARG_BYTES, whose ``{...}`` fields are bare names of ``names`` (default TEMPLATE_VARS; no
     attribute or index access, format spec or conversion: ``{ip.__class__}`` and
-    ``{port:>999999999}`` are refused without being formatted). Raises ValueError naming the word
-    or field at fault (clipped)."""
+    ``{port:>999999999}`` are refused without being formatted), with no NUL byte and a first word
+    (the program) that is not empty (``''``). Raises ValueError naming the word or field at fault
+    (clipped)."""
     size = len(v.encode())
     if size > MAX_COMMAND_BYTES:
         raise ValueError(f"the command is {size} bytes: at most {MAX_COMMAND_BYTES}")
+    if "\x00" in v:
+        raise ValueError(f"a NUL byte at character {v.index(chr(0))}: no program name or argument can hold one")
     try:
         words = shlex.split(v)
     except ValueError as e:
         raise ValueError(f"cannot split the command: {e}") from None
     if not words:
         raise ValueError("empty command")
+    if not words[0].strip():
+        raise ValueError(f"the program (the first word, {words[0]!r}) is empty: name a program")
     known = ", ".join("{" + k + "}" for k in names)
     for w in words:
         if (n := len(w.encode())) > MAX_ARG_BYTES:

@@ -362,11 +362,13 @@ def _make(base: str, case: tuple) -> tuple[str, int | None, str]:
 def main() -> None:
     import cases_i42 as i42  # issue 42's cases (the cpu: block), after issue 45's
     import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
+    import cases_i50 as i50  # issue 50's (YAML 1.1 forms, each field its own type), after the others
 
-    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES),
-                              ("flood", FLOOD, FLOOD_CASES),
-                              ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES),
-                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES),
+    for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES
+                               + i50.TOPOLOGY_CASES),
+                              ("flood", FLOOD, FLOOD_CASES + i50.FLOOD_CASES),
+                              ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES + i50.PROFILE_CASES),
+                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES),
                               ("real", i45.REAL, i45.REAL_CASES + i42.REAL_CASES)):
         d = HERE / kind
         d.mkdir(exist_ok=True)
@@ -381,6 +383,13 @@ def main() -> None:
                                                         .replace("\xe9".encode(), b"\xe9")
                                                         .replace("\xff\xfe".encode(), b"\xff\xfe")
                                                         .replace("\xef".encode(), b"\xef"))
+    d = HERE / "device"  # issue 50's device files, each one defect (test_malformed_devices.py)
+    d.mkdir(exist_ok=True)
+    for old in d.glob("*.yaml"):
+        old.unlink()
+    for n, case in enumerate(i50.DEVICE_CASES, 1):
+        text, line, field = _make(i50.DEVICE, case)
+        (d / f"{n:03d}-{case[0]}.yaml").write_text(f"# expect: {line + 1} {field}\n" + text)
     (HERE / "device-bad.yaml").write_text(DEVICE_BAD)
     for name, text in i45.DEVICES.items():
         (HERE / name).write_text(text)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .clusterconf import SshSettings
+from .clusterconf import SlurmSettings, SshSettings
 from .registry import PlatformModel
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, apply_scale
@@ -240,6 +240,7 @@ class Topology(StrictModel):
     switch: Switch = Switch()
     hosts: list[Host]
     ssh: SshSettings | None = None
+    slurm: SlurmSettings | None = None
     capture: CaptureWiring | None = None
     scale: ScaleKnobs | None = None
     cpu: CpuBlock | None = None

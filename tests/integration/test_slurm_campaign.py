@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from conftest import ECENET
+from qoslab.executors.nodes import Nodes
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.testbed import slurm as tbslurm
@@ -57,6 +58,16 @@ def _client(tb: Testbed, *argv: str) -> str:
     r = subprocess.run([*prefix, *argv], capture_output=True, text=True, env={**os.environ, **env}, timeout=30)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+def _queue_empty(tb: Testbed, *argv: str, wait_s: float = 15.0) -> bool:
+    """True once ``squeue -h ARGV`` lists nothing (a cancelled job is COMPLETING for a moment)."""
+    deadline = time.monotonic() + wait_s
+    while _client(tb, "squeue", "-h", *argv).strip():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def _steps_by_node(tb: Testbed, job: str) -> dict[str, int]:
@@ -95,12 +106,12 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
         _client(tb, "scontrol", "setdebug", "debug")  # the step lines of DebugFlags=Steps
 
         # hostile: a partition the cluster does not have -> one line naming the topology's line, no job
-        bad = _topology(tmp_path, ecenet_data, "q", name=tb.topo.name, slurm={"partition": "gpu"})
+        bad = _topology(tmp_path, ecenet_data, "b", name=tb.topo.name, slurm={"partition": "gpu"})
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(_playbook(tmp_path, bad)),
                             "--out", str(tmp_path / "refused"), "--smoke"], capture_output=True, text=True, timeout=300)
         assert r.returncode != 0
         lines = [ln for ln in r.stdout.splitlines() + r.stderr.splitlines() if "error" in ln.lower()]
-        assert any(re.search(r"topo-q\.yaml:\d+: slurm\.partition: no partition 'gpu' on this cluster \(qoslab\)", ln)
+        assert any(re.search(r"topology\.yaml:\d+: slurm\.partition: no partition 'gpu' on this cluster \(qoslab\)", ln)
                    for ln in lines), r.stdout[-2000:] + r.stderr[-2000:]
         assert "Traceback" not in r.stderr
         assert _client(tb, "squeue", "-h") == ""  # nothing submitted
@@ -124,7 +135,7 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
         flood = json.loads(next(folder.glob("trials/*/flood/flood-result.json")).read_text())
         assert all(f["sent_pps"] > 0 for f in flood["flows"])
         # nothing left: the job released, no step, no process of the run in the hosts
-        assert _client(tb, "squeue", "-h") == "" and _client(tb, "squeue", "-h", "-s") == ""
+        assert _queue_empty(tb) and _queue_empty(tb, "-s")
         assert _left_in_hosts(tb) == []
     finally:
         tb.down()
@@ -162,20 +173,15 @@ time.sleep(300)
         assert len(_client(tb, "squeue", "-h", "-s", "-j", job).splitlines()) == 2
         p.send_signal(signal.SIGKILL)
         p.wait()
-        deadline = time.monotonic() + 20
-        while _client(tb, "squeue", "-h", "-s", "-j", job).strip() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert _client(tb, "squeue", "-h", "-s", "-j", job) == ""
+        assert _queue_empty(tb, "-s", "-j", job, wait_s=20)
         assert "sleep" not in _left_in_hosts(tb)
         # the resume finds the allocation by the run's name and releases it when it is done
-        from qoslab.executors.nodes import Nodes
-
         nodes = Nodes("slurm", topo, testbed=tb, local_root=tmp_path / "out", run_id="killed")
         ex = nodes.executor_of("jp-3")
         assert (ex.alloc.job_id, ex.alloc.how) == (job, "found")
         assert ex.run(["hostname"]).stdout.strip() == "jp-3"
         assert ex.end_leftovers() == []
         nodes.close()
-        assert _client(tb, "squeue", "-h") == ""
+        assert _queue_empty(tb)
     finally:
         tb.down()

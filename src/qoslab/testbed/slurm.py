@@ -34,7 +34,7 @@ from pathlib import Path
 from ..errors import EnvironmentProblem, QoslabError
 from ..topology import Topology
 from .plan import NETNS_DIR, STATE_DIR, host_namespace
-from .procs import cmdline, kill_pids, pid_alive
+from .procs import cmdline, descendants, kill_pids, pid_alive
 from .statedir import private_dir
 
 #: The daemons and clients this needs (Debian ``slurm-wlm``, ``munge``; ``make setup``).
@@ -130,12 +130,15 @@ def daemon_pids(topo: Topology) -> dict[str, int]:
 
 
 def keep_pids(topo: Topology) -> set[int]:
-    """PIDs a clean-up of the hosts must leave alone: the cluster's daemons and every
-    ``slurmstepd`` (a job step's manager; the step's own processes are not kept, and Slurm ends
-    the step when they are gone)."""
-    keep = set(daemon_pids(topo).values())
+    """PIDs a clean-up of the hosts must leave alone: the cluster's daemons, the controller's
+    helpers (``slurmscriptd``) and every ``slurmstepd`` (a job step's manager; the step's own
+    processes are not kept, and Slurm ends the step when they are gone)."""
+    daemons = daemon_pids(topo)
+    keep = set(daemons.values())
     if not keep:
         return keep
+    if "slurmctld" in daemons:
+        keep |= set(descendants(daemons["slurmctld"]))
     for e in os.scandir("/proc"):
         if e.name.isdigit():
             try:

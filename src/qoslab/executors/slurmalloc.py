@@ -32,8 +32,9 @@ CLIENTS = ("srun", "salloc", "squeue", "scancel", "scontrol", "sinfo")
 CLIENT_TIMEOUT_S = 30.0
 SALLOC_TIMEOUT_S = 600.0
 #: What a Slurm node list may hold before ``scontrol`` sees it: ``a[1-3,5],b-2``.
-NODELIST = re.compile(r"^[A-Za-z0-9_.-]+(\[[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\])?[A-Za-z0-9_.-]*"
-                      r"(,[A-Za-z0-9_.-]+(\[[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\])?[A-Za-z0-9_.-]*)*$")
+_RANGES = r"\[[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\]"
+_HOST = rf"[A-Za-z0-9][A-Za-z0-9_.-]*({_RANGES}[A-Za-z0-9_.-]*)*"
+NODELIST = re.compile(rf"^{_HOST}(,{_HOST})*$")
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,8 @@ class SlurmClient:
     def hostnames(self, nodelist: str, source: str) -> list[str]:
         """``nodelist`` expanded by ``scontrol show hostnames``. Raises QoslabError naming
         ``source`` (a variable or job) when it is not a Slurm node list."""
-        if not NODELIST.match(nodelist):
-            raise QoslabError(f"{source}={nodelist!r}: not a Slurm node list (e.g. node[1-4],login2)")
+        if len(nodelist) > 65536 or not NODELIST.match(nodelist):
+            raise QoslabError(f"{source}={nodelist[:200]!r}: not a Slurm node list (e.g. node[1-4],login2)")
         r = self.call(["scontrol", "show", "hostnames", nodelist])
         names = r.stdout.split()
         if r.returncode != 0 or not names:

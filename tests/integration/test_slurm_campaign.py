@@ -185,3 +185,54 @@ time.sleep(300)
         assert _queue_empty(tb)
     finally:
         tb.down()
+
+
+def _running_in_hosts(tb: Testbed) -> list[str]:
+    return [n for n in _left_in_hosts(tb) if n in ("ITGSend", "ITGRecv", "java")]
+
+
+def test_kill_9_mid_trial_then_resume_in_the_same_allocation(tmp_path, ecenet_data):
+    tfile = _topology(tmp_path, ecenet_data, "r", slurm={"time_limit": "20"})
+    tb = Testbed(load_topology(tfile))
+    tb.up()
+    pb = _playbook(tmp_path, tfile, name="killed", trials=2, warmup=0, capture="off", order="blocked",
+                   workload={"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 3, "rows_per_call": 5},
+                   conditions=[{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
+                               {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
+    folder = tmp_path / "campaign"
+    try:
+        log = open(tmp_path / "runner.log", "w")
+        p = subprocess.Popen([sys.executable, "-m", "qoslab", "campaign", "run", str(pb), "--out", str(folder)],
+                             stdout=log, stderr=log)
+        deadline = time.monotonic() + 300
+        while not {"ITGSend", "java"} <= set(_running_in_hosts(tb)) and p.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # the workload runs under the flood now
+        job = _client(tb, "squeue", "-h", "-o", "%i").strip()
+        assert job.isdigit() and _client(tb, "squeue", "-h", "-s", "-j", job).strip(), \
+            (tmp_path / "runner.log").read_text()[-3000:]
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        log.close()
+        # the srun clients died with the runner and ended their steps: no step, no flood, no JVM
+        assert _queue_empty(tb, "-s", "-j", job, wait_s=20)
+        deadline = time.monotonic() + 10
+        while _running_in_hosts(tb) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _running_in_hosts(tb) == []
+        assert _client(tb, "squeue", "-h", "-o", "%i").strip() == job  # the allocation waits for the resume
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)],
+                           capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        con = sqlite3.connect(folder / "trials.sqlite")
+        rows = con.execute("SELECT condition, status, valid FROM trials").fetchall()
+        con.close()
+        assert sorted(c for c, s, v in rows if s == "done" and v == 1) == ["congestion fifo"] * 2 + \
+            ["no congestion fifo"] * 2, rows
+        segs = json.loads((folder / "provenance.json").read_text())["segments"]
+        assert [s["slurm"]["job_id"] for s in segs] == [job, job]
+        assert [s["slurm"]["allocation"] for s in segs] == ["taken", "found"]
+        assert _queue_empty(tb) and _running_in_hosts(tb) == []
+    finally:
+        tb.down()

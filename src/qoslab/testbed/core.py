@@ -175,15 +175,10 @@ class Testbed:
         return slurm.start(self.topo)
 
     def slurm_client(self) -> tuple[list[str], dict[str, str]]:
-        """How a Slurm client (``srun``, ``salloc``, ``squeue``) reaches the testbed's cluster:
-        (command prefix entering the head node's namespace, environment with ``SLURM_CONF``).
-        Raises QoslabError when the cluster was never started."""
+        """How a Slurm client reaches the testbed's cluster (see :func:`.slurm.client`)."""
         from . import slurm
 
-        if not (slurm.slurm_dir(self.topo.name) / "slurm.conf").exists():
-            raise QoslabError(f"the testbed {self.topo.name} has no Slurm cluster (give its topology a `slurm:` "
-                              "block or run `qoslab testbed up --slurm`)")
-        return slurm.client_prefix(self.topo), slurm.client_env(self.topo.name)
+        return slurm.client(self.topo)
 
     def sshd_pids(self) -> list[int]:
         """PIDs of the testbed's sshd servers and of the sessions they serve (none: [])."""
@@ -352,8 +347,7 @@ class Testbed:
         return kill_pids([pid])
 
     def _stop_slurm(self) -> list[int]:
-        """End the Slurm cluster's daemons left (``munged`` runs outside the namespaces) and remove
-        its state folder (munge key included)."""
+        """End the Slurm cluster's daemons left (``munged`` is outside the namespaces), remove its folder."""
         from . import slurm
 
         return slurm.stop(self.topo)

@@ -102,6 +102,16 @@ def client_prefix(topo: Topology) -> list[str]:
     return ["nsenter", f"--net={NETNS_DIR / host_namespace(topo.name, topo.hosts[0].name)}"]
 
 
+def client(topo: Topology) -> tuple[list[str], dict[str, str]]:
+    """(command prefix, environment) of a Slurm client (``srun``, ``salloc``, ``squeue``) talking
+    to the testbed's cluster: inside the head node's namespace, ``SLURM_CONF`` set. Raises
+    QoslabError when the cluster was never started."""
+    if not (slurm_dir(topo.name) / "slurm.conf").exists():
+        raise QoslabError(f"the testbed {topo.name} has no Slurm cluster (give its topology a `slurm:` block or "
+                          "run `qoslab testbed up --slurm`)")
+    return client_prefix(topo), client_env(topo.name)
+
+
 def _write_key(path: Path) -> None:
     """A fresh munge key at ``path``, mode 0400 from its creation (never readable by others)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)

@@ -66,8 +66,9 @@ class SlurmExecutor:
         self.slurm_node = alloc.binding[node]
         self.step_name = slurmalloc.job_name(run_id)
         self.qoslab_root: str | Path = repo_root()
-        base = local_root if local_root is not None else Path(tempfile.mkdtemp(prefix="qoslab-slurm-"))
-        self._pids = base / ".slurm" / node
+        #: a folder of our own for the pid files when there is no campaign folder (removed by close)
+        self._tmp = None if local_root is not None else Path(tempfile.mkdtemp(prefix="qoslab-slurm-"))
+        self._pids = (local_root if local_root is not None else Path(str(self._tmp))) / ".slurm" / node
         self._pids.mkdir(parents=True, exist_ok=True)
         self._started: list[BackgroundProcess] = []
         self._closed = False
@@ -279,4 +280,6 @@ class SlurmExecutor:
                     self.stop(proc, grace_s=1.0)
         finally:
             self._started.clear()
+            if self._tmp is not None:
+                shutil.rmtree(self._tmp, ignore_errors=True)
             slurmalloc.release(self.alloc, self.topo_name, self.run_id)

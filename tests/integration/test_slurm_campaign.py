@@ -237,3 +237,40 @@ def test_kill_9_mid_trial_then_resume_in_the_same_allocation(tmp_path, ecenet_da
         assert _queue_empty(tb) and _running_in_hosts(tb) == []
     finally:
         tb.down()
+
+
+def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(tmp_path, ecenet_data):
+    """``qoslab campaign submit``: job 1 (time limit 1 minute, Slurm's least) ends at its limit
+    mid-campaign; the follow-up jobs (afterany) resume the folder, each in its own allocation,
+    until it is complete."""
+    tfile = _topology(tmp_path, ecenet_data, "s", slurm={"time_limit": "1"})
+    tb = Testbed(load_topology(tfile))
+    tb.up()
+    pb = _playbook(tmp_path, tfile, name="submitted", trials=8, warmup=0, capture="off",
+                   conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
+                               {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}],
+                   baseline="no congestion fifo")
+    folder = tmp_path / "campaign"
+    try:
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "submit", str(pb), "--out", str(folder),
+                            "--follow-ups", "4"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        jobs = re.search(r"jobs ([\d, ]+) \(", r.stdout)
+        assert jobs, r.stdout
+        ids = jobs.group(1).split(", ")
+        assert len(ids) == 5
+        assert _queue_empty(tb, wait_s=900)
+        comp = (tbslurm.slurm_dir(tb.topo.name) / "jobcomp.txt").read_text()
+        states = dict(re.findall(r"JobId=(\d+) .*?JobState=(\S+)", comp))
+        assert set(states) == set(ids) and states[ids[0]] == "TIMEOUT" and states[ids[-1]] == "COMPLETED", comp
+        con = sqlite3.connect(folder / "trials.sqlite")
+        rows = con.execute("SELECT condition, status, valid FROM trials").fetchall()
+        con.close()
+        assert len(rows) == 16 and all(s == "done" and v == 1 for _, s, v in rows), rows
+        segs = json.loads((folder / "provenance.json").read_text())["segments"]
+        assert segs[0]["slurm"]["job_id"] == ids[0] and len(segs) >= 2
+        assert all(s["slurm"]["allocation"] == "given" and s["slurm"]["job_id"] in ids for s in segs)
+        assert (folder / "stats.json").exists()
+        assert _left_in_hosts(tb) == []
+    finally:
+        tb.down()

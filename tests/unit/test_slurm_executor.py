@@ -144,3 +144,31 @@ def test_the_testbed_slurm_conf_names_every_host_at_its_address(tmp_path):
     assert "ProctrackType=proctrack/pgid" in text  # no cgroups needed in a namespace
     assert tbslurm.partition_of(load_topology(ECENET)) == "qoslab"
     assert tbslurm.cluster_name("ecenet-T1.x") == "ecenet_t1_x"
+
+
+def test_the_sbatch_script_carries_the_slurm_block_and_resumes_the_folder(tmp_path):
+    from qoslab.campaign.submit import sbatch_script
+
+    topo = load_topology(_slurm_topology(tmp_path, {"partition": "batch", "time_limit": "0-02:00:00",
+                                                    "account": "proj42", "constraint": "ib&haswell"}))
+    text = sbatch_script(topo, tmp_path / "c", "qoslab-submit-x", root_netns=None, env={"SLURM_CONF": "/x/slurm.conf"})
+    lines = text.splitlines()
+    assert lines[0] == "#!/bin/sh"
+    assert {"#SBATCH --job-name=qoslab-submit-x", "#SBATCH --nodes=8", "#SBATCH --time=0-02:00:00",
+            "#SBATCH --partition=batch", "#SBATCH --account=proj42", "#SBATCH --constraint=ib&haswell",
+            f"#SBATCH --output={tmp_path / 'c'}/slurm/job-%j.out"} \
+        <= set(lines)
+    assert lines[-1].startswith("exec env SLURM_CONF=/x/slurm.conf ") and lines[-1].endswith(
+        f"-m qoslab campaign run --resume {tmp_path / 'c'}")
+    embedded = sbatch_script(topo, tmp_path / "c", "j", root_netns=Path("/run/qoslab/slurm-t/root-netns"))
+    assert embedded.splitlines()[-1].startswith("exec nsenter --net=/run/qoslab/slurm-t/root-netns ")
+
+
+def test_submit_refuses_a_playbook_of_another_executor(tmp_path):
+    from qoslab.campaign.playbook import load_playbook
+    from qoslab.campaign.submit import client_for
+
+    pb = REPO / "playbooks" / "quick.yaml"
+    with pytest.raises(QoslabError, match=r"quick.yaml: campaign submit runs `executor: slurm` playbooks \(this one: "
+                                          r"netns\)"):
+        client_for(load_playbook(pb), pb)

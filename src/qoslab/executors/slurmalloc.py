@@ -45,9 +45,10 @@ class SlurmClient:
     prefix: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
 
-    def require(self) -> None:
-        """Raise QoslabError naming the first Slurm client command missing on PATH."""
-        for c in CLIENTS:
+    def require(self, extra: Sequence[str] = ()) -> None:
+        """Raise QoslabError naming the first Slurm client command (of CLIENTS and ``extra``)
+        missing on PATH."""
+        for c in (*CLIENTS, *extra):
             if shutil.which(c) is None:
                 raise QoslabError(f"{c} not found on PATH: the slurm executor needs Slurm's client commands "
                                   "(Debian slurm-client); nothing was submitted")

@@ -201,7 +201,17 @@ def start(topo: Topology) -> bool:
     return True
 
 
+def root_netns(topology: str) -> Path:
+    """A handle on this machine's own network namespace (``mount --bind /proc/self/ns/net``) in
+    the cluster's folder: a batch job's runner enters it with ``nsenter --net=HANDLE`` to reach the
+    virtual switch's loopback endpoint (a job step may not open ``/proc/1/ns/net``)."""
+    return slurm_dir(topology) / "root-netns"
+
+
 def _start(topo: Topology, d: Path) -> None:
+    handle = root_netns(topo.name)
+    handle.touch()
+    subprocess.run(["mount", "--bind", "/proc/self/ns/net", str(handle)], check=True, capture_output=True)
     for sub in ["ctld", *(f"spool-{h.name}" for h in topo.hosts)]:
         private_dir(d / sub)
     _write_key(d / "munge.key")
@@ -246,6 +256,9 @@ def stop(topo: Topology) -> list[int]:
     order = [p for k, p in pids.items() if k.startswith("slurmd-")] + \
         [pids[k] for k in ("slurmctld", "munged") if k in pids]
     killed = kill_pids(order) if order else []
+    handle = root_netns(topo.name)
+    if handle.exists():
+        subprocess.run(["umount", "-l", str(handle)], capture_output=True)
     deadline = time.monotonic() + 5.0  # SIGKILLed daemons take a moment to leave the process table
     while any(pid_alive(p) for p in killed) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -20,6 +20,7 @@ TEST_PACKAGES=(
   tshark                                   # reference dissector the classifier is checked against
   libmpj-java                              # the mpj workload (reference 003): MPJ Express 0.44
   openssh-server netcat-openbsd            # ssh executor / real-cluster parity (nc: Ansible's way into the testbed)
+  slurm-wlm munge                          # slurm executor: the embedded testbed as a Slurm cluster (22.05)
   chromium                                 # report check: the HTML must render in a real browser
   openmpi-bin libopenmpi-dev               # the mpi workload (examples/mpi-osu, compiled below)
   sockperf                                 # examples/sockperf: a workload nobody here wrote (command kind)

@@ -1,10 +1,12 @@
-"""How the ``ssh`` executor reaches a cluster's hosts (:class:`SshSettings`): the ``ssh:`` block
-of a :class:`qoslab.topology.Topology`, used on a real cluster (and, for ``lease_s`` and
-``work_dir``, by the embedded testbed's per-namespace sshd)."""
+"""How the executors reach a cluster's hosts: the ``ssh:`` block of a
+:class:`qoslab.topology.Topology` (:class:`SshSettings`), used on a real cluster (and, for
+``lease_s`` and ``work_dir``, by the embedded testbed's per-namespace sshd), and its ``slurm:``
+block (:class:`SlurmSettings`: the allocation of the ``slurm`` executor)."""
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -49,3 +51,62 @@ class SshSettings(StrictModel):
         if not v.startswith("/") or ".." in v.split("/") or any(c.isspace() for c in v):
             raise ValueError(f"{v!r} must be an absolute path without '..' or spaces")
         return v.rstrip("/") or "/"
+
+
+#: Slurm's time-limit forms: ``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM``, ``D-HH:MM:SS``.
+SLURM_TIME = r"^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2})$"
+#: A Slurm name (partition, account, node): letters, digits, ``-``, ``_``, ``.``.
+SLURM_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+#: A ``--constraint`` expression: feature names joined by ``&``, ``|``, brackets, counts (``*2``).
+SLURM_CONSTRAINT = r"^[A-Za-z0-9_.&|\[\]*:-]+$"
+
+
+class SlurmSettings(StrictModel):
+    """How the ``slurm`` executor gets its nodes (the ``slurm:`` block of a topology). When qoslab
+    runs outside an allocation it takes one (``salloc --no-shell``) with ``partition`` (None: the
+    cluster's default), ``nodes`` (node names to ask for; empty: as many nodes as the topology has
+    hosts, any), ``time_limit`` (Slurm's form, e.g. ``30``, ``1:00:00``, ``1-00:00:00``),
+    ``account`` and ``constraint`` (``--constraint``); inside ``sbatch``/``salloc`` it uses that
+    job (``SLURM_JOB_ID``, ``SLURM_JOB_NODELIST``). ``bind``: how the topology's hosts map onto
+    the allocation's nodes: ``name`` (a host is the node of the same name) or ``order`` (the
+    i-th host is the i-th node of the expanded node list). On the embedded testbed the block also
+    makes ``testbed up`` start its Slurm cluster (nodes named after the hosts, partition
+    ``partition`` or ``qoslab``)."""
+
+    partition: str | None = None
+    nodes: list[str] = Field(default_factory=list)
+    time_limit: str = "1:00:00"
+    account: str | None = None
+    constraint: str | None = None
+    bind: Literal["name", "order"] = "name"
+
+    @field_validator("partition", "account")
+    @classmethod
+    def _name(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(SLURM_NAME, v):
+            raise ValueError(f"{v!r} is not a Slurm name (letters, digits, '-', '_', '.'; not starting with '-')")
+        return v
+
+    @field_validator("time_limit")
+    @classmethod
+    def _time(cls, v: str) -> str:
+        if not re.match(SLURM_TIME, v):
+            raise ValueError(f"{v!r} is not a Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)")
+        return v
+
+    @field_validator("constraint")
+    @classmethod
+    def _constraint(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(SLURM_CONSTRAINT, v):
+            raise ValueError(f"{v!r} is not a Slurm constraint (features joined by & | and brackets)")
+        return v
+
+    @field_validator("nodes")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        for n in v:
+            if not re.match(SLURM_NAME, n):
+                raise ValueError(f"{n!r} is not a Slurm node name")
+        if len(set(v)) != len(v):
+            raise ValueError("a node is named twice")
+        return v

@@ -123,6 +123,7 @@ executors: Registry[Callable[..., object]] = Registry("executor")
 executors.register("netns", "qoslab.executors.local:NetnsExecutor")
 executors.register("local", "qoslab.executors.local:LocalExecutor")
 executors.register("ssh", "qoslab.executors.ssh:SshExecutor")
+executors.register("slurm", "qoslab.executors.slurm:SlurmExecutor")
 
 #: Traffic generators: ``factory(defn, topology, executor_of, out_dir, **options) -> TrafficGenerator``.
 generators: Registry[Callable[..., object]] = Registry("generator")

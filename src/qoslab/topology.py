@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .clusterconf import SshSettings, check_host
+from .clusterconf import SlurmSettings, SshSettings, check_host
 from .registry import PlatformModel, model_serves_eapi
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
 from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, scaled_buffers
@@ -244,6 +244,7 @@ class Topology(StrictModel):
     switch: Switch = Switch()
     hosts: list[Host]
     ssh: SshSettings | None = None
+    slurm: SlurmSettings | None = None
     capture: CaptureWiring | None = None
     scale: ScaleKnobs | None = None
     cpu: CpuBlock | None = None

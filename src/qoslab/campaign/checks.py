@@ -41,6 +41,8 @@ def check_references(pb: Playbook, path: Path) -> None:
     if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
         raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
                                   "(the nodes' pinned host keys)")
+    if pb.executor == "slurm":
+        _check_slurm(topo)
     try:
         if device_kind(pb.device) == "catalyst":  # checked as the push reads it, before any folder
             check_device_files(str(resolve_path(pb.device)), topo)
@@ -54,6 +56,22 @@ def check_references(pb: Playbook, path: Path) -> None:
     for i in range(len(pb.conditions)):
         _check_profile(pb, topo, i, fail)
     _check_stopping(pb, fail)
+
+
+def _check_slurm(topo: Topology) -> None:
+    """A ``slurm:`` block's node list must hold the topology's hosts (by name, or one node per host
+    by order): ConfigError at the topology's ``slurm.nodes`` line naming both lists."""
+    s = topo.slurm
+    if s is None or not s.nodes:
+        return
+    where = topo.source or topo.name
+    if len(s.nodes) < len(topo.hosts):
+        raise config_error(where, ("slurm", "nodes"), f"{len(s.nodes)} node(s) ({', '.join(s.nodes)}) for the "
+                                                      f"{len(topo.hosts)} hosts ({', '.join(topo.host_names)})")
+    missing = [h for h in topo.host_names if h not in s.nodes]
+    if s.bind == "name" and missing:
+        raise config_error(where, ("slurm", "nodes"), f"nodes {', '.join(s.nodes)} do not include the host(s) "
+                                                      f"{', '.join(missing)} (bind: name)")
 
 
 def _check_stopping(pb: Playbook, fail: Any) -> None:

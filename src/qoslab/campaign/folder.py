@@ -241,6 +241,12 @@ def record_segment(folder: Path, note: dict[str, Any]) -> dict[str, Any]:
 def record_preflight(folder: Path, report: dict[str, Any]) -> None:
     """Put a pre-flight report (checks and per-node facts) into the last run segment of the
     folder's provenance.json (a folder without segments gets one)."""
+    record_segment_fact(folder, "preflight", report)
+
+
+def record_segment_fact(folder: Path, key: str, value: Any) -> None:
+    """Put ``value`` (JSON-able) under ``key`` into the last run segment of the folder's
+    provenance.json (a folder without segments gets one)."""
     path = folder / "provenance.json"
     try:
         prov = json.loads(path.read_text())
@@ -249,7 +255,7 @@ def record_preflight(folder: Path, report: dict[str, Any]) -> None:
     segments = prov.setdefault("segments", [])
     if not segments:
         segments.append({"pid": os.getpid()})
-    segments[-1]["preflight"] = report
+    segments[-1][key] = value
     _write_json(path, prov)
 
 

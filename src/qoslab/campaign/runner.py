@@ -43,7 +43,7 @@ from ..trafficgen.definitions import check_cluster_flood, resolve
 from ..trafficgen.ditgpacing import kernel_paced
 from ..trafficgen.patterns import expand
 from ..workloads import backend
-from .folder import FolderLock, check_folder, record_preflight, record_segment
+from .folder import FolderLock, check_folder, record_preflight, record_segment, record_segment_fact
 from .playbook import resolve_path
 from .portwait import same_failure, wait_ports_free
 from .store import Store
@@ -149,6 +149,8 @@ class Runner:
             tb.up(end_survivors=False)
             if self.pb.executor == "ssh":
                 tb.sshd_up()
+            elif self.pb.executor == "slurm":
+                tb.slurm_up()
         # with a cpu: block the harness runs on the switch's cores (on a real cluster: another machine)
         affinity = set_affinity(tb.cpu.switch_cpus()) if tb is not None else None
         built = bool(self.store.meta("testbed_built"))
@@ -157,6 +159,7 @@ class Runner:
         env = None
         try:
             self._end_leftovers(tb, nodes)
+            self._record_executor_facts(nodes)
             if self.pb.executor == "ssh" or tb is None:
                 self._preflight(nodes)
             env = self._env(tb, nodes)
@@ -209,6 +212,17 @@ class Runner:
             n = sum(len(v) for v in ended.values())
             if n:
                 self.log(f"ended {n} processes an interrupted run left on the nodes")
+
+    def _record_executor_facts(self, nodes: Nodes) -> None:
+        """The executor's own facts (``slurm``: job ID, host -> node binding, node facts) into
+        this run's provenance segment, under the executor's name."""
+        first = nodes.executor_of(self.topo.host_names[0])
+        facts = getattr(first, "facts", None)
+        if callable(facts):
+            known = facts()
+            record_segment_fact(self.out, self.pb.executor, known)
+            said = ", ".join(f"{k} {known[k]}" for k in ("allocation", "job_id") if k in known)
+            self.log(f"{self.pb.executor}: {said}")
 
     def _preflight(self, nodes: Nodes) -> None:
         """The pre-flight checks (the first step of every SSH or cluster campaign) on the

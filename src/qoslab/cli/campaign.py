@@ -131,6 +131,34 @@ def _prepare(runner: Any, rerun_invalid: bool,
     return {idx: cname for idx, cname, *_ in st.pending()}, st.done_times()
 
 
+@app.command("submit")
+def campaign_submit(playbook: Path = typer.Argument(..., help="Campaign playbook with `executor: slurm`."),
+                    trials: int | None = typer.Option(None, help="Trials per condition (overrides the playbook)."),
+                    out: Path | None = typer.Option(None, help="Campaign folder (default results/campaigns/...)."),
+                    follow_ups: int = typer.Option(1, "--follow-ups", min=0, max=20,
+                                                   help="Jobs that resume the campaign after the previous one ended "
+                                                        "(its time limit, a node failure)."),
+                    experimental: bool = typer.Option(False, "--experimental", help="Use it although it is not "
+                                                      "finished (a job outlives its campaign).")) -> None:
+    """Submit a campaign as Slurm batch jobs (sbatch): the first runs it in its allocation, each
+    follow-up (--dependency=afterany) resumes the folder. Prints the job IDs. Not yet enabled:
+    needs --experimental (a job stays until its time limit after its campaign ended)."""
+    from ..campaign import load_playbook
+    from ..campaign.submit import client_for, submit
+
+    if not experimental:
+        raise QoslabError("campaign submit is not finished: each batch job stays until its time limit after its "
+                          "campaign ended (issue 51); pass --experimental to use it anyway")
+    pb = load_playbook(playbook)
+    topo, client, handle = client_for(pb, playbook)
+    client.require(("sbatch",))  # before the folder is made: nothing submitted, nothing written
+    folder = _campaign_folder(playbook, trials, out, None)
+    jobs = submit(topo, folder, f"qoslab-submit-{pb.name}", client, follow_ups, root_netns=handle)
+    console.print(f"campaign folder {folder}; jobs {', '.join(jobs)} (each after the one before: "
+                  f"sbatch --dependency=afterany); script {folder / 'slurm' / 'campaign.sbatch'}",
+                  soft_wrap=True, highlight=False)
+
+
 @app.command("run")
 def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign playbook, e.g. playbooks/quick.yaml."),
                  trials: int | None = typer.Option(None, help="Trials per condition (overrides the playbook)."),

@@ -20,7 +20,11 @@ app = typer.Typer(help="The embedded testbed: hosts as network namespaces, a bri
 @app.command("up")
 def testbed_up(topology: Path | None = TopologyOpt,
                sshd: bool = typer.Option(False, "--sshd", help="Also start an sshd in every host (key-only, on "
-                                                              "the host's address), for `executor: ssh`.")) -> None:
+                                                              "the host's address), for `executor: ssh`."),
+               slurm: bool = typer.Option(False, "--slurm", help="Also start its Slurm cluster (slurmctld on the "
+                                                                "head node, a slurmd per host), for `executor: slurm`; "
+                                                                "a topology with a `slurm:` block starts it anyway.")
+               ) -> None:
     """Build the testbed (idempotent; removes leftovers of a crashed run first)."""
     tb = testbed_for(topology)
     rep = tb.up()
@@ -41,6 +45,13 @@ def testbed_up(topology: Path | None = TopologyOpt,
         started = tb.sshd_up()
         console.print(f"sshd listening on port 22 of {len(tb.topo.hosts)} hosts ({len(started)} started); "
                       f"client key and known_hosts in /run/qoslab/sshd-{tb.topo.name}/")
+    if slurm or tb.topo.slurm is not None:
+        started_slurm = tb.slurm_up()
+        prefix, env = tb.slurm_client()
+        console.print(f"Slurm cluster {'started' if started_slurm else 'running'}: slurmctld on "
+                      f"{tb.topo.hosts[0].name}, slurmd on {len(tb.topo.hosts)} hosts; clients: "
+                      f"{' '.join(prefix)} env SLURM_CONF={env['SLURM_CONF']} srun ...", soft_wrap=True,
+                      highlight=False)
 
 
 @app.command("down")

@@ -167,6 +167,19 @@ class Testbed:
 
         return sshd.start(self.topo)
 
+    def slurm_up(self) -> bool:
+        """Start the testbed's Slurm cluster unless it runs (:mod:`.slurm`: ``slurmctld`` in the
+        head node's namespace, one ``slurmd`` per host, ``munged``); True when it started it."""
+        from . import slurm
+
+        return slurm.start(self.topo)
+
+    def slurm_client(self) -> tuple[list[str], dict[str, str]]:
+        """How a Slurm client reaches the testbed's cluster (see :func:`.slurm.client`)."""
+        from . import slurm
+
+        return slurm.client(self.topo)
+
     def sshd_pids(self) -> list[int]:
         """PIDs of the testbed's sshd servers and of the sessions they serve (none: [])."""
         from . import sshd
@@ -233,6 +246,7 @@ class Testbed:
         stale = self.existing()
         if stale:
             self._remove(stale)
+            self._stop_slurm()
         n = len(self.topo.hosts)
         state_dir()
         note = ensure_neighbour_capacity(n * (n - 1), saved=STATE_DIR / NEIGH_SAVED)
@@ -247,9 +261,12 @@ class Testbed:
             run_batches([("tc", ns, lines) for ns, lines in p.tc.items()])
             self.cpu.apply()
             self._start_switch()
+            if self.topo.slurm is not None:
+                self.slurm_up()
             self._write_state("up")
         except BaseException:
             self._remove(self.existing())
+            self._stop_slurm()
             self.cpu.remove()
             self.state_file.unlink(missing_ok=True)
             raise
@@ -258,10 +275,13 @@ class Testbed:
     def end_survivors(self) -> list[int]:
         """End (SIGTERM, then SIGKILL; by PID) every process in the hosts' namespaces and the SPAN
         namespace: on a testbed no campaign runs on, they are what a killed run left (D-ITG,
-        iperf3, workload and capture JVMs). The testbed's own sshd servers and the sessions they
-        serve stay (their PIDs from the sshd state folder, see :meth:`sshd_pids`): a campaign
+        iperf3, workload and capture JVMs). The Slurm cluster's daemons and step managers stay
+        (a step whose processes are gone ends), and so do the testbed's own sshd servers and the sessions they
+        serve (their PIDs from the sshd state folder, see :meth:`sshd_pids`): a campaign
         driving the hosts over SSH keeps its connections. Returns the PIDs signalled."""
-        keep = set(self.sshd_pids())
+        from . import slurm
+
+        keep = set(self.sshd_pids()) | slurm.keep_pids(self.topo)
         pids = [p for ps in namespace_pids([*self.host_namespaces(), self.span_ns]).values() for p in ps
                 if p not in keep]
         return kill_pids(pids) if pids else []
@@ -275,6 +295,7 @@ class Testbed:
         netlink.close_all()  # the probes' kept sockets hold the namespaces open
         existing = self.existing()
         killed = self._remove(existing)
+        killed += self._stop_slurm()
         self.cpu.remove()
         self.state_file.unlink(missing_ok=True)
         shutil.rmtree(vswitch_dir(self.topo.name), ignore_errors=True)
@@ -324,6 +345,12 @@ class Testbed:
         if pid is None or not self._switch_alive(pid):
             return []
         return kill_pids([pid])
+
+    def _stop_slurm(self) -> list[int]:
+        """End the Slurm cluster's daemons left (``munged`` is outside the namespaces), remove its folder."""
+        from . import slurm
+
+        return slurm.stop(self.topo)
 
     def _remove(self, namespaces: list[str]) -> list[int]:
         killed = self._stop_switch()

@@ -1,5 +1,5 @@
 """Writes the malformed-file corpus (tests/data/malformed/<kind>/NNN-<case>.yaml) from the cases
-below (and cases_i45.py's: issue 45, and the ``real`` kind, REAL.yaml files for ``testbed scale --from``): each is a valid base file with one defect. Line 1 of every file is ``# expect: LINE FIELD``:
+below (and cases_i45.py's: issue 45, cases_i42.py's, cases_i51.py's: the slurm: block, and the ``real`` kind, REAL.yaml files for ``testbed scale --from``): each is a valid base file with one defect. Line 1 of every file is ``# expect: LINE FIELD``:
 the line of the defect (counted in the file as written) and the field the error must name
 (``YAML syntax error``, ``(encoding)``, ``(top level)`` for faults below the field level).
 Run it again after changing a case: ``python tests/data/malformed/make_corpus.py``."""
@@ -363,9 +363,10 @@ def main() -> None:
     import cases_i42 as i42  # issue 42's cases (the cpu: block), after issue 45's
     import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
     import cases_i50 as i50  # issue 50's (YAML 1.1 forms, each field its own type), after the others
+    import cases_i51 as i51  # issue 51's cases (the slurm: block), after issue 50's
 
     for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES
-                               + i50.TOPOLOGY_CASES),
+                               + i50.TOPOLOGY_CASES + i51.TOPOLOGY_CASES),
                               ("flood", FLOOD, FLOOD_CASES + i50.FLOOD_CASES),
                               ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES + i50.PROFILE_CASES),
                               ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES),

@@ -32,6 +32,7 @@ from ..errors import QoslabError
 from ..executors import cgroups
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
+from ..meters.fidelityjudge import invalid_texts
 from ..profiles import Profile, load_profile
 from ..switch.backends import check_device_files, device_kind, open_switch
 from ..testbed import Testbed
@@ -328,7 +329,7 @@ class Runner:
                     break
                 continue
             self._last_failure = None
-            why = _invalid_reasons(row)
+            why = invalid_texts(row) if row.get("fidelity") == "invalid" else None
             if why is not None and not warmup and self.pb.fidelity.retry_invalid and failures < self.pb.retries:
                 failures += 1  # an invalid trial is a different experiment: run it again within the retries
                 self.store.record(idx, status="running",
@@ -390,18 +391,6 @@ class Runner:
         if env.testbed is not None:
             env.testbed.end_survivors()  # a flood or capture the failed attempt could not stop
         return final
-
-
-def _invalid_reasons(row: dict[str, Any]) -> str | None:
-    """The invalid checks' texts of a trial's row when the fidelity monitor judged it ``invalid``, else None."""
-    if row.get("fidelity") != "invalid":
-        return None
-    try:
-        reasons = json.loads(row.get("fidelity_reasons") or "[]")
-    except ValueError:
-        reasons = []
-    texts = [str(r.get("text")) for r in reasons if isinstance(r, dict) and r.get("verdict") == "invalid"]
-    return "; ".join(texts)[:600] or "invalid"
 
 
 def _kept(env: TrialEnv) -> list[int]:

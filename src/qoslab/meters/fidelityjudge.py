@@ -320,6 +320,18 @@ def headline(block: dict[str, Any] | None) -> str | None:
     return f"fidelity: {total - ok} of {total} counted trials not ok: " + "; ".join(parts) + tail
 
 
+def invalid_texts(row: Mapping[str, Any]) -> str:
+    """The texts of the invalid checks in a trial row's ``fidelity_reasons`` (JSON), joined with
+    "; " and at most 600 characters; "invalid" when none is readable. Pure."""
+    try:
+        reasons = json.loads(row.get("fidelity_reasons") or "[]")
+    except (ValueError, TypeError):
+        reasons = []
+    texts = [str(r.get("text")) for r in reasons if isinstance(r, dict) and r.get("verdict") == "invalid"] \
+        if isinstance(reasons, list) else []
+    return "; ".join(texts)[:600] or "invalid"
+
+
 def unknown(reason: str) -> tuple[Verdict, str]:
     """The verdict and reasons column of a trial that could not be measured here."""
     return "unknown", json.dumps([{"check": "not_measured", "verdict": "unknown", "text": reason}])
@@ -353,5 +365,5 @@ def invalid_warning(n_invalid: int, n_total: int, max_share: float, left_out: bo
 
 __all__ = ["FLOODED_SHARE", "VERDICTS", "FidelityThresholds", "FlowRates", "Measurements", "PortInterval", "Reason",
            "Verdict", "campaign_counts", "flood_capacity", "flood_ratios", "flooded_ports", "headline",
-           "invalid_warning", "max_min_shares", "offered_load_crossings", "port_utilisation", "reasons_json", "summary",
-           "unknown", "verdict"]
+           "invalid_texts", "invalid_warning", "max_min_shares", "offered_load_crossings", "port_utilisation",
+           "reasons_json", "summary", "unknown", "verdict"]

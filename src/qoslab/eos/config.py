@@ -4,7 +4,8 @@ form of ``show running-config`` (pure).
 Form (EOS User Manual, "Switch Configuration: running-config"; the order of Arista's own config
 generator, AVD ``eos_cli_config_gen``, which reproduces EOS's): three-space indentation per level,
 ``!`` between sections and before each ``tx-queue`` block of an interface, sections in the order
-interfaces, IP access lists, monitor sessions, ``qos map`` lines, class-maps, policy-maps; within
+interfaces, IP access lists (standard lists after the others), monitor sessions, ``qos map``
+lines, class-maps, policy-maps, the ``management`` sections; within
 an interface ``service-policy`` before ``qos trust``; ``qos map dscp`` lines one per traffic class
 with the DSCPs ascending (as ``show running-config`` prints them in the DISA STIG for Arista MLS
 EOS 4.2x, ARST-RT-000310); access list entries with their sequence numbers.
@@ -93,6 +94,10 @@ class EosConfig:
     preamble: list[str] = field(default_factory=list)
     globals_: list[str] = field(default_factory=list)
     mgmt_api: list[str] | None = None
+    #: the access lists that are standard lists (``ip access-list standard NAME``)
+    standard_acls: set[str] = field(default_factory=set)
+    #: the lines of ``management ssh`` (None: not configured)
+    mgmt_ssh: list[str] | None = None
 
     @classmethod
     def factory(cls, hostname: str, ports: list[str]) -> EosConfig:
@@ -126,8 +131,10 @@ class EosConfig:
         return out
 
     def acl_lines(self, name: str) -> list[str]:
-        """One access list as ``show running-config`` prints it."""
-        return [f"ip access-list {name}"] + [f"{I1}{seq} {e}" for seq, e in sorted(self.acls[name].items())]
+        """One access list as ``show running-config`` prints it (entries and remarks with their
+        sequence numbers)."""
+        kind = "standard " if name in self.standard_acls else ""
+        return [f"ip access-list {kind}{name}"] + [f"{I1}{seq} {e}" for seq, e in sorted(self.acls[name].items())]
 
     def policy_map_lines(self, name: str) -> list[str]:
         """One QoS policy-map as ``show running-config`` prints it (``!`` between classes)."""
@@ -154,7 +161,7 @@ class EosConfig:
         if self.globals_:
             secs.append(list(self.globals_))
         secs += [self.interfaces[n].render() for n in sorted(self.interfaces, key=natural_key)]
-        secs += [self.acl_lines(n) for n in sorted(self.acls, key=natural_key)]
+        secs += [self.acl_lines(n) for n in sorted(self.acls, key=lambda n: (n in self.standard_acls, natural_key(n)))]
         for part in (self.monitor_lines(), self.qos_map_lines()):
             if part:
                 secs.append(part)
@@ -163,6 +170,8 @@ class EosConfig:
         secs += [self.policy_map_lines(n) for n in sorted(self.policy_maps, key=natural_key)]
         if self.mgmt_api is not None:
             secs.append(["management api http-commands"] + [I1 + x for x in self.mgmt_api])
+        if self.mgmt_ssh is not None:
+            secs.append(["management ssh"] + [I1 + x for x in self.mgmt_ssh])
         return secs
 
     def render(self, header: list[str] | None = None) -> str:

@@ -196,7 +196,8 @@ def _matches(cfg: EosConfig, cls: str, target: str, chains: dict[str, list[str]]
         if not entries:
             notes.append(f"class-map {cls}: access list {w[-1]} is not configured (matches nothing)")
             continue
-        aces = [_ace(e) for _, e in sorted(entries.items())]
+        std = w[-1] in cfg.standard_acls
+        aces = [_ace(e, std) for _, e in sorted(entries.items()) if not e.startswith("remark")]
         if any(a.action == "deny" for a in aces):
             chains[sub] = [f"{ace_match(a)} " + ("return" if a.action == "deny" else f"goto {target}") for a in aces]
             rules.append(f"jump {sub}")
@@ -207,10 +208,10 @@ def _matches(cfg: EosConfig, cls: str, target: str, chains: dict[str, list[str]]
     return rules
 
 
-def _ace(entry: str) -> Ace:
+def _ace(entry: str, standard: bool = False) -> Ace:
     from ....eos.acl import parse_entry
 
-    ace, _ = parse_entry(entry)
+    ace, _ = parse_entry(entry, standard)
     assert ace is not None  # the interpreter only stores entries it parsed
     return ace
 

@@ -80,3 +80,14 @@ def test_pyeapi_pushes_a_4000_entry_access_list_every_time(vswitch):
         acl = node.run_commands(["show running-config"], encoding="text")[0]["output"]
         assert f"ip access-list BIG{n}\n" in acl and "   40000 permit udp host 198.18.15.250 any eq 5023" in acl
     node.config([f"no ip access-list BIG{n}" for n in range(5)])
+
+
+def test_control_bytes_sent_over_eapi_are_dropped_from_a_description(vswitch):
+    pyeapi = pytest.importorskip("pyeapi")
+    node = pyeapi.connect(transport="https", host=vswitch.host, port=vswitch.eapi_port, username=vswitch.username,
+                          password=vswitch.password, return_node=True)
+    node.enable_authentication(vswitch.secret)
+    node.config(["interface Ethernet3", "description \x1b[31mUPLINK\x1b[0m\x07 to\x00 spine\x1b]0;owned\x07"])
+    run = node.run_commands(["show running-config"], encoding="text")[0]["output"]
+    assert "interface Ethernet3\n   description UPLINK to spine\n" in run
+    assert not any(ord(c) < 32 and c != "\n" for c in run)

@@ -1,7 +1,7 @@
 """A push owns only what it made (issue 49; qoslab.switch.ownership), on every platform, through
 the virtual switches' own interpreters: a management access list, a VTY access-class (EOS: the
-SSH service ACL), SNMP and a foreign policy-map attached to a port survive pushes of four
-profiles in a row, the running-config changing by the profiles' lines and qoslab's record only;
+SSH service ACL), SNMP and a foreign policy-map attached to a port survive pushes of every
+shipped profile in a row, the running-config changing by the profiles' lines and qoslab's record only;
 a change to anything qoslab did not make is refused naming the line; the record round-trips."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_foreign_config_survives_every_push_byte_for_byte(platform):
     p, cfg = _switch(platform)
     before = cfg.render()
     allowed = {"!"}
-    for profile in ("thesis", "fifo", "police-flood", "thesis", "fifo"):
+    for profile in ("thesis", "rmi-ports", "trust-dscp", "police-flood", "thesis", "fifo"):  # every shipped profile
         _push(p, cfg, profile)
         allowed |= {line.strip() for line in p.render(load_profile(profile), TOPO)}
         gone, added = changed_lines(before, cfg.render())

@@ -59,6 +59,7 @@ INTERFACE = [
     T("service-policy type qos input {name:word}", "service-policy"),
     T("service-policy input {name:word}", "service-policy"),
     T("shape rate {rate:1-400000000}", "if-line"),
+    T("shape rate {rate:1-400000000} {unit:kbps|mbps|pps}", "if-line"),
     T("shape rate {rate:1-100} percent", "if-line"),
     T("tx-queue {q:0-7}", "tx-queue", "txq"),
 ]
@@ -66,6 +67,7 @@ TXQ = [
     T("priority strict", "priority", neg=1),
     T("bandwidth percent {p:1-100}", "txq-line"),
     T("shape rate {rate:1-400000000}", "txq-line"),
+    T("shape rate {rate:1-400000000} {unit:kbps|mbps|pps}", "txq-line"),
     T("shape rate {rate:1-100} percent", "txq-line"),
     T(f"random-detect drop {_WRED}", "wred"),
     T(f"random-detect drop drop-precedence {{dp:0-2}} {_WRED}", "wred"),

@@ -64,7 +64,8 @@ class Interface:
 
 @dataclass
 class Monitor:
-    """A port-mirroring session: source port -> direction (``both``, ``rx``, ``tx``), destinations."""
+    """A port-mirroring session: source port -> direction (``both``, ``rx``, ``tx``, or ``""``: none
+    given, which mirrors both and prints none, as EOS prints what was typed), destinations."""
 
     sources: dict[str, str] = field(default_factory=dict)
     destinations: list[str] = field(default_factory=list)
@@ -150,7 +151,7 @@ class EosConfig:
             s = self.monitor[name]
             for port in sorted(s.sources, key=natural_key):
                 d = s.sources[port]
-                out.append(f"monitor session {name} source {port}" + ("" if d == "both" else f" {d}"))
+                out.append(f"monitor session {name} source {port}" + (f" {d}" if d else ""))
             out += [f"monitor session {name} destination {port}" for port in s.destinations]
         return out
 

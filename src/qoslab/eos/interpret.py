@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..ios.grammar import strip_controls
 from .acl import canonical_entry
 from .commands import LEAVE, MODES, PARENT
 from .config import EosConfig, Interface, Monitor
@@ -167,7 +168,7 @@ def _monitor(ctx: Ctx, action: str) -> None:
         return
     s = cfg.monitor.setdefault(name, Monitor())
     if action == "mon-source":
-        s.sources[str(port)] = str(v.get("dir", "both"))
+        s.sources[str(port)] = str(v.get("dir", ""))  # printed as typed: ``both`` or nothing
     elif port not in s.destinations:
         s.destinations.append(str(port))
 
@@ -319,7 +320,10 @@ def _chain(mode: str) -> list[str]:
 
 def interpret(cfg: EosConfig, mode: Mode, line: str) -> Mode:
     """Apply one config line in ``mode``; the mode after it (``exec`` after ``end``). Raises
-    EosError (the config unchanged) for a line EOS would refuse."""
+    EosError (the config unchanged) for a line EOS would refuse. Escape sequences and control
+    characters are dropped first (:func:`qoslab.ios.grammar.strip_controls`: a description set over
+    eAPI with ESC, OSC, BEL or NUL in it keeps its printable text)."""
+    line = strip_controls(line)
     words = line.split()
     if not words or words[0].startswith("!"):
         return mode

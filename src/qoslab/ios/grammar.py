@@ -49,6 +49,17 @@ class IosError(Exception):
 
 # --------------------------------------------------------------------------------------------- tokens
 _TOK = re.compile(r"\S+")
+#: Terminal escape sequences (CSI ``ESC [ ... final``, OSC ``ESC ] ... BEL|ESC \``, other ``ESC X``),
+#: then single control characters (C0 but tab, DEL, C1): none can be part of a configuration line.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x9b[0-?]*[ -/]*[@-~]|\x1b.?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def strip_controls(line: str) -> str:
+    """``line`` without terminal escape sequences and control characters (a tab becomes a space):
+    a description or remark typed with ESC, OSC, BEL or NUL in it (over SSH or eAPI) is kept as its
+    printable text, so ``show running-config`` never carries them to another terminal. Pure."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", line)).replace("\t", " ")
 
 
 def tokens(line: str) -> list[tuple[str, int]]:

@@ -91,3 +91,21 @@ def test_control_bytes_sent_over_eapi_are_dropped_from_a_description(vswitch):
     run = node.run_commands(["show running-config"], encoding="text")[0]["output"]
     assert "interface Ethernet3\n   description UPLINK to spine\n" in run
     assert not any(ord(c) < 32 and c != "\n" for c in run)
+
+
+def test_pyeapi_reads_ports_from_show_running_config_all(vswitch):
+    """pyeapi reads ``show running-config all``, which lists the defaults: the ports are up
+    (``no shutdown``) switched access ports in VLAN 1 (before: every port read as shut down,
+    ``switchports.getall()`` raised AttributeError); ``ip routing`` is taken."""
+    pyeapi = pytest.importorskip("pyeapi")
+    node = pyeapi.connect(transport="https", host=vswitch.host, port=vswitch.eapi_port, username=vswitch.username,
+                          password=vswitch.password, return_node=True)
+    node.enable_authentication(vswitch.secret)
+    eth1 = node.api("interfaces").get("Ethernet1")
+    assert eth1["shutdown"] is False and eth1["description"] in (None, "", "UPLINK to spine")
+    ports = node.api("switchports").getall()
+    assert ports["Ethernet1"]["mode"] == "access" and ports["Ethernet1"]["access_vlan"] == "1"
+    assert ports["Ethernet2"]["trunk_allowed_vlans"] == "1-4094"
+    node.config(["ip routing"])
+    assert "\nip routing\n" in node.run_commands(["show running-config"], encoding="text")[0]["output"]
+    node.config(["no ip routing"])

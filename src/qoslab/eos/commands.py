@@ -37,6 +37,7 @@ GLOBAL = [
     T("transceiver qsfp default-mode {mode:word}", "kept"),
     T("service routing protocols model {model:ribd|multi-agent}", "kept"),
     T("spanning-tree mode {mode:mstp|rstp|rapid-pvst|none}", "kept-after"),
+    T("ip routing", "kept-after"),  # kept (the testbed routes nothing: the switch's ports are switched)
     T("management api http-commands", "mgmt", "mgmt"),
     T("management ssh", "mgmt-ssh", "mgmt-ssh"),
     # SNMP (EOS User Manual, "SNMP"): one line per community, one location, one contact

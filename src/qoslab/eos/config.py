@@ -27,7 +27,8 @@ DEFAULT_COS_TC = {c: 1 if c == 0 else 0 if c == 1 else c for c in range(8)}
 
 #: The order in which EOS lists an interface's lines (AVD eos_cli_config_gen ethernet-interfaces
 #: template order; lines it does not list come after those it does, in entry order).
-IF_LINE_ORDER = ("description", "shutdown", "no shutdown", "mtu", "speed", "switchport", "no switchport",
+IF_LINE_ORDER = ("description", "no description", "shutdown", "no shutdown", "mtu", "speed", "switchport",
+                 "no switchport",
                  "ip address", "service-policy type qos input", "service-profile", "qos trust", "no qos trust",
                  "qos cos", "qos dscp", "shape rate")
 #: The order of a tx-queue block's lines (AVD qos.cfg, DISA STIG ARST-RT-000310).
@@ -53,12 +54,29 @@ class Interface:
     lines: list[str] = field(default_factory=list)
     txq: dict[int, list[str]] = field(default_factory=dict)
 
-    def render(self) -> list[str]:
-        """The interface as ``show running-config`` prints it."""
-        out = [f"interface {self.name}"] + [I1 + c for c in _ranked(self.lines, IF_LINE_ORDER)]
+    def render(self, defaults: bool = False) -> list[str]:
+        """The interface as ``show running-config`` prints it; ``defaults``: as ``show
+        running-config all`` does, with the default of each setting the configuration leaves
+        out (an Ethernet port's description, shutdown and access-port switchport lines)."""
+        lines = self.lines + (self.default_lines() if defaults else [])
+        out = [f"interface {self.name}"] + [I1 + c for c in _ranked(lines, IF_LINE_ORDER)]
         for q in sorted(self.txq):
             if self.txq[q]:
                 out += [f"{I1}!", f"{I1}tx-queue {q}"] + [I2 + c for c in _ranked(self.txq[q], TXQ_LINE_ORDER)]
+        return out
+
+
+    def default_lines(self) -> list[str]:
+        """The defaults ``show running-config all`` adds to this interface (Ethernet ports: a
+        switched access port in VLAN 1, up, no description), those the configuration sets aside."""
+        if not self.name.startswith("Ethernet"):
+            return []
+        have = {c.split()[0] if c.split()[0] != "no" else c.split()[1] for c in self.lines}
+        out = [] if "description" in have else ["no description"]
+        out += [] if "shutdown" in have else ["no shutdown"]
+        if "switchport" not in have:
+            out += ["switchport access vlan 1", "switchport trunk native vlan 1",
+                    "switchport trunk allowed vlan 1-4094", "switchport mode access", "switchport"]
         return out
 
 
@@ -155,13 +173,14 @@ class EosConfig:
             out += [f"monitor session {name} destination {port}" for port in s.destinations]
         return out
 
-    def sections(self) -> list[list[str]]:
-        """The configuration's sections in ``show running-config`` order (each a list of lines)."""
+    def sections(self, defaults: bool = False) -> list[list[str]]:
+        """The configuration's sections in ``show running-config`` order (each a list of lines);
+        ``defaults``: with the interfaces' defaults (``show running-config all``)."""
         secs = [list(self.preamble)] if self.preamble else []
         secs.append([f"hostname {self.hostname}"])
         if self.globals_:
             secs.append(list(self.globals_))
-        secs += [self.interfaces[n].render() for n in sorted(self.interfaces, key=natural_key)]
+        secs += [self.interfaces[n].render(defaults) for n in sorted(self.interfaces, key=natural_key)]
         secs += [self.acl_lines(n) for n in sorted(self.acls, key=lambda n: (n in self.standard_acls, natural_key(n)))]
         for part in (self.monitor_lines(), self.qos_map_lines()):
             if part:
@@ -175,10 +194,10 @@ class EosConfig:
             secs.append(["management ssh"] + [I1 + x for x in self.mgmt_ssh])
         return secs
 
-    def render(self, header: list[str] | None = None) -> str:
+    def render(self, header: list[str] | None = None, defaults: bool = False) -> str:
         """``show running-config`` text: ``header`` (the ``! Command:`` comment lines), then the
-        sections separated by ``!``, then ``end``."""
+        sections separated by ``!``, then ``end``; ``defaults``: ``show running-config all``."""
         out = list(header or [])
-        for sec in self.sections():
+        for sec in self.sections(defaults):
             out += ["!", *sec]
         return "\n".join(out + ["!", "end"]) + "\n"

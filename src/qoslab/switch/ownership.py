@@ -7,8 +7,8 @@ and removes only what qoslab made, which is provable from the switch's own confi
 - objects named ``QOSLAB-*`` (access lists, class-maps, policy-maps; profiles cannot take such
   names, :data:`qoslab.profiles.model.RESERVED_PREFIXES`) are qoslab's by their name;
 - everything else a push made is listed by that push in the configuration itself, in the standard
-  access list ``QOSLAB-OWNED`` (:data:`RECORD`): one remark per line of the record, never applied
-  anywhere, ``deny any`` its only entry. It travels with the configuration: backups, rollbacks,
+  access list ``QOSLAB-OWNED`` (:data:`RECORD`), whose remarks list it (:mod:`.ownrecord`); the
+  list is never applied anywhere, ``deny any`` its only entry. It travels with the configuration: backups, rollbacks,
   ``write memory`` and another machine's push all see it.
 
 The units a push owns (:class:`Item`, by key): an access list (``acl 112``, ``acl rmi``: named

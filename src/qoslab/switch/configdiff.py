@@ -226,7 +226,9 @@ def normalized_config(config_text: str) -> list[str]:
 
 
 def intended_config(running_text: str, profile_lines: list[str], rules: QosRules = C3750_RULES) -> str:
-    """The running-config with its QoS lines replaced by the profile's (text). Pure."""
+    """The running-config with *all* its QoS lines replaced by the profile's (text). Pure. The
+    push does not use it: it replaces only what qoslab made (:func:`qoslab.switch.ownership.plan`);
+    this is the whole-QoS view the renderers' tests compare against."""
     other, _ = split_qos(running_text, rules)
     other = [l for l in other if l.strip() != "end"]
     # the profile's lines by section; interface children go into the existing interface sections

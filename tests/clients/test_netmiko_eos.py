@@ -1,7 +1,8 @@
 """Netmiko ``arista_eos`` against the virtual Arista 7280R3 (issue 44): connect (``terminal width
 511``, ``terminal length 0``, ``enable``), EOS facts, push the thesis profile rendered for EOS, read
 it back in EOS's form, save; ``qoslab switch push`` (Netmiko ``arista_eos`` underneath) twice: the
-second sends nothing; an IOS line is refused with EOS's error."""
+second sends nothing, after ``--adopt`` took over the thesis typed by hand, which a push refuses to
+change before (issue 49); an IOS line is refused with EOS's error."""
 
 from __future__ import annotations
 
@@ -48,9 +49,17 @@ def test_push_read_back_save_and_an_ios_line_refused(conn, vswitch):
 
 
 def test_second_identical_push_is_a_noop(vswitch, tmp_path):
-    cmd = [sys.executable, "-m", "qoslab", "switch", "push", "police-flood", "-t", str(vswitch.topology), "--out",
-           str(tmp_path)]
-    first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    def push(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "qoslab", "switch", "push", *args, "-t", str(vswitch.topology),
+                               "--out", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+    # the thesis typed by hand above is not qoslab's (issue 49): a push that would change it is refused
+    refused = push("police-flood")
+    assert refused.returncode != 0 and "policy-map type quality-of-service police-jp" in refused.stderr, \
+        refused.stdout + refused.stderr
+    adopt = push("thesis", "--adopt")  # ... until qoslab takes over what equals the profile
+    assert adopt.returncode == 0 and "took over" in adopt.stdout, adopt.stdout + adopt.stderr
+    first = push("police-flood")
     assert first.returncode == 0, first.stdout + first.stderr
-    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    again = push("police-flood")
     assert again.returncode == 0 and "nothing sent" in again.stdout, again.stdout + again.stderr

@@ -153,6 +153,12 @@ EXTENDED = [
     ("permit tcp any any established psh", "permit tcp any any established psh"),
     ("permit tcp any any match-all +ack -fin log", "permit tcp any any match-all +ack -fin log"),
     ("permit tcp any any match-any +ack +fin +syn +psh", "permit tcp any any match-any +ack +fin +syn +psh"),
+    # issue 49: what Genie's and operators' recordings carry
+    ("deny ip any any fragments", "deny ip any any fragments"),
+    ("permit ip any any tos max-reliability", "permit ip any any tos max-reliability"),
+    ("permit ip any any tos 4", "permit ip any any tos max-throughput"),
+    ("permit udp any any prec 5 tos 9", "permit udp any any precedence critical tos 9"),
+    ("deny ip 10.0.0.0 0.255.255.255 any frag log", "deny ip 10.0.0.0 0.255.255.255 any fragments log"),
 ]
 
 
@@ -198,6 +204,9 @@ HOSTILE = [
     ("x", "permit ip any any dscp ef precedence 5", "precedence"),
     ("x", "permit ip any any log log", "log"),
     ("x", "permit ip any any precedence 8", "8"),
+    ("x", "permit ip any any tos 16", "16"),
+    ("x", "permit ip any any dscp ef tos 2", "tos"),
+    ("x", "permit tcp any any eq 80 fragments", "fragments"),
     ("x", "permit icmp any any echo echo", "echo"),
     ("x", "permit udp any any syn", "syn"),
     ("x", "permit tcp any any match-all", None),
@@ -354,6 +363,8 @@ def _first_rule(text: str) -> str:
     ("permit tcp any any established psh", "ip protocol tcp tcp flags & (ack | rst) != 0 tcp flags & 0x08 == 0x08"),
     ("permit tcp any any match-all +ack -fin", "ip protocol tcp tcp flags & 0x11 { 0x10 }"),
     ("permit tcp any any match-any +ack -fin", "ip protocol tcp tcp flags & 0x11 { 0x00, 0x10, 0x11 }"),
+    ("permit ip any any fragments", "ip frag-off & 0x1fff != 0"),
+    ("permit ip any any tos max-reliability", "@nh,8,8 & 0x1e == 0x04"),
 ])
 def test_each_form_compiles_to_the_nft_match_of_its_fields(line, rule):
     assert _first_rule(_compiled(line)) == f"{rule} goto a_Gi1_0_1_1"

@@ -19,7 +19,7 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "vcatalyst.dialects.ioscommon.render", "vcatalyst.dialects.ioscommon.show_l2",
         "vcatalyst.dialects.ioscommon.show_ports", "vcatalyst.dialects.ioscommon.commands",
         "vcatalyst.dialects.catalyst9300.counters",
-        "switch.configdiff", "profiles.render",
+        "switch.configdiff", "switch.ownership", "switch.ownrecord", "profiles.render",
         "meters.fidelityjudge", "meters.fidelitymeasure", "meters.cpuloss",
         "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
         "campaign.trialplan", "report.lib", "report.calls", "report.factors", "report.fidelity", "report.mechanisms",

@@ -163,7 +163,7 @@ def test_wrong_credentials_get_401_with_a_basic_challenge(server):
     assert e.value.code == 401 and e.value.headers["WWW-Authenticate"].startswith("Basic")
 
 
-@pytest.mark.parametrize(("method", "path", "status"), [("GET", PATH, 405), ("POST", "/explorer", 404)])
+@pytest.mark.parametrize(("method", "path", "status"), [("PUT", PATH, 405), ("POST", "/explorer", 404)])
 def test_other_methods_and_paths(server, method, path, status):
     import base64
     import ssl

@@ -64,9 +64,12 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
                 device: str = DeviceOpt,
                 group: list[str] = GroupOpt,
                 out: Path = typer.Option(Path("results/switch"), help="Folder for running-config backups."),
+                adopt: bool = typer.Option(False, "--adopt", help="Take over the profile's objects and lines the "
+                                           "switch already has, identical (a switch an earlier qoslab configured)."),
                 topology: Path | None = TopologyOpt) -> None:
     """Push a QoS profile with Netmiko: backup, diff (hier-config), send, verify, write memory;
-    roll back on any error."""
+    roll back on any error. Changes only what qoslab made (objects named QOSLAB-*, and what the
+    switch's QOSLAB-OWNED list records); a change to anything else is refused, naming the line."""
     from ..platforms import get_platform, platform_for_model
     from ..profiles import load_profile
     from ..switch.backends import open_switch
@@ -76,7 +79,10 @@ def switch_push(profile: str = typer.Argument(..., help="Profile name or file.")
     lines = get_platform(platform_for_model(topo.switch.model)).render(prof, topo, _groups(group))
     sw = open_switch(device, topo)
     with console.status(f"pushing {prof.name} to {sw.name} ..."):
-        rep = sw.push(lines, out, prof.name)
+        rep = sw.push(lines, out, prof.name, adopt=adopt)
+    if rep.adopted:
+        console.print(f"{prof.name}: took over {len(rep.adopted)} items the switch already had: "
+                      + ", ".join(rep.adopted[:8]) + (" ..." if len(rep.adopted) > 8 else ""))
     if not rep.changed:
         console.print(f"{prof.name}: the switch already has this configuration (nothing sent)")
     else:

@@ -4,7 +4,8 @@ form of ``show running-config`` (pure).
 Form (EOS User Manual, "Switch Configuration: running-config"; the order of Arista's own config
 generator, AVD ``eos_cli_config_gen``, which reproduces EOS's): three-space indentation per level,
 ``!`` between sections and before each ``tx-queue`` block of an interface, sections in the order
-interfaces, IP access lists, monitor sessions, ``qos map`` lines, class-maps, policy-maps; within
+interfaces, IP access lists (standard lists after the others), monitor sessions, ``qos map``
+lines, class-maps, policy-maps, the ``management`` sections; within
 an interface ``service-policy`` before ``qos trust``; ``qos map dscp`` lines one per traffic class
 with the DSCPs ascending (as ``show running-config`` prints them in the DISA STIG for Arista MLS
 EOS 4.2x, ARST-RT-000310); access list entries with their sequence numbers.
@@ -26,7 +27,8 @@ DEFAULT_COS_TC = {c: 1 if c == 0 else 0 if c == 1 else c for c in range(8)}
 
 #: The order in which EOS lists an interface's lines (AVD eos_cli_config_gen ethernet-interfaces
 #: template order; lines it does not list come after those it does, in entry order).
-IF_LINE_ORDER = ("description", "shutdown", "no shutdown", "mtu", "speed", "switchport", "no switchport",
+IF_LINE_ORDER = ("description", "no description", "shutdown", "no shutdown", "mtu", "speed", "switchport",
+                 "no switchport",
                  "ip address", "service-policy type qos input", "service-profile", "qos trust", "no qos trust",
                  "qos cos", "qos dscp", "shape rate")
 #: The order of a tx-queue block's lines (AVD qos.cfg, DISA STIG ARST-RT-000310).
@@ -52,18 +54,36 @@ class Interface:
     lines: list[str] = field(default_factory=list)
     txq: dict[int, list[str]] = field(default_factory=dict)
 
-    def render(self) -> list[str]:
-        """The interface as ``show running-config`` prints it."""
-        out = [f"interface {self.name}"] + [I1 + c for c in _ranked(self.lines, IF_LINE_ORDER)]
+    def render(self, defaults: bool = False) -> list[str]:
+        """The interface as ``show running-config`` prints it; ``defaults``: as ``show
+        running-config all`` does, with the default of each setting the configuration leaves
+        out (an Ethernet port's description, shutdown and access-port switchport lines)."""
+        lines = self.lines + (self.default_lines() if defaults else [])
+        out = [f"interface {self.name}"] + [I1 + c for c in _ranked(lines, IF_LINE_ORDER)]
         for q in sorted(self.txq):
             if self.txq[q]:
                 out += [f"{I1}!", f"{I1}tx-queue {q}"] + [I2 + c for c in _ranked(self.txq[q], TXQ_LINE_ORDER)]
         return out
 
 
+    def default_lines(self) -> list[str]:
+        """The defaults ``show running-config all`` adds to this interface (Ethernet ports: a
+        switched access port in VLAN 1, up, no description), those the configuration sets aside."""
+        if not self.name.startswith("Ethernet"):
+            return []
+        have = {c.split()[0] if c.split()[0] != "no" else c.split()[1] for c in self.lines}
+        out = [] if "description" in have else ["no description"]
+        out += [] if "shutdown" in have else ["no shutdown"]
+        if "switchport" not in have:
+            out += ["switchport access vlan 1", "switchport trunk native vlan 1",
+                    "switchport trunk allowed vlan 1-4094", "switchport mode access", "switchport"]
+        return out
+
+
 @dataclass
 class Monitor:
-    """A port-mirroring session: source port -> direction (``both``, ``rx``, ``tx``), destinations."""
+    """A port-mirroring session: source port -> direction (``both``, ``rx``, ``tx``, or ``""``: none
+    given, which mirrors both and prints none, as EOS prints what was typed), destinations."""
 
     sources: dict[str, str] = field(default_factory=dict)
     destinations: list[str] = field(default_factory=list)
@@ -93,6 +113,10 @@ class EosConfig:
     preamble: list[str] = field(default_factory=list)
     globals_: list[str] = field(default_factory=list)
     mgmt_api: list[str] | None = None
+    #: the access lists that are standard lists (``ip access-list standard NAME``)
+    standard_acls: set[str] = field(default_factory=set)
+    #: the lines of ``management ssh`` (None: not configured)
+    mgmt_ssh: list[str] | None = None
 
     @classmethod
     def factory(cls, hostname: str, ports: list[str]) -> EosConfig:
@@ -126,8 +150,10 @@ class EosConfig:
         return out
 
     def acl_lines(self, name: str) -> list[str]:
-        """One access list as ``show running-config`` prints it."""
-        return [f"ip access-list {name}"] + [f"{I1}{seq} {e}" for seq, e in sorted(self.acls[name].items())]
+        """One access list as ``show running-config`` prints it (entries and remarks with their
+        sequence numbers)."""
+        kind = "standard " if name in self.standard_acls else ""
+        return [f"ip access-list {kind}{name}"] + [f"{I1}{seq} {e}" for seq, e in sorted(self.acls[name].items())]
 
     def policy_map_lines(self, name: str) -> list[str]:
         """One QoS policy-map as ``show running-config`` prints it (``!`` between classes)."""
@@ -143,18 +169,19 @@ class EosConfig:
             s = self.monitor[name]
             for port in sorted(s.sources, key=natural_key):
                 d = s.sources[port]
-                out.append(f"monitor session {name} source {port}" + ("" if d == "both" else f" {d}"))
+                out.append(f"monitor session {name} source {port}" + (f" {d}" if d else ""))
             out += [f"monitor session {name} destination {port}" for port in s.destinations]
         return out
 
-    def sections(self) -> list[list[str]]:
-        """The configuration's sections in ``show running-config`` order (each a list of lines)."""
+    def sections(self, defaults: bool = False) -> list[list[str]]:
+        """The configuration's sections in ``show running-config`` order (each a list of lines);
+        ``defaults``: with the interfaces' defaults (``show running-config all``)."""
         secs = [list(self.preamble)] if self.preamble else []
         secs.append([f"hostname {self.hostname}"])
         if self.globals_:
             secs.append(list(self.globals_))
-        secs += [self.interfaces[n].render() for n in sorted(self.interfaces, key=natural_key)]
-        secs += [self.acl_lines(n) for n in sorted(self.acls, key=natural_key)]
+        secs += [self.interfaces[n].render(defaults) for n in sorted(self.interfaces, key=natural_key)]
+        secs += [self.acl_lines(n) for n in sorted(self.acls, key=lambda n: (n in self.standard_acls, natural_key(n)))]
         for part in (self.monitor_lines(), self.qos_map_lines()):
             if part:
                 secs.append(part)
@@ -163,12 +190,14 @@ class EosConfig:
         secs += [self.policy_map_lines(n) for n in sorted(self.policy_maps, key=natural_key)]
         if self.mgmt_api is not None:
             secs.append(["management api http-commands"] + [I1 + x for x in self.mgmt_api])
+        if self.mgmt_ssh is not None:
+            secs.append(["management ssh"] + [I1 + x for x in self.mgmt_ssh])
         return secs
 
-    def render(self, header: list[str] | None = None) -> str:
+    def render(self, header: list[str] | None = None, defaults: bool = False) -> str:
         """``show running-config`` text: ``header`` (the ``! Command:`` comment lines), then the
-        sections separated by ``!``, then ``end``."""
+        sections separated by ``!``, then ``end``; ``defaults``: ``show running-config all``."""
         out = list(header or [])
-        for sec in self.sections():
+        for sec in self.sections(defaults):
             out += ["!", *sec]
         return "\n".join(out + ["!", "end"]) + "\n"

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .acl import entry_text, parse_entry
+from ..ios.grammar import strip_controls
+from .acl import canonical_entry
 from .commands import LEAVE, MODES, PARENT
 from .config import EosConfig, Interface, Monitor
 from .grammar import EosError, Match, match
@@ -108,9 +109,11 @@ def _global(ctx: Ctx, m: Match) -> Mode:
 
 
 def _kept(lines: list[str], line: str, off: bool) -> None:
-    """A global line the switch keeps as typed (one per leading two words)."""
-    key = " ".join(line.split()[:2])
-    lines[:] = [x for x in lines if not x.startswith(key + " ")] + ([] if off else [line])
+    """A global line the switch keeps as typed (one per leading two words; an SNMP community per
+    name), SNMP lines before the others (as EOS prints them)."""
+    key = " ".join(line.split()[:3 if line.startswith("snmp-server community ") else 2])
+    lines[:] = [x for x in lines if not x.startswith(key + " ") and x != key] + ([] if off else [line])
+    lines.sort(key=lambda x: not x.startswith("snmp-server "))
 
 
 def _mgmt(ctx: Ctx, m: Match) -> Mode:
@@ -132,6 +135,23 @@ def _mgmt(ctx: Ctx, m: Match) -> Mode:
     return ctx.mode
 
 
+def _ssh(ctx: Ctx, m: Match) -> Mode:
+    """``management ssh`` and its lines (one service ACL, one idle timeout, ``shutdown``)."""
+    cfg, off = ctx.cfg, ctx.negated or ctx.default
+    if m.template.action == "mgmt-ssh":
+        if off:
+            cfg.mgmt_ssh = None
+            return Mode("config")
+        cfg.mgmt_ssh = cfg.mgmt_ssh if cfg.mgmt_ssh is not None else []
+        return Mode("mgmt-ssh")
+    lines = cfg.mgmt_ssh if cfg.mgmt_ssh is not None else []
+    line = _canonical(m, ctx.values)
+    key = "ip access-group" if line.startswith("ip access-group") else line.split()[0]
+    lines[:] = [x for x in lines if not (x == key or x.startswith(key + " "))] + ([] if off else [line])
+    cfg.mgmt_ssh = lines
+    return ctx.mode
+
+
 def _monitor(ctx: Ctx, action: str) -> None:
     cfg, v = ctx.cfg, ctx.values
     name, port = str(v["name"]), v.get("port")
@@ -148,7 +168,7 @@ def _monitor(ctx: Ctx, action: str) -> None:
         return
     s = cfg.monitor.setdefault(name, Monitor())
     if action == "mon-source":
-        s.sources[str(port)] = str(v.get("dir", "both"))
+        s.sources[str(port)] = str(v.get("dir", ""))  # printed as typed: ``both`` or nothing
     elif port not in s.destinations:
         s.destinations.append(str(port))
 
@@ -169,7 +189,15 @@ def _enter(ctx: Ctx, m: Match) -> Mode:
     if a == "class-map":
         _create_or_drop(cfg.class_maps, name, off, list)
     elif a == "acl":
+        std = m.template.enters == "acl-std"
+        if not off and name in cfg.acls and (name in cfg.standard_acls) != std:
+            raise EosError(" ".join(ctx.words), "message", 0,
+                           f"Access list {name} is already defined as {'an IP' if std else 'a standard IP'} ACL")
         _create_or_drop(cfg.acls, name, off, dict)
+        if off:
+            cfg.standard_acls.discard(name)
+        elif std:
+            cfg.standard_acls.add(name)
     else:
         _create_or_drop(cfg.policy_maps, name, off, dict)
     return Mode("config") if off else Mode(m.template.enters, name)
@@ -223,20 +251,24 @@ def _txq(ctx: Ctx, m: Match) -> Mode:
 
 
 def _ace(ctx: Ctx, m: Match) -> Mode:
+    """An entry or a remark of an access list (remarks have sequence numbers of their own on EOS,
+    and are printed where they were put)."""
     entries = ctx.cfg.acls[ctx.mode.target]
     seq, entry = ctx.values.get("seq"), ctx.values.get("entry", "")
+    standard = ctx.mode.target in ctx.cfg.standard_acls
     if "action" in ctx.values:
         entry = f"{ctx.values['action']} {entry}".strip()
+    if m.template.action == "remark":
+        entry = f"remark {ctx.values.get('text', '')}".strip()
     if ctx.negated or ctx.default:
-        given = parse_entry(entry)[0]  # ``no ENTRY`` as typed (``eq www``) or as printed (``eq 80``)
-        entry = entry_text(given) if given is not None else entry
+        given = canonical_entry(entry, standard)[0]  # ``no ENTRY`` as typed (``eq www``) or printed (``eq 80``)
+        entry = given or " ".join(entry.split())
         for s in [s for s, e in entries.items() if s == seq or (seq is None and e == entry)]:
             del entries[s]
         return ctx.mode
-    ace, bad = parse_entry(entry)
-    if ace is None:
+    text, bad = (" ".join(entry.split()), -1) if m.template.action == "remark" else canonical_entry(entry, standard)
+    if text is None:
         raise ctx.fail(bad + (1 if seq is not None else 0))
-    text = entry_text(ace)
     if seq is None:
         seq = max(entries, default=0) + 10
     elif seq in entries and entries[seq] != text:
@@ -274,7 +306,8 @@ HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("if-line", "trust", "service-policy", "tx-queue"), _interface),
     **dict.fromkeys(("priority", "txq-line", "wred"), _txq),
     "ace": _ace, "match": _class_map, "class": _policy, "set": _policy, "police": _policy,
-    "kept": _global, "kept-after": _global, "mgmt": _mgmt, "mgmt-line": _mgmt,
+    "kept": _global, "kept-after": _global, "mgmt": _mgmt, "mgmt-line": _mgmt, "remark": _ace,
+    "mgmt-ssh": _ssh, "ssh-line": _ssh,
 }
 
 
@@ -287,7 +320,10 @@ def _chain(mode: str) -> list[str]:
 
 def interpret(cfg: EosConfig, mode: Mode, line: str) -> Mode:
     """Apply one config line in ``mode``; the mode after it (``exec`` after ``end``). Raises
-    EosError (the config unchanged) for a line EOS would refuse."""
+    EosError (the config unchanged) for a line EOS would refuse. Escape sequences and control
+    characters are dropped first (:func:`qoslab.ios.grammar.strip_controls`: a description set over
+    eAPI with ESC, OSC, BEL or NUL in it keeps its printable text)."""
+    line = strip_controls(line)
     words = line.split()
     if not words or words[0].startswith("!"):
         return mode

@@ -5,6 +5,8 @@
   keywords :mod:`.aclnames`, config lines :mod:`.aclinterp`);
 - :mod:`.config`: :class:`RunningConfig` (``show running-config``) and :class:`Mode`;
 - :mod:`.interpret`: :func:`interpret` (one config line) and :func:`load_config` (a whole text);
+  :mod:`.lineinterp`: the console and vty lines (``access-class``, ``login``, ``transport``);
+- :mod:`.linekeys`: which setting a QoS line sets (what the push's ownership check compares);
 - :mod:`.qosmodel`: :func:`qos_model`, the QoS meaning of a config (:mod:`.qos`: Catalyst 3750
   ``mls qos`` with its defaults; :mod:`.mqc`: IOS-XE MQC).
 
@@ -13,7 +15,10 @@ All of it is pure: no I/O, no processes.
 
 from __future__ import annotations
 
-from . import aclinterp  # registers the access-list handlers  # noqa: F401
+from . import (
+                  aclinterp,  # registers the access-list handlers  # noqa: F401
+                  lineinterp,  # registers the console and vty line handlers  # noqa: F401
+)
 from .acl import AccessList, Ace, ace_text
 from .aclparse import parse_ace
 from .config import Mode, RunningConfig, Section

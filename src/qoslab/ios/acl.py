@@ -21,7 +21,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from .aclnames import ICMP_NAMES, PRECEDENCE_NAMES, PROTOCOL_NAMES, port_text
+from .aclnames import ICMP_NAMES, PRECEDENCE_NAMES, PROTOCOL_NAMES, TOS_NAMES, port_text
 from .grammar import DSCP_NAMES
 
 ALL_ONES = 0xFFFFFFFF
@@ -106,6 +106,10 @@ class Ace:
     dscp: int | None = None
     precedence: int | None = None
     log: str | None = None
+    #: the type of service 0-15 (RFC 1349: the four bits after the precedence), or None
+    tos: int | None = None
+    #: ``fragments``: the entry matches non-initial fragments only
+    fragments: bool = False
     #: TCP flags that must be set (``ack``, ``psh`` ...: the single-flag keywords)
     flags: tuple[str, ...] = ()
     #: ``match-all|match-any`` over signed flags (``("match-all", ("+ack", "-fin"))``), or None
@@ -143,8 +147,12 @@ def ace_text(a: Ace, pad: bool = False) -> str:
         parts += [a.flag_match[0], *a.flag_match[1]]
     if a.precedence is not None:
         parts.append(f"precedence {PRECEDENCE_NAMES[a.precedence]}")
+    if a.tos is not None:
+        parts.append(f"tos {TOS_NAMES.get(a.tos, str(a.tos))}")
     if a.dscp is not None:
         parts.append(f"dscp {DSCP_NAMES.get(a.dscp, str(a.dscp))}")
+    if a.fragments:
+        parts.append("fragments")
     if a.log:
         parts.append(a.log)
     return " ".join(parts)

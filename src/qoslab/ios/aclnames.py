@@ -59,6 +59,10 @@ ICMP_NAMES: dict[tuple[int, int | None], str] = {v: k for k, v in ICMP_MESSAGES.
 PRECEDENCE: dict[str, int] = {"routine": 0, "priority": 1, "immediate": 2, "flash": 3, "flash-override": 4,
                               "critical": 5, "internet": 6, "network": 7}
 PRECEDENCE_NAMES: dict[int, str] = {v: k for k, v in PRECEDENCE.items()}
+#: Type-of-service values 0-15 by name (RFC 1349; Cisco IOS Security Command Reference, ``permit
+#: (IP)``, ``tos``): IOS prints the name where there is one.
+TOS: dict[str, int] = {"normal": 0, "min-monetary-cost": 1, "max-reliability": 2, "max-throughput": 4, "min-delay": 8}
+TOS_NAMES: dict[int, str] = {v: k for k, v in TOS.items()}
 
 
 def keyword(tok: str, choices: Mapping[str, object]) -> str | None:

@@ -7,7 +7,7 @@ Security with ACLs", and the Cisco IOS Security Command Reference, ``permit (IP)
 
     permit|deny PROTOCOL SOURCE [PORTS] DESTINATION [PORTS] [ICMP-MESSAGE] [established]
                             [FLAG ...] [match-all|match-any +FLAG|-FLAG ...]
-                [dscp DSCP | precedence PRECEDENCE] [log | log-input]
+                [dscp DSCP | [precedence PRECEDENCE] [tos TOS]] [fragments] [log | log-input]
 
 PROTOCOL: ``ip`` (any), a keyword (``tcp udp icmp igmp gre ospf esp ahp eigrp pim ipinip nos
 pcp``) or a number 0-255; SOURCE/DESTINATION: ``any``, ``host A`` or ``A WILDCARD``; PORTS (tcp
@@ -15,9 +15,11 @@ and udp only): ``eq|neq|gt|lt P`` or ``range P1 P2`` (P1 <= P2), a number or a p
 ICMP-MESSAGE (icmp only): ``TYPE [CODE]`` (0-255) or a message keyword (``echo``,
 ``port-unreachable`` ...); tcp only: ``established`` (ACK or RST set), the flags ``ack fin psh rst
 syn urg`` (each one set), ``match-all|match-any +FLAG|-FLAG ...`` (all / any of: set, clear);
-DSCP 0-63 or a name (``ef``, ``af41``, ``cs5``, ``default``); PRECEDENCE 0-7 or a name (``critical``). ``dscp`` and
-``precedence`` exclude each other. Standard entries: ``permit|deny any | host A | A [WILDCARD]
-[log]``. Keywords may be abbreviated where unambiguous (the IOS rule).
+DSCP 0-63 or a name (``ef``, ``af41``, ``cs5``, ``default``); PRECEDENCE 0-7 or a name (``critical``);
+TOS 0-15 or a name (``max-reliability``, ``min-delay`` ...). ``dscp`` excludes ``precedence`` and
+``tos``. ``fragments`` (non-initial fragments) takes no layer-4 field (ports, ICMP, TCP flags).
+Standard entries: ``permit|deny any | host A | A [WILDCARD] [log]``. Keywords may be abbreviated
+where unambiguous (the IOS rule).
 """
 
 from __future__ import annotations
@@ -27,15 +29,15 @@ from dataclasses import replace
 from typing import Any
 
 from .acl import ANY, Ace, Addr, Ports, ace_text
-from .aclnames import ICMP_MESSAGES, PRECEDENCE, PROTOCOLS, keyword, port_value
+from .aclnames import ICMP_MESSAGES, PRECEDENCE, PROTOCOLS, TOS, keyword, port_value
 from .grammar import dscp_value, is_ip, tokens
 
 _ACTIONS = {"permit": 0, "deny": 0}
 _OPS = {"eq": 0, "neq": 0, "gt": 0, "lt": 0, "range": 0}
 #: The TCP flags an entry can test (Cisco IOS Security Command Reference, ``permit (IP)``).
 TCP_FLAGS = ("ack", "fin", "psh", "rst", "syn", "urg")
-_OPTIONS = {"established": 0, "dscp": 0, "precedence": 0, "log": 0, "log-input": 0, "match-all": 0, "match-any": 0,
-            **dict.fromkeys(TCP_FLAGS, 0)}
+_OPTIONS = {"established": 0, "dscp": 0, "precedence": 0, "tos": 0, "fragments": 0, "log": 0, "log-input": 0,
+            "match-all": 0, "match-any": 0, **dict.fromkeys(TCP_FLAGS, 0)}
 
 
 class _Cursor:
@@ -167,11 +169,29 @@ def _options(c: _Cursor, proto: str) -> dict[str, Any] | None:
         elif opt == "precedence":
             got["precedence"] = _precedence(c.peek())
             c.i += got["precedence"] is not None
+        elif opt == "tos":
+            got["tos"] = _tos(c.peek())
+            c.i += got["tos"] is not None
+        elif opt == "fragments":
+            got["fragments"] = True
         else:
             got["established" if opt == "established" else "log"] = True if opt == "established" else opt
-        if None in (got.get("dscp", 0), got.get("precedence", 0)) or (kind == "match" and got["flag_match"][1] is None):
+        if None in (got.get("dscp", 0), got.get("precedence", 0), got.get("tos", 0)) or \
+                (kind == "match" and got["flag_match"][1] is None):
+            return None
+        if "dscp" in got and "tos" in got:  # the DS field is DSCP or precedence and TOS, not both
+            c.i = start
             return None
     return got
+
+
+def _tos(tok: str | None) -> int | None:
+    if tok is None:
+        return None
+    if tok.isdigit():
+        return int(tok) if int(tok) <= 15 else None
+    name = keyword(tok, TOS)
+    return TOS[name] if name else None
 
 
 def _precedence(tok: str | None) -> int | None:
@@ -203,9 +223,13 @@ def parse_ace(toks: list[tuple[str, int]], standard: bool = False) -> tuple[int,
     ok, sport = _ports(c, proto) if src is not None else (False, None)
     dst = c.address() if ok else None
     ok, dport = _ports(c, proto) if dst is not None else (False, None)
+    at = c.i
     opts = _options(c, proto) if ok else None
     if src is None or dst is None or opts is None or c.i < len(c.words):
         return c.i, None
+    if opts.get("fragments") and (sport or dport or opts.get("established") or opts.get("flags")
+                                  or opts.get("flag_match") or opts.get("icmp")):
+        return at + c.words[at:].index("fragments") if "fragments" in c.words[at:] else at, None  # no layer-4 info
     return c.i, replace(Ace(act, proto, src, dst, sport, dport), **opts)
 
 

@@ -37,6 +37,8 @@ class RunningConfig:
     policy_maps: dict[str, Section] = field(default_factory=dict)
     interfaces: dict[str, Section] = field(default_factory=dict)
     monitor: list[str] = field(default_factory=list)
+    #: the console and vty lines: header (``line vty 0 4``) -> settings, in entry order
+    lines: dict[str, list[str]] = field(default_factory=lambda: {h: list(c) for h, c in stock.LINES.items()})
     #: the config language: ``c3750`` (IOS 12.2, ``mls qos``) or ``c9300`` (IOS-XE 17.x, MQC; :mod:`.xe`)
     dialect: str = "c3750"
 
@@ -79,7 +81,7 @@ class RunningConfig:
         out += ["!", *self.acl_lines()]
         out.append("!")
         out += self.monitor
-        out += ["!", *stock.LINES, "!", "end"]
+        out += ["!", *self.line_lines(), "!", "end"]
         return _sized("\n".join(out) + "\n")
 
     @staticmethod
@@ -89,6 +91,16 @@ class RunningConfig:
         for sub in s.subsections:
             out.append(f" {sub.header}")
             out += [f"  {c}" for c in sub.children]
+        return out
+
+    def line_lines(self) -> list[str]:
+        """The console and vty lines as IOS prints them: ``con``, ``aux``, then ``vty`` by first
+        number, each line's settings in IOS's order (:data:`LINE_ORDER`)."""
+        out = []
+        for header in sorted(self.lines, key=line_order):
+            ranked = sorted(self.lines[header], key=lambda c: next(
+                (i for i, k in enumerate(LINE_ORDER) if c == k or c.startswith(k + " ")), len(LINE_ORDER)))
+            out += [header] + [f" {c}" for c in ranked]
         return out
 
     def interface_lines(self, port: str) -> list[str]:
@@ -132,6 +144,18 @@ VERSION_LINE = {"c3750": "version 12.2", "c9300": "version 17.9"}
 IF_LINE_ORDER = ("description", "ip address", "no ip address", "shutdown", "srr-queue bandwidth share",
                  "srr-queue bandwidth shape", "srr-queue bandwidth limit", "queue-set", "priority-queue out",
                  "mls qos trust", "no mdix auto", "service-policy input", "service-policy output")
+
+
+#: The order of a console or vty line's settings in ``show running-config`` (as IOS 12.2 and
+#: IOS-XE print them: access-class and exec-timeout first, login, then the transport lines).
+LINE_ORDER = ("session-timeout", "access-class", "exec-timeout", "privilege level", "password",
+              "logging synchronous", "login", "stopbits", "length", "width", "transport input", "transport output")
+
+
+def line_order(header: str) -> tuple[int, int]:
+    """Sort key of a ``line`` section: ``con``, ``aux``, ``vty``, then the first line number."""
+    w = header.split()
+    return ("con", "aux", "vty").index(w[1]) if w[1] in ("con", "aux", "vty") else 3, int(w[2])
 
 
 def _sized(text: str, body_from: int = 0) -> str:

@@ -49,6 +49,17 @@ class IosError(Exception):
 
 # --------------------------------------------------------------------------------------------- tokens
 _TOK = re.compile(r"\S+")
+#: Terminal escape sequences (CSI ``ESC [ ... final``, OSC ``ESC ] ... BEL|ESC \``, other ``ESC X``),
+#: then single control characters (C0 but tab, DEL, C1): none can be part of a configuration line.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x9b[0-?]*[ -/]*[@-~]|\x1b.?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def strip_controls(line: str) -> str:
+    """``line`` without terminal escape sequences and control characters (a tab becomes a space):
+    a description or remark typed with ESC, OSC, BEL or NUL in it (over SSH or eAPI) is kept as its
+    printable text, so ``show running-config`` never carries them to another terminal. Pure."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", line)).replace("\t", " ")
 
 
 def tokens(line: str) -> list[tuple[str, int]]:
@@ -168,7 +179,7 @@ GLOBAL = "config"
 MODES = {
     "config": "(config)", "config-if": "(config-if)", "config-cmap": "(config-cmap)",
     "config-pmap": "(config-pmap)", "config-pmap-c": "(config-pmap-c)", "config-ext-nacl": "(config-ext-nacl)",
-    "config-std-nacl": "(config-std-nacl)",
+    "config-std-nacl": "(config-std-nacl)", "config-line": "(config-line)",
 }
 
 #: Global-mode lines IOS (3750) and IOS-XE (9300, :mod:`.xe`) share: the sub-mode entries
@@ -187,6 +198,10 @@ SHARED_GLOBAL_TEMPLATES = [
     T("monitor session {s:1-66} source interface {port:port}", "monitor"),
     T("monitor session {s:1-66} destination interface {port:port} encapsulation {enc:replicate|dot1q}", "monitor"),
     T("monitor session {s:1-66} destination interface {port:port}", "monitor"),
+    # the console and vty lines (Catalyst 3750 command reference 12.2(55)SE / IOS-XE 17.x
+    # Configuration Fundamentals, ``line``): enters (config-line)
+    T("line {kind:console|vty|aux} {first:0-31} {last:0-31}", "line"),
+    T("line {kind:console|vty|aux} {first:0-31}", "line"),
 ]
 
 GLOBAL_TEMPLATES = [
@@ -210,11 +225,11 @@ PASSTHROUGH = [
     T("version {v:word}", "keep"), T("service {rest:word}", "keep", 4, 1), T("no service {rest:word}", "keep", 4, 1),
     T("ip subnet-zero", "keep"), T("ip classless", "keep"),
     T("spanning-tree {rest:word}", "keep", 6, 1), T("no spanning-tree {rest:word}", "keep", 6, 1),
-    T("line {rest:word}", "keep", 4, 1), T("enable secret {rest:word}", "keep", 3, 1),
+    T("enable secret {rest:word}", "keep", 3, 1),
     T("file prompt {m:alert|noisy|quiet}", "keep"), T("ip scp server enable", "keep"),  # file operations
     T("snmp-server {rest:text}", "keep", 40, 1), T("lldp run", "keep"), T("no cdp run", "keep"),
     # the stock lines of a 3750's running-config (qoslab.ios.stock), so a printed config loads back
-    T("boot-start-marker", "keep"), T("boot-end-marker", "keep"), T("login", "keep"),
+    T("boot-start-marker", "keep"), T("boot-end-marker", "keep"),
     T("vlan internal allocation policy {o:ascending|descending}", "keep"), T("ip http {rest:word}", "keep", 3, 1),
 ]
 IF_TEMPLATES = [
@@ -238,9 +253,21 @@ PMAPC_TEMPLATES = [T("set ip dscp {d:0-63}", "pmapc"), T("set dscp {d:0-63}", "p
               # 1000000000 bits/s, burst 8000 - 1000000 bytes; drop is the default exceed action)
               T("police {rate:8000-1000000000} {burst:8000-1000000} exceed-action drop", "pmapc"),
               T("police {rate:8000-1000000000} {burst:8000-1000000}", "pmapc")]
+#: A console or vty line's settings (Catalyst 3750 command reference 12.2(55)SE and the IOS
+#: Configuration Fundamentals reference: ``access-class``, ``login``, ``transport``, ``exec-timeout``,
+#: ``logging synchronous``, ``privilege level``, ``length``, ``width``, ``password``).
+LINE_TEMPLATES = [
+    T("access-class {acl:word} {dir:in|out}", "line-cfg"), T("login", "line-cfg"), T("login local", "line-cfg"),
+    T("transport input {t:ssh|telnet|all|none}", "line-cfg", 2, 1),
+    T("transport output {t:ssh|telnet|all|none}", "line-cfg", 2, 1),
+    T("exec-timeout {m:0-35791} {s:0-2147483}", "line-cfg"), T("exec-timeout {m:0-35791}", "line-cfg"),
+    T("logging synchronous", "line-cfg"), T("privilege level {l:0-15}", "line-cfg"),
+    T("length {n:0-512}", "line-cfg"), T("width {n:0-512}", "line-cfg"), T("stopbits {n:1-2}", "line-cfg"),
+    T("password {rest:text}", "line-cfg", 2, 1),
+]
 MODE_TEMPLATES = {"config": GLOBAL_TEMPLATES + PASSTHROUGH, "config-if": IF_TEMPLATES, "config-cmap": CMAP_TEMPLATES,
              "config-pmap": PMAP_TEMPLATES, "config-pmap-c": PMAPC_TEMPLATES, "config-ext-nacl": [],
-             "config-std-nacl": []}
+             "config-std-nacl": [], "config-line": LINE_TEMPLATES}
 
 
 def negatable_prefix(tpl: Template) -> int:

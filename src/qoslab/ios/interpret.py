@@ -22,6 +22,7 @@ from .grammar import (
     match,
     negatable_prefix,
     port_token,
+    strip_controls,
     tokens,
 )
 from .xe import templates_of
@@ -316,7 +317,9 @@ def interpret(rc: RunningConfig, mode: Mode, line: str) -> Mode:
 
     Like IOS, a command that is not valid in a sub-mode is tried at the global level (leaving the
     sub-mode). Raises IosError (with the caret column) for invalid or incomplete input; ``rc`` is
-    unchanged then."""
+    unchanged then. Escape sequences and control characters are dropped first
+    (:func:`.grammar.strip_controls`)."""
+    line = strip_controls(line)
     toks = tokens(line)
     if not toks or toks[0][0].startswith("!"):
         return mode

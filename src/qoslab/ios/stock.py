@@ -1,6 +1,6 @@
 """The lines a Catalyst 3750 on 12.2(55)SE prints in ``show running-config`` that qoslab does not
 model: the service and boot markers, spanning-tree and VLAN allocation defaults, ``interface
-Vlan1``, the HTTP server and the console and vty lines (the factory configuration of a WS-C3750G:
+Vlan1``, the HTTP server, and the console and vty lines' defaults (the factory configuration of a WS-C3750G:
 Catalyst 3750 Software Configuration Guide 12.2(55)SE, "Assigning the Switch IP Address and
 Default Gateway" / "Configuring Spanning Tree", default settings, and the command reference's
 ``show running-config`` example).
@@ -24,9 +24,10 @@ SLOTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "vlan": (("vlan internal allocation policy ",), ("vlan internal allocation policy ascending",)),
     "ip": (("ip classless", "ip http "), ("ip classless", "ip http server", "ip http secure-server")),
 }
-#: The console and vty lines (printed as they are: qoslab does not configure lines).
-LINES = ("line con 0", "line vty 0 4", " login", "line vty 5 15", " login")
-#: Kept lines that belong to :data:`LINES` (accepted when a printed config is loaded, not kept twice).
+#: The console and vty lines at the factory defaults (header -> settings; configured in
+#: ``(config-line)``: :attr:`qoslab.ios.config.RunningConfig.lines`).
+LINES: dict[str, tuple[str, ...]] = {"line con 0": (), "line vty 0 4": ("login",), "line vty 5 15": ("login",)}
+#: Kept lines of earlier releases that belong to the lines (dropped when printed).
 LINE_PREFIXES = ("line ", "login")
 #: ``interface Vlan1`` at its defaults (printed when the configuration has no Vlan1 section).
 VLAN1 = ("interface Vlan1", " no ip address")

@@ -11,7 +11,16 @@ Sources: Catalyst 9300 QoS Configuration Guide, Cisco IOS XE 17.x ("Configuring 
 
 from __future__ import annotations
 
-from .grammar import DSCP_NAMES, MODE_TEMPLATES, PASSTHROUGH, SHARED_GLOBAL_TEMPLATES, T, Template, dscp_value
+from .grammar import (
+    DSCP_NAMES,
+    LINE_TEMPLATES,
+    MODE_TEMPLATES,
+    PASSTHROUGH,
+    SHARED_GLOBAL_TEMPLATES,
+    T,
+    Template,
+    dscp_value,
+)
 
 
 def dscp_name(value: int) -> str:
@@ -55,7 +64,7 @@ XE_PMAPC = [
 ]
 XE_MODE_TEMPLATES: dict[str, list[Template]] = {
     "config": XE_GLOBAL + PASSTHROUGH, "config-if": XE_IF, "config-cmap": XE_CMAP, "config-pmap": XE_PMAP,
-    "config-pmap-c": XE_PMAPC, "config-ext-nacl": []}
+    "config-pmap-c": XE_PMAPC, "config-ext-nacl": [], "config-std-nacl": [], "config-line": LINE_TEMPLATES}
 
 
 def templates_of(dialect: str) -> dict[str, list[Template]]:

@@ -44,8 +44,10 @@ class SwitchDevice(Protocol):
     name: str
     endpoint: Device
 
-    def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
-        """Make the switch's QoS config equal ``profile_lines`` (rendered IOS); returns a
+    def push(self, profile_lines: list[str], out_dir: Path, profile_name: str, adopt: bool = False) -> Any:
+        """Make the QoS config qoslab owns on the switch equal ``profile_lines`` (rendered for its
+        platform), changing nothing qoslab did not make (:mod:`qoslab.switch.ownership`; ``adopt``:
+        take over the profile's items the switch already has, identical); returns a
         :class:`qoslab.switch.push.PushReport`. Raises PushError (rolled back or not) or QoslabError."""
         ...
 
@@ -84,7 +86,7 @@ class NetmikoSwitch:
         self.platform = getattr(endpoint, "platform", "catalyst3750")
         self._conn: Any = None
 
-    def push(self, profile_lines: list[str], out_dir: Path, profile_name: str) -> Any:
+    def push(self, profile_lines: list[str], out_dir: Path, profile_name: str, adopt: bool = False) -> Any:
         """See :meth:`SwitchDevice.push`. On the kept session (one login less: about 0.5 s of a
         push); a push that fails closes it (the next call logs in again)."""
         from .push import connect, push
@@ -92,7 +94,8 @@ class NetmikoSwitch:
         if self._conn is None:
             self._conn = connect(self.endpoint)
         try:
-            return push(profile_lines, self.endpoint, out_dir, profile_name, conn=self._conn, batch=self.batch)
+            return push(profile_lines, self.endpoint, out_dir, profile_name, conn=self._conn, batch=self.batch,
+                        adopt=adopt)
         except BaseException:
             self.close()
             raise

@@ -19,26 +19,31 @@ a ``qos map`` line that changes its keys is removed before it is added again.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import QoslabError
 from ..ios.acl import numbered_kind
 from ..ios.aclparse import canonical_entry
+from ..ios.linekeys import line_keys
 
 
 @dataclass(frozen=True)
 class QosRules:
-    """Which lines of a platform's config are QoS lines (the profile owns them: diff, rollback):
-    global lines, whole sections (header and children), interface children; and the hier-config
-    platform (``hier_config.Platform`` member name) whose rules compute the remediation;
-    ``negations``: (pattern, replacement) pairs that correct what hier-config's driver writes where
-    the platform takes another form (EOS: ``no priority`` is undone by ``priority strict``)."""
+    """Which lines of a platform's config are QoS lines (what a push may own: diff, rollback,
+    :mod:`qoslab.switch.ownership`): global lines, whole sections (header and children), interface
+    children; the hier-config platform (``hier_config.Platform`` member name) whose rules compute
+    the remediation; ``negations``: (pattern, replacement) pairs that correct what hier-config's
+    driver writes where the platform takes another form (EOS: ``no priority`` is undone by
+    ``priority strict``); ``keys``: the settings a global or interface line sets (two lines with
+    a key in common replace each other on the switch: :func:`qoslab.ios.linekeys.line_keys`)."""
 
     globals_: re.Pattern[str]
     sections: re.Pattern[str]
     interface: re.Pattern[str]
     hier_platform: str = "CISCO_IOS"
     negations: tuple[tuple[str, str], ...] = ()
+    keys: Callable[[str], frozenset[str]] = line_keys
 
 
 #: Global config lines that belong to QoS (and SPAN, which qoslab manages with the profile).
@@ -53,18 +58,60 @@ _ACL_SECTION = re.compile(r"^ip access-list (standard|extended) (\S+)\s*$")
 _NUMBERED_ACL = re.compile(r"^access-list (\d+) (.+)$")
 _SEQ = re.compile(r"^\d+\s+")
 
+#: The ownership record (:mod:`qoslab.switch.ownership`): a standard access list, never applied,
+#: whose remarks list what qoslab's pushes made.
+RECORD = "QOSLAB-OWNED"
+RECORD_HEADER = f"ip access-list standard {RECORD}"
+
+
+def _record_span(lines: list[str]) -> tuple[int, int] | None:
+    """(first, end) indices of the record's section in ``lines``, or None."""
+    for i, line in enumerate(lines):
+        if line.rstrip() == RECORD_HEADER:
+            j = i + 1
+            while j < len(lines) and lines[j].startswith(" "):
+                j += 1
+            return i, j
+    return None
+
+
+def record_remarks(config_text: str) -> list[str] | None:
+    """The remarks of the ownership record in a configuration (sequence numbers and spacing
+    dropped, in order), or None when it has no record. Pure."""
+    lines = config_text.splitlines()
+    span = _record_span(lines)
+    if span is None:
+        return None
+    out = []
+    for line in lines[span[0] + 1:span[1]]:
+        words = _SEQ.sub("", line.strip()).split()
+        if words[:1] == ["remark"]:
+            out.append(" ".join(words[1:]))
+    return out
+
+
+def without_record(config_text: str) -> str:
+    """The configuration without the ownership record's section. Pure."""
+    lines = config_text.splitlines()
+    span = _record_span(lines)
+    if span is None:
+        return config_text
+    return "\n".join(lines[:span[0]] + lines[span[1]:]) + "\n"
+
 
 def canonical_acls(config_text: str) -> str:
     """``config_text`` with every access-list entry (named lists' children, numbered lists'
     ``access-list N`` lines, and IOS-XE's ``ip access-list ... N`` sections of numbered lists, which
     become ``access-list N`` lines) as IOS prints it in ``show access-lists``, without sequence
-    numbers, and without remarks (the module doc). Other lines are unchanged. Pure."""
-    out, kind, number = [], None, None
+    numbers, and without remarks (the module doc) but those of the ownership record
+    (:data:`RECORD`, which are its content). Other lines are unchanged. Pure."""
+    out, kind, number, record = [], None, None, False
     for raw in config_text.splitlines():
         line = raw.rstrip()
         if not line.startswith(" "):
             m = _ACL_SECTION.match(line)
             kind, number = (m.group(1), m.group(2) if numbered_kind(m.group(2)) else None) if m else (None, None)
+            record = line == RECORD_HEADER
             if number is not None:
                 continue  # IOS-XE's section of a numbered list: its entries become access-list N lines
             n = _NUMBERED_ACL.match(line)
@@ -76,6 +123,8 @@ def canonical_acls(config_text: str) -> str:
         elif kind is not None and line.strip():
             body = _SEQ.sub("", line.strip())
             if body.split()[0] == "remark":
+                if record:
+                    out.append(" " + " ".join(body.split()))
                 continue
             entry = canonical_entry(body, kind == "standard")
             line = f"access-list {number} {entry}" if number is not None else " " + entry
@@ -177,7 +226,9 @@ def normalized_config(config_text: str) -> list[str]:
 
 
 def intended_config(running_text: str, profile_lines: list[str], rules: QosRules = C3750_RULES) -> str:
-    """The running-config with its QoS lines replaced by the profile's (text). Pure."""
+    """The running-config with *all* its QoS lines replaced by the profile's (text). Pure. The
+    push does not use it: it replaces only what qoslab made (:func:`qoslab.switch.ownership.plan`);
+    this is the whole-QoS view the renderers' tests compare against."""
     other, _ = split_qos(running_text, rules)
     other = [l for l in other if l.strip() != "end"]
     # the profile's lines by section; interface children go into the existing interface sections
@@ -218,15 +269,33 @@ def remediation(running_text: str, intended_text: str, hier_platform: str = "CIS
 
     plat = Platform[hier_platform]
     try:
-        run = get_hconfig(plat, _for_hier(running_text))
-        want = get_hconfig(plat, _for_hier(intended_text))
+        run = get_hconfig(plat, _for_hier(without_record(running_text)))
+        want = get_hconfig(plat, _for_hier(without_record(intended_text)))
     except DuplicateChildError as e:
         raise QoslabError(f"cannot compute the change: a configuration has a line twice in one section ({e})") from None
     lines = list(WorkflowRemediation(run, want).remediation_config.dump_simple())
     for pattern, repl in negations:
         lines = [re.sub(pattern, repl, line) for line in lines]
     lines = order_for_ios(lines)
-    return resequence_first(whole_numbered_lists(lines, intended_text), running_text)
+    return resequence_first(whole_numbered_lists(lines, intended_text), running_text) + \
+        record_change(running_text, intended_text)
+
+
+def record_change(running_text: str, intended_text: str) -> list[str]:
+    """The lines that turn the running config's ownership record into the intended one's, last
+    in a remediation: the list removed and written again whole when it differs (its remarks have
+    no identity a line-wise diff could use). Pure."""
+    have, want = _record_section(running_text), _record_section(intended_text)
+    if have == want:
+        return []
+    return ([f"no {RECORD_HEADER}"] if have is not None else []) + (want or [])
+
+
+def _record_section(config_text: str) -> list[str] | None:
+    """The record's section in :func:`canonical_acls`'s form (header, remarks, entries), or None."""
+    lines = config_text.splitlines()
+    span = _record_span(lines)
+    return None if span is None else canonical_acls("\n".join(lines[span[0]:span[1]])).splitlines()
 
 
 def whole_numbered_lists(lines: list[str], intended_text: str) -> list[str]:

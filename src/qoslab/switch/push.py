@@ -1,10 +1,12 @@
-"""Push QoS profiles to a Catalyst 3750 (real, or the virtual one on the embedded testbed) with
-Netmiko ``cisco_ios``.
+"""Push QoS profiles to a switch (real, or the virtual one on the embedded testbed) with Netmiko,
+the platform's device type (``cisco_ios``, ``cisco_xe``, ``arista_eos``).
 
 A push: refuse profile lines that are not QoS configuration, connect (host key checked against a
 known_hosts file), ``enable``, back up the running-config to a file (mode 0600: a real switch's
-holds secret hashes), build the intended config (the running-config with its QoS lines replaced by
-the profile's), compute the remediation with hier-config, send only that (``cmd_verify`` on, IOS
+holds secret hashes), build the intended config (the running-config with the QoS items qoslab
+made replaced by the profile's, and the record of what it made: :mod:`.ownership`; a change to
+anything qoslab did not make is refused here, nothing sent), compute the remediation with
+hier-config and check it against the same ownership, send only that (``cmd_verify`` on, IOS
 errors detected), verify with ``show running-config`` that the *whole* config equals the intended
 one (so a line that is not QoS cannot slip in), ``write memory``. A re-push of the same profile
 sends nothing.
@@ -33,9 +35,10 @@ from typing import Any
 from ..errors import QoslabError
 from ..platforms.base import get_platform
 from .batch import send_batch
-from .configdiff import intended_config, non_qos_lines, normalized_config, remediation
+from .configdiff import QosRules, non_qos_lines, normalized_config, remediation
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
+from .ownership import OwnershipError, Plan, plan
 
 #: What IOS prints for a rejected line (Netmiko's error_pattern for send_config_set): the parser's
 #: errors, a taken sequence number, and the reference checks of qoslab.ios.refs.
@@ -111,13 +114,17 @@ def netmiko_cause(text: str, limit: int = 160) -> str:
 
 @dataclass
 class PushReport:
-    """Outcome of a push: lines sent, whether anything changed, seconds per phase, backup file."""
+    """Outcome of a push: lines sent, whether anything changed, seconds per phase, backup file,
+    the items the switch's record lists after it (:mod:`.ownership`; ``QOSLAB-*`` objects are
+    qoslab's by name, not listed) and those ``adopt`` took over."""
 
     profile: str
     changed: bool
     lines_sent: list[str]
     backup: Path | None
     seconds: dict[str, float] = field(default_factory=dict)
+    recorded: list[str] = field(default_factory=list)
+    adopted: list[str] = field(default_factory=list)
 
 
 class PushError(QoslabError):
@@ -167,16 +174,18 @@ def _send_batch(conn: Any, lines: list[str], timeout_s: float) -> None:
 
 
 def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str = "profile",
-         inject_after: int | None = None, conn: Any = None, batch: bool = False) -> PushReport:
-    """Push ``profile_lines`` (rendered IOS) to ``dev``. See the module doc. ``inject_after``
-    (tests only) drops the connection after that many remediation lines. ``conn``: an open
-    privileged session to use (a kept one, which saves a login), left open when the push
-    succeeds and closed when it fails; without it the push logs in and out itself. ``batch``:
-    send the remediation in one write (:func:`_send_batch`; the virtual switch).
+         inject_after: int | None = None, conn: Any = None, batch: bool = False, adopt: bool = False) -> PushReport:
+    """Push ``profile_lines`` (rendered for the device's platform) to ``dev``. See the module doc.
+    ``inject_after`` (tests only) drops the connection after that many remediation lines.
+    ``conn``: an open privileged session to use (a kept one, which saves a login), left open when
+    the push succeeds and closed when it fails; without it the push logs in and out itself.
+    ``batch``: send the remediation in one write (:func:`_send_batch`; the virtual switch).
+    ``adopt``: record the profile's items the switch already has, identical, as qoslab's (a switch
+    an earlier qoslab configured, before the record existed).
 
-    Raises PushError (rolled back or not), QoslabError (refused lines; cannot connect, back up or
-    diff: nothing was sent), or re-raises KeyboardInterrupt and other BaseExceptions after the
-    rollback."""
+    Raises PushError (rolled back or not), QoslabError (refused lines; a change to configuration
+    qoslab did not make; cannot connect, back up or diff: nothing was sent), or re-raises
+    KeyboardInterrupt and other BaseExceptions after the rollback."""
     plat = get_platform(dev.platform)
     bad = non_qos_lines(profile_lines, plat.qos_rules)
     if bad:
@@ -190,11 +199,11 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         t["connect"] = time.monotonic()
         backup_text = _show_run(conn, batch, dev.timeout_s)
         backup = _write_backup(out_dir, profile_name, backup_text)
-        want = intended_config(backup_text, profile_lines, plat.qos_rules)
-        lines = remediation(backup_text, want, plat.qos_rules.hier_platform, plat.qos_rules.negations)
+        pl, lines = _plan(backup_text, profile_lines, plat.qos_rules, profile_name, adopt)
+        want = pl.intended
         t["diff"] = time.monotonic()
         if not lines:
-            return PushReport(profile_name, False, [], backup, _phases(t))
+            return PushReport(profile_name, False, [], backup, _phases(t), sorted(pl.record), sorted(pl.adopted))
         sent = True  # from here on a line may have reached the switch
         if inject_after is not None:
             _send(conn, lines[:inject_after])
@@ -209,7 +218,7 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
         t["verify"] = time.monotonic()
         _save(conn, batch, dev.timeout_s)
         t["save"] = time.monotonic()
-        return PushReport(profile_name, True, lines, backup, _phases(t))
+        return PushReport(profile_name, True, lines, backup, _phases(t), sorted(pl.record), sorted(pl.adopted))
     except BaseException as e:
         _close(conn)
         conn = None
@@ -223,6 +232,20 @@ def push(profile_lines: list[str], dev: Device, out_dir: Path, profile_name: str
     finally:
         if kept is None:
             _close(conn)
+
+
+def _plan(running: str, profile_lines: list[str], rules: QosRules, profile_name: str,
+          adopt: bool) -> tuple[Plan, list[str]]:
+    """The push's plan and remediation (:mod:`.ownership`, :func:`.configdiff.remediation`), the
+    remediation checked against what qoslab owns. Raises QoslabError when it would change
+    anything else (nothing has been sent)."""
+    try:
+        pl = plan(running, profile_lines, rules, adopt)
+        lines = pl.record_first(remediation(running, pl.intended, rules.hier_platform, rules.negations))
+        pl.check(lines, rules)
+    except OwnershipError as e:
+        raise QoslabError(f"refusing to push {profile_name}: {e}") from None
+    return pl, lines
 
 
 def _roll_back(e: BaseException, backup_text: str, backup: Path | None, dev: Device, profile_name: str) -> None:

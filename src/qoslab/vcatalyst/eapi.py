@@ -31,12 +31,13 @@ from typing import Any, Protocol
 #: eAPI error codes (Command API Guide) and JSON-RPC 2.0's.
 INVALID_COMMAND, UNCONVERTED, PARSE_ERROR, INVALID_REQUEST, NO_METHOD, INVALID_PARAMS = \
     1002, 1003, -32700, -32600, -32601, -32602
-#: The most commands one request may carry, and the largest body read (bytes): far above what a
-#: client sends (a whole config is a few thousand lines), low enough that a hostile body costs little.
+#: The most commands one request may carry, and the largest body read (bytes, 16 MiB; larger
+#: bodies get HTTP 413): far above what a client sends (a whole config is a few thousand lines,
+#: NAPALM's 4,000-entry ACL 400 KB), low enough that a hostile body costs little.
 MAX_COMMANDS = 20000
 #: The ``params`` keys eAPI takes (pyeapi sends version, cmds, format, autoComplete, expandAliases).
 PARAMS = {"version", "cmds", "format", "autoComplete", "expandAliases", "timestamps", "includeErrorDetail"}
-MAX_BODY = 8 << 20
+MAX_BODY = 16 << 20
 
 
 class CommandFailed(Exception):

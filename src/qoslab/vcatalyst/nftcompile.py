@@ -109,7 +109,8 @@ def ace_match(ace: Ace) -> str:
     """nft match expression of an ACE's fields (the Catalysts' data path and the EOS dialect's:
     :mod:`qoslab.vcatalyst.dialects.eos.datapath`): addresses, protocol (by number where nft has no
     name for it), ports, ICMP type/code, ``established`` (ACK or RST set), TCP flags, ``dscp`` and
-    ``precedence`` (the DSCPs whose top three bits are the precedence). ``log`` is not matched
+    ``precedence`` (the DSCPs whose top three bits are the precedence), ``tos`` (the four TOS bits
+    of the header's second byte), ``fragments`` (a fragment offset). ``log`` is not matched
     on (it only logs on a switch)."""
     parts = _addr("saddr", ace.src) + (_addr("daddr", ace.dst) if ace.dst is not None else [])
     if ace.proto != "ip":
@@ -127,6 +128,10 @@ def ace_match(ace: Ace) -> str:
         parts.append(f"ip dscp {ace.dscp}")
     if ace.precedence is not None:
         parts.append(f"ip dscp {ace.precedence * 8}-{ace.precedence * 8 + 7}")
+    if ace.tos is not None:  # RFC 1349: the TOS bits are bits 1-4 of the second header byte
+        parts.append(f"@nh,8,8 & 0x1e == {ace.tos << 1:#04x}")
+    if ace.fragments:
+        parts.append("ip frag-off & 0x1fff != 0")
     return " ".join(parts) or "meta protocol ip"
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from ...eos import EosConfig, eos_port, load_config
 from ...eos.config import natural_key
+from ...eos.linekeys import line_keys
 from ...errors import QoslabError
 from ...profiles.model import Profile, fail
 from ...profiles.render import group_lookup, port_key, rule_acls, spans_of, template
@@ -36,12 +37,15 @@ ACL_PREFIX = "QOSLAB-"
 #: QoS class-maps and policy-maps; on interfaces trust, default CoS/DSCP, the QoS service-policy,
 #: port shaping and tx-queue blocks (with their lines). hier-config's EOS driver diffs them; it
 #: undoes ``no priority`` with ``priority``, which EOS refuses (``% Incomplete command``): the
-#: strict-priority form is ``priority strict`` (EOS User Manual, "priority (tx-queue)").
+#: strict-priority form is ``priority strict`` (EOS User Manual, "priority (tx-queue)"); it removes
+#: ``qos trust dscp`` with ``no qos trust dscp``, which EOS takes as ``no qos trust`` (trust off, a
+#: setting of its own): ``default qos trust`` returns to the port's default.
 EOS_RULES = QosRules(
     re.compile(r"^(qos map |qos rewrite |monitor session )"),
     re.compile(rf"^(ip access-list {ACL_PREFIX}|class-map type qos |policy-map type quality-of-service )"),
     re.compile(r"^(no qos trust$|qos (trust|cos|dscp) |service-policy type qos |shape rate |tx-queue )"),
-    "ARISTA_EOS", negations=((r"^(\s*)priority$", r"\1priority strict"),))
+    "ARISTA_EOS", negations=((r"^(\s*)priority$", r"\1priority strict"),
+                             (r"^(\s*)no qos trust \S+$", r"\1default qos trust")), keys=line_keys)
 
 
 def acl_name(acl_id: str) -> str:

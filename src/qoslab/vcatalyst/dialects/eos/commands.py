@@ -25,7 +25,7 @@ EXEC = [
     T("write", "write"), T("write memory", "write"),
     T("copy {src:word} {dst:word}", "copy"),
     T("show version", "version"), T("show hostname", "hostname"), T("show clock", "clock"),
-    T("show running-config", "running-config"), T("show running-config all", "running-config"),
+    T("show running-config", "running-config"), T("show running-config all", "running-config all"),
     T("show running-config sanitized", "running-config"),
     T("show running-config interfaces {port:iface}", "running-config interface"),
     T("show startup-config", "startup-config"),

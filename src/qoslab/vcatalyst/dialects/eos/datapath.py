@@ -12,7 +12,8 @@ What a 7280R3 does (EOS User Manual, QoS chapter), as the testbed emulates it:
   less 1 % as its assured rate with HTB priority 7 - N (the higher queue first, as the 3750's
   expedite queue: HTB's priority only orders borrowing), the round-robin queues share the rest in
   proportion to ``bandwidth percent`` (queues without one split what the others leave) and borrow
-  up to the link; ``shape rate`` caps a queue (kbit/s or % of the link);
+  up to the link; ``shape rate`` caps a queue (kbit/s, ``kbps``, ``mbps`` or ``percent`` of the link;
+  ``pps`` is taken in the configuration and not emulated);
 - drop thresholds: ``random-detect drop ... maximum-threshold M`` -> the bfifo's limit M (a tail
   drop; a curve with minimum < maximum or several drop precedences is approximated by the
   highest maximum, noted); without one, the port's buffer (``buffers.switch_port_bytes``);
@@ -76,7 +77,10 @@ def _shape_bps(lines: list[str], link: int) -> int | None:
     for line in lines:
         w = line.split()
         if w[:2] == ["shape", "rate"]:
-            return link * int(w[2]) // 100 if w[-1] == "percent" else int(w[2]) * 1000
+            unit = w[3] if len(w) > 3 else "kbps"
+            if unit == "percent":
+                return link * int(w[2]) // 100
+            return int(w[2]) * {"kbps": 1000, "mbps": 1000000}[unit] if unit in ("kbps", "mbps") else None
     return None
 
 
@@ -148,7 +152,7 @@ def compile_eos_tc(cfg: EosConfig, topo: Topology) -> TcPlan:
     monitor: dict[int, dict[str, list[Any]]] = {}
     for i, name in enumerate(sorted(cfg.monitor), 1):
         s = cfg.monitor[name]
-        srcs = [(neutral_port(p), d) for p, d in sorted(s.sources.items()) if neutral_port(p)]
+        srcs = [(neutral_port(p), d or "both") for p, d in sorted(s.sources.items()) if neutral_port(p)]
         monitor[i] = {"sources": srcs, "destinations": [n for p in s.destinations if (n := neutral_port(p))]}
     span_lines(monitor, plan)
     plan.notes = sorted(set(notes)) + plan.notes
@@ -196,7 +200,8 @@ def _matches(cfg: EosConfig, cls: str, target: str, chains: dict[str, list[str]]
         if not entries:
             notes.append(f"class-map {cls}: access list {w[-1]} is not configured (matches nothing)")
             continue
-        aces = [_ace(e) for _, e in sorted(entries.items())]
+        std = w[-1] in cfg.standard_acls
+        aces = [_ace(e, std) for _, e in sorted(entries.items()) if not e.startswith("remark")]
         if any(a.action == "deny" for a in aces):
             chains[sub] = [f"{ace_match(a)} " + ("return" if a.action == "deny" else f"goto {target}") for a in aces]
             rules.append(f"jump {sub}")
@@ -207,10 +212,10 @@ def _matches(cfg: EosConfig, cls: str, target: str, chains: dict[str, list[str]]
     return rules
 
 
-def _ace(entry: str) -> Ace:
+def _ace(entry: str, standard: bool = False) -> Ace:
     from ....eos.acl import parse_entry
 
-    ace, _ = parse_entry(entry)
+    ace, _ = parse_entry(entry, standard)
     assert ace is not None  # the interpreter only stores entries it parsed
     return ace
 

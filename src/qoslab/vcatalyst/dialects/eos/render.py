@@ -18,12 +18,14 @@ from .state import VERSION, facts, ports
 NO_MODEL = object()
 
 
-def running_config(sw: Any, cfg: Any = None) -> str:
-    """``show running-config``: EOS's comment header, then the configuration."""
+def running_config(sw: Any, cfg: Any = None, defaults: bool = False) -> str:
+    """``show running-config [all]``: EOS's comment header, then the configuration (``all``:
+    with the interfaces' defaults, which pyeapi's ``interfaces`` and ``switchports`` read)."""
     f = facts(sw)
     cfg = cfg if cfg is not None else sw.running
-    return str(cfg.render(["! Command: show running-config", f"! device: {cfg.hostname} ({f.model}, EOS-{VERSION})",
-                           "!", f"! boot system flash:/EOS-{VERSION}.swi"]))
+    command = "show running-config all" if defaults else "show running-config"
+    return str(cfg.render([f"! Command: {command}", f"! device: {cfg.hostname} ({f.model}, EOS-{VERSION})",
+                           "!", f"! boot system flash:/EOS-{VERSION}.swi"], defaults))
 
 
 def _session_config(session: Any, values: dict[str, Any], diffs: bool) -> str:
@@ -56,8 +58,8 @@ def show(session: Any, action: str, values: dict[str, Any]) -> tuple[str | None,
     if action == "clock":
         import time
         return time.strftime("%a %b %d %H:%M:%S %Y\n", time.gmtime()) + "Timezone: UTC\n", NO_MODEL
-    if action == "running-config":
-        return running_config(sw), NO_MODEL
+    if action in ("running-config", "running-config all"):
+        return running_config(sw, defaults=action.endswith("all")), NO_MODEL
     if action == "running-config interface":
         return text.running_interface(sw.running, _port(sw, values) or ""), NO_MODEL
     if action == "startup-config":

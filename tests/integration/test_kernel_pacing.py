@@ -117,6 +117,7 @@ def test_kernel_paced_flood_at_the_switch_port_is_the_asked_rate_with_the_worklo
     assert not errors and runs and all(runs), (errors, runs)
     for f in res.flows:
         assert f.pacing == "kernel" and f.sender_sched.startswith("kernel pacing (HTB class")
+        assert f.sent_from == "class counter"
         assert f.host_drops == 0, (f.src, f.host_drops)
         measured = (b1[f.src] - b0[f.src]) * 8 / (t1 - t0) / link
         assert abs(measured / share - 1) < 0.02, (f.src, measured, share)

@@ -506,3 +506,22 @@ def test_the_console_headline_names_every_trial_left_out_or_doubted():
                            "1 degraded, still counted: #7 a (pacing_error)")
     assert line.endswith("the statistics below rest on 1 trial(s) the fidelity monitor doubted")
     assert "\n" not in line and headline(None) is None
+
+
+def test_a_kernel_paced_flow_measured_by_the_sender_log_is_not_judged_for_offered_load():
+    """make test's ssh and Slurm campaigns: a 1.0x kernel-paced flood read remotely or from D-ITG's
+    log (50-packet batches) measured 0.90-0.98 of its exact rate; only the measurement was off."""
+    pps = LINK / (1442 * 8)
+    rough = FlowRates("jp-5", "jp-1", LINK, LINK, pps, pps * 0.93, "Gi1-0-1", sent_exact=False)
+    assert fj.offered_load_crossings(_clean(flows=[rough]), 0.01) == []
+    exact = FlowRates("jp-5", "jp-1", LINK, LINK, pps, pps * 0.93, "Gi1-0-1")
+    assert [p for p, *_ in fj.offered_load_crossings(_clean(flows=[exact]), 0.01)] == ["Gi1-0-1"]
+
+
+def test_flow_rates_trust_a_kernel_paced_rate_only_from_its_class_counter():
+    from qoslab.meters.fidelity import _exact
+    from qoslab.trafficgen.base import FlowResult
+
+    assert _exact(FlowResult("a", "b", 1.0, pacing="kernel", sent_from="class counter"))
+    assert not _exact(FlowResult("a", "b", 1.0, pacing="kernel", sent_from="sender log"))
+    assert _exact(FlowResult("a", "b", 1.0, pacing="plain", sent_from="sender log"))

@@ -258,7 +258,13 @@ def flow_rates(ctx: TrialContext) -> list[FlowRates]:
     target = getattr(ctx.flood, "sender_pps", {})
     return [FlowRates(f.src, f.dst, f.wire_bps * target.get(f.index, f.pps) / f.pps if f.pps else f.wire_bps,
                       got[(f.src, f.dst)].received_wire_bps, target.get(f.index, f.pps),
-                      got[(f.src, f.dst)].sent_pps, port(f.dst)) for f in ctx.flood.flows if (f.src, f.dst) in got]
+                      got[(f.src, f.dst)].sent_pps, port(f.dst), _exact(got[(f.src, f.dst)]))
+            for f in ctx.flood.flows if (f.src, f.dst) in got]
+
+
+def _exact(r: Any) -> bool:
+    """Whether a flow result's sent rate is trusted to a percent (FlowRates.sent_exact)."""
+    return getattr(r, "pacing", None) != "kernel" or getattr(r, "sent_from", None) == "class counter"
 
 
 class FidelityMeter(BaseMeter):

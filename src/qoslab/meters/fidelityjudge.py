@@ -271,11 +271,12 @@ def offered_load_crossings(m: Measurements, margin: float) -> list[tuple[str, fl
     port no drain (every byte the workload adds stays queued until the flood stops), a 1.0x flood
     sent at 0.97x drains it; either is a different experiment from the one asked (issue 48:
     plain-paced senders at 1.12-1.23x of a 0.95x flood). The sent rate of a flow is its configured
-    wire rate x sent / configured packets/s. Pure."""
+    wire rate x sent / configured packets/s; flows whose sent rate is not ``sent_exact`` (a
+    kernel-paced flow measured by D-ITG's log) are left out. Pure."""
     asked: dict[str, float] = {}
     sent: dict[str, float] = {}
     for f in m.flows:
-        if f.port is None or f.configured_pps <= 0:
+        if f.port is None or f.configured_pps <= 0 or not f.sent_exact:
             continue
         asked[f.port] = asked.get(f.port, 0.0) + f.configured_wire_bps / m.link_rate_bps
         sent[f.port] = sent.get(f.port, 0.0) + f.configured_wire_bps * f.sent_pps / f.configured_pps / m.link_rate_bps

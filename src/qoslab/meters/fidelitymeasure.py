@@ -45,6 +45,11 @@ class FlowRates:
     configured_pps: float
     sent_pps: float
     port: str | None = None  # the destination's switch port (a key of Measurements.ports), if known
+    #: the sent rate is trusted to a percent: a user-space paced sender (whose own rate is what can
+    #: go wrong) or a kernel-paced one counted by its class queue over netlink; a kernel-paced flow
+    #: whose rate came from D-ITG's log (50-packet batches) or a remote read is not judged by
+    #: offered_load: the kernel set its rate, only the measurement would be off
+    sent_exact: bool = True
 
 
 @dataclass

@@ -46,7 +46,9 @@ class FlowResult:
     pacing only: there the sender should block, not lose packets; None = not read). Under kernel
     pacing ``sent_pps`` counts what left the host during the sender's life: its packets less those
     still queued at its host when it stopped (a blocked sender has written up to a socket buffer,
-    ~92 frames, ahead of the wire: 0.1 s at 10 Mbit/s, 10 % of a 1 s flood)."""
+    ~92 frames, ahead of the wire: 0.1 s at 10 Mbit/s, 10 % of a 1 s flood). ``sent_from`` says
+    what ``sent_pps`` was measured with: ``class counter`` (a kernel-paced flow's HTB class queue,
+    read over netlink on the testbed: exact) or ``sender log`` (D-ITG's, in batches of 50 packets)."""
 
     src: str
     dst: str
@@ -71,6 +73,7 @@ class FlowResult:
     pacing: str | None = None
     target_pps: float | None = None
     host_drops: int | None = None
+    sent_from: str | None = None
 
 
 @dataclass

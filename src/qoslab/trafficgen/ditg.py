@@ -349,8 +349,11 @@ class DitgGenerator:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
             r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
+            r.sent_from = "sender log"
             if pc.mode == "kernel":  # what left the host (see kernelrun: not D-ITG's batched count)
-                r.sent_pps = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0)) or r.sent_pps
+                got = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0))
+                if got is not None:
+                    r.sent_pps, r.sent_from = got
             rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]

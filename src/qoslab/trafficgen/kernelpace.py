@@ -21,7 +21,10 @@ A kernel-paced flow adds, for its run (:func:`flood_class_lines`)::
     1:1NN class under 1:1: rate = ceil = the flow's rate (bits/s of frames, as HTB counts
           skb->len: Ethernet header included, FCS and preamble not), bfifo NN: deep enough
           that the socket fills first (:func:`~.definitions.kernel_queue_limit`)
-    u32 filter: UDP to the flow's destination address and port -> 1:1NN
+    u32 filter: every packet to the flow's destination address -> 1:1NN (D-ITG's signalling to
+          its receiver too: it must queue behind the flood, as in a NIC's one FIFO; in a class of
+          its own the sender's end-of-flow message overtook the ~90 flood packets still queued,
+          and ITGRecv closed the flow's port before they arrived: 81-138 packets "NoPorts")
 
 and lowers 1:10 to the link rate less the flow's (at least 1 % of the link), with priority 0: a
 class under its own rate sends without asking its parent, so the two rates must add up to the
@@ -60,7 +63,8 @@ def _class(dev: str, parent: str, minor: str, rate: int, ceil: int, burst: int, 
 
 def flood_class_lines(index: int, dst_ip: str, dport: int, rate_bps: int, link_bps: int, burst_bytes: int,
                       limit_bytes: int, dev: str = HOST_IF) -> list[str]:
-    """``tc -batch`` lines that give flow ``index`` (UDP to ``dst_ip``:``dport``) its own HTB class
+    """``tc -batch`` lines that give flow ``index`` (everything to ``dst_ip``; ``dport`` is the
+    flow's UDP port, kept for the caller's record) its own HTB class
     at ``rate_bps`` (bits/s of frames, ``<= link_bps``) on ``dev`` of the host tree of
     :func:`qoslab.testbed.plan.host_shaping_lines`, with a bfifo of ``limit_bytes`` bytes, and
     lower the host's other class to ``link_bps - rate_bps`` (at least OTHER_MIN_SHARE of the
@@ -77,7 +81,7 @@ def flood_class_lines(index: int, dst_ip: str, dport: int, rate_bps: int, link_b
         _class(dev, "1:1", minor, rate_bps, rate_bps, burst_bytes, 1),
         f"qdisc replace dev {dev} parent 1:{minor} handle {minor}: bfifo limit {limit_bytes}",
         f"filter replace dev {dev} parent 1: protocol ip pref {FILTER_PREF_BASE + index} handle 800::800 u32 "
-        f"match ip dst {dst_ip}/32 match ip protocol 17 0xff match ip dport {dport} 0xffff flowid 1:{minor}",
+        f"match ip dst {dst_ip}/32 flowid 1:{minor}",
     ]
 
 

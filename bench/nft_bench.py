@@ -22,8 +22,8 @@ from qoslab.switch.push import push
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
 from qoslab.trafficgen import FloodDefinition, open_flood
-from qoslab.vcatalyst import VirtualCatalyst
-from qoslab.vcatalyst.nftcompile import TABLE
+from qoslab.vswitch import VirtualSwitch
+from qoslab.vswitch.nftcompile import TABLE
 
 WINDOW_S = 4.0
 PORTS = ["Gi1-0-1", "Gi1-0-2", "Gi1-0-3", "Gi1-0-4"]
@@ -60,7 +60,7 @@ def bench_nft(repeat: int) -> dict:
     try:
         with tempfile.TemporaryDirectory() as d:
             push(render(load_profile("thesis"), topo), virtual_endpoint(topo), Path(d), "thesis")
-            vc = VirtualCatalyst(topo, apply=False)
+            vc = VirtualSwitch(topo, apply=False)
             load_config("\n".join(render(load_profile("thesis"), topo)), vc.running)
             ruleset = vc.nft_plan().text
             ns = tb.switch_ns

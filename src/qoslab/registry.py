@@ -10,7 +10,7 @@ qoslab has seven kinds of backend, each a :class:`typing.Protocol` in its own mo
   ``virtual`` (the embedded testbed's virtual Catalyst), ``catalyst`` (a real IOS switch);
 - ``platform`` (:class:`qoslab.platforms.base.Platform`): a switch family's dialect, rendering
   and counters: ``catalyst3750``, ``catalyst9300``, ``arista_eos``;
-- ``dialect`` (:class:`qoslab.vcatalyst.dialects.Dialect`): a platform's CLI on the virtual
+- ``dialect`` (:class:`qoslab.vswitch.dialects.Dialect`): a platform's CLI on the virtual
   switch: ``c3750``, ``c9300``, ``eos``;
 - ``meter`` (:class:`qoslab.meters.base.Meter`): a per-trial measurement with its own store
   columns: ``switch`` (QoS counters), ``cpu`` (CPU time), ``capture`` (capture drops), ``calls`` (per-call
@@ -182,13 +182,13 @@ def claimed_model(model: str) -> str:
 #: A topology's ``switch.model``: a string some registered platform claims.
 PlatformModel = Annotated[str, AfterValidator(claimed_model)]
 
-#: Virtual switch dialects: ``factory() -> qoslab.vcatalyst.dialects.Dialect`` (one platform's CLI
+#: Virtual switch dialects: ``factory() -> qoslab.vswitch.dialects.Dialect`` (one platform's CLI
 #: on the virtual switch: EXEC table, show outputs, prompts, grammar, SSH algorithms); a platform's
 #: ``dialect`` names one, the topology's ``switch.model`` picks it.
 dialects: Registry[Callable[..., object]] = Registry("dialect")
-dialects.register("c3750", "qoslab.vcatalyst.dialects.catalyst3750:Catalyst3750")
-dialects.register("c9300", "qoslab.vcatalyst.dialects.catalyst9300:Catalyst9300")
-dialects.register("eos", "qoslab.vcatalyst.dialects.eos:Eos")
+dialects.register("c3750", "qoslab.vswitch.dialects.catalyst3750:Catalyst3750")
+dialects.register("c9300", "qoslab.vswitch.dialects.catalyst9300:Catalyst9300")
+dialects.register("eos", "qoslab.vswitch.dialects.eos:Eos")
 
 #: Per-trial meters: ``factory(ctx: TrialContext) -> Meter``; every registered meter runs in every
 #: trial, in registration order, and its ``COLUMNS`` become store columns.

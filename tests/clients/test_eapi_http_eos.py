@@ -12,7 +12,7 @@ import json
 import pytest
 
 from httpwire import read_response, tls
-from qoslab.vcatalyst.eapi import MAX_BODY
+from qoslab.vswitch.eapi import MAX_BODY
 
 SWITCH_MODEL = "DCS-7280SR3-48YC8"
 SSH_PROFILE = "modern"

@@ -90,7 +90,7 @@ def test_long_line_is_rejected_at_once_and_the_session_stays_in_step(vswitch):
     """A 65,536-character line: echoed in full, rejected whole within 1 s (the line buffer holds
     LINE_MAX characters, the caret marks where it ends), the next commands run in the right mode.
     (paramiko's ``Channel.send`` writes at most one SSH packet, 32,704 bytes here: ``sendall``.)"""
-    from qoslab.vcatalyst.session import LINE_MAX
+    from qoslab.vswitch.session import LINE_MAX
 
     c = _client(vswitch)
     try:

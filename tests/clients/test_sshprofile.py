@@ -1,4 +1,4 @@
-"""The virtual Catalyst's default SSH profile is a 3750 on 12.2(55)SE (qoslab.vcatalyst.sshprofile):
+"""The virtual Catalyst's default SSH profile is a 3750 on 12.2(55)SE (qoslab.vswitch.sshprofile):
 what it announces, what a stock paramiko 5 makes of it (refused), and which client settings
 connect (qoslab's LegacyTransport, group1 alone included; qoslab's own push)."""
 

@@ -28,7 +28,7 @@ from qoslab.switch.configdiff import normalized_config
 from qoslab.switch.push import PushError, push
 from qoslab.testbed.plan import vswitch_dir
 from qoslab.topology import load_variant
-from qoslab.vcatalyst import serve
+from qoslab.vswitch import serve
 
 from .conftest import free_port, unique_name
 

@@ -14,7 +14,7 @@ from conftest import ECENET
 from qoslab.ios import IosError, Mode, RunningConfig, interpret, load_config, qos_model
 from qoslab.ios.acl import DUPLICATE_SEQ, Addr, Ports
 from qoslab.topology import expand_ports, load_topology
-from qoslab.vcatalyst.nftcompile import compile_nft
+from qoslab.vswitch.nftcompile import compile_nft
 
 PORTS = expand_ports("Gi1/0/1-24")
 

@@ -13,12 +13,12 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
-PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcompile", "vcatalyst.execparse",
-        "vcatalyst.archive", "vcatalyst.facts", "vcatalyst.dialects.catalyst3750.show_sys",
-        "vcatalyst.dialects.catalyst3750.show_mqc", "vcatalyst.dialects.catalyst3750.commands",
-        "vcatalyst.dialects.ioscommon.render", "vcatalyst.dialects.ioscommon.show_l2",
-        "vcatalyst.dialects.ioscommon.show_ports", "vcatalyst.dialects.ioscommon.commands",
-        "vcatalyst.dialects.catalyst9300.counters",
+PURE = {"testbed.plan", "ios", "units", "vswitch.tccompile", "vswitch.nftcompile", "vswitch.execparse",
+        "vswitch.archive", "vswitch.facts", "vswitch.dialects.catalyst3750.show_sys",
+        "vswitch.dialects.catalyst3750.show_mqc", "vswitch.dialects.catalyst3750.commands",
+        "vswitch.dialects.ioscommon.render", "vswitch.dialects.ioscommon.show_l2",
+        "vswitch.dialects.ioscommon.show_ports", "vswitch.dialects.ioscommon.commands",
+        "vswitch.dialects.catalyst9300.counters",
         "switch.configdiff", "switch.ownership", "switch.ownrecord", "profiles.render",
         "meters.fidelityjudge", "meters.fidelitymeasure", "meters.cpuloss",
         "stats.recovery", "stats.sequential", "stats.seqsim", "campaign.factors",
@@ -26,9 +26,9 @@ PURE = {"testbed.plan", "ios", "units", "vcatalyst.tccompile", "vcatalyst.nftcom
         "report.seedmpj", "report.seeds", "report.seedgrid",
         "workloads.metrics", "report.context", "report.tables", "report.texts", "report.switchq", "report.scale",
         "platforms.base", "platforms.neutral", "platforms.render9300", "platforms.xeparse", "platforms.fedparse",
-        "vcatalyst.dialects.catalyst9300.show_sys", "vcatalyst.dialects.catalyst9300.show_mqc",
-        "vcatalyst.dialects.catalyst9300.show_fed", "vcatalyst.dialects.catalyst9300.commands", "scale", "eos",
-        "vcatalyst.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters", "laxtypes",
+        "vswitch.dialects.catalyst9300.show_sys", "vswitch.dialects.catalyst9300.show_mqc",
+        "vswitch.dialects.catalyst9300.show_fed", "vswitch.dialects.catalyst9300.commands", "scale", "eos",
+        "vswitch.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters", "laxtypes",
         "yamlcore"}
 PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "campaign.playbook",
                           "trafficgen.definitions", "trafficgen.patternmodel", "workloads.base", "registry"}
@@ -36,39 +36,39 @@ IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil
 #: The rules per package: (importer, forbidden target, targets allowed all the same, why).
 #: A name covers the package and its submodules.
 FORBIDDEN = [
-    ("switch", "vcatalyst", (), "the client side of the switch must work against a real Catalyst: it never "
+    ("switch", "vswitch", (), "the client side of the switch must work against a real Catalyst: it never "
      "depends on the virtual switch's server"),
     ("switch", "testbed", ("testbed.plan",), "the client side only needs the testbed's names (where the virtual "
      "switch keeps its identity)"),
     ("switch", "campaign", (), "campaigns use switches, not the other way round"),
-    ("vcatalyst", "testbed", ("testbed.plan", "testbed.statedir"), "the virtual switch owns the switch ports; it "
+    ("vswitch", "testbed", ("testbed.plan", "testbed.statedir"), "the virtual switch owns the switch ports; it "
      "does not build testbeds (it reads their names and the private state folder)"),
-    ("vcatalyst", "switch", ("switch.device",), "the server shares only the endpoint and credentials with the "
+    ("vswitch", "switch", ("switch.device",), "the server shares only the endpoint and credentials with the "
      "client side"),
-    ("vcatalyst", "campaign", (), "the virtual switch knows nothing of campaigns"),
-    ("ios", "vcatalyst", (), "the IOS language and QoS model are below the virtual switch"),
+    ("vswitch", "campaign", (), "the virtual switch knows nothing of campaigns"),
+    ("ios", "vswitch", (), "the IOS language and QoS model are below the virtual switch"),
     ("ios", "platforms", (), "the IOS language is below the platform drivers"),
-    ("platforms", "vcatalyst", (), "a platform driver serves real switches; the virtual one emulates its dialect"),
+    ("platforms", "vswitch", (), "a platform driver serves real switches; the virtual one emulates its dialect"),
     ("platforms", "testbed", (), "platforms render and parse text for any switch"),
     ("platforms", "campaign", (), "campaigns use platforms"),
-    ("vcatalyst", "platforms", (), "the virtual switch speaks a dialect (qoslab.ios), it does not drive itself"),
-    ("vcatalyst.dialects", "vcatalyst.server", (), "a dialect answers lines; the SSH transport is the core's"),
-    ("vcatalyst.dialects", "vcatalyst.session", (), "a dialect sees the session only through the Dialect "
+    ("vswitch", "platforms", (), "the virtual switch speaks a dialect (qoslab.ios), it does not drive itself"),
+    ("vswitch.dialects", "vswitch.server", (), "a dialect answers lines; the SSH transport is the core's"),
+    ("vswitch.dialects", "vswitch.session", (), "a dialect sees the session only through the Dialect "
      "interface (the session is handed to it)"),
-    ("vcatalyst.dialects", "vcatalyst.core", (), "a dialect reads the switch through the object it is given, "
+    ("vswitch.dialects", "vswitch.core", (), "a dialect reads the switch through the object it is given, "
      "not the core's class"),
     ("ios", "switch", (), "the IOS language is below the switch"),
-    ("eos", "vcatalyst", (), "the EOS language is below the virtual switch"),
+    ("eos", "vswitch", (), "the EOS language is below the virtual switch"),
     ("eos", "platforms", (), "the EOS language is below the platform drivers"),
     ("eos", "switch", (), "the EOS language is below the switch"),
-    ("testbed", "vcatalyst", (), "the testbed starts the virtual switch as a process, it does not import it"),
+    ("testbed", "vswitch", (), "the testbed starts the virtual switch as a process, it does not import it"),
     ("testbed", "campaign", (), "campaigns use testbeds"),
     ("testbed", "switch", ("switch.device",), "the testbed writes private files with switch.device's helper only"),
     ("profiles", "testbed", (), "profiles render IOS text"),
-    ("profiles", "vcatalyst", (), "profiles render IOS text for any switch"),
+    ("profiles", "vswitch", (), "profiles render IOS text for any switch"),
     ("executors", "campaign", (), "executors run commands; campaigns use them"),
     ("trafficgen", "campaign", (), "generators run floods; campaigns use them"),
-    ("campaign", "vcatalyst", (), "a campaign talks to the switch through qoslab.switch's SwitchDevice, real or "
+    ("campaign", "vswitch", (), "a campaign talks to the switch through qoslab.switch's SwitchDevice, real or "
      "virtual alike"),
     ("campaign", "cli", (), "the CLI is the top layer"),
     ("workloads", "campaign", (), "workloads run programs on nodes; campaigns use them"),
@@ -171,7 +171,7 @@ def _top(name: str) -> str:
 
 def test_the_checker_sees_the_package():
     assert len({i[2] for i in IMPORTS}) > 40
-    assert any(t == "testbed.plan" for _, _, m, t, _ in IMPORTS if m == "vcatalyst.tccompile")
+    assert any(t == "testbed.plan" for _, _, m, t, _ in IMPORTS if m == "vswitch.tccompile")
 
 
 def test_no_private_name_is_imported_across_modules():
@@ -216,39 +216,39 @@ def test_forbidden_dependencies(importer, target, allowed, why):
 
 
 #: The dialect-neutral core of the virtual switch may name the dialects only through their interface.
-DIALECT_INTERFACE = ("vcatalyst.dialects", "vcatalyst.dialects.base")
+DIALECT_INTERFACE = ("vswitch.dialects", "vswitch.dialects.base")
 
 
 def _core_reaching_dialects(imports: list[tuple[Path, int, str, str, list[str]]]) -> list[str]:
-    """Imports by which a vcatalyst module outside vcatalyst/dialects/ reaches a dialect package."""
+    """Imports by which a vswitch module outside vswitch/dialects/ reaches a dialect package."""
     return [f"{p.relative_to(SRC)}:{line}: imports {tm}" for p, line, m, t, names in imports
-            if _under(m, "vcatalyst") and not _under(m, "vcatalyst.dialects") and not t.startswith("!")
+            if _under(m, "vswitch") and not _under(m, "vswitch.dialects") and not t.startswith("!")
             for tm in _target_module(t, names)
-            if _under(tm, "vcatalyst.dialects") and tm not in DIALECT_INTERFACE]
+            if _under(tm, "vswitch.dialects") and tm not in DIALECT_INTERFACE]
 
 
 def test_the_virtual_switch_core_is_dialect_neutral():
-    """No module of vcatalyst outside vcatalyst/dialects/ imports a dialect package: the core
+    """No module of vswitch outside vswitch/dialects/ imports a dialect package: the core
     (server, session, core, counters, compilers) reaches a platform's CLI through the Dialect
     interface and the registry (docs/DESIGN.md, "Import rules"); the checker finds a crossing."""
     assert not _core_reaching_dialects(IMPORTS), "\n".join(_core_reaching_dialects(IMPORTS))
-    fake = SRC / "vcatalyst" / "session.py"
-    assert len(_core_reaching_dialects([(fake, 3, "vcatalyst.session", "vcatalyst.dialects.catalyst3750.show",
+    fake = SRC / "vswitch" / "session.py"
+    assert len(_core_reaching_dialects([(fake, 3, "vswitch.session", "vswitch.dialects.catalyst3750.show",
                                          ["show_3750"])])) == 1
 
 
 def _cross_dialect(imports: list[tuple[Path, int, str, str, list[str]]]) -> list[str]:
-    """The imports by which a dialect package (vcatalyst/dialects/NAME/) reaches another one
+    """The imports by which a dialect package (vswitch/dialects/NAME/) reaches another one
     (``ioscommon``, the interface and the package itself are shared)."""
     bad = []
     for p, line, m, t, names in imports:
         parts = m.split(".")
-        if not _under(m, "vcatalyst.dialects") or len(parts) < 3 or t.startswith("!"):
+        if not _under(m, "vswitch.dialects") or len(parts) < 3 or t.startswith("!"):
             continue
         own = ".".join(parts[:3])
         for tm in _target_module(t, names):
-            if _under(tm, "vcatalyst.dialects") and not _under(tm, own) and \
-                    tm not in DIALECT_INTERFACE and not _under(tm, "vcatalyst.dialects.ioscommon"):
+            if _under(tm, "vswitch.dialects") and not _under(tm, own) and \
+                    tm not in DIALECT_INTERFACE and not _under(tm, "vswitch.dialects.ioscommon"):
                 bad.append(f"{p.relative_to(SRC)}:{line}: imports {tm}")
     return bad
 
@@ -257,10 +257,10 @@ def test_a_dialect_package_imports_no_other_dialect():
     """Each platform's CLI lives with it: a dialect package imports no other dialect package;
     what the Catalyst dialects share is ``ioscommon`` (and the checker does find a crossing)."""
     assert not _cross_dialect(IMPORTS), "\n".join(_cross_dialect(IMPORTS))
-    fake = SRC / "vcatalyst" / "dialects" / "catalyst9300" / "show.py"
-    assert _cross_dialect([(fake, 1, "vcatalyst.dialects.catalyst9300.show", "vcatalyst.dialects.catalyst3750.show",
-                            ["mqc_family"])]) == ["vcatalyst/dialects/catalyst9300/show.py:1: imports "
-                                                  "vcatalyst.dialects.catalyst3750.show"]
+    fake = SRC / "vswitch" / "dialects" / "catalyst9300" / "show.py"
+    assert _cross_dialect([(fake, 1, "vswitch.dialects.catalyst9300.show", "vswitch.dialects.catalyst3750.show",
+                            ["mqc_family"])]) == ["vswitch/dialects/catalyst9300/show.py:1: imports "
+                                                  "vswitch.dialects.catalyst3750.show"]
 
 
 def test_the_rules_cover_every_package():
@@ -272,7 +272,7 @@ def test_the_rules_cover_every_package():
 
 
 def test_no_top_level_switch_modules():
-    assert not sorted(SRC.glob("switch*.py")), "the switch lives in qoslab/switch/ (client) and qoslab/vcatalyst/"
+    assert not sorted(SRC.glob("switch*.py")), "the switch lives in qoslab/switch/ (client) and qoslab/vswitch/"
 
 
 def test_one_package_per_concern():

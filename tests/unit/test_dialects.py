@@ -14,10 +14,10 @@ from qoslab.errors import ConfigError
 from qoslab.platforms import get_platform
 from qoslab.registry import dialects, platforms
 from qoslab.topology import load_topology
-from qoslab.vcatalyst import IosSession, VirtualCatalyst
-from qoslab.vcatalyst.dialects import Dialect, Reply, dialect_for_model, get_dialect
-from qoslab.vcatalyst.execparse import ExecTable
-from qoslab.vcatalyst.sshprofile import MODERN, SshProfile, ssh_profile
+from qoslab.vswitch import IosSession, VirtualSwitch
+from qoslab.vswitch.dialects import Dialect, Reply, dialect_for_model, get_dialect
+from qoslab.vswitch.execparse import ExecTable
+from qoslab.vswitch.sshprofile import MODERN, SshProfile, ssh_profile
 
 
 @pytest.mark.parametrize("name", platforms.names())
@@ -85,10 +85,10 @@ def toy():
 
 
 def test_a_third_dialect_is_one_registration(toy, tmp_path, monkeypatch):
-    monkeypatch.setattr("qoslab.vcatalyst.core.vswitch_dir", lambda name: tmp_path)
+    monkeypatch.setattr("qoslab.vswitch.core.vswitch_dir", lambda name: tmp_path)
     topo = load_topology(ECENET)
     topo = topo.model_copy(update={"switch": topo.switch.model_copy(update={"model": "TOY-1"})})
-    sw = VirtualCatalyst(topo, apply=False)
+    sw = VirtualSwitch(topo, apply=False)
     assert sw.dialect.name == "toy" and ssh_profile(None, sw.dialect) is TOY_SSH
     s = IosSession(sw, "sekret")
     assert s.prompt == "toy>"
@@ -107,13 +107,13 @@ def test_a_third_dialect_is_one_registration(toy, tmp_path, monkeypatch):
 def test_the_fed_command_is_the_9300s_and_checks_its_port(tmp_path, monkeypatch):
     """The 9300 answers the fed queue stats for its ports, with the caret under a port it has not;
     the 3750 knows no such command."""
-    monkeypatch.setattr("qoslab.vcatalyst.core.vswitch_dir", lambda name: tmp_path)
+    monkeypatch.setattr("qoslab.vswitch.core.vswitch_dir", lambda name: tmp_path)
     cmd = "show platform hardware fed switch active qos queue stats interface "
     for model, port, ok in (("C9300-24T", "Gi1/0/1", True), ("C9300-24T", "Gi1/0/99", False),
                             ("WS-C3750G-24T", "Gi1/0/1", False)):
         topo = load_topology(ECENET)
         topo = topo.model_copy(update={"switch": topo.switch.model_copy(update={"model": model})})
-        s = IosSession(VirtualCatalyst(topo, apply=False), "x", privileged=True)
+        s = IosSession(VirtualSwitch(topo, apply=False), "x", privileged=True)
         out = s.line(cmd + port).text
         if ok:
             assert "Asic:0 Core:0 DATA Port:0 Hardware Enqueue Counters" in out

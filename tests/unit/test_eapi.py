@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from qoslab.switch.device import Credentials
-from qoslab.vcatalyst.eapi import (
+from qoslab.vswitch.eapi import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     MAX_BODY,
@@ -24,7 +24,7 @@ from qoslab.vcatalyst.eapi import (
     parse_request,
     run_request,
 )
-from qoslab.vcatalyst.eapiserver import PATH, ensure_certificate, start_eapi
+from qoslab.vswitch.eapiserver import PATH, ensure_certificate, start_eapi
 
 pyeapi = pytest.importorskip("pyeapi")
 

@@ -17,9 +17,9 @@ import pytest
 
 from httpwire import read_response, tls
 from qoslab.switch.device import Credentials
-from qoslab.vcatalyst.eapi import MAX_BODY
-from qoslab.vcatalyst.eapiserver import PATH, ensure_certificate, start_eapi
-from qoslab.vcatalyst.httpguard import Limits
+from qoslab.vswitch.eapi import MAX_BODY
+from qoslab.vswitch.eapiserver import PATH, ensure_certificate, start_eapi
+from qoslab.vswitch.httpguard import Limits
 
 AUTH = "Basic " + base64.b64encode(b"admin:pw").decode()
 

@@ -20,7 +20,7 @@ from qoslab.eos import EosConfig, load_config
 from qoslab.ios import RunningConfig
 from qoslab.ios import load_config as ios_load
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.dialects.eos.datapath import compile_eos_nft, compile_eos_tc
+from qoslab.vswitch.dialects.eos.datapath import compile_eos_nft, compile_eos_tc
 
 FIXTURE = REPO / "tests" / "data" / "eos" / "operator-qos.cfg"
 TOPO = load_topology(ECENET, switch={"model": "DCS-7280SR3-48YC8", "hostname": "leaf1", "ports": ["Gi1/0/1-24"],

@@ -21,7 +21,7 @@ from qoslab.platforms.arista_eos.mapping import TC_OF_QUEUE, drop_precedences, m
 from qoslab.profiles import load_profile
 from qoslab.profiles.render import render
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.tccompile import port_queue_limits
+from qoslab.vswitch.tccompile import port_queue_limits
 
 DATA = REPO / "tests" / "data" / "platforms" / "arista_eos"
 EOS = get_platform("arista_eos")

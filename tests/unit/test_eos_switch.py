@@ -18,9 +18,9 @@ from qoslab.eos import EosConfig
 from qoslab.platforms import get_platform
 from qoslab.profiles import load_profile
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.dialects import get_dialect
-from qoslab.vcatalyst.dialects.eos.datapath import compile_eos_nft, compile_eos_tc, queue_rates, round_robin
-from qoslab.vcatalyst.eapi import CommandFailed
+from qoslab.vswitch.dialects import get_dialect
+from qoslab.vswitch.dialects.eos.datapath import compile_eos_nft, compile_eos_tc, queue_rates, round_robin
+from qoslab.vswitch.eapi import CommandFailed
 
 EOS = get_platform("arista_eos")
 DATA = REPO / "tests" / "data" / "platforms" / "arista_eos"

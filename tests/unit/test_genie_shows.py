@@ -18,11 +18,11 @@ from qoslab.ios import qos_model
 from qoslab.platforms import get_platform
 from qoslab.profiles import load_profile
 from qoslab.topology import load_topology
-from qoslab.vcatalyst import IosSession, VirtualCatalyst
-from qoslab.vcatalyst.counters import NftCounters
-from qoslab.vcatalyst.facts import ClassCounters, MacEntry
-from qoslab.vcatalyst.session import device_facts
-from qoslab.vcatalyst.tccompile import port_queue_limits
+from qoslab.vswitch import IosSession, VirtualSwitch
+from qoslab.vswitch.counters import NftCounters
+from qoslab.vswitch.facts import ClassCounters, MacEntry
+from qoslab.vswitch.session import device_facts
+from qoslab.vswitch.tccompile import port_queue_limits
 
 E9300 = REPO / "playbooks" / "topologies" / "ecenet9300.yaml"
 
@@ -44,7 +44,7 @@ NFT = NftCounters(dscp_in={"Gi1-0-1": [1000] + [0] * 63, "Gi1-0-5": [500] + [0] 
 FDB = [MacEntry(1, "02aa.0000.0001", "Gi1/0/1"), MacEntry(1, "02aa.0000.0002", "Gi1/0/2")]
 
 
-class Canned(VirtualCatalyst):
+class Canned(VirtualSwitch):
     """The virtual switch with the kernel readings above (no testbed, nothing applied)."""
 
     def nft_counters(self) -> NftCounters:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qoslab.ios import IosError
-from qoslab.vcatalyst.dialects.catalyst3750.commands import C3750_TABLE
-from qoslab.vcatalyst.execparse import apply_modifier, parse_exec, parse_port
+from qoslab.vswitch.dialects.catalyst3750.commands import C3750_TABLE
+from qoslab.vswitch.execparse import apply_modifier, parse_exec, parse_port
 
 
 def parse(line):

@@ -18,21 +18,21 @@ from qoslab.ios.show_qos import (
     render_port_qos,
     render_queueing,
 )
-from qoslab.vcatalyst.dialects.catalyst3750.show_mqc import (
+from qoslab.vswitch.dialects.catalyst3750.show_mqc import (
     ClassMapView,
     PolicyView,
     render_class_map,
     render_policy_map,
 )
-from qoslab.vcatalyst.dialects.catalyst3750.show_sys import render_interfaces, render_inventory, render_version
-from qoslab.vcatalyst.dialects.ioscommon.render import (
+from qoslab.vswitch.dialects.catalyst3750.show_sys import render_interfaces, render_inventory, render_version
+from qoslab.vswitch.dialects.ioscommon.render import (
     render_access_lists,
     render_interfaces_status,
     render_ip_interface_brief,
     render_vlan_brief,
 )
-from qoslab.vcatalyst.facts import DeviceFacts, PortView, uptime_text
-from qoslab.vcatalyst.flash import FileEntry, render_dir
+from qoslab.vswitch.facts import DeviceFacts, PortView, uptime_text
+from qoslab.vswitch.flash import FileEntry, render_dir
 
 FACTS = DeviceFacts("sw1", serial="QSL1A2B3C4D", uptime_s=2 * 86400 + 3 * 3600 + 4 * 60)
 PORTS = [PortView("GigabitEthernet1/0/1", "jp-1", link_up=True, speed_mbps=50, mac="0200.5100.0001",
@@ -147,7 +147,7 @@ def test_dir_listing_is_what_netmiko_and_napalm_read():
 
 def test_qos_maps_and_monitor_render():
     from qoslab.ios.show_qos import MAP_NAMES, QosMaps, render_qos_map, render_qos_maps
-    from qoslab.vcatalyst.dialects.ioscommon.render import MonitorSession, port_list, render_monitor
+    from qoslab.vswitch.dialects.ioscommon.render import MonitorSession, port_list, render_monitor
     all_maps = render_qos_maps(QosMaps())
     assert all(render_qos_map(QosMaps(), n) in all_maps for n in MAP_NAMES)
     assert "queue-threshold: 2-1 2-1 3-1 3-1 4-1 1-1 4-1 4-1" in render_qos_map(QosMaps(), "cos-output-q")

@@ -22,7 +22,7 @@ from qoslab.testbed import plan as netplan
 from qoslab.testbed.procs import pid_alive
 from qoslab.testbed.statedir import campaign_lock, campaign_running, lock_path, private_dir, release_campaign_lock
 from qoslab.topology import repo_root
-from qoslab.vcatalyst import ensure_identity
+from qoslab.vswitch import ensure_identity
 from qoslab.workloads.raytracer import WorkerPool, WorkloadSettings
 
 

@@ -12,7 +12,7 @@ from conftest import ECENET
 from qoslab.ios import Mode, RunningConfig, interpret, qos_model
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.nftcompile import compile_nft, priority, trust_rules
+from qoslab.vswitch.nftcompile import compile_nft, priority, trust_rules
 
 TOPO = load_topology(ECENET)
 

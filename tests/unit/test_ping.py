@@ -1,4 +1,4 @@
-"""``ping`` and ``traceroute`` on the virtual switch (qoslab.vcatalyst.ping): IOS's output form
+"""``ping`` and ``traceroute`` on the virtual switch (qoslab.vswitch.ping): IOS's output form
 against real IOS-XE outputs (tests/data/ios-ping/, sources in its README), parsed by NAPALM's
 ``ios`` driver as it parses a real switch's, the options with IOS's carets, and the safety rule
 (nothing is sent without a testbed, an SVI address or a destination in 198.18.0.0/15: IOS's
@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO
 from qoslab.ios import IosError, Mode, RunningConfig, interpret
 from qoslab.topology import expand_ports
-from qoslab.vcatalyst.ping import Probe, ping, render_ping, render_traceroute, traceroute
+from qoslab.vswitch.ping import Probe, ping, render_ping, render_traceroute, traceroute
 
 DATA = REPO / "tests" / "data" / "ios-ping"
 

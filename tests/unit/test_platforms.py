@@ -21,7 +21,7 @@ from qoslab.profiles.render import render
 from qoslab.registry import platforms
 from qoslab.switch.configdiff import intended_config, normalized_qos, remediation
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.tccompile import compile_tc
+from qoslab.vswitch.tccompile import compile_tc
 
 PLATFORMS = ["arista_eos", "catalyst3750", "catalyst9300"]
 PROFILES = ["fifo", "thesis", "police-flood", "rmi-ports", "trust-dscp"]

@@ -16,20 +16,20 @@ from genie_parse import genie_device, parse
 from qoslab.errors import QoslabError
 from qoslab.platforms import get_platform
 from qoslab.platforms.fedparse import parse_fed_queue_stats
-from qoslab.vcatalyst.dialects.catalyst3750.show_sys import render_interfaces as render_interfaces_3750
-from qoslab.vcatalyst.dialects.catalyst3750.show_sys import render_version
-from qoslab.vcatalyst.dialects.catalyst9300.counters import FedQueue
-from qoslab.vcatalyst.dialects.catalyst9300.show_fed import render_fed_queue_stats
-from qoslab.vcatalyst.dialects.catalyst9300.show_mqc import InputClass, XeClassMap, render_input_xe
-from qoslab.vcatalyst.dialects.catalyst9300.show_sys import (
+from qoslab.vswitch.dialects.catalyst3750.show_sys import render_interfaces as render_interfaces_3750
+from qoslab.vswitch.dialects.catalyst3750.show_sys import render_version
+from qoslab.vswitch.dialects.catalyst9300.counters import FedQueue
+from qoslab.vswitch.dialects.catalyst9300.show_fed import render_fed_queue_stats
+from qoslab.vswitch.dialects.catalyst9300.show_mqc import InputClass, XeClassMap, render_input_xe
+from qoslab.vswitch.dialects.catalyst9300.show_sys import (
     render_environment_xe,
     render_interfaces_xe,
     render_inventory_xe,
     render_processes_cpu_xe,
     render_version_xe,
 )
-from qoslab.vcatalyst.dialects.ioscommon.render import SviView
-from qoslab.vcatalyst.facts import ClassCounters, DeviceFacts, PortView
+from qoslab.vswitch.dialects.ioscommon.render import SviView
+from qoslab.vswitch.facts import ClassCounters, DeviceFacts, PortView
 
 REC = REPO / "tests" / "data" / "show-recordings"
 FACTS = DeviceFacts("Switch", model="C9300-24T", serial="QSL1A2B3C4D", base_mac="0200.5100.0000", uptime_s=3600)

@@ -11,9 +11,9 @@ from qoslab.errors import QoslabError
 from qoslab.ios.show_qos import PortCounters, render_statistics
 from qoslab.meters.evidence import TrialEvidence, deltas, evidence_columns
 from qoslab.switch.counters import parse_statistics
-from qoslab.vcatalyst.counters import parse_nft
-from qoslab.vcatalyst.dialects.catalyst3750.counters import combine, parse_tc
-from qoslab.vcatalyst.facts import ClassCounters
+from qoslab.vswitch.counters import parse_nft
+from qoslab.vswitch.dialects.catalyst3750.counters import combine, parse_tc
+from qoslab.vswitch.facts import ClassCounters
 
 # `nft -j -n list table bridge qoslab` and `tc -s -j qdisc show` as this machine printed them
 # (nftables 1.0.6, iproute2 6.1), trimmed to the parts the parsers read.

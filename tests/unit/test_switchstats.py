@@ -26,8 +26,8 @@ from qoslab.switch.counters import (
     queue_deltas,
     read_statistics,
 )
-from qoslab.vcatalyst.dialects.catalyst3750.show_mqc import ClassMapView, PolicyView, render_policy_map_interface
-from qoslab.vcatalyst.facts import ClassCounters
+from qoslab.vswitch.dialects.catalyst3750.show_mqc import ClassMapView, PolicyView, render_policy_map_interface
+from qoslab.vswitch.facts import ClassCounters
 
 SAMPLES = REPO / "tests" / "data" / "ios-samples"
 

@@ -9,7 +9,7 @@ from qoslab.ios import Mode, RunningConfig, interpret, qos_model
 from qoslab.profiles import load_profile, render
 from qoslab.testbed.plan import build_plan
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.tccompile import MIN_LIMIT_BYTES, compile_tc, queue_rates, wtd_limits
+from qoslab.vswitch.tccompile import MIN_LIMIT_BYTES, compile_tc, queue_rates, wtd_limits
 
 TOPO = load_topology(ECENET)
 
@@ -57,7 +57,7 @@ def test_thesis_priority_queue_buffers_and_span():
     rate = TOPO.link.rate
     assert c["11"].group(2) == str(rate * 99 // 100) and c["11"].group(4) == "0"
     assert all(c[q].group(4) == "1" and c[q].group(3) == str(rate) for q in ("12", "13", "14"))
-    # queue selection is nftables' (skb priority, qoslab.vcatalyst.nftcompile): no classifying filters here
+    # queue selection is nftables' (skb priority, qoslab.vswitch.nftcompile): no classifying filters here
     assert not any(l.startswith("filter add dev Gi1-0-1 parent 1:") for l in p.ports["Gi1-0-1"])
     # queue-set 2 (Appendix B): queue 1 buffers 50 %, DSCP 40 at threshold 1 = 400 % -> 2 x 128 KiB;
     # queue 2 (the flood, DSCP 0) 40 % at threshold 1 = 40 % -> 16 % of 128 KiB

@@ -12,9 +12,9 @@ from qoslab.ios import RunningConfig
 from qoslab.ios.show_qos import PortCounters
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
-from qoslab.vcatalyst.archive import config_differences, incremental_diffs
-from qoslab.vcatalyst.dialects import get_dialect
-from qoslab.vcatalyst.session import IosSession, canon_url, device_facts
+from qoslab.vswitch.archive import config_differences, incremental_diffs
+from qoslab.vswitch.dialects import get_dialect
+from qoslab.vswitch.session import IosSession, canon_url, device_facts
 
 
 class FakeSwitch:
@@ -194,7 +194,7 @@ def test_running_config_in_ios_order_whatever_the_entry_order(s):
 
 
 def test_long_line_is_rejected_whole(s):
-    from qoslab.vcatalyst.session import LINE_MAX
+    from qoslab.vswitch.session import LINE_MAX
     s.privileged = True
     r = s.line("conf" + " " * 10 + "x" * 70000)
     assert r.text.splitlines()[0] == " " * (len("Switch#") + LINE_MAX) + "^" and s.mode is None
@@ -253,7 +253,7 @@ def test_running_config_stock_lines_and_flash_image(s):
 
 
 def test_context_help_follows_mode_and_privilege(s):
-    """``?`` (qoslab.vcatalyst.cli_help): user EXEC offers only its commands; ``show mls qos ?``
+    """``?`` (qoslab.vswitch.cli_help): user EXEC offers only its commands; ``show mls qos ?``
     the keywords that may follow, ``|`` and ``<cr>``; an abbreviation its completions; config
     mode its own commands; nothing fits: ``% Unrecognized command``."""
     assert "  configure" not in s.help("") and "  show" in s.help("")

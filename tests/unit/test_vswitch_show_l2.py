@@ -1,12 +1,12 @@
-"""The layer-2 and system show renderers (qoslab.vcatalyst.show_l2, show_ports) read by the
+"""The layer-2 and system show renderers (qoslab.vswitch.show_l2, show_ports) read by the
 parsers real clients use: ntc-templates (Netmiko ``use_textfsm``, Ansible, NAPALM's fallbacks)."""
 
 from __future__ import annotations
 
 from ntc_templates.parse import parse_output
 
-from qoslab.vcatalyst.counters import parse_fdb
-from qoslab.vcatalyst.dialects.ioscommon.show_l2 import (
+from qoslab.vswitch.counters import parse_fdb
+from qoslab.vswitch.dialects.ioscommon.show_l2 import (
     CPU_MACS,
     ArpEntry,
     render_arp,
@@ -14,14 +14,14 @@ from qoslab.vcatalyst.dialects.ioscommon.show_l2 import (
     render_lldp,
     render_mac_table,
 )
-from qoslab.vcatalyst.dialects.ioscommon.show_ports import (
+from qoslab.vswitch.dialects.ioscommon.show_ports import (
     render_counters,
     render_processes_cpu,
     render_snmp,
     render_switchport,
     render_vlan_id,
 )
-from qoslab.vcatalyst.facts import MacEntry, PortView
+from qoslab.vswitch.facts import MacEntry, PortView
 
 
 def _parse(command: str, text: str) -> list[dict]:

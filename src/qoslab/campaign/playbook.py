@@ -108,7 +108,7 @@ class Playbook(StrictModel):
     name: str
     description: str = ""
     topology: str = "playbooks/topologies/ecenet.yaml"
-    device: str = Field("virtual", description="switch device: `virtual` (the testbed's virtual Catalyst) or a "
+    device: str = Field("virtual", description="switch device: `virtual` (the testbed's virtual switch) or a "
                                                "device file (`device: catalyst`, host, port, credentials, known_hosts)")
     executor: str = Field("netns", description="how commands reach the hosts (qoslab.registry.executors)")
     workload: SerializeAsAny[WorkloadBase] = Field(

@@ -22,7 +22,8 @@ from . import campaign, capture, cluster, flood, report, switch, testbed, topolo
 from .common import console, err_console
 
 app = typer.Typer(
-    help="qoslab: network QoS experiments on cluster traffic (embedded testbed, virtual Catalyst 3750).",
+    help="qoslab: network QoS experiments on cluster traffic (embedded testbed, virtual Catalyst 3750 and 9300 "
+         "and Arista 7280R3).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

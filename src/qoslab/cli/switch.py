@@ -1,4 +1,4 @@
-"""``qoslab switch``: qoS profiles, Catalyst configs, Netmiko push, the virtual Catalyst 3750."""
+"""``qoslab switch``: QoS profiles, switch configs, Netmiko push, the virtual switches."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from ..errors import QoslabError
 from ..topology import load_topology
 from .common import TopologyOpt, console, err_console
 
-app = typer.Typer(help="QoS profiles, Catalyst configs, Netmiko push, the virtual Catalyst 3750.", no_args_is_help=True)
+app = typer.Typer(help="QoS profiles, switch configs, Netmiko push, the virtual switches (Catalyst 3750 and 9300, "
+                  "Arista 7280R3).", no_args_is_help=True)
 
 
 def _groups(group: list[str]) -> dict[str, list[str]]:
@@ -23,7 +24,7 @@ def _groups(group: list[str]) -> dict[str, list[str]]:
     return out
 
 
-DeviceOpt = typer.Option("virtual", "--device", help="Switch: `virtual` (the testbed's virtual Catalyst) or a device "
+DeviceOpt = typer.Option("virtual", "--device", help="Switch: `virtual` (the testbed's virtual switch) or a device "
                          "file (`device: catalyst`, host, port, credentials_file, known_hosts).")
 GroupOpt = typer.Option([], "--group", "-g", help="Override a profile group: workload=jp-1,jp-2 (repeatable).")
 
@@ -113,15 +114,15 @@ def switch_show(device: str = DeviceOpt,
 @app.command("serve")
 def switch_serve(topology: Path | None = TopologyOpt,
                  no_apply: bool = typer.Option(False, "--no-apply", help="Do not touch tc (CLI only).")) -> None:
-    """Run the virtual Catalyst of the testbed on its management endpoint (foreground): a 3750, or
-    a 9300 speaking IOS-XE when the topology's switch model is a C9300."""
+    """Run the virtual switch of the testbed on its management endpoint (foreground): a Catalyst 3750,
+    a Catalyst 9300 speaking IOS-XE or an Arista 7280R3 speaking EOS, as the topology's switch model says."""
     import asyncio
 
-    from ..vcatalyst import serve
+    from ..vswitch import serve
 
     topo = load_topology(topology)
     mg = topo.switch.management
-    err_console.print(f"virtual Catalyst {topo.switch.model} of {topo.name} on {mg.host}:{mg.port}")
+    err_console.print(f"virtual switch {topo.switch.model} of {topo.name} on {mg.host}:{mg.port}")
     try:
         asyncio.run(serve(topo, apply=not no_apply))
     except OSError as e:

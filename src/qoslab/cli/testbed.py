@@ -107,7 +107,7 @@ def testbed_status(topology: Path | None = TopologyOpt,
                     _qdiscs(p.qdiscs), str(p.qdisc_drops), str(p.qdisc_backlog_bytes))
     console.print(tab)
     console.print(f"management endpoint {st.management}: "
-                  f"{'virtual Catalyst listening' if st.management_listening else 'nothing listening'}")
+                  f"{'virtual switch listening' if st.management_listening else 'nothing listening'}")
 
 
 def _qdiscs(kinds: list[str]) -> str:

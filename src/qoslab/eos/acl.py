@@ -8,7 +8,7 @@ other network in prefix form. Ports (TCP and UDP): ``eq PORT`` or ``range LO HI`
 [log]`` (``ip access-list standard NAME``; EOS User Manual, "Standard ACLs"). Entries are
 held as :class:`qoslab.ios.acl.Ace` (addresses as :class:`~qoslab.ios.acl.Addr`, ports as
 :class:`~qoslab.ios.acl.Ports`), the one access-control entry of qoslab's data paths: the EOS
-dialect compiles them with the Catalysts' :func:`qoslab.vcatalyst.nftcompile.ace_match`.
+dialect compiles them with the Catalysts' :func:`qoslab.vswitch.nftcompile.ace_match`.
 A wildcard that is not a prefix (``10.0.0.0 0.255.0.255``) is refused, as before (not emulated).
 """
 

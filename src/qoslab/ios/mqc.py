@@ -1,6 +1,6 @@
 """The QoS meaning of a Catalyst 9300 (IOS-XE, MQC) running-config, as the same
 :class:`~qoslab.ios.qos.QosConfig` the 3750's compiles from, so the tc and nftables compilers
-(:mod:`qoslab.vcatalyst.tccompile`, :mod:`qoslab.vcatalyst.nftcompile`) serve both platforms.
+(:mod:`qoslab.vswitch.tccompile`, :mod:`qoslab.vswitch.nftcompile`) serve both platforms.
 
 Mapping (Catalyst 9300 QoS configuration guide, IOS-XE 17.x; what is not emulated is in
 ``QosConfig.unsupported`` and the fidelity table, switch-configs/README.md):

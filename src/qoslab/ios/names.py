@@ -1,6 +1,6 @@
 """IOS interface names as people type them and switches print them, without any other qoslab
 dependency (the config interpreter :mod:`qoslab.ios`, the EXEC parser
-:mod:`qoslab.vcatalyst.execparse` and the show-output parsers use it).
+:mod:`qoslab.vswitch.execparse` and the show-output parsers use it).
 
 The kinds and their shortest abbreviations are those of Catalyst 3750 (12.2) and Catalyst
 9000 (IOS-XE 17.x) interface names: ``FastEthernet`` (Fa), ``GigabitEthernet`` (Gi),

@@ -10,7 +10,7 @@
 - :mod:`.counters`: pure: the switch's show output (TextFSM templates in
   ``switch-configs/textfsm/``) to per-port queue and policer counters.
 
-The virtual Catalyst's server side lives in :mod:`qoslab.vcatalyst`; nothing here imports it
+The virtual Catalyst's server side lives in :mod:`qoslab.vswitch`; nothing here imports it
 (tests/unit/test_architecture.py). Names are imported lazily, so importing one module of the
 package does not load Netmiko or the others.
 """

@@ -180,7 +180,7 @@ class VirtualSwitch(NetmikoSwitch):
     statistics_all = True
 
     def __init__(self, topology: Topology, spec: str | None = None) -> None:
-        super().__init__(f"virtual Catalyst of {topology.name}", virtual_endpoint(topology))
+        super().__init__(f"virtual {topology.switch.model} of {topology.name}", virtual_endpoint(topology))
 
 
 class CatalystFile(StrictModel):

@@ -1,7 +1,7 @@
 """How to reach a switch's CLI: endpoint, credentials, pinned host key.
 
 Shared by the push (:mod:`qoslab.switch.push`, a Netmiko client) and the virtual Catalyst
-(:mod:`qoslab.vcatalyst`, the server), so neither imports the other. Credentials never live in the
+(:mod:`qoslab.vswitch`, the server), so neither imports the other. Credentials never live in the
 repository: a real switch's come from the environment (``QOSLAB_SWITCH_USERNAME``,
 ``QOSLAB_SWITCH_PASSWORD``, ``QOSLAB_SWITCH_SECRET``) or a mode-0600 JSON file; the virtual
 switch generates its own per testbed into its state folder (0600 from the first byte).

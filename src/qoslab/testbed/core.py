@@ -330,7 +330,8 @@ class Testbed:
         while not probes.listening(mg.host, mg.port):
             if p.poll() is not None or time.monotonic() > deadline:
                 tail = (d / "serve.log").read_text(errors="replace").strip().splitlines()[-2:]
-                raise QoslabError(f"the virtual Catalyst did not start: {' / '.join(tail) or 'no output'}")
+                raise QoslabError(f"the virtual switch ({self.topo.switch.model}) did not start: "
+                                  f"{' / '.join(tail) or 'no output'}")
             time.sleep(0.05)
 
     def _stop_switch(self) -> list[int]:

@@ -2,7 +2,7 @@
 
 This is qoslab's pure bottom layer: nothing here reads or changes the machine. The testbed
 (:mod:`qoslab.testbed`) applies the plan; the tc compiler of the virtual Catalyst
-(:mod:`qoslab.vcatalyst.tccompile`) reuses :func:`shaping_lines` and :func:`htb_quantum`, so the
+(:mod:`qoslab.vswitch.tccompile`) reuses :func:`shaping_lines` and :func:`htb_quantum`, so the
 switch-port queues have one definition. Their owner at run time is the virtual Catalyst: the
 testbed builds the host ends of every link and the SPAN ports, the virtual Catalyst builds the
 switch ports' egress from its running-config (a factory-default switch = one FIFO per port,

@@ -17,7 +17,7 @@ round robin, sharing by ``bandwidth percent``) they carry over as:
 - SRR shape weight w -> ``shape rate P percent``, P = 100/w rounded (refused below 1 %);
 - queue-set buffers and WTD thresholds -> the tail-drop limit each DSCP would meet in the
   emulated 3750 queue (port buffer ``buffers.switch_port_bytes`` x buffer % x threshold %, as
-  :func:`qoslab.vcatalyst.tccompile.wtd_limits`), as ``random-detect drop minimum-threshold L
+  :func:`qoslab.vswitch.tccompile.wtd_limits`), as ``random-detect drop minimum-threshold L
   bytes maximum-threshold L bytes drop-probability 100`` (a WRED curve that is a step: tail drop
   at L); several thresholds in one queue -> drop precedences 0-2 (``qos map dscp ... drop-precedence
   D``), the highest limit at 0; a limit of the whole port buffer or more needs no line.

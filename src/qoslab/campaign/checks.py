@@ -6,6 +6,7 @@ switch device is known. Each problem is a ConfigError naming the playbook's file
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,8 @@ def check_references(pb: Playbook, path: Path) -> None:
     for i in range(len(pb.conditions)):
         _check_profile(pb, topo, i, fail)
     _check_stopping(pb, fail)
+    if pb.derive is not None:
+        _check_derive(pb, topo, fail)
 
 
 def _check_slurm(topo: Topology) -> None:
@@ -169,3 +172,29 @@ def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
         raise fail(loc,
                    f"profile {prof.name} mirrors nothing to the capture port {pb.capture_port}: add a `span:` "
                    f"session with destination {pb.capture_port} to it (SPAN comes from profiles only)")
+
+
+def _check_derive(pb: Playbook, topo: Topology, fail: Callable[[tuple[Any, ...], str], ConfigError]) -> None:
+    """A ``derive:`` block needs what its rules measure (qoslab.scale.onmachine): a readable real
+    cluster file with ``rx_cost_us``, a topology with a ``cpu:`` block (the receive cost is a host
+    budget's), a raytracer workload (supersample), an uncongested baseline and a congested condition."""
+    from ..scale.derive import load_real_cluster
+
+    spec = pb.derive
+    assert spec is not None
+    try:
+        real = load_real_cluster(resolve_path(spec.real))
+    except ConfigError as e:
+        raise fail(("derive", "real"), str(e)) from None
+    if real.rx_cost_us is None:
+        raise fail(("derive", "real"), f"{spec.real} gives no rx_cost_us: the CPU rule (host capacity) needs it")
+    if topo.cpu is None:
+        raise fail(("derive",), f"topology {topo.name} has no cpu: block: the host capacity the rules derive is a "
+                                "cpu: block's host_cores")
+    if pb.workload.kind != "raytracer":
+        raise fail(("derive",), f"workload kind {pb.workload.kind}: the pilot's rule sets the raytracer's supersample")
+    base = next((c for c in pb.conditions if c.name == (pb.baseline or pb.conditions[0].name)), None)
+    if base is None or base.congestion:
+        raise fail(("baseline",), "the pilot runs the baseline condition: it must be uncongested")
+    if not any(c.congestion for c in pb.conditions):
+        raise fail(("conditions",), "the receive cost is measured in the congested conditions: the playbook has none")

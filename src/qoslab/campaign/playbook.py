@@ -22,6 +22,7 @@ from qoslab.meters.fidelityjudge import FidelityThresholds
 
 from ..errors import ConfigError
 from ..registry import executors, generators
+from ..scale.onmachine import DeriveSpec
 from ..topology import canonical_port, repo_root
 from ..workloads import WorkloadBase, kind_of, settings_of
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model, problem_text
@@ -153,6 +154,9 @@ class Playbook(StrictModel):
                                                      "fidelitycheck): which trials count as emulated faithfully")
     keep_ditg_logs: bool = Field(False, description="keep the binary ITGSend/ITGRecv logs (144 bytes per packet "
                                                     "each) after ITGDec decoded them; kept anyway when decoding failed")
+    derive: DeriveSpec | None = Field(None, description="the scale model derived on the machine of the run before "
+                                                        "its trials (qoslab.scale.onmachine): host capacity, "
+                                                        "supersample, timers and queue from a real cluster's file")
 
     @model_validator(mode="before")
     @classmethod

@@ -126,4 +126,11 @@ def references(pb: Playbook, conds: list[ConditionPlan]) -> list[tuple[str, str]
                                                      "with overrides" if any(c.workload for c in pb.conditions)
                                                      else "")))
     out.append(("device", pb.device + ("" if pb.device in ("virtual", "testbed") else " (device file checked)")))
+    if pb.derive is not None:
+        d = pb.derive
+        n = len([c for c in pb.conditions if c.congestion])
+        out.append(("derive", f"from {d.real} before the trials: {d.rx_cost_trials} trial(s) of each of {n} congested "
+                              f"condition(s) (rx_cost_us -> host_cores), then {d.pilot_trials} uncongested per "
+                              f"supersample of {d.supersample} under {d.max_uncongested_s:g} s; the topology's and "
+                              "workload's values above are the committed ones, replaced by what this machine gives"))
     return out

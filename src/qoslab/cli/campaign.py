@@ -96,7 +96,8 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
                      smoke: bool = False, rerun_invalid: bool = False) -> Path:
     """The folder to run: made from the playbook (every reference checked first), or the one to
     resume (checked by the runner before it writes)."""
-    from ..campaign import create, load_playbook
+    from ..campaign import load_playbook
+    from ..campaign.onmachine import create_campaign
 
     if rerun_invalid and not resume:
         raise QoslabError("--rerun-invalid goes with --resume FOLDER (the campaign whose invalid trials to run again)")
@@ -110,7 +111,7 @@ def _campaign_folder(playbook: Path | None, trials: int | None, out: Path | None
     if seed is not None:
         pb = pb.model_copy(update={"seed": seed})
     folder = out or Path("results/campaigns") / f"{pb.name}{'-smoke' if smoke else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
-    create(pb, playbook, folder, trials, smoke=smoke).close()
+    create_campaign(pb, playbook, folder, trials, smoke, console.print)
     return folder
 
 

@@ -1,0 +1,64 @@
+"""A playbook with a ``derive:`` block (issue 48): ``qoslab campaign run`` measures this machine's
+receive cost in congested trials and its uncongested run time in a pilot, derives the host
+capacity and the scale knobs by the rules, prints them first, runs the campaign on the derived
+topology and records the derivation in provenance.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from qoslab.stats import ANALYSIS_JAR
+from qoslab.trafficgen.calibration import Calibration
+from qoslab.yamlio import read_yaml
+
+from .conftest import free_port, qoslab, unique_name
+
+pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
+REPO = Path(__file__).parents[2]
+
+
+def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
+    name = unique_name("dv")
+    topo = yaml.safe_load((REPO / "playbooks/topologies/ecenet-faithful-cpu.yaml").read_text())
+    topo["name"] = name
+    topo["switch"]["management"]["port"] = free_port()
+    (tmp_path / "topo.yaml").write_text(yaml.safe_dump(topo))
+    pb = yaml.safe_load((REPO / "playbooks/thesis-faithful-cpu-onmachine.yaml").read_text())
+    pb.update({"topology": str(tmp_path / "topo.yaml"), "trials": 2, "warmup": 0, "capture": "off",
+               "trial_timeout_s": 120, "conditions": pb["conditions"][:2]})
+    pb["derive"].update({"rx_cost_trials": 2, "pilot_trials": 2, "supersample": [1]})
+    (tmp_path / "pb.yaml").write_text(yaml.safe_dump(pb, sort_keys=False))
+    folder = tmp_path / "campaign"
+    try:
+        r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), timeout=900)
+        print(r.stdout[-4000:], r.stderr[-3000:])
+        assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:]
+    finally:
+        Calibration.path(name).unlink(missing_ok=True)
+    rec = json.loads((folder / "derive" / "derivation.json").read_text())
+    # rule 2: the receive cost of the congested trials, the CPU rule's capacity (capped at 0.25 cores)
+    assert len(rec["rx_cost_trials"]) == 2 and 1 < rec["rx_cost_us"] < 200
+    assert 0 < rec["derived"]["host_cores"] <= 0.25
+    # rule 3: one pilot value tried (supersample 1), its mean is T; rule 4: rto_min = s x 200 ms
+    assert list(rec["pilots"]) == ["1"] and len(rec["pilots"]["1"]) == 2 and rec["derived"]["supersample"] == 1
+    s = rec["uncongested_s"] / 38.10
+    assert rec["time_scale"] == pytest.approx(s, rel=1e-3)
+    assert rec["derived"]["rto_min_ms"] == pytest.approx(max(1.0, s * 200), abs=0.002)
+    assert rec["committed"]["supersample"] == 2 and any(d.startswith("supersample 1") for d in rec["differs"])
+    # the console says it before the trials' results; the campaign ran on the derived topology
+    out = r.stdout
+    assert "scale model derived on this machine" in out and "DIFFERS from the playbook's committed values" in out
+    assert out.index("scale model derived") < out.index("trials: {")
+    prov = json.loads((folder / "provenance.json").read_text())
+    assert prov["derivation"]["derived"] == rec["derived"]
+    ran, _ = read_yaml(folder / "inputs" / "topology.yaml")
+    assert ran["cpu"]["host_cores"] == rec["derived"]["host_cores"]
+    assert ran["scale"]["rto_min_ms"] == rec["derived"]["rto_min_ms"]
+    played, _ = read_yaml(folder / "playbook.yaml")
+    assert played["workload"]["supersample"] == 1 and played.get("derive") is None
+    stats = json.loads((folder / "stats.json").read_text())
+    assert stats["conditions"]

@@ -144,3 +144,16 @@ def test_a_real_cluster_file_with_a_typo_names_its_own_line(tmp_path):
 def test_the_derive_block_is_documented_in_the_playbook_reference():
     page = (ROOT / "docs/reference/schemas/playbook.md").read_text()
     assert "derive" in page and textwrap.dedent("max_uncongested_s") in page
+
+
+def test_a_campaign_folder_is_never_made_from_a_derive_block_with_its_committed_values(tmp_path):
+    """Only `campaign run` derives (campaign.onmachine.create_campaign); a sweep or any other maker of
+    folders is refused before it writes (the committed values would run under the derive: block's name)."""
+    from qoslab.campaign.folder import create
+    from qoslab.errors import QoslabError
+
+    p = tmp_path / "pb.yaml"
+    p.write_text(BASE)
+    with pytest.raises(QoslabError, match="derive: block runs through `qoslab campaign run`"):
+        create(load_playbook(p), p, tmp_path / "folder")
+    assert not (tmp_path / "folder").exists()

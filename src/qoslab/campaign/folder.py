@@ -105,6 +105,9 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None, sm
     Raises QoslabError if the folder already holds a campaign."""
     if (out / "trials.sqlite").exists():
         raise QoslabError(f"{out} already holds a campaign: resume it with --resume {out}")
+    if pb.derive is not None:  # its values are measured first (campaign.onmachine), never silently committed ones
+        raise QoslabError(f"{pb_path}: a playbook with a derive: block runs through `qoslab campaign run` (which "
+                          "derives its values here first); remove the block to run the committed values")
     if smoke and trials not in (None, 1):
         raise QoslabError(f"--smoke runs one trial per condition: give --trials 1 or no --trials (not {trials})")
     pb = with_trials(pb, None if smoke else trials)

@@ -100,7 +100,8 @@ def _run_rate(playbook: Path, data: dict[str, Any], bps: int, out: Path, trials:
         topo.write_text(dump_yaml(variant_topology(data, bps)))
         pb = pb.model_copy(update={"name": f"calibrate-{rate_label(bps)}", "topology": str(topo.resolve()),
                                    "conditions": congested, "baseline": congested[0].name, "trials": trials,
-                                   "warmup": 0, "capture": "off", "seed": 25, "retries": 1})
+                                   "warmup": 0, "capture": "off", "seed": 25, "retries": 1,
+                                   "derive": None})  # the rate first: a derive: block's rules run at it later
         create(pb, playbook, folder).close()
     Runner(folder, log=log).run().close()
     with Store(folder / "trials.sqlite", readonly=True) as st:

@@ -2,6 +2,7 @@
 flood and profile files load; the hosts exist; the profiles render for the workload hosts; the
 capture port is a SPAN destination that every captured condition's profile mirrors to; the
 switch device is known. Each problem is a ConfigError naming the playbook's file, line and field.
+:func:`load_playbook` reads a playbook and runs these checks.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from ..switch.backends import check_device_files, device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT
-from ..yamlio import config_error
-from .playbook import Playbook, resolve_path
+from ..trials.comparisons import plan_comparisons
+from ..trials.playbook import Playbook, resolve_path
+from ..yamlio import config_error, load_model
 
 
 def check_references(pb: Playbook, path: Path) -> None:
@@ -75,9 +77,8 @@ def _check_slurm(topo: Topology) -> None:
 
 
 def _check_stopping(pb: Playbook, fail: Any) -> None:
-    """A sequential rule on the recovery needs a matrix with one (see stats.plan_comparisons)."""
-    from qoslab.stats.campaign import plan_comparisons
-
+    """A sequential rule on the recovery needs a matrix with one
+    (:func:`qoslab.trials.comparisons.plan_comparisons`)."""
     seq = pb.sequential
     if seq is not None and seq.stop.metric == "recovery" and not plan_comparisons(pb)[1]:
         raise fail(("trials", "stop", "metric"), "this matrix has no recovery (it needs a baseline, the congested "
@@ -169,3 +170,12 @@ def _check_profile(pb: Playbook, topo: Topology, i: int, fail: Any) -> None:
         raise fail(loc,
                    f"profile {prof.name} mirrors nothing to the capture port {pb.capture_port}: add a `span:` "
                    f"session with destination {pb.capture_port} to it (SPAN comes from profiles only)")
+
+
+def load_playbook(path: str | Path) -> Playbook:
+    """Read a playbook (:class:`qoslab.trials.playbook.Playbook`) and check what it references
+    (topology, flood and profile files, hosts of the topology, the capture port). Raises
+    ConfigError naming file, line and field."""
+    pb = load_model(path, Playbook)
+    check_references(pb, Path(path))
+    return pb

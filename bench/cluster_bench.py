@@ -21,10 +21,10 @@ from pathlib import Path
 import yaml
 
 from qoslab.campaign import Runner, create
-from qoslab.campaign.playbook import Playbook
 from qoslab.executors.nodes import Nodes
 from qoslab.testbed import Testbed
 from qoslab.topology import load_variant
+from qoslab.trials.playbook import Playbook
 from qoslab.workloads.raytracer import WorkerPool, WorkloadSettings
 
 TARGET_EXTRA_S = 0.3

@@ -44,7 +44,7 @@ def overhead_of(phases: dict) -> float:
 def summarize(db: Path) -> dict:
     """Median overhead per condition and overall, and the median of each phase (done, non-warm-up trials)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from qoslab.campaign.store import Store
+    from qoslab.trials.store import Store
 
     with Store(db) as st:
         rows = [(r.condition, r.phases_json, _kind(db.parent, r.idx, r.capture_summary))

@@ -47,7 +47,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 from machinefacts import machine_facts  # noqa: E402
-from qoslab.campaign.store import Store  # noqa: E402
+from qoslab.trials.store import Store  # noqa: E402
 
 QOSLAB = REPO / ".venv" / "bin" / "qoslab"
 BASE, CONGESTED = "no congestion fifo", "congestion fifo"

@@ -21,13 +21,13 @@ import yaml
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from qoslab.campaign.playbook import Playbook
 from qoslab.profiles.model import Profile
 from qoslab.registry import workloads
 from qoslab.switch.device import Device
 from qoslab.topology import Topology
 from qoslab.trafficgen.definitions import FloodDefinition
 from qoslab.trafficgen.patternmodel import Pattern
+from qoslab.trials.playbook import Playbook
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS_FILE = ROOT / "docs/reference/schemas/fields.yaml"

@@ -28,7 +28,6 @@ import yaml
 from IPython.display import HTML, Image, Markdown, display
 from matplotlib.figure import Figure
 
-from qoslab.campaign.store import Store
 from qoslab.report import calls as rc
 from qoslab.report import context as rctx
 from qoslab.report import factors as rf
@@ -43,6 +42,7 @@ from qoslab.report import texts as tx
 from qoslab.report import trialresults as rtr
 from qoslab.scale.model import THESIS
 from qoslab.topology import load_topology
+from qoslab.trials.store import Store
 from qoslab.workloads.metrics import Metric, decimals
 
 # %% tags=["parameters"]

@@ -31,13 +31,13 @@ from typing import Any
 
 from qoslab.workloads.pool import JAR
 
-from .campaign.playbook import Playbook, resolve_path
 from .errors import QoslabError
 from .executors import Executor
 from .executors.nodes import Nodes
 from .topology import Topology, linux_ifname
 from .trafficgen.definitions import DATA_PORT_BASE, FloodDefinition, load_flood
 from .trafficgen.patterns import located_flows
+from .trials.playbook import Playbook, resolve_path
 from .units import parse_rate
 
 #: A node whose clock is further than this from the median of all nodes fails (milliseconds).

@@ -120,7 +120,7 @@ def _capture(due: _Occurrence, rng: random.Random) -> None:
 
 
 def _commit(due: _Occurrence, rng: random.Random) -> None:
-    import qoslab.campaign.store as store
+    import qoslab.trials.store as store
 
     real_record = store.Store.record
 

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import Runner, Store
+from qoslab.campaign import Runner, Store, load_playbook
 from qoslab.campaign.folder import create
-from qoslab.campaign.playbook import load_playbook
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed.procs import cmdline
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from qoslab.campaign import Runner, Store
+from qoslab.campaign import Runner, Store, load_playbook
 from qoslab.campaign.folder import create
-from qoslab.campaign.playbook import load_playbook
 from qoslab.meters.rtt import COUNT
 from qoslab.stats import ANALYSIS_JAR
 

@@ -16,7 +16,7 @@ from qoslab.executors.ssh import SshExecutor, SshTarget
 from qoslab.testbed import sshd
 from qoslab.testbed.plan import host_namespace
 from qoslab.testbed.procs import kill_pids
-from qoslab.trafficgen.ditgpacing import SENDER_PREFIX, sender_prefix_on
+from qoslab.trafficgen.ditgsched import SENDER_PREFIX, sender_prefix_on
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from qoslab.errors import QoslabError
 from qoslab.testbed import namespace_pids
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator as FloodRun
-from qoslab.trafficgen.ditgpacing import sender_prefix
+from qoslab.trafficgen.ditgsched import sender_prefix
 from qoslab.trafficgen.itgdec import parse_itgdec_summary, run_itgdec
 
 from .conftest import THESIS_FLOOD as THESIS

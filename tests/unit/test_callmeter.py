@@ -10,8 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qoslab.campaign.playbook import ScheduledTrial
-from qoslab.campaign.store import Store
 from qoslab.meters.base import TrialContext, meter_columns
 from qoslab.meters.calls import (
     COLUMNS,
@@ -24,6 +22,8 @@ from qoslab.meters.calls import (
 )
 from qoslab.registry import meters
 from qoslab.stats.calls import calls_argv, export_calls, pooled_records, stats_block
+from qoslab.trials.playbook import ScheduledTrial
+from qoslab.trials.store import Store
 
 T0 = 1_795_472_524_000_000_000  # ns since the epoch
 MS = 1_000_000

@@ -103,7 +103,7 @@ def _foreign(path: Path) -> None:
 
 
 def _newer(path: Path) -> None:
-    from qoslab.campaign.store import SCHEMA
+    from qoslab.trials.store import SCHEMA
     db = sqlite3.connect(path)
     db.executescript(SCHEMA)
     db.execute("PRAGMA user_version = 99")
@@ -139,7 +139,7 @@ def test_a_reader_leaves_no_wal_or_shm_and_a_writer_migrates_on_a_copy(tmp_path,
     """A WAL store read with SQLite's plain ``mode=ro`` gains -wal/-shm files that stay after close
     (what `report` left beside the stores it read); the store's reader leaves none. An older store
     opened by a writer is migrated on a copy: a failure before the rename leaves it as it was."""
-    from qoslab.campaign.store import MIGRATIONS, SCHEMA
+    from qoslab.trials.store import MIGRATIONS, SCHEMA
     db = tmp_path / "trials.sqlite"
     con = sqlite3.connect(db)
     con.execute("PRAGMA journal_mode=WAL")
@@ -155,7 +155,7 @@ def test_a_reader_leaves_no_wal_or_shm_and_a_writer_migrates_on_a_copy(tmp_path,
         with pytest.raises(QoslabError, match="opened read-only"):
             st.record(0, status="pending")
     assert checksums(tmp_path) == before
-    import qoslab.campaign.store as store_mod
+    import qoslab.trials.store as store_mod
 
     def killed(src, dst):
         raise KeyboardInterrupt  # a kill between the migrated copy and its rename

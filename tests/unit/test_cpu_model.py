@@ -219,8 +219,8 @@ def test_a_pin_outside_the_switchs_cores_is_refused_with_a_cpu_block():
 
 
 def test_a_playbook_whose_hosts_cannot_all_get_their_capacity_is_refused(tmp_path):
+    from qoslab.campaign import load_playbook
     from qoslab.campaign.checks import check_references
-    from qoslab.campaign.playbook import load_playbook
 
     topo = tmp_path / "fat.yaml"
     topo.write_text((REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml").read_text()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from qoslab.campaign.checks import load_playbook
 from qoslab.campaign.onmachine import summary_lines
-from qoslab.campaign.playbook import load_playbook
 from qoslab.errors import ConfigError
 from qoslab.scale.derive import load_real_cluster
 from qoslab.scale.onmachine import (

@@ -1,4 +1,4 @@
-"""Factorial playbooks (campaign.factors): factors expanded into named conditions, per-condition
+"""Factorial playbooks (trials.factors): factors expanded into named conditions, per-condition
 floods, old playbooks unchanged, comparisons and recoveries per level; the factorial block's
 bootstrap of recovery differences (campaign.factorial), cross-checked with the Java tool."""
 
@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from qoslab.campaign.playbook import Playbook, load_playbook, schedule
+from qoslab.campaign import load_playbook
 from qoslab.errors import ConfigError
 from qoslab.stats.campaign import plan_comparisons, run_stats
 from qoslab.stats.factorial import factorial_block, read_trials, recovery_difference
 from qoslab.stats.jar import ANALYSIS_JAR
 from qoslab.stats.recovery import bootstrap_means, percentile_interval, recovery_ratio, recovery_replicates
+from qoslab.trials.playbook import Playbook, schedule
 
 QUICK = REPO / "playbooks" / "factorial-quick.yaml"
 WL = {"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 1}

@@ -13,13 +13,12 @@ import pytest
 import yaml
 
 from conftest import REPO
+from qoslab.campaign import load_playbook
 from qoslab.campaign.linkcal import rate_ok
-from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook
-from qoslab.campaign.store import Store
 from qoslab.errors import ConfigError
 from qoslab.meters import fidelityjudge as fj
 from qoslab.meters.base import TrialContext
-from qoslab.meters.fidelity import FidelityMeter, intervals, parse_cpu_total, parse_psi_some, parse_qdiscs
+from qoslab.meters.fidelity import FidelityMeter
 from qoslab.meters.fidelityjudge import (
     FidelityThresholds,
     FlowRates,
@@ -32,10 +31,13 @@ from qoslab.meters.fidelityjudge import (
     max_min_shares,
     verdict,
 )
+from qoslab.meters.fidelitysampler import intervals, parse_cpu_total, parse_psi_some, parse_qdiscs
 from qoslab.report import fidelity as rfid
 from qoslab.stats.campaign import export_csv
 from qoslab.stats.fidelity import console_lines, fidelity_block
 from qoslab.testbed.mesh import checksum, echo_request, parse_reply
+from qoslab.trials.playbook import Playbook, ScheduledTrial
+from qoslab.trials.store import Store
 
 TH = FidelityThresholds()
 LINK = 10e6
@@ -287,7 +289,7 @@ def test_mesh_echo_packets():
 
 
 def test_the_arp_cache_limit_is_raised_for_a_big_mesh_and_never_lowered(tmp_path):
-    from qoslab.testbed.core import ensure_neighbour_capacity
+    from qoslab.testbed.neigh import ensure_neighbour_capacity
 
     for i, v in ((1, 128), (2, 512), (3, 1024)):
         (tmp_path / f"gc_thresh{i}").write_text(f"{v}\n")
@@ -299,7 +301,7 @@ def test_the_arp_cache_limit_is_raised_for_a_big_mesh_and_never_lowered(tmp_path
 
 
 def test_the_arp_cache_limits_are_restored_by_the_last_down_unless_changed_since(tmp_path):
-    from qoslab.testbed.core import ensure_neighbour_capacity, restore_neighbour_capacity
+    from qoslab.testbed.neigh import ensure_neighbour_capacity, restore_neighbour_capacity
 
     for i, v in ((2, 512), (3, 1024)):
         (tmp_path / f"gc_thresh{i}").write_text(f"{v}\n")
@@ -426,7 +428,7 @@ def test_flow_rates_judge_a_kernel_paced_sender_against_the_rate_it_was_set_to(t
 
 
 def test_netlink_counters_take_the_shape_of_tcs():
-    from qoslab.meters.fidelity import qdiscs_of
+    from qoslab.meters.fidelitysampler import qdiscs_of
     from qoslab.testbed.netlink import QdiscCounters
 
     nl = {"Gi1-0-1": [QdiscCounters("htb", 0x10000, 0xFFFFFFFF, 1000, 10, 2, 2, 3000),

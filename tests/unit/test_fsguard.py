@@ -1,4 +1,4 @@
-"""qoslab.campaign.fsguard (issue 50): a campaign folder holds only regular files and real folders;
+"""qoslab.trials.fsguard (issue 50): a campaign folder holds only regular files and real folders;
 the causes named for a write that failed; what a failed SQLite open leaves is removed."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from qoslab.campaign.fsguard import check_entries, check_regular, os_error_cause, remove_new_empty
 from qoslab.errors import QoslabError
+from qoslab.trials.fsguard import check_entries, check_regular, os_error_cause, remove_new_empty
 
 
 def test_check_entries_refuses_links_pipes_and_linked_folders_by_name(tmp_path):

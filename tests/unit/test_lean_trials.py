@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.campaign.playbook import ScheduledTrial
-from qoslab.campaign.store import Store
 from qoslab.ios.show_qos import PortCounters, render_statistics
 from qoslab.meters.base import MeterSet, TrialContext
 from qoslab.meters.evidence import TrialEvidence
@@ -22,6 +20,8 @@ from qoslab.meters.switch import SwitchMeter
 from qoslab.stats.campaign import overhead_summary
 from qoslab.switch.batch import send_batch, split_batch
 from qoslab.switch.counters import read_statistics
+from qoslab.trials.playbook import ScheduledTrial
+from qoslab.trials.store import Store
 
 CMDS = ["show mls qos interface Gi1/0/1 statistics", "show mls qos interface Gi1/0/2 statistics"]
 

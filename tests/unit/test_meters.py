@@ -8,12 +8,12 @@ from typing import Any, ClassVar
 
 import pytest
 
-from qoslab.campaign.playbook import ScheduledTrial
-from qoslab.campaign.store import SCHEMA, Store
 from qoslab.errors import QoslabError
 from qoslab.meters.base import BaseMeter, Meter, MeterSet, TrialContext, meter_columns
 from qoslab.meters.drops import CaptureDropsMeter
 from qoslab.registry import meters
+from qoslab.trials.playbook import ScheduledTrial
+from qoslab.trials.store import SCHEMA, Store
 
 
 class HookOrderMeter(BaseMeter):

@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from conftest import REPO
-from qoslab.campaign.playbook import Playbook, ScheduledTrial
-from qoslab.campaign.store import Store
 from qoslab.errors import QoslabError
 from qoslab.stats.campaign import campaign_stats, export_csv
 from qoslab.stats.metrics import declared_metrics
+from qoslab.trials.playbook import Playbook, ScheduledTrial
+from qoslab.trials.store import Store
 from qoslab.workloads.command import Command, check_result
 from qoslab.workloads.metrics import DEFAULT, Metric, MetricSet, decimals, fmt, parse_declaration, primary_value
 

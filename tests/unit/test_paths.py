@@ -11,10 +11,11 @@ import pytest
 import yaml
 
 from conftest import REPO
-from qoslab.campaign.factors import expand_factors
-from qoslab.campaign.playbook import load_playbook, resolve_path
+from qoslab.campaign import load_playbook
 from qoslab.errors import ConfigError
 from qoslab.profiles import load_profile, profile_path
+from qoslab.trials.factors import expand_factors
+from qoslab.trials.playbook import resolve_path
 
 
 def test_every_reference_resolves_against_the_repository_from_any_directory(tmp_path, monkeypatch):

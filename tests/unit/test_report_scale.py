@@ -12,13 +12,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from qoslab.campaign.store import Store
 from qoslab.report import scale as rscale
 from qoslab.report.context import context
 from qoslab.report.notebook import THESIS_DATA
 from qoslab.scale.model import THESIS
 from qoslab.scale.overlay import CONDITIONS, quantile
 from qoslab.topology import load_topology
+from qoslab.trials.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 REP = ROOT / "docs" / "results" / "thesis-faithful-rep-20261124"

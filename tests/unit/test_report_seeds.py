@@ -10,10 +10,10 @@ import sqlite3
 import pytest
 import yaml
 
-from qoslab.campaign.store import SCHEMA
 from qoslab.report.seedmpj import SEED003_PINGPONG, latencies, mpj_intro, mpj_rows, mpj_table, pingpong_order, shown
 from qoslab.report.seeds import sections
 from qoslab.report.trialresults import counted_results
+from qoslab.trials.store import SCHEMA
 
 SIZES = [1, 512, 1024, 2048, 4096]
 

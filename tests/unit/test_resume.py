@@ -16,10 +16,11 @@ import yaml
 from hier_config.exceptions import DuplicateChildError
 from netmiko.exceptions import ReadTimeout
 
+import qoslab.campaign.attempts as attempts_mod
 import qoslab.campaign.runner as runner_mod
 from conftest import ECENET, REPO
 from qoslab.campaign import Runner, Store, create, load_playbook
-from qoslab.campaign.trial import TrialEnv
+from qoslab.campaign.trialenv import TrialEnv
 from qoslab.errors import ConfigError, QoslabError
 
 
@@ -82,7 +83,7 @@ def test_any_error_in_a_trial_is_a_failed_trial_and_the_campaign_goes_on(tmp_pat
             raise KeyError("jp-9")
         return ROW
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
     r = Runner(folder)
     r._loop(_env(r))
     rows = _rows(folder)
@@ -94,7 +95,7 @@ def test_any_error_in_a_trial_is_a_failed_trial_and_the_campaign_goes_on(tmp_pat
     assert rows[3]["status"] == "done"
     # a resume runs the failed trials again (a new budget), never the done ones
     calls.clear()
-    monkeypatch.setattr(runner_mod, "run_trial", lambda env, cond, tdir, due: calls.setdefault(int(tdir.name), 1)
+    monkeypatch.setattr(attempts_mod, "run_trial", lambda env, cond, tdir, due: calls.setdefault(int(tdir.name), 1)
                         and ROW)
     r2 = Runner(folder)
     r2._loop(_env(r2))
@@ -115,7 +116,7 @@ def test_a_trial_that_overruns_its_timeout_is_ended_and_failed(tmp_path, monkeyp
             stopped.append(tdir.name)  # the trial's own clean-up still runs
         return ROW
 
-    monkeypatch.setattr(runner_mod, "run_trial", slow)
+    monkeypatch.setattr(attempts_mod, "run_trial", slow)
     r = Runner(folder)
     t0 = time.monotonic()
     r._loop(_env(r))
@@ -138,7 +139,7 @@ def test_a_killed_attempt_is_not_a_failure_and_runs_again(tmp_path, monkeypatch)
         seen.append(sorted(p.name for p in tdir.iterdir()) if tdir.exists() else [])
         return ROW
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
     r = Runner(folder)
     r._segment()
     r._loop(_env(r))
@@ -165,7 +166,7 @@ def test_capture_first_is_due_until_a_condition_has_a_capture(tmp_path, monkeypa
             raise RuntimeError("capture did not start")
         return {**ROW, "capture_summary": "s.json" if due else None}
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
     r = Runner(folder)
     r._loop(_env(r))
     first = {}
@@ -268,8 +269,8 @@ def test_resume_waits_for_time_wait_before_the_first_and_every_retried_attempt(t
             raise QoslabError("worker jp-2 exited during start-up")
         return ROW
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
-    monkeypatch.setattr(runner_mod, "wait_ports_free", partial(runner_mod.wait_ports_free, poll_s=0.01))
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "wait_ports_free", partial(attempts_mod.wait_ports_free, poll_s=0.01))
     r = Runner(folder)
     r._loop(_env(r, tables))
     rows = _rows(folder)
@@ -285,7 +286,7 @@ def test_a_campaign_whose_every_attempt_fails_the_same_way_stops(tmp_path, monke
     def fake(env, cond, tdir, due):
         raise QoslabError(f"worker jp-2 exited: OSError: [Errno 98] Address already in use (trial {tdir.name})")
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
     r = Runner(folder)
     with pytest.raises(QoslabError, match=r"stopped: every attempt of trials 0 and 1 failed the same way"):
         r._loop(_env(r))
@@ -390,7 +391,7 @@ def test_a_trial_judged_invalid_runs_again_within_the_retries_and_its_attempt_is
             return bad
         return {**ROW, "fidelity": "ok", "fidelity_reasons": "[]"}
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
     r = Runner(folder)
     r._loop(_env(r))
     rows = _rows(folder)

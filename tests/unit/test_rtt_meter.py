@@ -59,8 +59,8 @@ def _ctx(hosts, ex, condition="c", playbook=None):
 
 
 def _playbook(baseline):
-    """A campaign playbook of the Table-5 matrix (qoslab.campaign.playbook.Playbook, its own checks)."""
-    from qoslab.campaign.playbook import Playbook
+    """A campaign playbook of the Table-5 matrix (qoslab.trials.playbook.Playbook, its own checks)."""
+    from qoslab.trials.playbook import Playbook
 
     conds = [{"name": "no congestion fifo", "congestion": False, "profile": "fifo"},
              {"name": "congestion fifo", "congestion": True, "profile": "fifo"},

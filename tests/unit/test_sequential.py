@@ -15,15 +15,15 @@ import numpy as np
 import pytest
 import yaml
 
-import qoslab.campaign.runner as runner_mod
+import qoslab.campaign.attempts as attempts_mod
 from conftest import ECENET, REPO, shared_or_copy
 from qoslab.campaign import Runner, Store, create, load_playbook, schedule
-from qoslab.campaign.playbook import StopRule
-from qoslab.campaign.trial import TrialEnv
-from qoslab.errors import ConfigError
+from qoslab.campaign.trialenv import TrialEnv
+from qoslab.errors import ConfigError, QoslabError
 from qoslab.stats.seqsim import appendix_a, design, simulate, stop_on_significance, synthetic
 from qoslab.stats.sequential import evaluate, mean_half_width, recovery_half_width, t_quantile, t_sf2, welch
-from qoslab.stats.stopping import stopping_summary
+from qoslab.stats.stopping import check, stopping_summary
+from qoslab.trials.playbook import StopRule
 
 SEQ = REPO / "playbooks" / "thesis-table5-sequential.yaml"
 TABLE5_CSV = shared_or_copy("data/thesis-table5-qos.csv", "analysis/data/thesis-table5-qos.csv")
@@ -129,7 +129,7 @@ def _fake_trials(monkeypatch, means: dict[str, float], sd: float) -> list[int]:
         ran.append(int(tdir.name))
         return {**ROW, "elapsed_s": float(max(0.1, rng.normal(means[cond.name], sd * means[cond.name])))}
 
-    monkeypatch.setattr(runner_mod, "run_trial", fake)
+    monkeypatch.setattr(attempts_mod, "run_trial", fake)
     return ran
 
 
@@ -152,7 +152,7 @@ def test_runner_stops_all_conditions_together_and_skips_the_rest(tmp_path, monke
     folder = _folder(tmp_path, {"min": 6, "max": 20, "every": 3, "stop": {"metric": "recovery", "half_width": 0.05}})
     ran = _fake_trials(monkeypatch, MEANS, 0.15)
     skipped: list[int] = []
-    r = Runner(folder, on_skip=skipped.extend)
+    r = Runner(folder, on_skip=skipped.extend, stop_check=check)
     r._loop(_env(r))
     with Store(folder / "trials.sqlite") as st:
         counts = st.counts()
@@ -170,15 +170,25 @@ def test_runner_stops_all_conditions_together_and_skips_the_rest(tmp_path, monke
         assert summary["conditions"][c]["trials"] == n
         assert summary["conditions"][c]["stopped_by"].startswith("precision of the recovery")
     ran.clear()
-    r2 = Runner(folder)
+    r2 = Runner(folder, stop_check=check)
     r2._loop(_env(r2))
     assert ran == []
+
+
+def test_a_sequential_campaign_needs_the_statistics_stopping_check(tmp_path):
+    """The runner owns the interface (StopCheck) and the caller hands it the statistics' check:
+    without one a sequential campaign is refused before anything is written or started."""
+    folder = _folder(tmp_path, {"min": 4, "max": 8, "every": 2, "stop": {"metric": "mean", "half_width": 0.1}})
+    before = (folder / "trials.sqlite").read_bytes()
+    with pytest.raises(QoslabError, match="is sequential: its runner needs the statistics' stopping check"):
+        Runner(folder)
+    assert (folder / "trials.sqlite").read_bytes() == before
 
 
 def test_a_rule_that_never_holds_runs_to_max_and_says_so(tmp_path, monkeypatch):
     folder = _folder(tmp_path, {"min": 4, "max": 8, "every": 2, "stop": {"metric": "mean", "half_width": 0.0001}})
     _fake_trials(monkeypatch, MEANS, 0.2)
-    r = Runner(folder)
+    r = Runner(folder, stop_check=check)
     r._loop(_env(r))
     with Store(folder / "trials.sqlite") as st:
         assert st.counts() == {"done": 4 + 4 * 8}
@@ -193,7 +203,7 @@ def test_statistics_treat_skipped_trials_as_absent(tmp_path, monkeypatch):
 
     folder = _folder(tmp_path, {"min": 6, "max": 20, "every": 3, "stop": {"metric": "recovery", "half_width": 0.05}})
     _fake_trials(monkeypatch, MEANS, 0.15)
-    r = Runner(folder)
+    r = Runner(folder, stop_check=check)
     r._loop(_env(r))
     monkeypatch.setattr(stats_mod, "run_stats", lambda pb, csv, out: (out.write_text("{}"), {})[1])
     monkeypatch.setattr(stats_mod, "censoring_stats", lambda pb, st, f, out=None: {})

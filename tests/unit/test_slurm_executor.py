@@ -109,8 +109,8 @@ def _playbook(tmp_path: Path, topo: Path) -> Path:
 
 
 def test_a_slurm_block_with_fewer_nodes_than_hosts_is_refused_at_its_line(tmp_path):
+    from qoslab.campaign import load_playbook
     from qoslab.campaign.checks import check_references
-    from qoslab.campaign.playbook import load_playbook
 
     topo = _slurm_topology(tmp_path, {"partition": "batch", "nodes": ["jp-1", "jp-2"]})
     pb = _playbook(tmp_path, topo)
@@ -165,7 +165,7 @@ def test_the_sbatch_script_carries_the_slurm_block_and_resumes_the_folder(tmp_pa
 
 
 def test_submit_refuses_a_playbook_of_another_executor(tmp_path):
-    from qoslab.campaign.playbook import load_playbook
+    from qoslab.campaign import load_playbook
     from qoslab.campaign.submit import client_for
 
     pb = REPO / "playbooks" / "quick.yaml"

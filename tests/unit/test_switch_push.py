@@ -5,7 +5,14 @@ from __future__ import annotations
 from conftest import ECENET
 from qoslab.ios import RunningConfig, load_config
 from qoslab.profiles import load_profile, render
-from qoslab.switch.configdiff import intended_config, normalized_qos, order_for_ios, remediation, split_qos
+from qoslab.switch.configdiff import (
+    intended_config,
+    merge_profile,
+    normalized_qos,
+    order_for_ios,
+    remediation,
+    split_qos,
+)
 from qoslab.topology import load_topology
 
 TOPO = load_topology(ECENET)
@@ -25,6 +32,21 @@ def test_intended_config_merges_interface_lines():
     want = intended_config(base, render(load_profile("thesis"), TOPO))
     assert want.count("interface GigabitEthernet1/0/1\n") == 1
     assert "interface GigabitEthernet1/0/1\n srr-queue bandwidth share 97 1 1 1\n" in want
+
+
+def test_merge_profile_puts_interface_lines_in_their_sections_and_the_rest_at_the_end():
+    """The one merge both the whole-QoS view (intended_config) and the ownership plan use: an
+    interface's children go into the running-config's section of it, an interface it did not
+    show comes after the rest, global lines at the end, ``end`` is dropped."""
+    kept = ["hostname S", "interface GigabitEthernet1/0/1", " description up", "interface GigabitEthernet1/0/2",
+            "end"]
+    profile = ["mls qos", "interface GigabitEthernet1/0/2", " mls qos trust dscp  ", "interface GigabitEthernet1/0/9",
+               " priority-queue out", "class-map match-all c", " match access-group 112"]
+    assert merge_profile(kept, profile).splitlines() == [
+        "hostname S", "interface GigabitEthernet1/0/1", " description up", "interface GigabitEthernet1/0/2",
+        " mls qos trust dscp", "interface GigabitEthernet1/0/9", " priority-queue out", "mls qos",
+        "class-map match-all c", " match access-group 112"]
+    assert merge_profile([], []) == "\n"
 
 
 def test_remediation_round_trip_through_the_interpreter():

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from qoslab.campaign.playbook import load_playbook, resolve_path
+from qoslab.campaign import load_playbook
 from qoslab.campaign.preview import make_plan
 from qoslab.campaign.trialplan import LIFETIME_MARGIN_S, TrialPlan, config_hash, plan_trial, ports_of
 from qoslab.errors import QoslabError
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
+from qoslab.trials.playbook import resolve_path
 
 QUICK = REPO / "playbooks" / "quick.yaml"
 
@@ -96,7 +97,7 @@ def test_planning_reads_no_file(monkeypatch):
 
 def test_campaign_plan_and_the_runner_use_the_same_plans():
     """``qoslab campaign plan`` prints what the runner's TrialEnv executes."""
-    from qoslab.campaign.trial import TrialEnv
+    from qoslab.campaign.trialenv import TrialEnv
 
     pb = load_playbook(QUICK)
     topo, floods, _ = _inputs(pb)

@@ -2,6 +2,7 @@
 flood and profile files load; the hosts exist; the profiles render for the workload hosts; the
 capture port is a SPAN destination that every captured condition's profile mirrors to; the
 switch device is known. Each problem is a ConfigError naming the playbook's file, line and field.
+:func:`load_playbook` reads a playbook and runs these checks.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from ..switch.backends import check_device_files, device_kind
 from ..topology import Topology, canonical_port, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT
-from ..yamlio import config_error
-from .playbook import Playbook, resolve_path
+from ..trials.comparisons import plan_comparisons
+from ..trials.playbook import Playbook, resolve_path
+from ..yamlio import config_error, load_model
 
 
 def check_references(pb: Playbook, path: Path) -> None:
@@ -78,9 +80,8 @@ def _check_slurm(topo: Topology) -> None:
 
 
 def _check_stopping(pb: Playbook, fail: Any) -> None:
-    """A sequential rule on the recovery needs a matrix with one (see stats.plan_comparisons)."""
-    from qoslab.stats.campaign import plan_comparisons
-
+    """A sequential rule on the recovery needs a matrix with one
+    (:func:`qoslab.trials.comparisons.plan_comparisons`)."""
     seq = pb.sequential
     if seq is not None and seq.stop.metric == "recovery" and not plan_comparisons(pb)[1]:
         raise fail(("trials", "stop", "metric"), "this matrix has no recovery (it needs a baseline, the congested "
@@ -198,3 +199,12 @@ def _check_derive(pb: Playbook, topo: Topology, fail: Callable[[tuple[Any, ...],
         raise fail(("baseline",), "the pilot runs the baseline condition: it must be uncongested")
     if not any(c.congestion for c in pb.conditions):
         raise fail(("conditions",), "the receive cost is measured in the congested conditions: the playbook has none")
+
+
+def load_playbook(path: str | Path) -> Playbook:
+    """Read a playbook (:class:`qoslab.trials.playbook.Playbook`) and check what it references
+    (topology, flood and profile files, hosts of the topology, the capture port). Raises
+    ConfigError naming file, line and field."""
+    pb = load_model(path, Playbook)
+    check_references(pb, Path(path))
+    return pb

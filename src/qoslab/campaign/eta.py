@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..topology import repo_root
-from .playbook import Condition, Playbook
+from ..trials.playbook import Condition, Playbook
 
 #: The default model's seconds per trial, measured here on the quick campaign (``make run``,
 #: 10 Mbit/s links, size A x 2 frames, README "make run"): render phase means 0.82 s (no
@@ -175,7 +175,7 @@ def campaign_wall_means(folder: Path) -> dict[str, float] | None:
     pending and skipped trials are left out), read from a copy of its store; None when no trial is
     done or the store is unreadable."""
     from ..errors import QoslabError
-    from .store import Store
+    from ..trials.store import Store
 
     with tempfile.TemporaryDirectory(prefix="qoslab-eta-") as tmp:
         for suffix in ("", "-wal"):

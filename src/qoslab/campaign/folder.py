@@ -26,11 +26,11 @@ from pydantic import ValidationError
 
 from ..errors import ConfigError, QoslabError
 from ..topology import repo_root
+from ..trials.fsguard import check_entries
+from ..trials.playbook import Playbook, schedule
+from ..trials.store import Store
 from ..yamlio import dump_yaml, load_model
-from .fsguard import check_entries
-from .playbook import Playbook, schedule
 from .snapshot import INPUTS, MANIFEST, take, verify
-from .store import Store
 
 __all__ = ["INPUTS", "MANIFEST", "FolderLock", "check_folder", "create", "host_facts", "inputs", "live_run",
            "load_campaign_playbook", "provenance", "read_provenance", "record_preflight", "record_segment",

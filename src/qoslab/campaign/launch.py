@@ -24,17 +24,15 @@ import time
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_futures
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from qoslab.meters.base import MeterSet, TrialContext
 
 from ..workloads import backend
 from ..workloads.gate import GO_FILE, GoGate
+from .trialenv import TrialEnv
 from .trialplan import TrialPlan
 from .watchdog import interrupt_requested
-
-if TYPE_CHECKING:
-    from .trial import TrialEnv
 
 #: Seconds between two sweeps of the workload's processes after an interrupt (see :meth:`Launch.close`).
 END_SWEEP_S = 0.5

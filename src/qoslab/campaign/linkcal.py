@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
+from ..trials.playbook import resolve_path
+from ..trials.store import Store, TrialRow
 from ..yamlio import dump_yaml, read_yaml
+from .checks import load_playbook
 from .folder import create
-from .playbook import load_playbook, resolve_path
 from .runner import Runner
-from .store import Store, TrialRow
 from .sweep import rate_label, variant_topology
 
 #: The default ladder (bits/s): 10 to 200 Mbit/s (issue 33: with kernel-paced floods the flood no

@@ -36,12 +36,12 @@ from ..scale.onmachine import (
     next_pilot,
     values,
 )
+from ..trials.playbook import Playbook, resolve_path
+from ..trials.store import Store
 from ..yamlio import dump_yaml, read_yaml
 from .folder import create
 from .linkcal import machine_facts
-from .playbook import Playbook, resolve_path
 from .runner import Runner
-from .store import Store
 
 #: The seed of the derivation's own campaigns (the issue's number: fixed before any of them ran).
 SEED = 48

@@ -18,11 +18,13 @@ from typing import Any
 
 from qoslab.campaign.eta import evidence_means
 from qoslab.campaign.folder import with_trials
-from qoslab.campaign.playbook import Playbook, ScheduledTrial, load_playbook, resolve_path, schedule
 from qoslab.campaign.trialplan import TrialPlan, plan_trial
 from qoslab.profiles import load_profile
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood, resolve
+from qoslab.trials.playbook import Playbook, ScheduledTrial, resolve_path, schedule
+
+from .checks import load_playbook
 
 
 @dataclass(frozen=True)

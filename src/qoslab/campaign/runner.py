@@ -23,7 +23,6 @@ Rules (also in playbooks/README.md, "Resume and retries"):
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,6 @@ from ..errors import QoslabError
 from ..executors import cgroups
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
-from ..meters.fidelityjudge import invalid_texts
 from ..profiles import Profile, load_profile
 from ..switch.backends import check_device_files, device_kind, open_switch
 from ..testbed import Testbed
@@ -40,21 +38,24 @@ from ..testbed.cpuplace import set_affinity
 from ..testbed.statedir import campaign_lock, release_campaign_lock
 from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
-from ..trafficgen.definitions import check_cluster_flood, resolve
+from ..trafficgen.definitions import check_cluster_flood
 from ..trafficgen.ditgpacing import kernel_paced
-from ..trafficgen.patterns import expand
+from ..trafficgen.patterns import expand, resolve
+from ..trials.playbook import Playbook, resolve_path
+from ..trials.store import Store
 from ..workloads import backend
+from .attempts import TrialAttempts
 from .folder import FolderLock, check_folder, record_preflight, record_segment, record_segment_fact
-from .playbook import resolve_path
-from .portwait import same_failure, wait_ports_free
-from .store import Store
-from .trial import TrialEnv, run_trial
+from .trialenv import TrialEnv
 from .trialplan import trial_lifetime
-from .watchdog import TrialTimeout, deadline, interrupt_requested
 
 #: Pooled worker JVMs live at most this many trial lifetimes (``trial_timeout_s`` + margin) and
 #: are restarted before a trial when less than one is left (see :class:`qoslab.workloads.base.Pool`).
 POOL_LIFETIME_TRIALS = 10
+#: A sequential campaign's stopping check, the statistics' (:func:`qoslab.stats.stopping.check`),
+#: handed to the runner by its caller: (playbook, store) -> the indices of the trials it skipped
+#: (empty while the campaign goes on); it records its checks in the store's meta.
+StopCheck = Callable[[Playbook, Store], list[int]]
 
 
 def short_commit(commit: str) -> str:
@@ -69,7 +70,8 @@ class Runner:
 
     ``on_start(done, total)`` is called once the testbed is ready; ``on_trial(row)`` after each
     trial with its stored values (or ``error``); ``on_skip(idxs)`` when a sequential campaign
-    stops (:mod:`.stopping`) with the trials it will not run; ``log(text)`` for remarks.
+    stops with the trials it will not run; ``log(text)`` for remarks. ``stop_check`` is a sequential
+    campaign's stopping check (:data:`StopCheck`; QoslabError when such a campaign has none).
     Raises QoslabError (ConfigError naming the file) with the folder unchanged when the folder
     does not hold what it was made with (:func:`.folder.check_folder`: store, playbook, input
     snapshot, workload files, conditions) or its device file does not fit its topology: every
@@ -81,14 +83,16 @@ class Runner:
     def __init__(self, out: Path, on_trial: Callable[[dict[str, Any]], None] = lambda r: None,
                  on_start: Callable[[int, int], None] = lambda done, total: None,
                  log: Callable[[str], None] = lambda s: None,
-                 on_skip: Callable[[list[int]], None] = lambda idxs: None) -> None:
+                 on_skip: Callable[[list[int]], None] = lambda idxs: None,
+                 stop_check: StopCheck | None = None) -> None:
         self.out = out
-        self.on_skip = on_skip
+        self.on_skip, self.stop_check = on_skip, stop_check
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
-        self._fresh_workers = True  # this run's first workers bind their ports (a killed run's may be in TIME-WAIT)
-        self._last_failure: tuple[int, str] | None = None  # (idx, normalised error) of the last trial that failed
         # every check before the first write (issue 45): store, playbook, snapshot, conditions, inputs, device
         self.pb, self.manifest = check_folder(out)
+        if self.pb.sequential is not None and stop_check is None:
+            raise QoslabError(f"campaign {out} is sequential: its runner needs the statistics' stopping check "
+                              "(qoslab.stats.stopping.check as stop_check)")
         self._folder_lock = FolderLock(out)  # before the first write: one run of a folder at a time
         if self._folder_lock.unsupported:
             log(f"campaign folder {out} cannot be locked ({self._folder_lock.unsupported}): a second run of it "
@@ -101,6 +105,7 @@ class Runner:
             #: the first flood (None without congestion): the cluster confirmation and pre-flight ask for one
             self.flood = next(iter(self.floods.values()), None)
             self.store = Store(out / "trials.sqlite")  # the first write: an older store is migrated now
+            self.attempts = TrialAttempts(self.pb, self.store, out, self._cgroup, on_trial, log)
         except BaseException:
             self._folder_lock.release()
             raise
@@ -276,123 +281,16 @@ class Runner:
         for idx, cname, trial, warmup, attempts in pending:
             if idx in skipped:
                 continue
-            self._run_one(env, idx, cname, trial, warmup, attempts)
+            self.attempts.run(env, idx, cname, trial, warmup, attempts)
             skipped.update(self._stop_check())
 
     def _stop_check(self) -> list[int]:
-        """A sequential campaign's stopping check (:mod:`.stopping`); the trials it skipped."""
-        if self.pb.sequential is None:
+        """A sequential campaign's stopping check (:data:`StopCheck`); the trials it skipped."""
+        if self.pb.sequential is None or self.stop_check is None:
             return []
-        from qoslab.stats.campaign import plan_comparisons
-        from qoslab.stats.stopping import check
-
-        skipped = check(self.pb, self.store, plan_comparisons(self.pb)[1])
+        skipped = self.stop_check(self.pb, self.store)
         if skipped:
             self.log(f"sequential stop: {(self.store.meta('sequential') or {}).get('stopped', {}).get('reason')}; "
                      f"{len(skipped)} trial(s) skipped")
             self.on_skip(skipped)
         return skipped
-
-    def _run_one(self, env: TrialEnv, idx: int, cname: str, trial: int, warmup: bool, attempts: int) -> None:
-        """Run one scheduled trial with its retries; store the outcome. Before an attempt that
-        starts workers afresh (the run's first, every retry) the workload's ports are waited out
-        of TIME-WAIT (:mod:`.portwait`); when this trial and the one before it used up their
-        retries each failing one and the same way, the campaign stops (QoslabError) instead of
-        burning every other trial's retries."""
-        info = {"idx": idx, "condition": cname, "trial": trial, "warmup": warmup}
-        failures = 0  # failed attempts in this run (the retry budget is per run)
-        errors: list[str | None] = []
-        while True:
-            attempts += 1
-            if self._fresh_workers:
-                self._wait_ports(env, cname)
-            due = self.pb.capture == "every" or (self.pb.capture == "first" and cname not in env.captured
-                                                 and not warmup)
-            tdir = self._fresh_dir(idx)
-            self.store.record(idx, status="running", attempts=attempts, started=time.time())
-            try:
-                with deadline(self.pb.trial_timeout_s), cgroups.trial(self._cgroup, idx, lambda: _kept(env), self.log):
-                    row = run_trial(env, self.pb.condition(cname), tdir, due)
-            except KeyboardInterrupt:
-                self._interrupted(env, idx)
-                raise
-            except (Exception, TrialTimeout) as e:  # noqa: BLE001 - any failure of a trial is recorded
-                if interrupt_requested():  # a clean-up error or the timeout must not replace the interrupt
-                    self._interrupted(env, idx)
-                    raise KeyboardInterrupt from e
-                msg = str(e) if isinstance(e, (QoslabError, TrialTimeout)) else f"{type(e).__name__}: {e}"
-                failures += 1
-                errors.append(same_failure(msg))
-                if self._failed(env, idx, cname, attempts, failures, msg):
-                    self.on_trial({**info, "error": msg})
-                    self._repeated_failure(idx, errors, msg)
-                    break
-                continue
-            self._last_failure = None
-            why = invalid_texts(row) if row.get("fidelity") == "invalid" else None
-            if why is not None and not warmup and self.pb.fidelity.retry_invalid and failures < self.pb.retries:
-                failures += 1  # an invalid trial is a different experiment: run it again within the retries
-                self.store.record(idx, status="running",
-                                  error=f"attempt {attempts} judged fidelity invalid: {why}"[:2000])
-                self.log(f"trial {idx} ({cname}) attempt {attempts} judged fidelity invalid ({why}): running it again")
-                continue
-            self.store.record(idx, status="done", finished=time.time(), error=None, **row)
-            if due:
-                env.captured.add(cname)
-            self.on_trial({**info, **row})
-            break
-
-    def _interrupted(self, env: TrialEnv, idx: int) -> None:
-        """An interrupt (Ctrl-C, SIGTERM) ended trial ``idx``: it is pending again, not a failure
-        (``--resume`` runs it), and whatever it left running on the testbed is ended."""
-        self.store.record(idx, status="pending", error="interrupted (Ctrl-C or SIGTERM); --resume runs it again")
-        self.log(f"trial {idx} interrupted: it runs again on --resume")
-        if env.testbed is not None:
-            env.testbed.end_survivors()
-
-    def _wait_ports(self, env: TrialEnv, cname: str) -> None:
-        """Wait for the condition's workload TCP ports to leave TIME-WAIT on its hosts (testbed
-        or cluster alike, through the executors)."""
-        s = self.pb.workload_of(self.pb.condition(cname))
-        ports = [p for _, proto, p in s.listen_ports() if proto == "tcp"]
-        waited = wait_ports_free(env.executor_of, list(s.hosts), ports, self.log)
-        if waited:
-            self.log(f"the workload's ports were free after {waited:.1f} s")
-        self._fresh_workers = False
-
-    def _repeated_failure(self, idx: int, errors: list[str | None], msg: str) -> None:
-        """Stop the campaign (QoslabError) when every attempt of this trial and of the trial that
-        failed before it failed the same way (timeouts excepted: :func:`.portwait.same_failure`)."""
-        same = errors[0] if len(set(errors)) == 1 else None
-        last, self._last_failure = self._last_failure, (idx, same) if same else None
-        if same is not None and last is not None and last[1] == same:
-            raise QoslabError(f"stopped: every attempt of trials {last[0]} and {idx} failed the same way "
-                              f"({msg[:300]}); fix the cause, then `qoslab campaign run --resume {self.out}`")
-
-    def _fresh_dir(self, idx: int) -> Path:
-        """``trials/NNNN`` for a new attempt: an earlier attempt's folder is kept as ``NNNN.attempt-K``."""
-        tdir = self.out / "trials" / f"{idx:04d}"
-        if tdir.exists():
-            k = 1
-            while tdir.with_name(f"{tdir.name}.attempt-{k}").exists():
-                k += 1
-            tdir.rename(tdir.with_name(f"{tdir.name}.attempt-{k}"))
-        return tdir
-
-    def _failed(self, env: TrialEnv, idx: int, cname: str, attempts: int, failures: int, msg: str) -> bool:
-        """Record a failed attempt and end what it left running; True when no retry is left."""
-        final = failures > self.pb.retries
-        self.store.record_failure(idx, msg, time.time(), final)
-        self.log(f"trial {idx} ({cname}) attempt {attempts} failed: {msg}")
-        env.current_config = None  # re-push next time: the switch state is unknown
-        self._fresh_workers = True  # the retry's workers bind their ports again
-        if env.pool is not None:
-            env.pool.close()  # fresh workers for the retry
-        if env.testbed is not None:
-            env.testbed.end_survivors()  # a flood or capture the failed attempt could not stop
-        return final
-
-
-def _kept(env: TrialEnv) -> list[int]:
-    """PIDs of the campaign's kept workers (the pool's): they outlive a trial's cgroup."""
-    return [p.pid for p in env.pool.workers.values()] if env.pool is not None else []

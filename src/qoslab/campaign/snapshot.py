@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from ..profiles import profile_path
 from ..registry import switches
 from ..topology import repo_root
-from .playbook import Playbook, resolve_path
+from ..trials.playbook import Playbook, resolve_path
 
 INPUTS = "inputs"
 MANIFEST = "inputs/manifest.json"

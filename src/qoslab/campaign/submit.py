@@ -34,7 +34,7 @@ def client_for(pb: Any, path: Path) -> tuple[Any, SlurmClient, Path | None]:
     Raises QoslabError for another executor or a testbed that is down."""
     from ..testbed import Testbed
     from ..topology import load_topology
-    from .playbook import resolve_path
+    from ..trials.playbook import resolve_path
 
     if pb.executor != "slurm":
         raise QoslabError(f"{path}: campaign submit runs `executor: slurm` playbooks (this one: {pb.executor})")

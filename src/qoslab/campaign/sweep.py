@@ -33,11 +33,12 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 
 from ..errors import ConfigError, QoslabError
+from ..trials.playbook import Playbook, folder_name, resolve_path
+from ..trials.store import Store, TrialRow
 from ..units import parse_rate
 from ..yamlio import StrictModel, dump_yaml, load_model, read_yaml
+from .checks import load_playbook
 from .folder import create
-from .playbook import Playbook, folder_name, load_playbook, resolve_path
-from .store import Store, TrialRow
 
 
 class Sweep(StrictModel):

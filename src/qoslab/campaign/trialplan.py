@@ -23,8 +23,9 @@ from ..errors import QoslabError
 from ..platforms.base import get_platform, platform_for_model
 from ..profiles.model import Profile
 from ..topology import Topology, linux_ifname
-from ..trafficgen.definitions import FloodDefinition, ResolvedFlow, resolve
-from .playbook import Condition, Playbook
+from ..trafficgen.definitions import FloodDefinition, ResolvedFlow
+from ..trafficgen.patterns import resolve
+from ..trials.playbook import Condition, Playbook
 
 #: Seconds a trial's processes may outlive its timeout before their own lifetime ends them (the
 #: runner ends an overrunning trial at ``trial_timeout_s``; the margin covers stopping and decoding).

@@ -181,7 +181,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner
     from ..report import campaign_report
-    from ..stats import campaign_stats
+    from ..stats import campaign_stats, stopping
     from ..stats.campaign import censored_failed_trials
 
     if dry_run:
@@ -195,7 +195,8 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[eta]}"), console=console) as prog:
         bar = _TrialProgress(prog, {}, {})
-        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log, on_skip=bar.skipped)
+        runner = Runner(folder, on_trial=bar.trial, on_start=bar.started, log=bar.log, on_skip=bar.skipped,
+                        stop_check=stopping.check)
         bar.pending, bar.means = _prepare(runner, rerun_invalid, confirm_flood)
         store = runner.run()
     counts = store.counts()

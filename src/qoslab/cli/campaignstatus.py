@@ -1,6 +1,6 @@
 """``qoslab campaign status FOLDER``: a campaign's trials by status, the running means, a
 sequential campaign's stop, and the processes its trials left behind. It only reads: the store
-is opened read-only (:class:`qoslab.campaign.store.Store`), nothing in the folder changes.
+is opened read-only (:class:`qoslab.trials.store.Store`), nothing in the folder changes.
 
 Leftovers (issue 45): a trial marked ``running`` is really running only while the run that marked
 it is alive (:func:`qoslab.campaign.folder.live_run`); after a ``kill -9`` of that run its
@@ -27,8 +27,8 @@ def print_status(folder: Path) -> None:
     """Print the status of the campaign in ``folder`` (see the module doc). Raises QoslabError
     for a folder that holds no campaign store."""
     from ..campaign.folder import live_run
-    from ..campaign.store import Store
     from ..executors import cgroups
+    from ..trials.store import Store
 
     if not (folder / "trials.sqlite").exists():
         raise QoslabError(f"{folder} holds no campaign (no trials.sqlite)")

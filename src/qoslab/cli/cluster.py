@@ -23,11 +23,11 @@ def inventory_cmd(topology: Path | None = TopologyOpt,
     """Write an Ansible inventory of a topology: head, workers, flood senders and receivers,
     capture host, the switch as a cisco.ios.ios network_cli host."""
     from ..campaign import load_playbook
-    from ..campaign.playbook import resolve_path
     from ..inventory import build_inventory
     from ..testbed.sshd import sshd_dir
     from ..topology import load_topology
     from ..trafficgen import load_flood
+    from ..trials.playbook import resolve_path
 
     workers = None
     if playbook is not None:
@@ -61,11 +61,11 @@ def preflight_cmd(playbook: Path = typer.Argument(..., help="Campaign playbook, 
     versions, clock offsets, ports free, no leftovers, link speed/duplex, switch model, SPAN
     wiring. Exit 1 naming node and check of every failure."""
     from ..campaign import load_playbook
-    from ..campaign.playbook import resolve_path
     from ..executors.nodes import Nodes
     from ..preflight import preflight
     from ..testbed import Testbed
     from ..topology import load_topology
+    from ..trials.playbook import resolve_path
 
     pb = load_playbook(playbook)
     topo = load_topology(resolve_path(pb.topology))

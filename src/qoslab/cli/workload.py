@@ -220,7 +220,8 @@ def _run_playbook(path: Path, condition: str | None, out: Path) -> int:
     testbed of its topology, which must be up; no profile is pushed and no flood started (`campaign
     run --trials 1 --smoke` runs whole conditions). Prints the result line's metrics; returns the
     exit code (0 = valid)."""
-    from ..campaign.playbook import load_playbook, resolve_path
+    from ..campaign import load_playbook
+    from ..trials.playbook import resolve_path
     from ..workloads import backend
     from ..workloads.metrics import decimals, fmt, parse_declaration
 

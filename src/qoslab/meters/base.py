@@ -19,7 +19,7 @@ A trial (:func:`qoslab.campaign.trial.run_trial`) calls, in this order::
     close()            always, also after a failed trial (idempotent)
 
 A meter declares its store columns in the class attribute ``COLUMNS`` (name -> SQLite type:
-``REAL``, ``INTEGER`` or ``TEXT``); the store (:mod:`qoslab.campaign.store`) adds them to ``trials`` when a
+``REAL``, ``INTEGER`` or ``TEXT``); the store (:mod:`qoslab.trials.store`) adds them to ``trials`` when a
 campaign folder is opened, so adding a meter is one module and one registration::
 
     from qoslab.registry import meters
@@ -71,7 +71,7 @@ class TrialContext:
       ``capture_summary``: the capture's summary.json as a dict (None without a capture);
     - ``log``: a callback for one line of campaign log;
     - ``topology`` (:class:`qoslab.topology.Topology`) and ``playbook``
-      (:class:`qoslab.campaign.playbook.Playbook`) of the campaign (None when not given), for
+      (:class:`qoslab.trials.playbook.Playbook`) of the campaign (None when not given), for
       meters that need the link rate, the testbed's names or their own playbook settings;
     - ``plan``: the trial's :class:`qoslab.campaign.trialplan.TrialPlan` (hosts, ports, workload
       settings) and ``executor_of``: host name -> its :class:`qoslab.executors.Executor`, for

@@ -103,11 +103,11 @@ def campaign_report(folder: Path, include_dropped_captures: bool = False, out: P
     incomplete: it is derived from the store, but the user should know). Raises QoslabError when
     the campaign has no valid trials or the notebook fails."""
     from qoslab.campaign.folder import inputs, load_campaign_playbook, read_provenance
-    from qoslab.campaign.store import Store
     from qoslab.stats import campaign_stats, censoring_stats
     from qoslab.stats.campaign import MANAGED
     from qoslab.stats.metrics import declared_metrics
     from qoslab.stats.staging import staged
+    from qoslab.trials.store import Store
 
     target = out or folder
     name = read_provenance(folder).get("playbook") or folder.name

@@ -1,7 +1,7 @@
 """Seed 002's own table measured (pure): a sort campaign over a grid of server counts and sizes
 (``playbooks/seed002-sort-grid.yaml``) beside reference 002's Figure 2, cell by cell.
 
-Conditions are named by their factor levels (:func:`qoslab.campaign.factors.cell_name`), e.g.
+Conditions are named by their factor levels (:func:`qoslab.trials.factors.cell_name`), e.g.
 ``mechanism corba / servers 4 / size 100000 / none / fifo``; :func:`grid_rows` reads the
 mechanism, server count and size back from those labels. A cell's measured time is the mean of
 its condition's counted trials (``elapsed_s``, seconds: the client's distribute + sort + collect);

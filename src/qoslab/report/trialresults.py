@@ -1,6 +1,6 @@
 """The workload results of a campaign's counted trials, for the report's per-operation tables.
 
-Reads ``trials.sqlite`` (:class:`~qoslab.campaign.store.Store`, read-only) and each counted
+Reads ``trials.sqlite`` (:class:`~qoslab.trials.store.Store`, read-only) and each counted
 trial's ``trials/NNNN/workload/workload-result.json`` (NNNN: the trial's index, zero-padded to 4;
 the last attempt's folder). Counted = done, valid, not a warm-up (what the statistics count), less
 the trials stats.json's ``fidelity`` block left out (``excluded``, when ``excluded_applied``).
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..campaign.store import Store
+from ..trials.store import Store
 
 
 def counted_results(camp: Path | None, stats: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -3,7 +3,7 @@ manager timed them (``trials/NNNN/workload/workload-calls.jsonl``), pooled into 
 with ``condition`` and ``trial`` fields, and ``qoslab-analysis calls`` over it (analysis/README.md,
 "Call latency": per-condition p50/p90/p99/p99.9/max with trial-cluster bootstrap intervals, p99
 comparisons and p99 recovery) into ``calls-stats.json``, with the same comparisons and recovery
-triples as the render-time statistics (:func:`.stats.plan_comparisons`). Its summary goes into
+triples as the render-time statistics (:func:`qoslab.trials.comparisons.plan_comparisons`). Its summary goes into
 stats.json under ``calls`` (:func:`stats_block`)."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from qoslab.campaign.store import Store
 from qoslab.meters.calls import read_jsonl
 from qoslab.stats.fidelity import is_invalid
 from qoslab.stats.jar import run_analysis
+from qoslab.trials.store import Store
 from qoslab.workloads.pool import CALLS_FILE
 
 #: Fields of a manager record kept in the pooled file (besides condition and trial).

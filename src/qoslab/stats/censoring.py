@@ -33,8 +33,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from qoslab.campaign.playbook import Playbook
-from qoslab.campaign.store import Store
+from qoslab.trials.playbook import Playbook
+from qoslab.trials.store import Store
 
 #: Messages of a render-phase call timeout from managers that do not print ``call_timeout``
 #: (qoslab before this module): the RMI response timeout, or a whole job overrunning (its bound, s).

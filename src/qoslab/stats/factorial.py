@@ -3,7 +3,7 @@ factors, and whether recoveries differ between levels.
 
 The recoveries themselves (ratio and BCa 95 % interval, the one published interval of a recovery)
 are the Java tool's (``--recovery`` triples planned per level by
-:func:`qoslab.stats.campaign.plan_comparisons`); this module labels them with their levels and adds
+:func:`qoslab.trials.comparisons.plan_comparisons`); this module labels them with their levels and adds
 what the Java tool does not compute: for every two recoveries of the same treated profile, the
 difference ``recovery(a) - recovery(b)`` with a seeded percentile bootstrap interval
 (:mod:`qoslab.stats.recovery`: every distinct condition resampled independently with replacement,
@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from qoslab.campaign.playbook import Playbook
 from qoslab.stats.recovery import bootstrap_means, percentile_interval, recovery_ratio, recovery_replicates
+from qoslab.trials.playbook import Playbook
 
 #: Bootstrap replicates of a difference of recoveries.
 RESAMPLES = 10_000

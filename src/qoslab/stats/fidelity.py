@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from qoslab.campaign.playbook import Playbook
-from qoslab.campaign.store import Store, TrialRow
 from qoslab.meters.fidelityjudge import FidelityThresholds, campaign_counts, headline, invalid_warning
+from qoslab.trials.playbook import Playbook
+from qoslab.trials.store import Store, TrialRow
 
 
 def is_invalid(row: TrialRow) -> bool:

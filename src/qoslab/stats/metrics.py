@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qoslab.campaign.store import Store
 from qoslab.errors import QoslabError
+from qoslab.trials.store import Store
 from qoslab.workloads.metrics import DEFAULT, MetricSet
 
 __all__ = ["declared_metrics", "metric_block", "secondary_block", "DEFAULT"]

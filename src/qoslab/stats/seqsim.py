@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from qoslab.campaign.playbook import SequentialTrials, StopRule
 from qoslab.stats.sequential import evaluate, t_sf2, welch_t
+from qoslab.trials.playbook import SequentialTrials, StopRule
 
 BASE, NULL, CONG, TREAT = "no congestion fifo", "no congestion thesis", "congestion fifo", "congestion thesis"
 CONDITIONS = (BASE, CONG, NULL, TREAT)

@@ -20,8 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from qoslab.campaign.playbook import StopRule
 from qoslab.stats.recovery import bootstrap_means, percentile_interval, recovery_replicates, undefined_share
+from qoslab.trials.playbook import StopRule
 
 #: Bootstrap resamples of the recovery check.
 BOOTSTRAP_B = 2000

@@ -1,11 +1,11 @@
 """Sequential stopping in a campaign: the runner's checks of the stopping rule on the store's data.
 
-A sequential playbook's schedule comes in stages (:func:`.playbook.schedule`): trials 1..min of
+A sequential playbook's schedule comes in stages (:func:`qoslab.trials.playbook.schedule`): trials 1..min of
 every condition, then ``every`` more of each, up to max. When every non-warm-up trial of the
 stages up to checkpoint ``m`` is done (all conditions have ``m`` counted trials), the rule
 (:func:`.sequential.evaluate`) is checked on trials 1..m of each condition (the render times,
 ``elapsed_s``). When it holds, all conditions stop at once: every trial after ``m`` that is not
-done becomes ``skipped`` (:meth:`.store.Store.skip`). A stage with a failed trial is not checked
+done becomes ``skipped`` (:meth:`qoslab.trials.store.Store.skip`). A stage with a failed trial is not checked
 (the campaign is incomplete; ``--resume`` runs the trial, then the check follows).
 
 Every check and the stop are kept in the store's meta ``sequential`` (:func:`stopping_summary`),
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from qoslab.campaign.playbook import Playbook
-from qoslab.campaign.store import Store
 from qoslab.stats.sequential import Decision, evaluate
+from qoslab.trials.comparisons import plan_comparisons
+from qoslab.trials.playbook import Playbook
+from qoslab.trials.store import Store
 
 META = "sequential"
 
@@ -42,15 +43,17 @@ def due_checkpoints(pb: Playbook, store: Store, checked: list[int]) -> list[int]
     return out
 
 
-def check(pb: Playbook, store: Store, recoveries: list[tuple[str, str, str]]) -> list[int]:
+def check(pb: Playbook, store: Store) -> list[int]:
     """Check the rule at every due checkpoint (ascending) and stop at the first where it holds;
     returns the indices of the trials skipped (empty when the campaign goes on). Records every
-    check in the store's meta (see the module doc)."""
+    check in the store's meta (see the module doc). The runner's stopping check
+    (:data:`qoslab.campaign.runner.StopCheck`), which the CLI hands it."""
     seq = pb.sequential
     state = store.meta(META) or {}
     if seq is None or state.get("stopped"):
         return []
     checks: list[dict[str, Any]] = state.get("checks", [])
+    recoveries = plan_comparisons(pb)[1]
     seed = int(store.meta("seed") or 0)
     for m in due_checkpoints(pb, store, [c["n"] for c in checks]):
         data: dict[str, list[float]] = {c.name: [] for c in pb.conditions}

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from qoslab.campaign.store import Store
+from qoslab.trials.store import Store
 
 COUNTERS = ("enqueued_packets", "dropped_packets", "enqueued_bytes", "dropped_bytes")
 

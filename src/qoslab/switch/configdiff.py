@@ -225,35 +225,42 @@ def normalized_config(config_text: str) -> list[str]:
     return sorted(out)
 
 
+def merge_profile(kept: list[str], profile_lines: list[str]) -> str:
+    """The running-config's ``kept`` lines (``end`` dropped) with a profile's lines put in: an
+    interface's children into that interface's section (a section the running-config did not
+    show is added after the rest), every other line at the end. Returns the text, one line per
+    ``\n``. Pure."""
+    extra: dict[str, list[str]] = {}
+    tail: list[str] = []
+    header = None
+    for line in profile_lines:
+        if not line.startswith(" "):
+            header = line if line.startswith("interface ") else None
+            if header is None:
+                tail.append(line)
+            else:
+                extra.setdefault(header, [])
+        elif header is not None:
+            extra[header].append(line.rstrip())
+        else:
+            tail.append(line)
+    out = []
+    for line in kept:
+        if line.strip() == "end":
+            continue
+        out.append(line)
+        if line in extra:
+            out += extra.pop(line)
+    for h, children in extra.items():  # interfaces the running-config did not show
+        out += [h] + children
+    return "\n".join(out + tail) + "\n"
+
+
 def intended_config(running_text: str, profile_lines: list[str], rules: QosRules = C3750_RULES) -> str:
     """The running-config with *all* its QoS lines replaced by the profile's (text). Pure. The
     push does not use it: it replaces only what qoslab made (:func:`qoslab.switch.ownership.plan`);
     this is the whole-QoS view the renderers' tests compare against."""
-    other, _ = split_qos(running_text, rules)
-    other = [l for l in other if l.strip() != "end"]
-    # the profile's lines by section; interface children go into the existing interface sections
-    extra: dict[str, list[str]] = {}
-    tail: list[str] = []
-    header = None
-    for l in profile_lines:
-        if not l.startswith(" "):
-            header = l if l.startswith("interface ") else None
-            if header is None:
-                tail.append(l)
-            else:
-                extra.setdefault(header, [])
-        elif header is not None:
-            extra[header].append(l.rstrip())
-        else:
-            tail.append(l)
-    out = []
-    for l in other:
-        out.append(l)
-        if l in extra:
-            out += extra.pop(l)
-    for h, children in extra.items():  # interfaces the running-config did not show
-        out += [h] + children
-    return "\n".join(out + tail) + "\n"
+    return merge_profile(split_qos(running_text, rules)[0], profile_lines)
 
 
 def remediation(running_text: str, intended_text: str, hier_platform: str = "CISCO_IOS",

@@ -35,7 +35,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .configdiff import RECORD, RECORD_HEADER, QosRules, canonical_acls, record_remarks, without_record
+from .configdiff import (
+    RECORD,
+    RECORD_HEADER,
+    QosRules,
+    canonical_acls,
+    merge_profile,
+    record_remarks,
+    without_record,
+)
 from .ownrecord import OwnershipError, read_record, record_lines
 
 #: Objects with names that start so are qoslab's.
@@ -311,30 +319,8 @@ def has_record(config_text: str) -> bool:
 def intended_text(run_text: str, drop: frozenset[str], profile_lines: list[str], rules: QosRules) -> str:
     """``run_text`` without the lines of the items in ``drop``, with the profile's lines: an
     interface's lines in its section, the others at the end. Pure."""
-    kept = [line for line, key in walk(run_text, rules) if key is None or key not in drop]
-    kept = [line for line in kept if line.strip() != "end"]
-    extra: dict[str, list[str]] = {}
-    tail: list[str] = []
-    header = None
-    for line in profile_lines:
-        if not line.startswith(" "):
-            header = line if line.startswith("interface ") else None
-            if header is None:
-                tail.append(line)
-            else:
-                extra.setdefault(header, [])
-        elif header is not None:
-            extra[header].append(line.rstrip())
-        else:
-            tail.append(line)
-    out = []
-    for line in kept:
-        out.append(line)
-        if line in extra:
-            out += extra.pop(line)
-    for h, children in extra.items():  # interfaces the running-config did not show
-        out += [h] + children
-    return "\n".join(out + tail) + "\n"
+    return merge_profile([line for line, key in walk(run_text, rules) if key is None or key not in drop],
+                         profile_lines)
 
 
 __all__ = ["OWNED_PREFIX", "RECORD", "Item", "OwnershipError", "Plan", "items", "named_owned", "plan",

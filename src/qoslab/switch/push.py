@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import QoslabError
 from ..platforms.base import get_platform
-from .batch import send_batch
+from .batch import send_batch, write_and_read
 from .configdiff import QosRules, non_qos_lines, normalized_config, remediation
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
@@ -156,17 +156,10 @@ def _send_batch(conn: Any, lines: list[str], timeout_s: float) -> None:
     mode. Raises QoslabError naming the first line IOS rejected (the lines after it were sent too:
     the caller rolls back either way) or TimeoutError."""
     base = str(conn.base_prompt)
-    conn.read_channel()  # whatever a late earlier reply left
-    conn.write_channel("configure terminal\n" + "".join(line + "\n" for line in lines) + "end\n")
     prompt = re.compile(re.escape(base) + r"\([^)\s]*\)#")
-    buf, deadline = "", time.monotonic() + timeout_s
-    while len(prompt.findall(buf)) < len(lines) + 1 or not buf.rstrip().endswith(base + "#"):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{len(lines)} config lines: {len(prompt.findall(buf))} prompts after {timeout_s:g} s")
-        chunk = conn.read_channel()
-        buf += chunk
-        if not chunk:
-            time.sleep(0.002)
+    buf = write_and_read(conn, "configure terminal\n" + "".join(line + "\n" for line in lines) + "end\n",
+                         lambda b: len(prompt.findall(b)) >= len(lines) + 1 and b.rstrip().endswith(base + "#"),
+                         lambda b: f"{len(lines)} config lines: {len(prompt.findall(b))} prompts", timeout_s)
     for line, piece in zip(lines, prompt.split(buf)[1:], strict=False):  # [0]: configure terminal's banner
         m = re.search(ERROR_PATTERN, piece, flags=re.M)
         if m:

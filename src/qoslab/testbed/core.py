@@ -15,16 +15,16 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import NetnsExecutor
 from ..topology import Topology
 from ..yamlio import dump_yaml
-from . import netlink, probes
+from . import netlink, probes, slurm, sshd
 from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
 from .cpuplace import CpuPlacement
+from .neigh import NEIGH_SAVED, ensure_neighbour_capacity, restore_neighbour_capacity
 from .plan import (
     STATE_DIR,
     build_plan,
@@ -39,67 +39,6 @@ from .statedir import campaign_running, private_dir, state_dir
 
 #: Seconds the virtual Catalyst may take to listen on its management endpoint.
 SWITCH_START_TIMEOUT_S = 15.0
-#: The kernel's ARP cache limits. The table is one for the whole machine, all network namespaces
-#: together (``ip ntable show name arp_cache``): past ``gc_thresh3`` (1024 by default) new entries
-#: are refused ("neighbour: arp_cache: neighbor table overflow!") and those hosts cannot reach each
-#: other. A full mesh of n hosts needs n(n-1) entries: 2256 at 48 hosts, 9120 at 96.
-NEIGH_SYSCTL = Path("/proc/sys/net/ipv4/neigh/default")
-#: Entries kept free beside the testbed's own (other testbeds, the machine itself).
-NEIGH_HEADROOM = 512
-
-
-#: Where the machine's ARP cache limits are kept while a testbed has raised them (restored by the
-#: last testbed's ``down``).
-NEIGH_SAVED = "neigh-saved.json"
-
-
-def ensure_neighbour_capacity(entries: int, sysctl_dir: Path = NEIGH_SYSCTL,
-                              saved: Path | None = None) -> str | None:
-    """Raise the machine's ARP cache limits (``gc_thresh2`` and ``gc_thresh3``) to ``entries`` +
-    NEIGH_HEADROOM when they are lower; never lowers them (other testbeds share the table). The
-    values found before the first raise are kept in ``saved`` (JSON; a later raise keeps them and
-    records its own value) for :func:`restore_neighbour_capacity`. Returns a
-    note of what changed, or None."""
-    need = entries + NEIGH_HEADROOM
-    try:
-        t2, t3 = (int((sysctl_dir / f"gc_thresh{i}").read_text()) for i in (2, 3))
-    except (OSError, ValueError):
-        return None
-    if t3 >= need:
-        return None
-    if saved is not None:
-        try:
-            keep = json.loads(saved.read_text())
-        except (OSError, ValueError):
-            keep = {"gc_thresh2": t2, "gc_thresh3": t3}
-        saved.write_text(json.dumps({**keep, "raised_to": need}))
-    (sysctl_dir / "gc_thresh3").write_text(str(need))
-    if t2 < need:
-        (sysctl_dir / "gc_thresh2").write_text(str(need))
-    return (f"raised the machine's ARP cache limit (net.ipv4.neigh.default.gc_thresh3) from {t3} to {need}: "
-            f"a full mesh of this topology needs {entries} entries (restored by the last `testbed down`)")
-
-
-def restore_neighbour_capacity(saved: Path, sysctl_dir: Path = NEIGH_SYSCTL) -> str | None:
-    """Put back the ARP cache limits kept in ``saved`` by :func:`ensure_neighbour_capacity` and
-    remove it; call it when no testbed is left up. A limit someone else changed since (it is not
-    the value a testbed set) is left alone. Returns a note of what was restored, or None."""
-    try:
-        keep = json.loads(saved.read_text())
-    except (OSError, ValueError):
-        return None
-    done = []
-    for key in ("gc_thresh2", "gc_thresh3"):
-        f = sysctl_dir / key
-        try:
-            if int(f.read_text()) == int(keep["raised_to"]) and int(keep[key]) < int(keep["raised_to"]):
-                f.write_text(str(keep[key]))
-                done.append(f"{key} {keep[key]}")
-        except (OSError, ValueError, KeyError):
-            continue
-    saved.unlink(missing_ok=True)
-    return f"restored the machine's ARP cache limits: {', '.join(done)}" if done else None
-
 
 @dataclass
 class UpReport:
@@ -163,34 +102,24 @@ class Testbed:
     def sshd_up(self) -> list[str]:
         """Start an sshd in every host namespace that has none (:mod:`.sshd`); returns the hosts
         started (idempotent)."""
-        from . import sshd
-
         return sshd.start(self.topo)
 
     def slurm_up(self) -> bool:
         """Start the testbed's Slurm cluster unless it runs (:mod:`.slurm`: ``slurmctld`` in the
         head node's namespace, one ``slurmd`` per host, ``munged``); True when it started it."""
-        from . import slurm
-
         return slurm.start(self.topo)
 
     def slurm_client(self) -> tuple[list[str], dict[str, str]]:
         """How a Slurm client reaches the testbed's cluster (see :func:`.slurm.client`)."""
-        from . import slurm
-
         return slurm.client(self.topo)
 
     def sshd_pids(self) -> list[int]:
         """PIDs of the testbed's sshd servers and of the sessions they serve (none: [])."""
-        from . import sshd
-
         return sshd.server_and_session_pids(self.topo)
 
     def ssh_targets(self) -> dict[str, Any]:
         """Host -> :class:`~qoslab.executors.ssh.SshTarget` through the testbed's sshd (see
         :func:`.sshd.targets`). Raises QoslabError when the servers were never started."""
-        from . import sshd
-
         return sshd.targets(self.topo)
 
     def span_executor(self) -> NetnsExecutor:
@@ -279,8 +208,6 @@ class Testbed:
         (a step whose processes are gone ends), and so do the testbed's own sshd servers and the sessions they
         serve (their PIDs from the sshd state folder, see :meth:`sshd_pids`): a campaign
         driving the hosts over SSH keeps its connections. Returns the PIDs signalled."""
-        from . import slurm
-
         keep = set(self.sshd_pids()) | slurm.keep_pids(self.topo)
         pids = [p for ps in namespace_pids([*self.host_namespaces(), self.span_ns]).values() for p in ps
                 if p not in keep]
@@ -349,8 +276,6 @@ class Testbed:
 
     def _stop_slurm(self) -> list[int]:
         """End the Slurm cluster's daemons left (``munged`` is outside the namespaces), remove its folder."""
-        from . import slurm
-
         return slurm.stop(self.topo)
 
     def _remove(self, namespaces: list[str]) -> list[int]:

@@ -13,7 +13,7 @@ not the pings but the kernel's ARP cache, which is one table for all network nam
 machine, limited to ``gc_thresh3`` = 1024 entries by default. The mesh needs n(n-1) = 2256
 entries: exactly 1024 pairs resolved, the rest were refused ("neighbour: arp_cache: neighbor
 table overflow!" in dmesg); a pair tried by hand later found room. This module measured the same
-1024 of 2256 (and 1024 of 9120 at 96 hosts) until :func:`qoslab.testbed.core.ensure_neighbour_capacity`
+1024 of 2256 (and 1024 of 9120 at 96 hosts) until :func:`qoslab.testbed.neigh.ensure_neighbour_capacity`
 raised the limit at ``testbed up``.
 """
 

@@ -23,7 +23,6 @@ from .patternmodel import (
     Dist,
     Pattern,
     check_rate,
-    rate_pps,
 )
 
 #: Header bytes below the payload in an Ethernet frame as tc counts it (Ethernet 14 + IP 20 + L4).
@@ -233,35 +232,6 @@ def check_rate_cap(topology: Topology, flows: list[ResolvedFlow], name: str) -> 
     if cap is not None and total > cap:
         raise UnsafeTarget(f"refusing flood {name}: its flows ask {total / 1e6:.1f} Mbit/s on the wire together, "
                            f"over the flood rate cap of {topology.name} ({cap / 1e6:.1f} Mbit/s)")
-
-
-def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: bool = True) -> list[ResolvedFlow]:
-    """Flows of ``defn`` on ``topology`` with addresses, packets/s and ports (generator-neutral).
-
-    Raises QoslabError for an unknown host and UnsafeTarget for a destination the interlock
-    refuses, a flood over the topology's rate cap, or an unconfirmed flood on a real cluster
-    (``require_confirmation=False``: checking a playbook, nothing is sent).
-    """
-    from .patterns import check_flows
-
-    if require_confirmation:
-        check_cluster_flood(topology)
-    out = []
-    for i, f in enumerate(check_flows(defn, topology)):  # hosts of the topology, check_target, explicit + patterns
-        src, dst = topology.host(f.src), topology.host(f.dst)
-        proto = f.protocol or defn.protocol
-        payload = f.payload_bytes or defn.payload_bytes
-        rate = f.rate if f.rate is not None else ("1x" if f.bulk else defn.rate)
-        pps = rate_pps(rate, payload + L2_OVERHEAD[proto], topology.link.rate)
-        out.append(ResolvedFlow(
-            index=i, src=src.name, dst=dst.name, src_ip=src.ip, dst_ip=dst.ip, protocol=proto,
-            payload_bytes=payload, pps=pps,
-            ds_byte=f.ds_byte if f.ds_byte is not None else defn.ds_byte,
-            start_delay_s=f.start_delay_s if f.start_delay_s is not None else defn.start_delay_s,
-            port=DATA_PORT_BASE + i, idt=f.idt, size=f.size, shape=f.shape, on_ms=f.on_ms, off_ms=f.off_ms,
-            periods=f.periods, bulk=f.bulk))
-    check_rate_cap(topology, out, defn.name)
-    return out
 
 
 def kernel_rates(flows: list[ResolvedFlow], link_bps: float, below_link: bool = True) -> dict[int, float] | str:

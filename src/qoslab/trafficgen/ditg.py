@@ -23,20 +23,19 @@ from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
-from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow
 from .ditgpacing import (
     FlowPacing,
     check_pin,
     placement,
     plan_pacing,
     receivers_outside,
-    sender_prefix_on,
-    sender_timer_slack_ns,
 )
 from .ditgprocs import ditg_pids, own_pids, tail
+from .ditgsched import sender_prefix_on, sender_timer_slack_ns
 from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
 from .kernelrun import KernelRun
-from .patterns import traffic_options
+from .patterns import resolve, traffic_options
 
 #: ITGRecv's signalling port (D-ITG default).
 SIGNAL_PORT = 9000

@@ -28,8 +28,9 @@ from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor, emulation
 from ..topology import Topology
 from .base import FloodResult, FlowResult
-from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow, resolve
+from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow
 from .ditgpacing import receivers_outside
+from .patterns import resolve
 
 #: Seconds a server may take to write its JSON after its client ended.
 SERVER_DRAIN_S = 5.0

@@ -61,10 +61,10 @@ def _class(dev: str, parent: str, minor: str, rate: int, ceil: int, burst: int, 
             f"burst {burst}b cburst {burst}b quantum {htb_quantum(ceil)} prio {prio}")
 
 
-def flood_class_lines(index: int, dst_ip: str, dport: int, rate_bps: int, link_bps: int, burst_bytes: int,
+def flood_class_lines(index: int, dst_ip: str, rate_bps: int, link_bps: int, burst_bytes: int,
                       limit_bytes: int, dev: str = HOST_IF) -> list[str]:
-    """``tc -batch`` lines that give flow ``index`` (everything to ``dst_ip``; ``dport`` is the
-    flow's UDP port, kept for the caller's record) its own HTB class
+    """``tc -batch`` lines that give flow ``index`` (everything to ``dst_ip``, D-ITG's signalling
+    too: the class matches the destination only) its own HTB class
     at ``rate_bps`` (bits/s of frames, ``<= link_bps``) on ``dev`` of the host tree of
     :func:`qoslab.testbed.plan.host_shaping_lines`, with a bfifo of ``limit_bytes`` bytes, and
     lower the host's other class to ``link_bps - rate_bps`` (at least OTHER_MIN_SHARE of the

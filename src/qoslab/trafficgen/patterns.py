@@ -1,4 +1,5 @@
-"""Congestion patterns: a flood file's ``pattern:`` generators expanded into flows (pure).
+"""A flood's flows on a topology: its ``pattern:`` generators expanded into flows (pure), and
+every flow checked and resolved (:func:`resolve`: addresses, packets/s, ports).
 
 A flood file keeps its explicit ``flows:`` and may add ``pattern:`` (one mapping or a list of
 them); each pattern becomes flows on the topology, appended after the explicit ones:
@@ -28,8 +29,17 @@ from typing import Any
 from ..errors import UnsafeTarget
 from ..topology import Topology
 from ..yamlio import config_error, format_loc
-from .definitions import FloodDefinition, Flow, ResolvedFlow, check_target
-from .patternmodel import MAX_PATTERN_FLOWS, Pattern
+from .definitions import (
+    DATA_PORT_BASE,
+    L2_OVERHEAD,
+    FloodDefinition,
+    Flow,
+    ResolvedFlow,
+    check_cluster_flood,
+    check_rate_cap,
+    check_target,
+)
+from .patternmodel import MAX_PATTERN_FLOWS, Pattern, rate_pps
 
 
 def pattern_flow(p: Pattern, src: str, dst: str) -> Flow:
@@ -128,3 +138,30 @@ def traffic_options(f: ResolvedFlow, itg_rate: int) -> list[str]:
         d = "E" if f.periods == "exponential" else "C"
         burst = ["-B", d, f"{f.on_ms:g}", d, f"{f.off_ms:g}"]
     return [*idt, *size, *burst]
+
+
+def resolve(defn: FloodDefinition, topology: Topology, *, require_confirmation: bool = True) -> list[ResolvedFlow]:
+    """Flows of ``defn`` on ``topology`` with addresses, packets/s and ports (generator-neutral).
+
+    Raises QoslabError for an unknown host and UnsafeTarget for a destination the interlock
+    refuses, a flood over the topology's rate cap, or an unconfirmed flood on a real cluster
+    (``require_confirmation=False``: checking a playbook, nothing is sent).
+    """
+    if require_confirmation:
+        check_cluster_flood(topology)
+    out = []
+    for i, f in enumerate(check_flows(defn, topology)):  # hosts of the topology, check_target, explicit + patterns
+        src, dst = topology.host(f.src), topology.host(f.dst)
+        proto = f.protocol or defn.protocol
+        payload = f.payload_bytes or defn.payload_bytes
+        rate = f.rate if f.rate is not None else ("1x" if f.bulk else defn.rate)
+        pps = rate_pps(rate, payload + L2_OVERHEAD[proto], topology.link.rate)
+        out.append(ResolvedFlow(
+            index=i, src=src.name, dst=dst.name, src_ip=src.ip, dst_ip=dst.ip, protocol=proto,
+            payload_bytes=payload, pps=pps,
+            ds_byte=f.ds_byte if f.ds_byte is not None else defn.ds_byte,
+            start_delay_s=f.start_delay_s if f.start_delay_s is not None else defn.start_delay_s,
+            port=DATA_PORT_BASE + i, idt=f.idt, size=f.size, shape=f.shape, on_ms=f.on_ms, off_ms=f.off_ms,
+            periods=f.periods, bulk=f.bulk))
+    check_rate_cap(topology, out, defn.name)
+    return out

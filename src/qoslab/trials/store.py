@@ -42,7 +42,7 @@ from typing import Any
 from ..errors import QoslabError
 from .fsguard import SQLITE_SIDECARS, check_regular, os_error_cause, remove_new_empty, write_problem
 from .playbook import ScheduledTrial
-from .trialrow import BASE_COLUMNS, METRICS, STATUSES, TrialRow, row_of
+from .row import BASE_COLUMNS, METRICS, STATUSES, TrialRow, json_why, metrics_problem, row_of
 
 __all__ = ["BASE_COLUMNS", "METRICS", "MIGRATIONS", "SCHEMA", "STATUSES", "Store", "TrialRow"]
 
@@ -122,24 +122,8 @@ def _upgrade(db: sqlite3.Connection, columns: Mapping[str, str] | None) -> None:
     db.execute("COMMIT")
 
 
-def _json_why(e: Exception) -> str:
-    return f"{e.msg} at character {e.pos}" if isinstance(e, json.JSONDecodeError) else type(e).__name__
-
-
-def _metrics_problem(text: Any) -> str | None:
-    """Why a stored ``metrics_json`` is not ``{"set": {...}, "values": {...}}``, or None."""
-    try:
-        d = json.loads(text)
-    except (TypeError, ValueError) as e:
-        return f"is not JSON ({_json_why(e)})"
-    if not (isinstance(d, dict) and isinstance(d.get("set"), dict) and isinstance(d.get("values"), dict)
-            and isinstance(d["set"].get("primary"), dict) and isinstance(d["set"]["primary"].get("name"), str)):
-        return "is not a metric set (a JSON object with set.primary and values)"
-    return None
-
-
 #: SQLite's texts for a write the file system refused (full, read-only, no permission): named
-#: by the file system's state (qoslab.campaign.fsguard), not as a foreign file.
+#: by the file system's state (qoslab.trials.fsguard), not as a foreign file.
 _WRITE_FAILURES = frozenset({"disk I/O error", "unable to open database file", "database or disk is full",
                              "attempt to write a readonly database"})
 
@@ -270,7 +254,7 @@ class Store:
         try:
             return json.loads(row[0])
         except (TypeError, ValueError) as e:
-            raise QoslabError(f"{self.path}: meta {key[:40]!r} is not JSON ({_json_why(e)}): the store was changed "
+            raise QoslabError(f"{self.path}: meta {key[:40]!r} is not JSON ({json_why(e)}): the store was changed "
                               "outside qoslab") from None
 
     def set_meta(self, key: str, value: Any, replace: bool = True) -> None:
@@ -371,7 +355,7 @@ class Store:
         names = [d[0] for d in cur.description]
         rows = [row_of(names, r) for r in cur.fetchall()]
         for r in rows:
-            if r.metrics_json is not None and (why := _metrics_problem(r.metrics_json)) is not None:
+            if r.metrics_json is not None and (why := metrics_problem(r.metrics_json)) is not None:
                 raise QoslabError(f"{self.path}: trial {r.idx}: metrics_json {why}: the store was changed outside "
                                   "qoslab")
         return rows

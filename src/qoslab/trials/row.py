@@ -98,3 +98,20 @@ def row_of(names: list[str], values: tuple[Any, ...]) -> TrialRow:
     base["valid"] = None if base.get("valid") is None else bool(base["valid"])
     base["failures"] = base.get("failures") or 0
     return TrialRow(**base, measurements=d)
+
+
+def json_why(e: Exception) -> str:
+    """Why a text did not load as JSON, in a few words (the decoder's message and position)."""
+    return f"{e.msg} at character {e.pos}" if isinstance(e, json.JSONDecodeError) else type(e).__name__
+
+
+def metrics_problem(text: Any) -> str | None:
+    """Why a stored ``metrics_json`` is not ``{"set": {...}, "values": {...}}``, or None."""
+    try:
+        d = json.loads(text)
+    except (TypeError, ValueError) as e:
+        return f"is not JSON ({json_why(e)})"
+    if not (isinstance(d, dict) and isinstance(d.get("set"), dict) and isinstance(d.get("values"), dict)
+            and isinstance(d["set"].get("primary"), dict) and isinstance(d["set"]["primary"].get("name"), str)):
+        return "is not a metric set (a JSON object with set.primary and values)"
+    return None

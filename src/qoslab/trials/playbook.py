@@ -5,7 +5,9 @@ backend, the workload, the flood (and optionally its generator), the conditions 
 on/off x QoS profile, optional workload overrides), the statistics baseline, trials per
 condition, the order (``interleaved``: shuffled with a recorded seed; ``blocked``: one condition
 after another as in the thesis), warm-up rounds, the per-trial timeout, the capture policy and
-retries. Everything it references is checked when it is loaded, with file, line and field.
+retries. :func:`qoslab.campaign.load_playbook` reads one and checks everything it references,
+with file, line and field; this module is the model alone (statistics and the report read it
+without the runner's package).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..registry import executors, generators
 from ..scale.onmachine import DeriveSpec
 from ..topology import canonical_port, repo_root
 from ..workloads import WorkloadBase, kind_of, settings_of
-from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, load_model, problem_text
+from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, problem_text
 from .factors import condition_flood, expand_factors, flood_ref
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -69,7 +71,7 @@ class Condition(StrictModel):
 class StopRule(StrictModel):
     """When a sequential campaign stops: ``rule: precision`` = when the primary estimate's 95 %
     interval is narrow enough. ``metric: recovery``: every recovery ratio of the matrix (see
-    :func:`.stats.plan_comparisons`), its percentile-bootstrap interval's half-width <=
+    :func:`qoslab.trials.comparisons.plan_comparisons`), its percentile-bootstrap interval's half-width <=
     ``half_width`` (ratio units: 0.05 = +-5 points); ``metric: mean``: every condition's mean, its
     t interval's half-width <= ``half_width`` x the mean (0.05 = +-5 %). Precision, not a test's
     verdict, decides, so a later test's type I error stays near nominal (:mod:`.seqsim`)."""
@@ -119,7 +121,7 @@ class Playbook(StrictModel):
     generator: str | None = Field(None, description="traffic generator; default: the flood file's `generator:`")
     conditions: list[Condition] = Field(default_factory=list)
     factors: dict[str, Any] | None = Field(None, description="factorial design: factor -> levels (flood, profile, "
-                                                            "workload.X), optional include: [cells] (campaign.factors)")
+                                                            "workload.X), optional include: [cells] (trials.factors)")
     baseline: str | None = Field(None, description="the condition every effect is measured against (congestion "
                                                    "off, reference profile); default: the first without congestion")
     equivalence_margin: float = Field(0.02, gt=0, lt=1, description="TOST margin as a fraction of the baseline "
@@ -317,16 +319,6 @@ def resolve_path(ref: str) -> Path:
     """A path named in a playbook: absolute as given, else relative to the repository."""
     p = Path(ref)
     return p if p.is_absolute() else repo_root() / p
-
-
-def load_playbook(path: str | Path) -> Playbook:
-    """Read a playbook and check what it references (topology, flood and profile files, hosts of
-    the topology, the capture port). Raises ConfigError naming file, line and field."""
-    from .checks import check_references
-
-    pb = load_model(path, Playbook)
-    check_references(pb, Path(path))
-    return pb
 
 
 @dataclass(frozen=True)

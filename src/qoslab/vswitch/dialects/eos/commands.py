@@ -74,7 +74,10 @@ OPS = [
     T("show mac address-table", "mac address-table"), T("show vlan", "vlan"), T("show vrf", "vrf"),
     T("show ip route", "ip route"), T("show ip route vrf {vrf:word}", "ip route"),
     T("show ip route vrf {vrf:word} {rest:rest}", "ip route"),
-    T("show interfaces transceiver", "transceiver"),
+    T("show interfaces transceiver", "transceiver"), T("show arp vrf all", "arp"), T("show arp", "arp"),
+    T("show {af:ip|ipv6} bgp summary vrf all", "bgp"), T("show ip bgp neighbors vrf all", "bgp"),
+    T("show ip bgp neighbors {peer:word} vrf all", "bgp"), T("show ipv6 bgp peers vrf all", "bgp"),
+    T("show ipv6 bgp peers {peer:word} vrf all", "bgp"),
 ]
 EXEC += OPS
 #: Commands of a configuration session's modes only (EOS User Manual, "Configuration Sessions").

@@ -122,6 +122,9 @@ OPS: dict[str, Op] = {
     "ip route": lambda s, v: ("VRF: " + str(v.get("vrf", "default")) + "\n\nGateway of last resort is not set\n\n",
                               ifs.routes(str(v.get("vrf", "default")))),
     "transceiver": _const(ifs.transceivers(), ""),
+    "arp": _const({"vrfs": {"default": {"ipV4Neighbors": [], "totalEntries": 0, "staticEntries": 0,
+                                        "dynamicEntries": 0, "notLearnedEntries": 0}}}, ""),
+    "bgp": _const({"vrfs": {}}, ""),  # no ``router bgp``: no VRF has a BGP instance
 }
 
 

@@ -178,8 +178,10 @@ class EosConfig:
         ``defaults``: with the interfaces' defaults (``show running-config all``)."""
         secs = [list(self.preamble)] if self.preamble else []
         secs.append([f"hostname {self.hostname}"])
-        if self.globals_:
-            secs.append(list(self.globals_))
+        snmp = [x for x in self.globals_ if x.startswith("snmp-server ")]
+        for part in (snmp, [x for x in self.globals_ if not x.startswith("snmp-server ")]):
+            if part:  # SNMP and the other global lines are sections of their own, as EOS and AVD print them
+                secs.append(part)
         secs += [self.interfaces[n].render(defaults) for n in sorted(self.interfaces, key=natural_key)]
         secs += [self.acl_lines(n) for n in sorted(self.acls, key=lambda n: (n in self.standard_acls, natural_key(n)))]
         for part in (self.monitor_lines(), self.qos_map_lines()):

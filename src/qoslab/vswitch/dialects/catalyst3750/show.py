@@ -92,7 +92,8 @@ def mqc_family(sw: Any, cmd: ExecCommand) -> str | None:
         port = port_arg(sw, cmd)
         q = qos_model(sw.running).interfaces
         pols = [(p, pol) for p in ([port] if port else ports(sw))
-                if (pol := q[canonical_port(p)].service_policy_in) is not None]
+                if (pol := q[canonical_port(p)].service_policy_in) is not None
+                and not n.endswith(" output")]  # a 3750 port has input policies only
         counters = sw.nft_counters().classes if hasattr(sw, "nft_counters") else {}
         return render_policy_map_interface(pols, cms, pms, counters)
     if n.startswith("show policy-map"):
@@ -115,7 +116,8 @@ def system_family(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
     if n == "show interfaces port":
         return render_interfaces(port_views(sw, port_arg(sw, cmd)))
     if n.startswith("show environment"):
-        return render_env(n.rsplit(" ", 1)[1])
+        what = n.rsplit(" ", 1)[1]
+        return render_env("temperature" if what == "status" else what)
     return None
 
 

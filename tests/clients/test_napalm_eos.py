@@ -82,7 +82,7 @@ def test_every_getter_returns_data_or_not_implemented(vswitch, transport):
     assert out["get_users"][vswitch.username]["level"] == 15
     assert out["get_snmp_information"]["chassis_id"].startswith("QSL")
     env = out["get_environment"]
-    assert env["memory"]["available_ram"] == 32617448 and env["cpu"][0]["%usage"] == 3.0 and len(env["power"]) == 2
+    assert abs(env["memory"]["available_ram"] - 32617448) <= 1024 and env["cpu"][0]["%usage"] == 3.0 and len(env["power"]) == 2
     assert set(out["get_network_instances"]) == {"default"} and out.get("get_interfaces_ip", {}) == {}
     assert out["get_lldp_neighbors"] == {} and out["get_mac_address_table"] == [] and out["get_route_to"] == {}
     assert out["get_ntp_stats"] == [] and out["get_optics"] == {} and out["get_arp_table"] == []

@@ -97,8 +97,7 @@ OPS: dict[str, Op] = {
     "counters discards": _if(ifs.counters_discards, "interfaces", ["inDiscards", "outDiscards"]),
     "counters rates": _if(ifs.counters_rates, "interfaces", ["description", "inBpsRate", "inPktsRate",
                                                                "outBpsRate", "outPktsRate"]),
-    "description": _if(ifs.descriptions, "interfaceDescriptions",
-                       ["interfaceStatus", "lineProtocolStatus", "description"]),
+    "description": lambda s, v: _descriptions(ifs.descriptions(_ps(s.sw, v))),
     "queue drops": lambda s, v: (None, ifs.queue_drops(_ps(s.sw, v))),
     "storm-control": _const(ifs.storm_control(), "Port       BUM       Status    Level  Rate   Drops\n"),
     "port-channel": _const(ifs.port_channels(), ""),
@@ -108,17 +107,19 @@ OPS: dict[str, Op] = {
         EosError("show ipv6 interface", "message", 0, "No IPv6 configured interfaces")),
     "lldp neighbors": _const(ifs.lldp_neighbors(), "Last table change time   : never\nNumber of table inserts"
                              "  : 0\nNumber of table deletes  : 0\nNumber of table drops    : 0\n"
-                             "Number of table age-outs : 0\n\nPort          Neighbor Device ID       Neighbor Port ID"
-                             "    TTL\n---------- ------------------------ ---------------------- ---\n"),
+                             "Number of table age-outs : 0\n\nPort       Neighbor Device ID             "
+                             "Neighbor Port ID           TTL\n"),
     "lldp detail": lambda s, v: (None, ifs.lldp_detail(_ps(s.sw, v))),
     "mac address-table": _const(ifs.mac_table(), "          Mac Address Table\n------------------------------------"
                                 "------------------------------\n\nVlan    Mac Address       Type        Ports      "
                                 "Moves   Last Move\n----    -----------       ----        -----      -----   ------"
                                 "---\nTotal Mac Addresses for this criterion: 0\n"),
     "vlan": lambda s, v: (_vlan_text(ports(s.sw)), ifs.vlans(ports(s.sw))),
-    "vrf": _const(ifs.vrfs(), "Maximum number of vrfs allowed: 1023\n   VRF           RD        Protocols     State"
-                  "         Interfaces\n------------- --------- ------------- ------------- ----------\n"
-                  "   default       <not set> ipv4,ipv6     v4:no routing,           \n"),
+    "vrf": _const(ifs.vrfs(), "Maximum number of VRFs allowed: 1023\n"
+                  "   VRF             Protocols       State         Interfaces                             \n"
+                  "--------------- --------------- ---------------- ---------------------------------------\n"
+                  "   default         IPv4            no routing                                           \n"
+                  "   default         IPv6            no routing                                           \n"),
     "ip route": lambda s, v: ("VRF: " + str(v.get("vrf", "default")) + "\n\nGateway of last resort is not set\n\n",
                               ifs.routes(str(v.get("vrf", "default")))),
     "transceiver": _const(ifs.transceivers(), ""),
@@ -126,6 +127,16 @@ OPS: dict[str, Op] = {
                                         "dynamicEntries": 0, "notLearnedEntries": 0}}}, ""),
     "bgp": _const({"vrfs": {}}, ""),  # no ``router bgp``: no VRF has a BGP instance
 }
+
+
+def _descriptions(model: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``show interfaces description`` text (ntc-templates' arista_eos recording's columns)."""
+    out = ["Interface                      Status         Protocol           Description"]
+    for name, d in model["interfaceDescriptions"].items():
+        status = "admin down" if d["interfaceStatus"] == "adminDown" else d["interfaceStatus"]
+        out.append(f"{name.replace('Ethernet', 'Et'):<31}{status:<15}{d['lineProtocolStatus']:<19}"
+                   f"{d['description']}".rstrip())
+    return "\n".join(out) + "\n", model
 
 
 def _vlan_text(ps: list[Port]) -> str:

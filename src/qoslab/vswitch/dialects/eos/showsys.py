@@ -66,17 +66,23 @@ def coredump() -> tuple[str, dict[str, Any]]:
     return "Mode: compressedDeferred\nNo core files\n", {"mode": "compressedDeferred", "coreFiles": []}
 
 
+def _mib(kb: int) -> str:
+    return f"{kb / 1024:.1f}"
+
+
 def processes_top() -> tuple[str, dict[str, Any]]:
-    """``show processes top once``: the top header NAPALM's get_environment reads (line 3 the
-    CPU's idle, line 4 memory in KiB) and the JSON model ANTA reads (``cpuInfo`` ... ``idle``)."""
+    """``show processes top once``: the top header of EOS 4.2x+ (``MiB Mem :``, ntc-templates'
+    arista_eos show_processes_top_once5 recording) NAPALM's get_environment reads (line 3 the CPU's
+    idle, line 4 memory) and the JSON model ANTA reads (``cpuInfo`` ... ``idle``); no process
+    rows (the switch's processes are not emulated)."""
     used = MEM_TOTAL - MEM_FREE
     text = "\n".join([
         "top - 00:00:00 up 0 min,  1 user,  load average: 0.00, 0.00, 0.00",
         "Tasks: 300 total,   1 running, 299 sleeping,   0 stopped,   0 zombie",
         "%Cpu(s):  2.0 us,  1.0 sy,  0.0 ni, 97.0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st",
-        f"KiB Mem : {MEM_TOTAL:>9} total, {MEM_FREE:>9} free, {used:>9} used,        0 buff/cache",
-        "KiB Swap:        0 total,        0 free,        0 used. 27011180 avail Mem", "",
-        "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU %MEM     TIME+ COMMAND", ""])
+        f"MiB Mem : {_mib(MEM_TOTAL):>8} total, {_mib(MEM_FREE):>8} free, {_mib(used):>8} used,      0.0 buff/cache",
+        f"MiB Swap:      0.0 total,      0.0 free,      0.0 used. {_mib(MEM_FREE):>8} avail Mem ", "",
+        "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND", ""])
     model = {"timeInfo": {"loadAvg": [0.0, 0.0, 0.0], "users": 1},
              "cpuInfo": {"%Cpu(s)": {"user": 2.0, "system": 1.0, "nice": 0.0, "idle": 97.0, "ioWait": 0.0,
                                      "hwIrq": 0.0, "swIrq": 0.0, "stolen": 0.0}},
@@ -132,14 +138,15 @@ def file_systems(sw: Any) -> tuple[str, dict[str, Any]]:
 
 
 def dir_flash(sw: Any) -> tuple[str, dict[str, Any]]:
-    """``dir flash:``: the files (image, startup-config, copied files), total and free bytes."""
+    """``dir flash:``: the files (image, startup-config, copied files), total and free bytes (the
+    layout of ntc-templates' arista_eos dir_flash recording)."""
     files = _flash_files(sw)
     used = sum(s for s, _ in files.values())
     lines = ["Directory of flash:/", ""]
-    lines += [f"       -rw-  {size:>12}  {time.strftime('%b %d %H:%M', time.gmtime(mt))}  {name}"
+    lines += [f"       -rwx{size:>12}{time.strftime('%b %-d %H:%M', time.gmtime(mt)):>23}  {name}"
               for name, (size, mt) in files.items()]
     lines += ["", f"{FLASH_BYTES} bytes total ({FLASH_BYTES - used} bytes free)"]
-    entries = {name: {"permissions": "-rw-", "size": size, "modificationTime": round(mt, 3), "isDir": False}
+    entries = {name: {"permissions": "-rwx", "size": size, "modificationTime": round(mt, 3), "isDir": False}
                for name, (size, mt) in files.items()}
     return "\n".join(lines) + "\n", {"urls": {"flash:/": {"entries": entries, "totalSize": FLASH_BYTES,
                                                           "freeSize": FLASH_BYTES - used}}}

@@ -62,6 +62,8 @@ LAYOUTS = {
     "show platform": ("iosxe-c9200-show-platform.txt", ("C9300-24T",)),
     "show module": ("iosxe-c3850-show-module.txt", ("C9300-24T",)),
     "show switch": ("iosxe-cat9kv-show-switch.txt", ()),
+    # the stack-port table (the member table above it is checked against the cat9kv recording)
+    "show switch detail": ("iosxe-show-switch-detail.txt", ("H/W", "Role", "Active", "-" * 60)),
     "show boot": ("iosxe-c9300-show-boot.txt", ()),
     "show license summary": ("iosxe-c9300-show-license-summary.txt", ()),
 }
@@ -168,3 +170,13 @@ def test_the_acl_and_line_forms_operators_write(c9300, c3750):
         s.line("end")
         acl = _show(s, "show ip access-lists QOSLAB-T49")
         assert "deny ip any any fragments" in acl and "permit ip any any tos max-reliability" in acl
+
+
+def test_the_3750s_boot_and_aggregate_policers(c3750):
+    ios = genie_device("catalyst3750")
+    text = _show(c3750, "show boot")
+    real = {shape(x) for x in (REC / "ios-c3750e-show-boot.txt").read_text().splitlines()}
+    own = ("c3750-", "Enable Break", "via DHCP")  # the image, break off; the recording's last line lost its ")"
+    assert [x for x in text.splitlines() if shape(x) not in real and not any(w in x for w in own)] == []
+    assert parse(ios, "show boot", text)["boot_path_list"] == "flash:c3750-ipservicesk9-mz.122-55.SE12.bin"
+    assert _show(c3750, "show mls qos aggregate-policer") == ""  # none configured (not in the grammar)

@@ -102,8 +102,10 @@ def render_switch_xe(f: DeviceFacts, detail: bool) -> str:
            "-------------------------------------------------------------------------------------",
            f"*1       Active   {f.base_mac}     1      V01     Ready                "]
     if detail:
-        out += ["", "        Stack Port Status             Neighbors", "Switch#  Port 1     Port 2           Port 1   Port 2",
-                "--------------------------------------------------------", "1       DOWN       DOWN             None     None"]
+        out += ["", "        Stack Port Status             Neighbors",
+                "Switch#  Port 1     Port 2           Port 1   Port 2",
+                "--------------------------------------------------------",
+                "1       DOWN       DOWN             None     None"]
     return "\n".join(out) + "\n"
 
 

@@ -95,7 +95,7 @@ def show(session: Any, action: str, values: dict[str, Any]) -> tuple[str | None,
         return text.qos_maps(sw.running), NO_MODEL
     ps = ports(sw, _port(sw, values))
     if action == "qos interfaces":
-        return text.qos_interfaces(sw.running, [p.name for p in ps]), NO_MODEL
+        return text.qos_interfaces(sw.running.with_profiles(), [p.name for p in ps]), NO_MODEL
     if action == "interfaces":
         f = facts(sw)
         return text.interfaces_text(ps, f), js.interfaces(ps, f)

@@ -102,9 +102,11 @@ LEAVE = [T("exit", "exit"), T("end", "end")]
 #: A QoS profile's commands: an interface's QoS lines.
 QOS_PROFILE = [t for t in INTERFACE if t.spec.split()[0] not in ("description", "shutdown", "service-profile")]
 
-MODES = {"config": GLOBAL, "if": INTERFACE, "txq": TXQ, "qprof": QOS_PROFILE, "qptxq": TXQ, "acl": ACL, "acl-std": ACL, "cmap": CLASS_MAP,
+MODES = {"config": GLOBAL, "if": INTERFACE, "txq": TXQ, "qprof": QOS_PROFILE, "qptxq": TXQ,
+         "acl": ACL, "acl-std": ACL, "cmap": CLASS_MAP,
          "pmap": POLICY_MAP, "pmapc": POLICY_CLASS, "mgmt": MGMT, "mgmt-ssh": MGMT_SSH}
-PARENT = {"if": "config", "txq": "if", "qprof": "config", "qptxq": "qprof", "acl": "config", "acl-std": "config", "cmap": "config", "pmap": "config",
+PARENT = {"if": "config", "txq": "if", "qprof": "config", "qptxq": "qprof",
+          "acl": "config", "acl-std": "config", "cmap": "config", "pmap": "config",
           "pmapc": "pmap", "mgmt": "config", "mgmt-ssh": "config"}
 #: Prompt suffix per mode; ``{}`` is the mode's target (``config-if-Et1``, ``config-pmap-qos-NAME``).
 PROMPTS = {"config": "(config)#", "if": "(config-if-{})#", "txq": "(config-if-{}-txq-{})#",

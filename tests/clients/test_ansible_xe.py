@@ -20,6 +20,7 @@ from .test_ansible import ANSIBLE, LEGACY_SSH_CONFIG, LEGACY_VARS
 SWITCH_MODEL = "C9300-24T"
 PLAY = [{"hosts": "sw", "gather_facts": False, "tasks": [
     {"name": "facts", "cisco.ios.ios_facts": {"gather_subset": "min"}},
+    {"name": "hardware", "cisco.ios.ios_facts": {"gather_subset": "hardware"}},
     {"name": "push", "cisco.ios.ios_config": {"src": "thesis.ios", "save_when": "modified"}},
     {"name": "repush", "cisco.ios.ios_config": {"src": "thesis.ios", "save_when": "modified"}},
 ]}]
@@ -59,3 +60,12 @@ def test_facts_push_and_idempotent_repush(results, vswitch):
     assert results["push"]["changed"] is True and "policy-map QOSLAB-QUEUING" in results["push"]["updates"]
     assert results["repush"]["changed"] is False, results["repush"]
     assert " service-policy output QOSLAB-QUEUING" in (vswitch.state / "startup-config").read_text()
+
+
+def test_hardware_facts_are_the_9300s(results):
+    """Issue 49: ios_facts' hardware subset reads the 9300's memory (its processor pool, not the
+    3750's 128 MB) and its flash (11,353,194,496 bytes) from show memory statistics and dir."""
+    f = results["hardware"]["ansible_facts"]
+    assert f["ansible_net_memtotal_mb"] == 1338934 / 1024, f.get("ansible_net_memtotal_mb")  # 1307.6 MB
+    assert "flash:" in f["ansible_net_filesystems"]
+    assert f["ansible_net_filesystems_info"]["flash:"]["spacetotal_kb"] == 11353194496 / 1024

@@ -40,3 +40,16 @@ def test_facts_and_an_mqc_merge_then_an_empty_remerge(dev, vswitch):
     dev.load_merge_candidate(config=lines)
     assert dev.compare_config() == ""
     dev.discard_config()
+
+
+def test_every_getter_returns_data_or_not_implemented_with_the_9300s_memory(dev):
+    """Issue 49: no getter meets "Invalid input"; get_environment reports the 9300's memory (its
+    processor pool and lsmpi_io, not the 3750's 128 MB) and its temperature sensors."""
+    from clients.test_napalm import NOT_IMPLEMENTED, every_getter
+
+    out, missing = every_getter(dev)
+    assert missing == NOT_IMPLEMENTED
+    env = out["get_environment"]
+    assert env["memory"]["available_ram"] == 1338934 * 1024 + 6295128
+    assert env["temperature"]["inlet"]["temperature"] > 0 and env["cpu"][0]["%usage"] >= 0
+    assert out["get_bgp_neighbors"] == {} and out["get_route_to"] == {"198.18.0.1/32": []}

@@ -289,7 +289,8 @@ def test_ntc_templates_read_the_9300_as_netmiko_cisco_xe_does(c9300):
     f = device_facts(c9300.sw)
     v = ntc("show version")[0]
     assert (v["version"], v["hardware"], v["serial"]) == ("17.9.5", ["C9300-24T"], [f.serial])
-    assert [i["pid"] for i in ntc("show inventory")] == ["C9300-24T", "PWR-C1-350WAC-P"]
+    assert [i["pid"] for i in ntc("show inventory")] == ["C9300-24T", "C9300-24T", "STACK-T1-50CM", "STACK-T1-50CM",
+                                                       "PWR-C1-350WAC-P"]  # the stack, switch 1, its stack cables
     intf = ntc("show interfaces")
     assert intf[0]["interface"] == "Vlan1" and len(intf) == 25
     assert intf[1]["input_packets"] == "1000" and intf[1]["output_packets"] == "900"

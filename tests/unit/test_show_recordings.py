@@ -66,7 +66,7 @@ def test_version_switch_table_as_the_real_ones():
 
 
 def test_9300_inventory_environment_cpu_lines_are_the_real_layouts():
-    for ours, real in ((render_inventory_xe(FACTS), "iosxe-c9300-show-inventory.txt"),
+    for ours, real in ((render_inventory_xe(FACTS), "iosxe-c9300-24t-stack-show-inventory.txt"),
                        (render_environment_xe(FACTS), "iosxe-c9300-show-environment-all.txt"),
                        (render_processes_cpu_xe(3, 120), "iosxe-show-processes-cpu.txt")):
         real_shapes = {shape(x) for x in _lines(real)}

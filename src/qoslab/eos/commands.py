@@ -40,6 +40,9 @@ GLOBAL = [
     T("ip routing", "kept-after"),  # kept (the testbed routes nothing: the switch's ports are switched)
     T("management api http-commands", "mgmt", "mgmt"),
     T("management ssh", "mgmt-ssh", "mgmt-ssh"),
+    # a QoS profile (EOS User Manual, "QoS profiles"; what AVD writes for tx-queue scheduling):
+    # an interface's QoS lines under a name, applied by the interface's ``service-profile NAME``
+    T("qos profile {name:word}", "qos-profile", "qprof"),
     # SNMP (EOS User Manual, "SNMP"): one line per community, one location, one contact
     T("snmp-server community {name:word} {how:ro|rw}", "kept-after"),
     T("snmp-server community {name:word} {how:ro|rw} {acl:word}", "kept-after"),
@@ -59,6 +62,7 @@ INTERFACE = [
     T("qos dscp {v:0-63}", "if-line"),
     T("service-policy type qos input {name:word}", "service-policy"),
     T("service-policy input {name:word}", "service-policy"),
+    T("service-profile {name:word}", "if-line"),
     T("shape rate {rate:1-400000000}", "if-line"),
     T("shape rate {rate:1-400000000} {unit:kbps|mbps|pps}", "if-line"),
     T("shape rate {rate:1-100} percent", "if-line"),
@@ -95,11 +99,17 @@ POLICY_CLASS = [
 #: Leaving a mode: ``exit`` goes to the parent, ``end`` (in any config mode) to privileged EXEC.
 LEAVE = [T("exit", "exit"), T("end", "end")]
 
-MODES = {"config": GLOBAL, "if": INTERFACE, "txq": TXQ, "acl": ACL, "acl-std": ACL, "cmap": CLASS_MAP,
+#: A QoS profile's commands: an interface's QoS lines.
+QOS_PROFILE = [t for t in INTERFACE if t.spec.split()[0] not in ("description", "shutdown", "service-profile")]
+
+MODES = {"config": GLOBAL, "if": INTERFACE, "txq": TXQ, "qprof": QOS_PROFILE, "qptxq": TXQ,
+         "acl": ACL, "acl-std": ACL, "cmap": CLASS_MAP,
          "pmap": POLICY_MAP, "pmapc": POLICY_CLASS, "mgmt": MGMT, "mgmt-ssh": MGMT_SSH}
-PARENT = {"if": "config", "txq": "if", "acl": "config", "acl-std": "config", "cmap": "config", "pmap": "config",
+PARENT = {"if": "config", "txq": "if", "qprof": "config", "qptxq": "qprof",
+          "acl": "config", "acl-std": "config", "cmap": "config", "pmap": "config",
           "pmapc": "pmap", "mgmt": "config", "mgmt-ssh": "config"}
 #: Prompt suffix per mode; ``{}`` is the mode's target (``config-if-Et1``, ``config-pmap-qos-NAME``).
-PROMPTS = {"config": "(config)#", "if": "(config-if-{})#", "txq": "(config-if-{}-txq-{})#", "acl": "(config-acl-{})#",
+PROMPTS = {"config": "(config)#", "if": "(config-if-{})#", "txq": "(config-if-{}-txq-{})#",
+           "qprof": "(config-qos-profile-{})#", "qptxq": "(config-qos-profile-{}-txq-{})#", "acl": "(config-acl-{})#",
            "cmap": "(config-cmap-qos-{})#", "pmap": "(config-pmap-qos-{})#", "pmapc": "(config-pmap-c-qos-{}-{})#",
            "mgmt": "(config-mgmt-api-http-cmds)#", "acl-std": "(config-std-acl-{})#", "mgmt-ssh": "(config-mgmt-ssh)#"}

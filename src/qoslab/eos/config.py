@@ -41,6 +41,13 @@ def _ranked(lines: list[str], order: tuple[str, ...]) -> list[str]:
                                             len(order)))
 
 
+def _line_key(line: str) -> str:
+    """What a line sets (``qos trust dscp`` and ``no qos trust`` both set the trust)."""
+    w = line.split()
+    w = w[1:] if w[0] == "no" else w
+    return " ".join(w[:2])
+
+
 def natural_key(name: str) -> list[int | str]:
     """Sort key that puts ``Ethernet2`` before ``Ethernet10`` (EOS and AVD order names this way)."""
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
@@ -54,12 +61,13 @@ class Interface:
     lines: list[str] = field(default_factory=list)
     txq: dict[int, list[str]] = field(default_factory=dict)
 
-    def render(self, defaults: bool = False) -> list[str]:
+    def render(self, defaults: bool = False, kind: str = "interface") -> list[str]:
         """The interface as ``show running-config`` prints it; ``defaults``: as ``show
         running-config all`` does, with the default of each setting the configuration leaves
-        out (an Ethernet port's description, shutdown and access-port switchport lines)."""
+        out (an Ethernet port's description, shutdown and access-port switchport lines);
+        ``kind``: the header's keyword (``qos profile`` for a QoS profile, which holds the same lines)."""
         lines = self.lines + (self.default_lines() if defaults else [])
-        out = [f"interface {self.name}"] + [I1 + c for c in _ranked(lines, IF_LINE_ORDER)]
+        out = [f"{kind} {self.name}"] + [I1 + c for c in _ranked(lines, IF_LINE_ORDER)]
         for q in sorted(self.txq):
             if self.txq[q]:
                 out += [f"{I1}!", f"{I1}tx-queue {q}"] + [I2 + c for c in _ranked(self.txq[q], TXQ_LINE_ORDER)]
@@ -117,6 +125,8 @@ class EosConfig:
     standard_acls: set[str] = field(default_factory=set)
     #: the lines of ``management ssh`` (None: not configured)
     mgmt_ssh: list[str] | None = None
+    #: ``qos profile NAME`` blocks (an interface's QoS lines and tx-queues, applied by ``service-profile``)
+    qos_profiles: dict[str, Interface] = field(default_factory=dict)
 
     @classmethod
     def factory(cls, hostname: str, ports: list[str]) -> EosConfig:
@@ -126,6 +136,21 @@ class EosConfig:
     def copy(self) -> EosConfig:
         """A deep copy (a configuration session edits one)."""
         return copy.deepcopy(self)
+
+    def with_profiles(self) -> EosConfig:
+        """A copy whose interfaces carry their ``service-profile``'s QoS lines and tx-queues under
+        their own (a line or tx-queue the interface sets itself wins): what the data path and
+        ``show qos interfaces`` apply. A profile that does not exist adds nothing."""
+        out = self.copy()
+        for intf in out.interfaces.values():
+            name = next((x.split()[1] for x in intf.lines if x.startswith("service-profile ")), None)
+            prof = self.qos_profiles.get(name or "")
+            if prof is None:
+                continue
+            own = {_line_key(x) for x in intf.lines}
+            intf.lines = intf.lines + [x for x in prof.lines if _line_key(x) not in own]
+            intf.txq = {**copy.deepcopy(prof.txq), **intf.txq}
+        return out
 
     def dscp_tc_of(self, dscp: int) -> int:
         """The traffic class of ``dscp`` (configured, else EOS's default)."""
@@ -178,8 +203,12 @@ class EosConfig:
         ``defaults``: with the interfaces' defaults (``show running-config all``)."""
         secs = [list(self.preamble)] if self.preamble else []
         secs.append([f"hostname {self.hostname}"])
-        if self.globals_:
-            secs.append(list(self.globals_))
+        # QoS profiles right after the hostname, where AVD's eos_cli_config_gen puts them
+        secs += [self.qos_profiles[n].render(kind="qos profile") for n in sorted(self.qos_profiles, key=natural_key)]
+        snmp = [x for x in self.globals_ if x.startswith("snmp-server ")]
+        for part in (snmp, [x for x in self.globals_ if not x.startswith("snmp-server ")]):
+            if part:  # SNMP and the other global lines are sections of their own, as EOS and AVD print them
+                secs.append(part)
         secs += [self.interfaces[n].render(defaults) for n in sorted(self.interfaces, key=natural_key)]
         secs += [self.acl_lines(n) for n in sorted(self.acls, key=lambda n: (n in self.standard_acls, natural_key(n)))]
         for part in (self.monitor_lines(), self.qos_map_lines()):

@@ -186,7 +186,9 @@ def _enter(ctx: Ctx, m: Match) -> Mode:
             cfg.interfaces[name] = Interface(name)
             return Mode("config")
         return Mode("if", name)
-    if a == "class-map":
+    if a == "qos-profile":
+        _create_or_drop(cfg.qos_profiles, name, off, lambda: Interface(name))
+    elif a == "class-map":
         _create_or_drop(cfg.class_maps, name, off, list)
     elif a == "acl":
         std = m.template.enters == "acl-std"
@@ -210,8 +212,14 @@ def _create_or_drop(store: dict[str, Any], name: str, drop: bool, new: Callable[
         store.setdefault(name, new())
 
 
+def _edited(ctx: Ctx) -> Interface:
+    """The interface or QoS profile the mode edits."""
+    profile = ctx.mode.name in ("qprof", "qptxq")
+    return (ctx.cfg.qos_profiles if profile else ctx.cfg.interfaces)[ctx.mode.target]
+
+
 def _interface(ctx: Ctx, m: Match) -> Mode:
-    intf = ctx.cfg.interfaces[ctx.mode.target]
+    intf = _edited(ctx)
     a, off = m.template.action, ctx.negated or ctx.default
     if a == "tx-queue":
         q = ctx.values["q"]
@@ -219,7 +227,7 @@ def _interface(ctx: Ctx, m: Match) -> Mode:
             intf.txq.pop(q, None)
             return ctx.mode
         intf.txq.setdefault(q, [])
-        return Mode("txq", intf.name, str(q))
+        return Mode("qptxq" if ctx.mode.name == "qprof" else "txq", intf.name, str(q))
     if a == "trust":
         line = "no qos trust" if ctx.negated else None if ctx.default else f"qos trust {ctx.values['how']}"
         _set_unique(intf.lines, "qos trust", None)
@@ -235,7 +243,7 @@ def _interface(ctx: Ctx, m: Match) -> Mode:
 
 
 def _txq(ctx: Ctx, m: Match) -> Mode:
-    lines = ctx.cfg.interfaces[ctx.mode.target].txq.setdefault(int(ctx.mode.sub), [])
+    lines = _edited(ctx).txq.setdefault(int(ctx.mode.sub), [])
     off = ctx.negated or ctx.default
     if m.template.action == "priority":
         _set_unique(lines, "no priority", "no priority" if ctx.negated else None)
@@ -302,7 +310,7 @@ def _policy(ctx: Ctx, m: Match) -> Mode:
 _Handler = Callable[[Ctx, Match], Mode]
 HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("hostname", "map-dscp", "map-cos", "map-tc", "rewrite", "mon-source", "mon-dest"), _global),
-    **dict.fromkeys(("interface", "acl", "class-map", "policy-map"), _enter),
+    **dict.fromkeys(("interface", "acl", "class-map", "policy-map", "qos-profile"), _enter),
     **dict.fromkeys(("if-line", "trust", "service-policy", "tx-queue"), _interface),
     **dict.fromkeys(("priority", "txq-line", "wred"), _txq),
     "ace": _ace, "match": _class_map, "class": _policy, "set": _policy, "police": _policy,
@@ -347,7 +355,7 @@ def _parent_mode(mode: Mode, name: str) -> Mode:
     """``mode`` left up to its ancestor mode ``name`` (keeping the objects that ancestor edits)."""
     if name == "config":
         return Mode("config")
-    return Mode(name, mode.target, "" if name in ("if", "pmap") else mode.sub)
+    return Mode(name, mode.target, "" if name in ("if", "pmap", "qprof") else mode.sub)
 
 
 def load_config(text: str, cfg: EosConfig) -> list[str]:

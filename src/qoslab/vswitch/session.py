@@ -65,7 +65,7 @@ class IosSession:
         self.width = 80
         self._pending: Callable[[str], Reply] | None = None
         self._enable_tries = 0
-        self.flash = Flash(switch.dir / "flash", switch.dir / "startup-config", switch.booted)
+        self.flash: Flash = switch.dialect.flash(switch)
         self.tcl = False  # in tclsh (prompt ``Switch(tcl)#``)
         self._tcl_lines: list[str] | None = None  # a Tcl command whose braces are still open
 

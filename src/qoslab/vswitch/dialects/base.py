@@ -120,6 +120,12 @@ class Dialect:
         (:func:`qoslab.ios.svi.svi_address`) by default, None: no address."""
         return svi_address(rc)
 
+    def flash(self, sw: Any) -> Flash:
+        """The switch's ``flash:`` file system (its state folder's ``flash``; a 3750's by default)."""
+        from ..flash import Flash
+
+        return Flash(sw.dir / "flash", sw.dir / "startup-config", sw.booted)
+
     def session(self, sw: Any, secret: str, privileged: bool = False) -> Any:
         """A CLI session of the dialect's own on switch ``sw`` (the interface of
         :class:`qoslab.vswitch.session.IosSession`: ``line``, ``prompt``, ``mode``, ``length``,

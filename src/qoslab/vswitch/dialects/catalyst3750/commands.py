@@ -24,7 +24,11 @@ MLS_COMMANDS: dict[str, str] = {
     "show mls qos maps": "show mls qos maps",
     **{f"show mls qos maps {m}": f"show mls qos maps {m}" for m in MAP_NAMES},
     "show mls qos input-queue": "show mls qos input-queue",
+    # issue 49: no ``mls qos aggregate-policer`` is in the grammar, so the list is empty
+    "show mls qos aggregate-policer": "show mls qos aggregate-policer",
 }
+#: Platform displays of the 3750 (issue 49).
+PLATFORM_COMMANDS: dict[str, str] = {"show boot": "show boot"}
 
 #: The 3750's table.
-C3750_TABLE = IOS_TABLE.plus(MLS_COMMANDS)
+C3750_TABLE = IOS_TABLE.plus(MLS_COMMANDS).plus(PLATFORM_COMMANDS)

@@ -32,7 +32,7 @@ from ..base import ShowContext
 from ..ioscommon.show import port_arg, port_views, ports, show_common, svi_views
 from .counters import port_counters
 from .show_mqc import render_class_map, render_policy_map, render_policy_map_interface, views_from_config
-from .show_sys import render_env, render_interfaces, render_inventory, render_version
+from .show_sys import render_boot, render_env, render_interfaces, render_inventory, render_version
 
 
 def port_qos(sw: Any, port: str) -> PortQos:
@@ -92,7 +92,8 @@ def mqc_family(sw: Any, cmd: ExecCommand) -> str | None:
         port = port_arg(sw, cmd)
         q = qos_model(sw.running).interfaces
         pols = [(p, pol) for p in ([port] if port else ports(sw))
-                if (pol := q[canonical_port(p)].service_policy_in) is not None]
+                if (pol := q[canonical_port(p)].service_policy_in) is not None
+                and not n.endswith(" output")]  # a 3750 port has input policies only
         counters = sw.nft_counters().classes if hasattr(sw, "nft_counters") else {}
         return render_policy_map_interface(pols, cms, pms, counters)
     if n.startswith("show policy-map"):
@@ -114,8 +115,13 @@ def system_family(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
         return render_interfaces(views, svi_views(sw, ctx.facts.base_mac, views))
     if n == "show interfaces port":
         return render_interfaces(port_views(sw, port_arg(sw, cmd)))
+    if n == "show boot":
+        return render_boot(ctx.facts)
+    if n == "show mls qos aggregate-policer":
+        return ""
     if n.startswith("show environment"):
-        return render_env(n.rsplit(" ", 1)[1])
+        what = n.rsplit(" ", 1)[1]
+        return render_env("temperature" if what == "status" else what)
     return None
 
 

@@ -129,3 +129,14 @@ def render_env(what: str) -> str:
     if what in parts:
         return parts[what]
     return parts["fan"] + parts["temperature"] + "POWER is OK\nRPS is NOT PRESENT\n"
+
+
+def render_boot(f: DeviceFacts) -> str:
+    """``show boot`` of a 3750: the image it booted (``show version``'s), ``config.text``; the
+    layout of ntc-templates' cisco_ios show_boot recording (a WS-C3750E on 15.0(2)SE11)."""
+    return "\n".join([
+        f"BOOT path-list      : flash:{f.image}", "Config file         : flash:/config.text",
+        "Private Config file : flash:/private-config.text", "Enable Break        : no", "Manual Boot         : no",
+        "HELPER path-list    : ", "Auto upgrade        : yes", "Auto upgrade path   :", "NVRAM/Config file",
+        "      buffer size:   524288", "Timeout for Config", "          Download:    0 seconds", "Config Download",
+        "       via DHCP:       disabled (next boot: disabled)"]) + "\n"

@@ -16,6 +16,7 @@ from ...execparse import ExecCommand, ExecTable
 from ...sshprofile import SshProfile
 from ..base import Dialect, ShowContext
 from .commands import C9300_TABLE
+from .flash_xe import XeFlash
 from .show import show_9300
 
 #: What an IOS-XE 17.x switch offers (Cisco IOS XE 17 Security Configuration Guide, "Configuring
@@ -40,6 +41,9 @@ class Catalyst9300(Dialect):
     boot_seconds = 180
     ssh_profiles: ClassVar[tuple[SshProfile, ...]] = (SSH_XE17,)
     commands: ClassVar[ExecTable] = C9300_TABLE
+
+    def flash(self, sw: Any) -> XeFlash:
+        return XeFlash(sw.dir / "flash", sw.dir / "startup-config", sw.booted)
 
     def show(self, sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str:
         return show_9300(sw, cmd, ctx)

@@ -18,5 +18,12 @@ FED_COMMANDS: dict[str, str] = {
         "show platform hardware fed active qos queue stats interface {port}",
 }
 
+#: The 9300's platform shows (issue 49; :mod:`.show_plat`), privileged EXEC but ``show switch``.
+PLATFORM_COMMANDS: dict[str, str] = {
+    "show platform": "show platform", "show module": "show module", "show switch": "show switch",
+    "show switch detail": "show switch detail", "show boot": "show boot",
+    "show license summary": "show license summary", "show redundancy": "show redundancy",
+}
+
 #: The 9300's table.
-C9300_TABLE = IOS_TABLE.plus(FED_COMMANDS)
+C9300_TABLE = IOS_TABLE.plus(FED_COMMANDS).plus(PLATFORM_COMMANDS)

@@ -16,6 +16,7 @@ from ...execparse import ExecCommand
 from ...facts import ClassCounters
 from ..base import ShowContext
 from ..ioscommon.show import port_arg, port_views, ports, show_common, svi_views
+from ..ioscommon.show_ops import sort_cpu
 from .counters import QueueStat, fed_queues, queue_stats
 from .show_fed import render_fed_queue_stats
 from .show_mqc import (
@@ -26,6 +27,17 @@ from .show_mqc import (
     render_input_xe,
     render_output_xe,
     render_policy_map_xe,
+)
+from .show_plat import (
+    render_boot_xe,
+    render_environment_fan_xe,
+    render_file_systems_xe,
+    render_license_summary_xe,
+    render_memory_statistics_xe,
+    render_module_xe,
+    render_platform_xe,
+    render_redundancy_xe,
+    render_switch_xe,
 )
 from .show_sys import (
     render_environment_xe,
@@ -80,6 +92,10 @@ def policy_map_interface(sw: Any, cmd: ExecCommand) -> str:
         pols = {c.split()[1]: c.split()[2] for c in sec.children if c.startswith("service-policy ")}
         if not pols:
             continue
+        if cmd.name.endswith((" input", " output")):  # ``show policy-map interface PORT input|output``
+            pols = {d: pm for d, pm in pols.items() if cmd.name.endswith(" " + d)}
+            if not pols:
+                continue
         out += [f" {p} ", ""]
         if (pin := pols.get("input")) in q.policy_maps:
             out += render_input_xe(pin, _input_classes(sw, pin, p, nft))
@@ -115,6 +131,9 @@ def system_family(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
         return render_version_xe(ctx.facts)
     if n == "show inventory":
         return render_inventory_xe(ctx.facts)
+    plat = _platform(sw, n, ctx)
+    if plat is not None:
+        return plat
     if n.startswith("show environment"):
         return _environment(render_environment_xe(ctx.facts), n.rsplit(" ", 1)[1])
     if n == "show interfaces":
@@ -122,15 +141,31 @@ def system_family(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
         return render_interfaces_xe(views, svi_views(sw, ctx.facts.base_mac, views))
     if n == "show interfaces port":
         return render_interfaces_xe(port_views(sw, port_arg(sw, cmd)), [])
-    if n == "show processes cpu":
+    if n in ("show processes cpu", "show processes cpu sorted"):
         percent = min(100, round(100 * ctx.usage["cpu_s"] / max(ctx.facts.uptime_s - ctx.boot_seconds, 1.0)))
-        return render_processes_cpu_xe(percent, int(ctx.usage["cpu_s"] * 1000))
+        out = render_processes_cpu_xe(percent, int(ctx.usage["cpu_s"] * 1000))
+        return sort_cpu(out) if n.endswith("sorted") else out
     if n.startswith("show platform hardware fed"):
         port = str(port_arg(sw, cmd))
         short = canonical_port(port)
         index = [canonical_port(p) for p in sw.topo.switch.ports].index(short)
         return render_fed_queue_stats(index, fed_queues(sw, short), FRAME_COUNT in sw.running.globals_)
     return None
+
+
+def _platform(sw: Any, n: str, ctx: ShowContext) -> str | None:
+    """The 9300's own memory, file systems and platform displays (:mod:`.show_plat`)."""
+    f = ctx.facts
+    table: dict[str, Any] = {
+        "show memory statistics": lambda: render_memory_statistics_xe(f, int(ctx.usage["rss"])),
+        "show file systems": lambda: render_file_systems_xe(sum(e.size for e in ctx.flash.entries())),
+        "show environment fan": render_environment_fan_xe, "show platform": lambda: render_platform_xe(f),
+        "show module": lambda: render_module_xe(f), "show switch": lambda: render_switch_xe(f, False),
+        "show switch detail": lambda: render_switch_xe(f, True), "show boot": render_boot_xe,
+        "show license summary": lambda: render_license_summary_xe(f),
+        "show redundancy": lambda: render_redundancy_xe(f, "0x102"),
+    }
+    return table[n]() if n in table else None
 
 
 def _environment(text: str, what: str) -> str:

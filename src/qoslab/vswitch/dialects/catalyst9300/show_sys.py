@@ -88,13 +88,22 @@ Configuration register is 0x102
 """
 
 
+#: The stack cables a 9300 lists in ``show inventory`` (genieparser's C9300-24T recording).
+STACK_CABLE = "STACK-T1-50CM"
+
+
 def render_inventory_xe(f: DeviceFacts) -> str:
-    """``show inventory`` of a one-member 9300 stack: the switch and its power supply A."""
+    """``show inventory`` of a one-member 9300 stack as every public C9300 recording starts: the
+    stack (``c93xx Stack``), the switch, its two stack ports' cables, its power supply A."""
     model = model_of(f)
-    return (f'NAME: "Switch 1", DESCR: "{model}"\n'
-            f"PID: {model:<18}, VID: V01  , SN: {f.serial}\n\n"
-            'NAME: "Switch 1 - Power Supply A", DESCR: "Switch 1 - Power Supply A"\n'
-            f"PID: {PSU_PID:<18}, VID: V01  , SN: {f.serial[:-1]}P\n\n")
+
+    def item(name: str, descr: str, pid: str, sn: str) -> str:
+        return f'NAME: "{name}", DESCR: "{descr}"\nPID: {pid:<18}, VID: V01  , SN: {sn}\n\n'
+
+    return (item("c93xx Stack", "c93xx Stack", model, f.serial) + item("Switch 1", model, model, f.serial)
+            + item("StackPort1/1", "StackPort1/1", STACK_CABLE, f.serial[:-1] + "A")
+            + item("StackPort1/2", "StackPort1/2", STACK_CABLE, f.serial[:-1] + "B")
+            + item("Switch 1 - Power Supply A", "Switch 1 - Power Supply A", PSU_PID, f.serial[:-1] + "P"))
 
 
 #: The sensors of ``show environment all`` (name, value, yellow and red thresholds in Celsius): a

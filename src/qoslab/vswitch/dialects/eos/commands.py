@@ -41,7 +41,45 @@ EXEC = [
     T("show session-config", "session-config"), T("show session-config diffs", "session-config diffs"),
     T("show session-config named {name:word}", "session-config"),
     T("show session-config named {name:word} diffs", "session-config diffs"),
+    T("show running-config diffs", "running-config diffs"), T("show version detail", "version detail"),
 ]
+#: The operational shows of issue 49 (ANTA's system, interfaces, configuration, services and
+#: software tests; NAPALM's ``eos`` getters), answered by :mod:`.ops` under these action names.
+OPS = [
+    T("show uptime", "uptime"), T("show reload cause", "reload cause"), T("show system coredump", "coredump"),
+    T("show agent logs crash", "agent logs crash"), T("show processes top once", "processes top"),
+    T("show ntp status", "ntp status"), T("show ntp associations", "ntp associations"),
+    T("show maintenance", "maintenance"), T("show file systems", "file systems"),
+    T("dir", "dir flash"), T("dir {url:word}", "dir flash"), T("show zerotouch", "zerotouch"),
+    T("show ip name-server", "name-server"), T("show errdisable recovery", "errdisable recovery"),
+    T("show extensions", "extensions"), T("show boot-extensions", "boot-extensions"),
+    T("show users accounts", "users accounts"), T("show snmp v2-mib {what:chassis|location|contact}", "snmp mib"),
+    T("show system environment {what:cooling|temperature|power}", "environment"),
+    T("bash timeout {n:1-86400} {cmd:rest}", "bash"), T("ping {dest:rest}", "ping"),
+    T("show interfaces status errdisabled", "errdisabled"),
+    T("show interfaces counters errors", "counters errors"),
+    T("show interfaces counters discards", "counters discards"),
+    T("show interfaces counters rates", "counters rates"), T("show interfaces description", "description"),
+    T("show interfaces {port:iface} counters errors", "counters errors"),
+    T("show interfaces {port:iface} counters discards", "counters discards"),
+    T("show interfaces {port:iface} counters rates", "counters rates"),
+    T("show interfaces {port:iface} description", "description"),
+    T("show interfaces counters queue drops", "queue drops"),
+    T("show interfaces {port:iface} counters queue drops", "queue drops"),
+    T("show storm-control", "storm-control"), T("show port-channel", "port-channel"),
+    T("show lacp counters all-ports", "lacp counters"), T("show ip interface", "ip interface"),
+    T("show ip interface brief", "ip interface"), T("show ipv6 interface", "ipv6 interface"),
+    T("show lldp neighbors", "lldp neighbors"), T("show lldp neighbors detail", "lldp detail"),
+    T("show lldp neighbors {port:iface} detail", "lldp detail"),
+    T("show mac address-table", "mac address-table"), T("show vlan", "vlan"), T("show vrf", "vrf"),
+    T("show ip route", "ip route"), T("show ip route vrf {vrf:word}", "ip route"),
+    T("show ip route vrf {vrf:word} {rest:rest}", "ip route"),
+    T("show interfaces transceiver", "transceiver"), T("show arp vrf all", "arp"), T("show arp", "arp"),
+    T("show {af:ip|ipv6} bgp summary vrf all", "bgp"), T("show ip bgp neighbors vrf all", "bgp"),
+    T("show ip bgp neighbors {peer:word} vrf all", "bgp"), T("show ipv6 bgp peers vrf all", "bgp"),
+    T("show ipv6 bgp peers {peer:word} vrf all", "bgp"),
+]
+EXEC += OPS
 #: Commands of a configuration session's modes only (EOS User Manual, "Configuration Sessions").
 SESSION = [T("commit", "commit"), T("abort", "abort"), T("rollback clean-config", "clean-config")]
 USER = frozenset({"enable", "exit", "terminal length", "terminal width", "noop", "version", "hostname", "clock",

@@ -139,6 +139,7 @@ def _default_cos(cfg: EosConfig, port: str) -> int:
 
 def compile_eos_tc(cfg: EosConfig, topo: Topology) -> TcPlan:
     """EOS configuration -> tc plan for every host port of the switch (pure; see the module doc)."""
+    cfg = cfg.with_profiles()  # an interface's service-profile's QoS lines and tx-queues
     plan, notes = TcPlan({}), list[str]()
     for h in topo.hosts:
         dev, port = linux_ifname(h.port), eos_port(h.port)
@@ -263,6 +264,7 @@ def _port_chains(cfg: EosConfig, neutral: str, notes: list[str]) -> dict[str, li
 
 def compile_eos_nft(cfg: EosConfig, topo: Topology) -> NftPlan:
     """EOS configuration -> the ``bridge qoslab`` ruleset (pure; see the module doc)."""
+    cfg = cfg.with_profiles()
     notes: list[str] = []
     chains: dict[str, list[str]] = {}
     vmap = []

@@ -13,6 +13,9 @@ from . import show as text
 from . import showjson as js
 from .confsess import session_diff, sessions_text
 from .files import read
+from .ops import OPS
+from .showifs import interfaces_status
+from .showsys import running_diffs, version_detail
 from .state import VERSION, facts, ports
 
 NO_MODEL = object()
@@ -26,6 +29,15 @@ def running_config(sw: Any, cfg: Any = None, defaults: bool = False) -> str:
     command = "show running-config all" if defaults else "show running-config"
     return str(cfg.render([f"! Command: {command}", f"! device: {cfg.hostname} ({f.model}, EOS-{VERSION})",
                            "!", f"! boot system flash:/EOS-{VERSION}.swi"], defaults))
+
+
+def _startup(sw: Any) -> Any:
+    """The startup-config as the switch would boot it (the factory configuration if never saved)."""
+    cfg = sw.factory()
+    p = sw.dir / "startup-config"
+    if p.exists():
+        sw.dialect.load(p.read_text(), cfg)
+    return cfg
 
 
 def _session_config(session: Any, values: dict[str, Any], diffs: bool) -> str:
@@ -58,6 +70,16 @@ def show(session: Any, action: str, values: dict[str, Any]) -> tuple[str | None,
     if action == "clock":
         import time
         return time.strftime("%a %b %d %H:%M:%S %Y\n", time.gmtime()) + "Timezone: UTC\n", NO_MODEL
+    if action in OPS:
+        if action == "dir flash" and not str(values.get("url", "flash:")).startswith("flash:"):
+            raise EosError(f"dir {values['url']}", "message", 0, f"Error opening {values['url']} (No such device)")
+        out, model = OPS[action](session, values)
+        return out, NO_MODEL if model is None else model
+    if action == "version detail":
+        f = facts(sw)
+        return text.version(f), version_detail(sw, js.version(f))
+    if action == "running-config diffs":
+        return running_diffs(running_config(sw), running_config(sw, _startup(sw))), NO_MODEL
     if action in ("running-config", "running-config all"):
         return running_config(sw, defaults=action.endswith("all")), NO_MODEL
     if action == "running-config interface":
@@ -73,11 +95,11 @@ def show(session: Any, action: str, values: dict[str, Any]) -> tuple[str | None,
         return text.qos_maps(sw.running), NO_MODEL
     ps = ports(sw, _port(sw, values))
     if action == "qos interfaces":
-        return text.qos_interfaces(sw.running, [p.name for p in ps]), NO_MODEL
+        return text.qos_interfaces(sw.running.with_profiles(), [p.name for p in ps]), NO_MODEL
     if action == "interfaces":
         f = facts(sw)
         return text.interfaces_text(ps, f), js.interfaces(ps, f)
     if action == "interfaces status":
-        return text.interfaces_status(ps), NO_MODEL
+        return text.interfaces_status(ps), interfaces_status(ps)
     detail = action.endswith("detail")
     return text.counters_queue(ps, detail), js.counters_queue(ps, detail)

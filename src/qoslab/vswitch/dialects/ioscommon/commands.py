@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "show policy-map": "show policy-map",
     "show policy-map interface": "show policy-map interface",
     "show policy-map interface port": "show policy-map interface {port}",
+    "show policy-map interface port input": "show policy-map interface {port} input",
+    "show policy-map interface port output": "show policy-map interface {port} output",
     "show policy-map name": "show policy-map {word}",
     "show archive": "show archive",
     "show archive config differences": "show archive config differences {url} {url2}",
@@ -68,6 +70,7 @@ COMMANDS: dict[str, str] = {
     "show environment all": "show environment all",
     "show environment fan": "show environment fan",
     "show environment temperature": "show environment temperature",
+    "show environment temperature status": "show environment temperature status",
     "show snmp": "show snmp",
     "show snmp chassis": "show snmp chassis",
     "show snmp community": "show snmp community",
@@ -125,5 +128,24 @@ def user_exec(commands: dict[str, str]) -> frozenset[str]:
     return frozenset(n for n in commands if n.startswith(USER_EXEC_PREFIXES))
 
 
+#: Operational shows both Catalysts answer (issue 49; :mod:`.show_ops`): what the real switches
+#: answer and operators' tools (Genie, NAPALM ``ios``, Ansible ``ios_facts``) send.
+OPS_COMMANDS: dict[str, str] = {
+    "show interfaces description": "show interfaces description",
+    "show etherchannel summary": "show etherchannel summary",
+    "show ip ssh": "show ip ssh", "show users": "show users", "show logging": "show logging",
+    "show processes cpu sorted": "show processes cpu sorted",
+    "show ip bgp all summary": "show ip bgp all summary", "show bgp all summary": "show bgp all summary",
+    "show ip protocols": "show ip protocols", "show ip route prefix": "show ip route {word} {rest}",
+    "show ip vrf": "show ip vrf", "show vrf": "show vrf", "show vrf detail": "show vrf detail",
+    "show ipv6 neighbors": "show ipv6 neighbors", "show ntp associations": "show ntp associations",
+    "show interfaces transceiver": "show interfaces transceiver", "show memory": "show memory",
+    "show vlan all-ports": "show vlan all-ports", "show spanning-tree": "show spanning-tree",
+}
+#: Of those, what user EXEC may run (the Command References' "User EXEC" displays).
+OPS_USER = frozenset({"show interfaces description", "show etherchannel summary", "show users",
+                      "show ip protocols", "show ip route prefix", "show ntp associations", "show vlan all-ports",
+                      "show processes cpu sorted", "show spanning-tree"})
+
 #: The IOS family's table (what both Catalyst dialects take).
-IOS_TABLE = ExecTable(COMMANDS, user_exec(COMMANDS))
+IOS_TABLE = ExecTable({**COMMANDS, **OPS_COMMANDS}, user_exec(COMMANDS) | OPS_USER)

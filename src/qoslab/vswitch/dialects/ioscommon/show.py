@@ -12,6 +12,7 @@ what both dialects read the switch's ports with. ``sw`` is the switch object of
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ from ....ios.config import interface_order
 from ....topology import canonical_port, linux_ifname, long_port
 from ...execparse import ExecCommand
 from ...facts import PortView
+from ...sshprofile import ssh_profile
 from ..base import ShowContext
 from .render import (
     MonitorSession,
@@ -38,6 +40,16 @@ from .render import (
     render_vlan_brief,
 )
 from .show_l2 import render_arp, render_cdp, render_lldp, render_mac_table
+from .show_ops import (
+    CONSTANT,
+    render_etherchannel_summary,
+    render_interfaces_description,
+    render_ip_ssh,
+    render_logging,
+    render_spanning_tree,
+    render_users,
+    sort_cpu,
+)
 from .show_ports import (
     render_counters,
     render_ip_route,
@@ -220,10 +232,44 @@ def _l2(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
         return render_counters(port_views(sw))
     if n == "show interfaces port switchport":
         return render_switchport(port_views(sw, port_arg(sw, cmd)))
-    if n == "show processes cpu":
+    if n in ("show processes cpu", "show processes cpu sorted"):
         percent = min(100, round(100 * ctx.usage["cpu_s"] / max(ctx.facts.uptime_s - ctx.boot_seconds, 1.0)))
-        return render_processes_cpu(percent, int(ctx.usage["cpu_s"] * 1000))
+        out = render_processes_cpu(percent, int(ctx.usage["cpu_s"] * 1000))
+        return sort_cpu(out) if n.endswith("sorted") else out
     return None
+
+
+def _ops(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None:
+    """The operational shows of :mod:`.show_ops` (issue 49)."""
+    n = cmd.name
+    if n in CONSTANT:
+        return CONSTANT[n]
+    if n == "show interfaces description":
+        return render_interfaces_description(port_views(sw))
+    if n == "show etherchannel summary":
+        return render_etherchannel_summary()
+    if n == "show ip ssh":
+        return render_ip_ssh(ssh_profile(sw.topo.switch.management.ssh_profile, sw.dialect))
+    if n == "show users":
+        return render_users(_login(sw), "")
+    if n == "show logging":
+        return render_logging(sw.running.hostname)
+    if n == "show memory":
+        return show_common(sw, ExecCommand("show memory statistics", {}, cmd.modifier), ctx)
+    if n == "show spanning-tree":
+        kept = " ".join(sw.running.kept)
+        mode = "rstp" if "spanning-tree mode rapid-pvst" in kept else "ieee"
+        return render_spanning_tree(port_views(sw), ctx.facts.base_mac, mode)
+    if n == "show vlan all-ports":
+        return render_vlan_brief(port_views(sw), ctx.width)
+    return None
+
+
+def _login(sw: Any) -> str:
+    try:
+        return str(json.loads((sw.dir / "credentials").read_text())["username"])
+    except (OSError, ValueError, KeyError):
+        return "admin"
 
 
 def show_common(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str:
@@ -231,7 +277,7 @@ def show_common(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str:
     modifiers). Raises IosError (with the column of the bad argument) for a port the switch does
     not have, and at column 0 for a command no family here answers."""
     for family in (_access_lists, lambda s, c: _config_and_files(s, c, ctx), lambda s, c: _port_tables(s, c, ctx),
-                   lambda s, c: _l2(s, c, ctx)):
+                   lambda s, c: _l2(s, c, ctx), lambda s, c: _ops(s, c, ctx)):
         out = family(sw, cmd)
         if out is not None:
             return out

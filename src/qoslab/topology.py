@@ -18,7 +18,7 @@ from pydantic import Field, field_validator, model_validator
 from .clusterconf import SlurmSettings, SshSettings, check_host
 from .registry import PlatformModel, model_serves_eapi
 from .scale.cpu import CpuBlock, check_cpu, online_cpus
-from .scale.knobs import MAX_QUEUE_BYTES, ScaleKnobs, scaled_buffers
+from .scale.knobs import LINK_RATE_RANGE, MAX_QUEUE_BYTES, ScaleKnobs, scaled_buffers
 from .units import parse_rate, parse_size
 from .yamlio import FieldProblem, StrictModel, SubFieldProblem, load_model
 
@@ -34,8 +34,6 @@ _SHORT = {"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "
 _LONG = {v: k for k, v in _SHORT.items()}
 _HOSTNAME = re.compile(r"^[a-z][a-z0-9-]{0,30}\Z")
 _SWITCH_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}\Z")
-#: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC.
-LINK_RATE_RANGE = (8_000, 100_000_000_000)
 #: Largest queue a topology may give a port or host (bytes): scale.knobs.MAX_QUEUE_BYTES (64 MiB).
 MAX_BUFFER_BYTES = MAX_QUEUE_BYTES
 

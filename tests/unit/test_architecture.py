@@ -416,8 +416,6 @@ def test_every_pure_module_and_the_store_are_type_checked_strictly():
 #: their modules, with no module circle) allowed: the ones there when this check came (issue 53);
 #: a circle cut leaves this list stale, which fails too, so the list only shrinks.
 ALLOWED_PACKAGE_CIRCLES = [
-    ({"scale", "topology"}, "topology reads the scale knobs and the CPU block (BASE_MAY_IMPORT); scale's "
-     "deriving and measuring modules read topologies"),
     ({"executors", "platforms", "profiles", "switch", "testbed"}, "the testbed writes switch files "
      "(switch.device) and runs executors, which read testbed names; switch and platforms share the "
      "platform registry; to cut by moving the shared names below all five"),

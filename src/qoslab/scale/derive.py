@@ -24,10 +24,9 @@ from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
 
-from ..topology import LINK_RATE_RANGE
 from ..units import parse_rate, parse_size
 from ..yamlio import FieldProblem, StrictModel, load_model
-from .knobs import LINUX_DELACK_MIN_MS, MAX_QUEUE_BYTES, MIN_QUEUE_BYTES, ScaleKnobs, queue_bytes
+from .knobs import LINK_RATE_RANGE, LINUX_DELACK_MIN_MS, MAX_QUEUE_BYTES, MIN_QUEUE_BYTES, ScaleKnobs, queue_bytes
 from .model import FLOOD_FRAME_BYTES, WIRE_OVERHEAD_BYTES
 
 #: A real cluster's link rates (bits/s): from 8 kbit/s to 800 Gbit/s, the fastest Ethernet

@@ -25,6 +25,9 @@ from pydantic import Field
 from ..yamlio import FieldProblem, StrictModel
 
 #: Smallest queue (bytes): two full Ethernet frames of 1514 B (the HTB burst floor in topology.Link).
+#: Link rates a topology may ask for (bits/s): HTB works from a few kbit/s; 100 Gbit/s is beyond any cluster NIC
+#: (here, below both the topology and the scale model's derivation, which checks a testbed's rate with it).
+LINK_RATE_RANGE = (8_000, 100_000_000_000)
 MIN_QUEUE_BYTES = 2 * 1514
 #: Largest queue (bytes) of a switch port or host NIC, however it is given (``buffers.*`` in bytes or
 #: ``scale.*_queue_ms`` in time): 64 MiB, 32 times a Catalyst 3750's 2 MB of packet buffer per stack

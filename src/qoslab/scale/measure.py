@@ -15,8 +15,6 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from qoslab.topology import Topology
-
 from .knobs import LINUX_DELACK_MIN_MS, LINUX_RTO_MIN_MS
 from .model import World
 
@@ -55,9 +53,10 @@ def base_rtt_s(rows: Sequence[Row]) -> float:
     return statistics.median(vals) / 1000 if vals else math.nan
 
 
-def testbed_world(topo: Topology, base: Sequence[Row], congested: Sequence[Row], summary: Mapping[str, Any],
+def testbed_world(topo: Any, base: Sequence[Row], congested: Sequence[Row], summary: Mapping[str, Any],
                   result: Mapping[str, Any], rtt_s: float = math.nan, name: str = "testbed") -> World:
-    """The testbed's :class:`World`: ``base``/``congested`` are the counted trials of the
+    """The testbed's :class:`World` of ``topo`` (a :class:`qoslab.topology.Topology`, read for its link,
+    buffers, cpu: and scale: blocks): ``base``/``congested`` are the counted trials of the
     uncongested-fifo and congested-fifo conditions, ``summary``/``result`` one captured baseline
     trial's capture summary and workload result; ``rtt_s`` the base RTT (seconds; NaN: the median
     of ``base``'s pinged RTTs, :func:`base_rtt_s`, and NaN quantities when there are none)."""

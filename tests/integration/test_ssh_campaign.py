@@ -14,35 +14,17 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import ECENET
 from qoslab.executors.ssh import run_id_for
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.testbed.procs import namespace_pids
 from qoslab.topology import load_topology
 
-from .conftest import catalyst_device_file, counted_n, free_port, unique_name
-
-REPO_PLAYBOOKS = ECENET.parents[1]
+from .campaign_helpers import campaign_topology, shipped_playbook
+from .conftest import catalyst_device_file, counted_n
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
-
-
-def _topology(tmp_path: Path, ecenet_data: dict, suffix: str, **changes) -> Path:
-    topo = {**ecenet_data, "name": unique_name(suffix), **changes}
-    topo["switch"]["management"]["port"] = free_port()
-    path = tmp_path / "topo.yaml"
-    path.write_text(yaml.safe_dump(topo))
-    return path
-
-
-def _playbook(tmp_path: Path, topo: Path, **changes) -> Path:
-    pb = {**yaml.safe_load((REPO_PLAYBOOKS / "quick-ssh.yaml").read_text()), "topology": str(topo), **changes}
-    path = tmp_path / "pb.yaml"
-    path.write_text(yaml.safe_dump(pb))
-    return path
 
 
 def _left_on_nodes(tb: Testbed) -> dict[str, list[str]]:
@@ -72,7 +54,7 @@ def _trial_rows(folder: Path) -> list[tuple]:
 
 
 def test_quick_campaign_over_ssh_leaves_nothing_on_the_nodes(tmp_path, ecenet_data):
-    tfile = _topology(tmp_path, ecenet_data, "s")
+    tfile = campaign_topology(tmp_path, ecenet_data, "s")
     tb = Testbed(load_topology(tfile))
     tb.up()
     tb.sshd_up()  # up before the campaign, so the campaign leaves it up and the nodes can be inspected
@@ -80,7 +62,7 @@ def test_quick_campaign_over_ssh_leaves_nothing_on_the_nodes(tmp_path, ecenet_da
     try:  # the switch as a real one: a `device: catalyst` file (pinned key, 0600 credentials)
         device = catalyst_device_file(tb.topo, tmp_path)
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run",
-                            str(_playbook(tmp_path, tfile, device=str(device))),
+                            str(shipped_playbook(tmp_path, "quick-ssh", tfile, device=str(device))),
                             "--out", str(folder), "--trials", "2"], capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         rows = _trial_rows(folder)
@@ -116,14 +98,15 @@ def _ditg_or_jvm(tb: Testbed) -> list[str]:
 
 def test_kill_9_in_a_congested_trial_then_resume(tmp_path, ecenet_data):
     lease = 8.0
-    tfile = _topology(tmp_path, ecenet_data, "k", ssh={"lease_s": lease})
+    tfile = campaign_topology(tmp_path, ecenet_data, "k", ssh={"lease_s": lease})
     tb = Testbed(load_topology(tfile))
     tb.up()
     tb.sshd_up()
-    pb = _playbook(tmp_path, tfile, name="killed", trials=2, warmup=0, capture="off", order="blocked",
-                   workload={"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 3, "rows_per_call": 5},
-                   conditions=[{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
-                               {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
+    pb = shipped_playbook(tmp_path, "quick-ssh", tfile, name="killed", trials=2, warmup=0, capture="off",
+                          order="blocked",
+                          workload={"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 3, "rows_per_call": 5},
+                          conditions=[{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
+                                      {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
     folder = tmp_path / "campaign"
     try:
         log = open(tmp_path / "runner.log", "w")

@@ -11,6 +11,7 @@ PYTEST := $(VENV)/bin/pytest
 # namespaces and timing on a 2-core machine: never two testbeds at once, never beside other tests).
 # Tests marked `serial` (CPU shares against the wall clock) run after the parallel ones, alone.
 XDIST := -n auto --dist loadfile -m "not serial"
+SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'pytest.mark.serial' tests/unit tests/clients)
 TIMED := bash scripts/timed.sh
 JUNIT := .setup/junit
 
@@ -51,7 +52,7 @@ test-stages:
 # The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root), in parallel.
 test-unit: venv-check lint
 	$(PYTEST) -q $(XDIST) tests/unit
-	$(PYTEST) -q -m serial tests/unit
+	$(if $(filter tests/unit/%,$(SERIAL_FILES)),$(PYTEST) -q -m serial $(filter tests/unit/%,$(SERIAL_FILES)))
 
 venv-check:
 	@test -x $(PYTEST) || { echo "error: no .venv: run 'make setup' once (as root)" >&2; exit 2; }
@@ -77,7 +78,7 @@ test-python: test-fast test-integration
 test-fast: venv-check
 	@mkdir -p .setup
 	$(PYTEST) -q $(XDIST) --durations=30 --junitxml=$(JUNIT)-fast.xml tests/unit tests/clients
-	$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml tests/unit tests/clients
+	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
 
 test-integration: venv-check
 	@mkdir -p .setup

@@ -4,12 +4,22 @@ VENV  := .venv
 QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
-.PHONY: setup setup-run run test test-unit test-python test-java lint docs docs-gen bench clean help
+.PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
+	docs-gen bench clean help venv-check
+# The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
+# virtual switch on its own free loopback port); the integration tests one at a time (real
+# namespaces and timing on a 2-core machine: never two testbeds at once, never beside other tests).
+# Tests marked `serial` (CPU shares against the wall clock) run after the parallel ones, alone.
+XDIST := -n auto --dist loadfile -m "not serial"
+SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'pytest.mark.serial' tests/unit tests/clients)
+TIMED := bash scripts/timed.sh
+JUNIT := .setup/junit
 
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
 	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
-	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + integration in real namespaces"
+	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + clients (parallel)"
+	@echo "              + integration in real namespaces (serial); prints each stage's time, the total, the 30 slowest tests"
 	@echo "make test-unit - lint and the fast unit tests (seconds, no root; needs .venv from make setup)"
 	@echo "make docs   - the documentation site (mkdocs --strict) into site/; fails when a generated page drifted"
 	@echo "make docs-gen - regenerate the CLI, schema and platform pages and the command outputs (docs/)"
@@ -24,11 +34,25 @@ setup-run:
 run: setup-run
 	$(QOSLAB) campaign run playbooks/quick.yaml
 
-test: setup lint docs test-java test-python
+# Each stage's wall time and the total are printed at the end (issue 53: <= 20 min on a clean clone).
+test:
+	@rm -f .setup/test-times.txt $(JUNIT)-*.xml
+	@$(TIMED) "make test (total)" $(MAKE) --no-print-directory test-stages; rc=$$?; \
+	  $(VENV)/bin/python scripts/slowest.py 30 $(JUNIT)-*.xml 2>/dev/null; \
+	  echo "stage times:"; cat .setup/test-times.txt; exit $$rc
 
-# The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root).
+test-stages:
+	@$(TIMED) setup $(MAKE) --no-print-directory setup
+	@$(TIMED) lint $(MAKE) --no-print-directory lint
+	@$(TIMED) docs $(MAKE) --no-print-directory docs
+	@$(TIMED) test-java $(MAKE) --no-print-directory test-java
+	@$(TIMED) "unit + clients" $(MAKE) --no-print-directory test-fast
+	@$(TIMED) integration $(MAKE) --no-print-directory test-integration
+
+# The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root), in parallel.
 test-unit: venv-check lint
-	$(PYTEST) -q tests/unit
+	$(PYTEST) -q $(XDIST) tests/unit
+	$(if $(filter tests/unit/%,$(SERIAL_FILES)),$(PYTEST) -q -m serial $(filter tests/unit/%,$(SERIAL_FILES)))
 
 venv-check:
 	@test -x $(PYTEST) || { echo "error: no .venv: run 'make setup' once (as root)" >&2; exit 2; }
@@ -49,8 +73,16 @@ docs-gen: venv-check
 test-java:
 	mvn -B -q test
 
-test-python:
-	$(PYTEST) -q --durations=30 tests
+test-python: test-fast test-integration
+
+test-fast: venv-check
+	@mkdir -p .setup
+	$(PYTEST) -q $(XDIST) --durations=30 --junitxml=$(JUNIT)-fast.xml tests/unit tests/clients
+	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
+
+test-integration: venv-check
+	@mkdir -p .setup
+	$(PYTEST) -q --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
 
 bench: setup
 	$(VENV)/bin/python bench/run_benchmarks.py

@@ -56,6 +56,21 @@ else
   log "Debian packages: all present"
 fi
 
+# Build the Java reactor when any pom or Java source is newer than the last build: in the background,
+# beside the Python environment (independent; on a clean clone each takes a minute or more).
+stamp=.setup/java.stamp
+mkdir -p .setup
+mvn_pid=
+if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-common java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
+  log "building Java modules (mvn package, beside the Python environment)"
+  mvn -q -B -DskipTests package >.setup/mvn-package.log 2>&1 &
+  mvn_pid=$!
+  # a failing step below (set -e) ends the build too instead of leaving it running
+  trap '[ -z "$mvn_pid" ] || kill "$mvn_pid" 2>/dev/null || true' EXIT
+else
+  log "Java modules: up to date"
+fi
+
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ]; then
@@ -68,15 +83,17 @@ else
   log "Python environment: up to date"
 fi
 
-# Build the Java reactor when any pom or Java source is newer than the last build.
-stamp=.setup/java.stamp
-mkdir -p .setup
-if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-common java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
-  log "building Java modules (mvn package)"
-  mvn -q -B -DskipTests package
-  touch "$stamp"
-else
-  log "Java modules: up to date"
+if [ -n "$mvn_pid" ]; then
+  if wait "$mvn_pid"; then
+    mvn_pid=
+    touch "$stamp"
+    log "Java modules: built"
+  else
+    mvn_pid=
+    tail -n 40 .setup/mvn-package.log >&2
+    echo "error: mvn package failed (whole log: .setup/mvn-package.log)" >&2
+    exit 1
+  fi
 fi
 
 # The mpi workload's example program (examples/mpi-osu): rebuilt when its source is newer.

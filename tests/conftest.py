@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A pytest-xdist worker (make test-unit / test-fast) runs with COLUMNS=80 in its environment; a
+# serial pytest has none, so the CLI's consoles (qoslab.cli.common: 120 columns when not a
+# terminal) and every qoslab a test starts would wrap at 80 in parallel only. Tests see the same
+# environment either way.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
 
 
 def shared_or_copy(shared_rel: str, copy_rel: str) -> Path:

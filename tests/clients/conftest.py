@@ -47,15 +47,28 @@ class Switch:
         return subprocess.run([sys.executable, "-m", "qoslab", "switch", "push", "thesis", "-t", str(self.topology),
                                "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=120)
 
+    def netmiko(self, device_type: str, ssh_profile: str | None = None, password: str | None = None,
+                enable: bool = True):
+        """An open Netmiko session in privileged EXEC (unless ``enable`` is false): stock
+        ``ConnectHandler`` (paramiko's own algorithms) when ``ssh_profile`` is None, else the class
+        qoslab uses for that SSH profile (``netmiko_class("c3750")``: the 3750's legacy algorithms).
+        ``password`` replaces the switch's (a wrong-password test). Close it after use."""
+        if ssh_profile is None:
+            from netmiko import ConnectHandler as cls
+        else:
+            from qoslab.switch.legacyssh import netmiko_class
+
+            cls = netmiko_class(ssh_profile)
+        c = cls(device_type=device_type, host=self.host, port=self.port, username=self.username,
+                password=password or self.password, secret=self.secret, allow_agent=False, use_keys=False,
+                ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
+        if enable:
+            c.enable()
+        return c
+
     def stock_netmiko(self, device_type: str):
         """Stock Netmiko ``ConnectHandler`` (paramiko's own algorithms) in privileged EXEC."""
-        from netmiko import ConnectHandler
-
-        c = ConnectHandler(device_type=device_type, host=self.host, port=self.port, username=self.username,
-                           password=self.password, secret=self.secret, allow_agent=False, use_keys=False,
-                           ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
-        c.enable()
-        return c
+        return self.netmiko(device_type)
 
     def thesis_lines(self) -> list[str]:
         """The thesis profile's IOS lines for this switch (``qoslab switch render thesis``)."""

@@ -16,7 +16,6 @@ import pytest
 from netmiko.exceptions import ConfigInvalidException
 
 from conftest import REPO
-from qoslab.switch.legacyssh import netmiko_class
 
 from .test_ansible import ANSIBLE, run_play
 
@@ -45,18 +44,10 @@ STANDARD = [("permit host 198.18.0.1", "permit 198.18.0.1"),
             ("deny any log", "deny   any log")]
 
 
-def _connect(sw, device_type: str):
-    c = netmiko_class("c3750")(device_type=device_type, host=sw.host, port=sw.port, username=sw.username,
-                               password=sw.password, secret=sw.secret, allow_agent=False, use_keys=False,
-                               ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
-    c.enable()
-    return c
-
-
 @pytest.fixture(scope="module")
 def conn(vswitch, request):
     """A Netmiko session of the module's ``DEVICE_TYPE`` (test_acls_xe.py runs these tests again)."""
-    c = _connect(vswitch, getattr(request.module, "DEVICE_TYPE", DEVICE_TYPE))
+    c = vswitch.netmiko(getattr(request.module, "DEVICE_TYPE", DEVICE_TYPE), "c3750")
     yield c
     c.disconnect()
 

@@ -7,14 +7,13 @@ tests/clients/test_push_ownership_xe.py and _eos.py run the same on the 9300 and
 
 from __future__ import annotations
 
-import difflib
 import subprocess
 import sys
 
 import pytest
 
 from conftest import REPO
-from qoslab.switch.legacyssh import netmiko_class
+from pushdiff import changed_lines
 
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command|Duplicate sequence number)"
 DEVICE_TYPE = "cisco_ios"
@@ -37,11 +36,7 @@ KEPT_BLOCKS = ["ip access-list extended MGMT-EXT\n permit tcp 192.0.2.0 0.0.0.25
 
 def connect(sw, device_type: str):
     """The operator's Netmiko session (module's ``DEVICE_TYPE``; the 3750's legacy algorithms)."""
-    c = netmiko_class("c3750")(device_type=device_type, host=sw.host, port=sw.port, username=sw.username,
-                               password=sw.password, secret=sw.secret, allow_agent=False, use_keys=False,
-                               ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
-    c.enable()
-    return c
+    return sw.netmiko(device_type, "c3750")
 
 
 @pytest.fixture(scope="module")
@@ -64,24 +59,6 @@ def profile_lines(sw, profile: str) -> set[str]:
     return {line.strip() for line in out.splitlines()}
 
 
-def changes(before: str, after: str) -> tuple[list[str], list[str]]:
-    """(lines of ``before`` that are gone, lines ``after`` added outside qoslab's record), the size
-    line (``Current configuration : N bytes``) aside."""
-    gone, added, in_record = [], [], False
-    for d in difflib.ndiff(before.splitlines(), after.splitlines()):
-        text = d[2:]
-        if text.startswith("Current configuration") or d[:2] not in ("- ", "+ "):
-            continue
-        if d.startswith("- "):
-            gone.append(text)
-            continue
-        if not text.startswith(" "):
-            in_record = text == "ip access-list standard QOSLAB-OWNED"
-        if not in_record:
-            added.append(text)
-    return gone, added
-
-
 def test_foreign_config_survives_pushes_byte_for_byte(conn, vswitch, tmp_path, request):
     mod = request.module
     conn.send_config_set(getattr(mod, "FOREIGN", FOREIGN), error_pattern=ERR)
@@ -94,7 +71,7 @@ def test_foreign_config_survives_pushes_byte_for_byte(conn, vswitch, tmp_path, r
         assert res.returncode == 0 and f"{profile} pushed" in res.stdout, res.stdout + res.stderr
         after = conn.send_command("show running-config")
         allowed |= profile_lines(vswitch, profile)
-        gone, added = changes(before, after)
+        gone, added = changed_lines(before, after)
         assert gone == [], (profile, gone)
         assert [a for a in added if a.strip() not in allowed and not a.startswith("interface ")] == [], profile
         for block in getattr(mod, "KEPT_BLOCKS", KEPT_BLOCKS):

@@ -5,8 +5,6 @@ port survive ``qoslab switch push`` byte for byte; a conflicting ``service-polic
 
 from __future__ import annotations
 
-from netmiko import ConnectHandler
-
 from .test_push_ownership import (  # noqa: F401 - the tests run again here, with this module's settings
     conn,
     test_a_push_that_would_change_the_operators_config_is_refused_naming_the_line,
@@ -31,8 +29,5 @@ CONFLICT_SHOWN = "interface Ethernet1 / service-policy type qos input FOREIGN-PM
 
 
 def connect(sw, device_type: str):
-    c = ConnectHandler(device_type=device_type, host=sw.host, port=sw.port, username=sw.username,
-                       password=sw.password, secret=sw.secret, allow_agent=False, use_keys=False,
-                       ssh_strict=False, system_host_keys=False, conn_timeout=10, auth_timeout=10)
-    c.enable()
-    return c
+    """Stock Netmiko (the 7280R3 speaks modern SSH)."""
+    return sw.stock_netmiko(device_type)

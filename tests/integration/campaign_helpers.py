@@ -1,6 +1,7 @@
 """Helpers shared by the campaign tests that kill and interrupt a real campaign (test_campaign's
-chaos test, test_interrupt): the chaos campaign's files, its trial rows, and the trial processes
-left in a testbed's namespaces."""
+chaos test, test_interrupt, the ssh and Slurm campaigns): the chaos campaign's files, a renamed
+topology and a shipped playbook pointed at it, its trial rows, and the trial processes left in a
+testbed's namespaces."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import yaml
 from qoslab.testbed import Testbed
 from qoslab.testbed.procs import namespace_pids
 
-from .conftest import free_port
+from .conftest import free_port, unique_name
 
 DRIVER = Path(__file__).parent / "chaos_driver.py"
+PLAYBOOKS = Path(__file__).parents[2] / "playbooks"
 N = 3                     # trials per condition
 TIMEOUT_S = 40            # the playbook's trial_timeout_s
 #: Process names a trial starts (D-ITG, JVMs, the capture, the lifetime wrapper, iperf3).
@@ -66,6 +68,26 @@ def topology_copy(tmp_path: Path, name: str) -> Path:
     tfile = tmp_path / "topo.yaml"
     tfile.write_text(yaml.safe_dump(topo))
     return tfile
+
+
+def campaign_topology(tmp_path: Path, ecenet_data: dict, suffix: str, **changes) -> Path:
+    """``tmp_path/topo-SUFFIX.yaml``: ``ecenet_data`` (the ecenet fixture's plain data) named
+    ``unique_name(suffix)`` with a free management port, top-level keys replaced by ``changes``
+    (``ssh={...}``, ``slurm={...}``, even ``name=``)."""
+    topo = {**ecenet_data, "name": unique_name(suffix), **changes}
+    topo["switch"]["management"]["port"] = free_port()
+    path = tmp_path / f"topo-{suffix}.yaml"
+    path.write_text(yaml.safe_dump(topo))
+    return path
+
+
+def shipped_playbook(tmp_path: Path, shipped: str, topo: Path, **changes) -> Path:
+    """``tmp_path/pb.yaml``: the shipped ``playbooks/SHIPPED.yaml`` on topology file ``topo``,
+    top-level keys replaced by ``changes``."""
+    pb = {**yaml.safe_load((PLAYBOOKS / f"{shipped}.yaml").read_text()), "topology": str(topo), **changes}
+    path = tmp_path / "pb.yaml"
+    path.write_text(yaml.safe_dump(pb))
+    return path
 
 
 def chaos_files(tmp_path: Path, name: str) -> tuple[Path, Path]:

@@ -19,9 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import ECENET
 from qoslab.executors.nodes import Nodes
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
@@ -29,28 +27,11 @@ from qoslab.testbed import slurm as tbslurm
 from qoslab.testbed.procs import namespace_pids, pid_alive
 from qoslab.topology import load_topology
 
-from .conftest import free_port, unique_name
-
-REPO_PLAYBOOKS = ECENET.parents[1]
+from .campaign_helpers import campaign_topology, shipped_playbook
 
 pytestmark = [pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)"),
               pytest.mark.skipif(not tbslurm.SLURMCTLD.exists() or shutil.which("srun") is None,
                                  reason="slurm-wlm not installed (make setup)")]
-
-
-def _topology(tmp_path: Path, ecenet_data: dict, suffix: str, **changes) -> Path:
-    topo = {**ecenet_data, "name": unique_name(suffix), **changes}
-    topo["switch"]["management"]["port"] = free_port()
-    path = tmp_path / f"topo-{suffix}.yaml"
-    path.write_text(yaml.safe_dump(topo))
-    return path
-
-
-def _playbook(tmp_path: Path, topo: Path, **changes) -> Path:
-    pb = {**yaml.safe_load((REPO_PLAYBOOKS / "quick-slurm.yaml").read_text()), "topology": str(topo), **changes}
-    path = tmp_path / "pb.yaml"
-    path.write_text(yaml.safe_dump(pb))
-    return path
 
 
 def _client(tb: Testbed, *argv: str) -> str:
@@ -93,7 +74,7 @@ def _left_in_hosts(tb: Testbed) -> list[str]:
 
 
 def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
-    tfile = _topology(tmp_path, ecenet_data, "q", slurm={"time_limit": "20"})
+    tfile = campaign_topology(tmp_path, ecenet_data, "q", slurm={"time_limit": "20"})
     tb = Testbed(load_topology(tfile))
     tb.up()  # the topology's slurm: block starts the cluster with the testbed
     daemons = tbslurm.daemon_pids(tb.topo)
@@ -106,8 +87,9 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
         _client(tb, "scontrol", "setdebug", "debug")  # the step lines of DebugFlags=Steps
 
         # hostile: a partition the cluster does not have -> one line naming the topology's line, no job
-        bad = _topology(tmp_path, ecenet_data, "b", name=tb.topo.name, slurm={"partition": "gpu"})
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(_playbook(tmp_path, bad)),
+        bad = campaign_topology(tmp_path, ecenet_data, "b", name=tb.topo.name, slurm={"partition": "gpu"})
+        refused = shipped_playbook(tmp_path, "quick-slurm", bad)
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(refused),
                             "--out", str(tmp_path / "refused"), "--smoke"], capture_output=True, text=True, timeout=300)
         assert r.returncode != 0
         lines = [ln for ln in r.stdout.splitlines() + r.stderr.splitlines() if "error" in ln.lower()]
@@ -116,7 +98,7 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
         assert "Traceback" not in r.stderr
         assert _client(tb, "squeue", "-h") == ""  # nothing submitted
 
-        pb = _playbook(tmp_path, tfile)
+        pb = shipped_playbook(tmp_path, "quick-slurm", tfile)
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(pb), "--out", str(folder),
                             "--smoke"], capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -147,7 +129,7 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
 def test_kill_9_of_a_runner_leaves_no_step(tmp_path, ecenet_data):
     """The srun clients die with the runner (parent-death signal) and srun ends its step; the
     taken allocation stays for a resume, found again by its name, and is released at its end."""
-    tfile = _topology(tmp_path, ecenet_data, "k")
+    tfile = campaign_topology(tmp_path, ecenet_data, "k")
     topo = load_topology(tfile)
     tb = Testbed(topo)
     tb.up()
@@ -192,14 +174,15 @@ def _running_in_hosts(tb: Testbed) -> list[str]:
 
 
 def test_kill_9_mid_trial_then_resume_in_the_same_allocation(tmp_path, ecenet_data):
-    tfile = _topology(tmp_path, ecenet_data, "r", slurm={"time_limit": "20"})
+    tfile = campaign_topology(tmp_path, ecenet_data, "r", slurm={"time_limit": "20"})
     tb = Testbed(load_topology(tfile))
     tb.up()
     # the thesis profile under the flood: a short trial (the RMI class is served first), so the
     # test does not hang on how long congestion fifo takes on a loaded machine
-    pb = _playbook(tmp_path, tfile, name="killed", trials=2, warmup=0, capture="off", order="blocked",
-                   conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
-                               {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
+    pb = shipped_playbook(tmp_path, "quick-slurm", tfile, name="killed", trials=2, warmup=0, capture="off",
+                          order="blocked",
+                          conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
+                                      {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
     folder = tmp_path / "campaign"
     try:
         log = open(tmp_path / "runner.log", "w")
@@ -246,13 +229,13 @@ def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(t
     """``qoslab campaign submit``: job 1 (time limit 1 minute, Slurm's least) ends at its limit
     mid-campaign; the follow-up jobs (afterany) resume the folder, each in its own allocation,
     until it is complete."""
-    tfile = _topology(tmp_path, ecenet_data, "s", slurm={"time_limit": "1"})
+    tfile = campaign_topology(tmp_path, ecenet_data, "s", slurm={"time_limit": "1"})
     tb = Testbed(load_topology(tfile))
     tb.up()
-    pb = _playbook(tmp_path, tfile, name="submitted", trials=8, warmup=0, capture="off",
-                   conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
-                               {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}],
-                   baseline="no congestion fifo")
+    pb = shipped_playbook(tmp_path, "quick-slurm", tfile, name="submitted", trials=8, warmup=0, capture="off",
+                          conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
+                                      {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}],
+                          baseline="no congestion fifo")
     folder = tmp_path / "campaign"
     try:
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "submit", str(pb), "--out", str(folder),

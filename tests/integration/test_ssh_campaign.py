@@ -1,7 +1,8 @@
 """Campaigns with ``executor: ssh`` on the embedded testbed, driven as a real cluster: the quick
-campaign reduced to 2 trials per condition (valid results, SSH in the capture, nothing left on
-the nodes), and a runner killed with SIGKILL in a congested trial (the nodes end its flood and
-JVMs within the bounded lifetime; --resume completes with exactly N trials per condition)."""
+campaign reduced to 2 trials per condition, its runner killed with SIGKILL in a congested trial
+(the nodes end its flood and JVMs within the bounded lifetime), then resumed: exactly 2 valid
+trials per condition, SSH in the capture, nothing left on the nodes. One campaign proves both
+(issue 53: the kill and the quick campaign were two campaigns on two testbeds)."""
 
 from __future__ import annotations
 
@@ -14,35 +15,17 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import ECENET
 from qoslab.executors.ssh import run_id_for
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.testbed.procs import namespace_pids
 from qoslab.topology import load_topology
 
-from .conftest import catalyst_device_file, counted_n, free_port, unique_name
-
-REPO_PLAYBOOKS = ECENET.parents[1]
+from .campaign_helpers import campaign_topology, shipped_playbook
+from .conftest import catalyst_device_file, counted_n
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
-
-
-def _topology(tmp_path: Path, ecenet_data: dict, suffix: str, **changes) -> Path:
-    topo = {**ecenet_data, "name": unique_name(suffix), **changes}
-    topo["switch"]["management"]["port"] = free_port()
-    path = tmp_path / "topo.yaml"
-    path.write_text(yaml.safe_dump(topo))
-    return path
-
-
-def _playbook(tmp_path: Path, topo: Path, **changes) -> Path:
-    pb = {**yaml.safe_load((REPO_PLAYBOOKS / "quick-ssh.yaml").read_text()), "topology": str(topo), **changes}
-    path = tmp_path / "pb.yaml"
-    path.write_text(yaml.safe_dump(pb))
-    return path
 
 
 def _left_on_nodes(tb: Testbed) -> dict[str, list[str]]:
@@ -71,17 +54,46 @@ def _trial_rows(folder: Path) -> list[tuple]:
         con.close()
 
 
-def test_quick_campaign_over_ssh_leaves_nothing_on_the_nodes(tmp_path, ecenet_data):
-    tfile = _topology(tmp_path, ecenet_data, "s")
+def _ditg_or_jvm(tb: Testbed) -> list[str]:
+    return [n for names in _left_on_nodes(tb).values() for n in names if n in ("ITGSend", "ITGRecv", "java")]
+
+
+def _kill_9_in_a_congested_trial(tb: Testbed, argv: list[str], log_path: Path, lease: float) -> None:
+    """Run ``qoslab ARGV``, SIGKILL it once a flood and the workload's JVMs run on the nodes (a
+    congested trial), then assert the nodes end them within the lease (SIGTERM, SIGKILL 5 s later)."""
+    with open(log_path, "w") as log:
+        p = subprocess.Popen([sys.executable, "-m", "qoslab", *argv], stdout=log, stderr=log)
+        deadline = time.monotonic() + 300  # (the flood's calibration runs first: D-ITG without JVMs)
+        while not {"ITGSend", "java"} <= set(_ditg_or_jvm(tb)) and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # the workload runs under the flood now
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    killed_at = time.monotonic()
+    running = _ditg_or_jvm(tb)
+    assert "ITGSend" in running and "java" in running, (running, log_path.read_text()[-3000:])
+    # ... the dead runner left them running
+    while _ditg_or_jvm(tb) and time.monotonic() < killed_at + lease + 20:
+        time.sleep(0.2)
+    assert _ditg_or_jvm(tb) == []  # ... the nodes ended them: lease, then SIGTERM, SIGKILL 5 s later
+    assert time.monotonic() - killed_at < lease + 15
+
+
+def test_quick_campaign_over_ssh_killed_in_a_congested_trial_resumes_and_leaves_nothing_on_the_nodes(
+        tmp_path, ecenet_data):
+    lease = 8.0
+    tfile = campaign_topology(tmp_path, ecenet_data, "s", ssh={"lease_s": lease})
     tb = Testbed(load_topology(tfile))
     tb.up()
     tb.sshd_up()  # up before the campaign, so the campaign leaves it up and the nodes can be inspected
     folder = tmp_path / "campaign"
     try:  # the switch as a real one: a `device: catalyst` file (pinned key, 0600 credentials)
         device = catalyst_device_file(tb.topo, tmp_path)
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run",
-                            str(_playbook(tmp_path, tfile, device=str(device))),
-                            "--out", str(folder), "--trials", "2"], capture_output=True, text=True, timeout=900)
+        pb = shipped_playbook(tmp_path, "quick-ssh", tfile, device=str(device))
+        _kill_9_in_a_congested_trial(tb, ["campaign", "run", str(pb), "--out", str(folder), "--trials", "2"],
+                                     tmp_path / "runner.log", lease)
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)],
+                           capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         rows = _trial_rows(folder)
         main = [row for row in rows if not row[3]]
@@ -106,54 +118,5 @@ def test_quick_campaign_over_ssh_leaves_nothing_on_the_nodes(tmp_path, ecenet_da
         # nothing left on the nodes: no process besides sshd, no work root
         assert _left_on_nodes(tb) == {}
         assert not Path(f"/tmp/qoslab-{run_id_for('quick-ssh', folder)}").exists()
-    finally:
-        tb.down()
-
-
-def _ditg_or_jvm(tb: Testbed) -> list[str]:
-    return [n for names in _left_on_nodes(tb).values() for n in names if n in ("ITGSend", "ITGRecv", "java")]
-
-
-def test_kill_9_in_a_congested_trial_then_resume(tmp_path, ecenet_data):
-    lease = 8.0
-    tfile = _topology(tmp_path, ecenet_data, "k", ssh={"lease_s": lease})
-    tb = Testbed(load_topology(tfile))
-    tb.up()
-    tb.sshd_up()
-    pb = _playbook(tmp_path, tfile, name="killed", trials=2, warmup=0, capture="off", order="blocked",
-                   workload={"hosts": ["jp-1", "jp-2", "jp-3", "jp-4"], "size": "A", "frames": 3, "rows_per_call": 5},
-                   conditions=[{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
-                               {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
-    folder = tmp_path / "campaign"
-    try:
-        log = open(tmp_path / "runner.log", "w")
-        p = subprocess.Popen([sys.executable, "-m", "qoslab", "campaign", "run", str(pb), "--out", str(folder)],
-                             stdout=log, stderr=log)
-        deadline = time.monotonic() + 300  # (the flood's calibration runs first: D-ITG without JVMs)
-        while not {"ITGSend", "java"} <= set(_ditg_or_jvm(tb)) and p.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(1.0)  # the workload runs under the flood now
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        killed_at = time.monotonic()
-        running = _ditg_or_jvm(tb)
-        log.close()
-        assert "ITGSend" in running and "java" in running, (running, (tmp_path / "runner.log").read_text()[-3000:])
-        # ... the dead runner left them running
-        while _ditg_or_jvm(tb) and time.monotonic() < killed_at + lease + 20:
-            time.sleep(0.2)
-        assert _ditg_or_jvm(tb) == []  # ... the nodes ended them: lease, then SIGTERM, SIGKILL 5 s later
-        assert time.monotonic() - killed_at < lease + 15
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)],
-                           capture_output=True, text=True, timeout=900)
-        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-        rows = _trial_rows(folder)
-        done = {}
-        for cond, status, valid, *_ in rows:
-            assert status == "done" and valid == 1
-            done[cond] = done.get(cond, 0) + 1
-        assert done == {"congestion fifo": 2, "no congestion fifo": 2}
-        assert _left_on_nodes(tb) == {}
-        assert not Path(f"/tmp/qoslab-{run_id_for('killed', folder)}").exists()
     finally:
         tb.down()

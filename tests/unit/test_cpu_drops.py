@@ -135,6 +135,7 @@ def test_meter_counts_a_child_under_timeout_and_a_process_that_ended(tmp_path):
     assert whole == pytest.approx(ncpu * c["cpu_window_s"], rel=0.1, abs=0.05)
 
 
+@pytest.mark.serial  # a spinner's share of a 0.6 s window: not beside the parallel tests on 2 cores
 def test_outside_load_is_counted_and_our_own_children_are_not():
     """A spinner that is not this process's descendant (double fork: reparented away) counts as
     outside load; a child of ours does not."""

@@ -6,12 +6,11 @@ a change to anything qoslab did not make is refused naming the line; the record 
 
 from __future__ import annotations
 
-import difflib
-
 import pytest
 from test_platforms import PLATFORMS, _Config
 
 from conftest import ECENET
+from pushdiff import changed_lines
 from qoslab.platforms import get_platform
 from qoslab.profiles import load_profile
 from qoslab.switch.configdiff import normalized_config, record_remarks, remediation
@@ -53,24 +52,6 @@ def _push(p, cfg, profile: str, adopt: bool = False) -> list[str]:
     assert normalized_config(cfg.render()) == normalized_config(pl.intended)
     assert remediation(cfg.render(), pl.intended, p.qos_rules.hier_platform, p.qos_rules.negations) == []
     return rem
-
-
-def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
-    """(lines of ``before`` that are gone, lines ``after`` added), the size line aside, the added
-    ones with the record section's lines left out."""
-    gone, added, in_record = [], [], False
-    for d in difflib.ndiff(before.splitlines(), after.splitlines()):
-        text = d[2:]
-        if text.startswith("Current configuration") or d[:2] not in ("- ", "+ "):
-            continue
-        if d.startswith("- "):
-            gone.append(text)
-            continue
-        if not text.startswith(" "):
-            in_record = text == "ip access-list standard QOSLAB-OWNED"
-        if not in_record:
-            added.append(text)
-    return gone, added
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)

@@ -198,10 +198,20 @@ def test_kernel_queue_limit_lets_the_socket_fill_first():
     assert kernel_queue_limit(1_000_000, 212992) == 1_000_000  # a deeper host queue stays as it is
 
 
+def _tc_answers(tc: str):
+    """An executor whose every command prints ``tc`` (a ``tc -j qdisc show`` answer) and exits 0."""
+    from types import SimpleNamespace
+
+    class Ex:
+        def run(self, argv, check=False, timeout=None):
+            return SimpleNamespace(stdout=tc, returncode=0)
+
+    return Ex()
+
+
 def test_host_queue_drops_reads_the_root_qdiscs_only():
     """The counts come from the root qdiscs only (a root's include its children's); an unreadable
     tc answer is None."""
-    from types import SimpleNamespace
 
     from qoslab.trafficgen.ditgpacing import host_queue_drops
 
@@ -209,13 +219,9 @@ def test_host_queue_drops_reads_the_root_qdiscs_only():
           '{"kind":"bfifo","handle":"10:","parent":"1:10","drops":7,"qlen":3},'
           '{"kind":"noqueue","handle":"0:","root":true}]')
 
-    class Ex:
-        def run(self, argv, check=False, timeout=None):
-            return SimpleNamespace(stdout=tc, returncode=0)
-
-    assert host_queue_drops(Ex()) == (7, 3)
+    assert host_queue_drops(_tc_answers(tc)) == (7, 3)
     tc = "not json"
-    assert host_queue_drops(Ex()) is None
+    assert host_queue_drops(_tc_answers(tc)) is None
 
 
 def test_pin_cpu_prefixes_taskset_and_refuses_a_cpu_this_machine_lacks():
@@ -342,7 +348,6 @@ def test_sender_timer_slack_from_the_environment(monkeypatch, value, ok):
 
 
 def test_host_queue_state_reads_every_qdiscs_sent_packets_by_handle():
-    from types import SimpleNamespace
 
     from qoslab.trafficgen.ditgpacing import host_queue_state
 
@@ -350,8 +355,4 @@ def test_host_queue_state_reads_every_qdiscs_sent_packets_by_handle():
           '{"kind":"bfifo","handle":"10:","parent":"1:10","drops":0,"qlen":0,"packets":8},'
           '{"kind":"bfifo","handle":"100:","parent":"1:100","drops":2,"qlen":63,"packets":892}]')
 
-    class Ex:
-        def run(self, argv, check=False, timeout=None):
-            return SimpleNamespace(stdout=tc, returncode=0)
-
-    assert host_queue_state(Ex()) == (2, 63, {"1:": (900, 63), "10:": (8, 0), "100:": (892, 63)})
+    assert host_queue_state(_tc_answers(tc)) == (2, 63, {"1:": (900, 63), "10:": (8, 0), "100:": (892, 63)})

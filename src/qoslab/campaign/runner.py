@@ -10,10 +10,8 @@ Rules (also in playbooks/README.md, "Resume and retries"):
   ``invalid`` (its flood off its rate across the link rate, the machine's CPU taken by others or
   the hypervisor) is run again the same way (playbook ``fidelity: retry_invalid``, on by
   default); when the retries are used up its last attempt is kept, judged invalid, and the
-  statistics leave it out and say so. A killed attempt is not a failure: it counts
-  against nothing.
-- Every attempt gets a fresh ``trials/NNNN/``; an earlier attempt's folder is kept as
-  ``trials/NNNN.attempt-K``.
+  statistics leave it out and say so. A killed attempt is not a failure: it counts against nothing.
+- Every attempt gets a fresh ``trials/NNNN/``; an earlier attempt's folder is kept as ``trials/NNNN.attempt-K``.
 - The runner reads the campaign's snapshot of its inputs (:mod:`.folder`), never the working
   tree, and adds a segment (commit, time, host facts) to provenance.json on every run.
 - One campaign per testbed at a time (an exclusive lock in /run/qoslab). Processes a killed run
@@ -29,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import cgroups
+from ..executors import cgroups, slurmalloc
 from ..executors.nodes import Nodes
 from ..executors.ssh import run_id_for
 from ..meters.fidelityjudge import invalid_texts
@@ -343,10 +341,14 @@ class Runner:
             break
 
     def _interrupted(self, env: TrialEnv, idx: int) -> None:
-        """An interrupt (Ctrl-C, SIGTERM) ended trial ``idx``: it is pending again, not a failure
-        (``--resume`` runs it), and whatever it left running on the testbed is ended."""
-        self.store.record(idx, status="pending", error="interrupted (Ctrl-C or SIGTERM); --resume runs it again")
-        self.log(f"trial {idx} interrupted: it runs again on --resume")
+        """An interrupt (Ctrl-C, SIGTERM) ended trial ``idx``: pending again, not a failure (a Slurm job's time limit:
+        a failed attempt), ``--resume`` runs it; whatever it left running on the testbed is ended."""
+        cut = slurmalloc.time_limit_cut(self.topo.name)
+        if cut:
+            self.store.record_failure(idx, f"{cut}; --resume runs it again", time.time(), final=False)
+        else:
+            self.store.record(idx, status="pending", error="interrupted (Ctrl-C or SIGTERM); --resume runs it again")
+        self.log(f"trial {idx} {cut or 'interrupted'}: it runs again on --resume")
         if env.testbed is not None:
             env.testbed.end_survivors()
 

@@ -28,6 +28,7 @@ def print_status(folder: Path) -> None:
     for a folder that holds no campaign store."""
     from ..campaign.folder import live_run
     from ..campaign.store import Store
+    from ..campaign.submit import status_line
     from ..executors import cgroups
 
     if not (folder / "trials.sqlite").exists():
@@ -37,6 +38,9 @@ def print_status(folder: Path) -> None:
         print_means(st)
         _print_sequential(st.meta("sequential"))
         rows = st.trials()
+    jobs = status_line(folder)  # a submitted campaign's batch jobs, as Slurm tells their states
+    if jobs is not None:
+        _say(jobs)
     pid = live_run(folder)
     running = [r.idx for r in rows if r.status == "running"]
     if running and pid is None:

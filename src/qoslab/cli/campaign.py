@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..errors import QoslabError
 from ..workloads.metrics import DEFAULT, decimals, fmt, primary_value
-from .campaignresults import _print_results, _print_smoke
+from .campaignresults import print_results, print_smoke
 from .common import console
 
 app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
@@ -186,7 +186,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     counts = store.counts()
     console.print(f"trials: {counts}")
     if store.meta("smoke"):  # a try-out: every condition's value (or why it failed), no statistics
-        return _print_smoke(store, folder, counts.get("failed", 0))
+        return print_smoke(store, folder, counts.get("failed", 0))
     if counts.get("failed") and len(censored_failed_trials(runner.pb, store, folder)) != counts["failed"]:
         raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
                           f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
@@ -202,7 +202,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    _print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
+    print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
     with console.status("executing the report notebook ..."):
         page = campaign_report(folder)
     console.print(f"campaign folder: {folder}\nreport: {page}")

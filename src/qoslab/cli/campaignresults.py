@@ -17,7 +17,7 @@ from ..workloads.metrics import DEFAULT, Metric, decimals, fmt, primary_value
 from .common import console
 
 
-def _print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
+def print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
     """A smoke run's outcome: each condition's one value of the primary metric (no statistics);
     QoslabError after the values when ``failed`` conditions failed."""
     console.print(f"smoke run (one trial per condition): no statistics; campaign folder: {folder}")
@@ -30,7 +30,7 @@ def _print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
         raise QoslabError(f"smoke run: {failed} condition(s) failed (see above)")
 
 
-def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:
+def print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:
     """A campaign's statistics on the console: the primary metric, each secondary metric, the
     stopping rule, the harness overhead, the network wait and the fidelity verdicts; first of all
     the fidelity headline (every counted trial ok, or which were not and why)."""

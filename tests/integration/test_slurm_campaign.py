@@ -222,13 +222,13 @@ def test_kill_9_mid_trial_then_resume_in_the_same_allocation(tmp_path, ecenet_da
         tb.down()
 
 
-@pytest.mark.skip(reason="known defect (issue 51, not yet enabled): every job ran the campaign to its end (16/16 "
-                         "trials done in job 1) but stayed RUNNING until its time limit (TIMEOUT), so the follow-ups "
-                         "never end COMPLETED; `campaign submit` needs --experimental until this is found")
 def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(tmp_path, ecenet_data):
     """``qoslab campaign submit``: job 1 (time limit 1 minute, Slurm's least) ends at its limit
-    mid-campaign; the follow-up jobs (afterany) resume the folder, each in its own allocation,
-    until it is complete."""
+    mid-campaign (TIMEOUT; the trial it cut is a failed attempt); the follow-up jobs (afterany)
+    resume the folder, each in its own allocation, until it is complete; the job that completes
+    it cancels the follow-ups after it and, its run ended, ends COMPLETED (the batch step's
+    manager survives the campaign's clean-up of the hosts: before, every job stayed RUNNING
+    until its limit). ``campaign status`` shows the jobs' states."""
     tfile = campaign_topology(tmp_path, ecenet_data, "s", slurm={"time_limit": "1"})
     tb = Testbed(load_topology(tfile))
     tb.up()
@@ -239,16 +239,28 @@ def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(t
     folder = tmp_path / "campaign"
     try:
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "submit", str(pb), "--out", str(folder),
-                            "--follow-ups", "4", "--experimental"], capture_output=True, text=True, timeout=120)
+                            "--follow-ups", "8"], capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
         jobs = re.search(r"jobs ([\d, ]+) \(", r.stdout)
         assert jobs, r.stdout
         ids = jobs.group(1).split(", ")
-        assert len(ids) == 5
-        assert _queue_empty(tb, wait_s=900)
+        assert len(ids) == 9
+        assert _queue_empty(tb, wait_s=1200)
         comp = (tbslurm.slurm_dir(tb.topo.name) / "jobcomp.txt").read_text()
         states = dict(re.findall(r"JobId=(\d+) .*?JobState=(\S+)", comp))
-        assert set(states) == set(ids) and states[ids[0]] == "TIMEOUT" and states[ids[-1]] == "COMPLETED", comp
+        # job 1 ends at its limit; the follow-ups run in turn until the campaign is complete; the job
+        # that completes it cancels the ones after it (they would find nothing to run)
+        assert set(states) == set(ids) and states[ids[0]] == "TIMEOUT", comp
+        ran = [j for j in ids if states[j] != "CANCELLED"]
+        assert len(ran) >= 2 and ran == ids[:len(ran)], comp
+        outs = {j: (folder / "slurm" / f"job-{j}.out").read_text() for j in ran}
+        if len(ran) < len(ids):
+            assert f"follow-up job(s) {', '.join(ids[len(ran):])} cancelled" in outs[ran[-1]], outs[ran[-1]][-2000:]
+        # a job whose campaign run ended before the limit ends COMPLETED (it stayed RUNNING until its
+        # limit while the batch step's manager was ended by the campaign's clean-up of the hosts)
+        assert states[ran[-1]] in ("COMPLETED", "TIMEOUT"), comp
+        if "report: " in outs[ran[-1]]:
+            assert states[ran[-1]] == "COMPLETED", comp
         con = sqlite3.connect(folder / "trials.sqlite")
         rows = con.execute("SELECT condition, status, valid FROM trials").fetchall()
         con.close()
@@ -257,6 +269,15 @@ def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(t
         assert segs[0]["slurm"]["job_id"] == ids[0] and len(segs) >= 2
         assert all(s["slurm"]["allocation"] == "given" and s["slurm"]["job_id"] in ids for s in segs)
         assert (folder / "stats.json").exists()
+        # a job its time limit ended recorded the trial it cut as a failed attempt, run again after
+        timed_out = [j for j in ran if states[j] == "TIMEOUT"]
+        assert any(f"cut by the time limit of Slurm job {j} (TIMEOUT)" in outs[j] for j in timed_out), \
+            {j: outs[j][-1500:] for j in timed_out}
+        st = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "status", str(folder)], capture_output=True,
+                            text=True, timeout=120)
+        assert st.returncode == 0, st.stdout + st.stderr
+        line = next(ln for ln in st.stdout.splitlines() if ln.startswith("slurm jobs: "))
+        assert line.startswith(f"slurm jobs: {ids[0]} TIMEOUT") and f"{ran[-1]} {states[ran[-1]]}" in line, line
         assert _left_in_hosts(tb) == []
     finally:
         tb.down()

@@ -162,7 +162,7 @@ def test_user_text_that_looks_like_markup_is_printed_as_written():
     rich would read '[/]' as a closing tag and fail ("internal error: MarkupError")."""
     from rich.console import Console
 
-    import qoslab.cli.campaign as cc
+    import qoslab.cli.campaignresults as cc
 
     buf = io.StringIO()
     old = cc.console

@@ -172,3 +172,114 @@ def test_submit_refuses_a_playbook_of_another_executor(tmp_path):
     with pytest.raises(QoslabError, match=r"quick.yaml: campaign submit runs `executor: slurm` playbooks \(this one: "
                                           r"netns\)"):
         client_for(load_playbook(pb), pb)
+
+
+def test_step_managers_are_found_through_the_alternatives_symlink(tmp_path):
+    """Debian's /usr/sbin/slurmstepd is a symlink (alternatives) to slurmstepd-wlm, which is what
+    /proc/PID/exe reads: a step manager is known by the binary's identity, not its path's name
+    (by name, a campaign's clean-up of the hosts ended the batch step's manager of its own job,
+    which then stayed RUNNING until its time limit)."""
+    import subprocess
+
+    real = Path(shutil.which("sleep") or "/bin/sleep").resolve()
+    link = tmp_path / "slurmstepd"
+    link.symlink_to(real)
+    p = subprocess.Popen([str(real), "30"])
+    try:
+        assert p.pid in tbslurm.stepd_pids(link)
+        assert p.pid not in tbslurm.stepd_pids(Path(shutil.which("true") or "/bin/true").resolve())
+    finally:
+        p.kill()
+        p.wait()
+    assert tbslurm.stepd_pids(tmp_path / "no-such-binary") == set()
+
+
+# -- a submitted campaign's job record (FOLDER/slurm/jobs.json), read by `campaign status` ------
+
+GOOD_JOBS = {"jobs": ["12", "13"], "topology": "ecenet", "head": "jp-1"}
+HOSTILE_JOBS = {
+    "not-json": (b"{jobs: [12]", "not JSON"),
+    "a-list": (b'["12"]', "not a job record"),
+    "extra-key": (b'{"jobs": ["12"], "topology": "t", "head": null, "prefix": ["rm", "-rf", "/"]}', "not a job record"),
+    "job-injection": (b'{"jobs": ["12; scancel -u root"], "topology": "t", "head": null}', "jobs: not a list"),
+    "job-number": (b'{"jobs": [12], "topology": "t", "head": null}', "jobs: not a list"),
+    "no-jobs": (b'{"jobs": [], "topology": "t", "head": null}', "jobs: not a list"),
+    "too-many-jobs": (('{"jobs": [' + ", ".join(['"1"'] * 22) + '], "topology": "t", "head": null}').encode(),
+                      "jobs: not a list"),
+    "topology-escapes": (b'{"jobs": ["1"], "topology": "../../etc", "head": null}', "topology: '../../etc' is not a name"),
+    "head-option": (b'{"jobs": ["1"], "topology": "t", "head": "jp-1 --net=/proc/1/ns/net"}', "head: "),
+    "topology-null": (b'{"jobs": ["1"], "topology": null, "head": "jp-1"}', "topology: 'None' is not a name"),
+    "huge": (b'{"jobs": ["1"], "topology": "t", "head": null, "x": "' + b"a" * 5000 + b'"}', "larger than a job record"),
+    "not-utf8": (b'{"jobs": ["\xff"], "topology": "t", "head": null}', "not JSON"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_JOBS))
+def test_a_hostile_job_record_is_one_line_naming_the_file(tmp_path, case):
+    from qoslab.campaign.submit import read_jobs
+
+    data, why = HOSTILE_JOBS[case]
+    (tmp_path / "slurm").mkdir()
+    (tmp_path / "slurm" / "jobs.json").write_bytes(data)
+    with pytest.raises(QoslabError) as e:
+        read_jobs(tmp_path)
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'slurm' / 'jobs.json'}: ") and why in msg and "\n" not in msg, msg
+    assert len(msg) < 300
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "symlink"])
+def test_a_job_record_that_is_not_a_regular_file_is_refused_without_reading(tmp_path, kind):
+    import os
+
+    from qoslab.campaign.submit import read_jobs
+
+    (tmp_path / "slurm").mkdir()
+    path = tmp_path / "slurm" / "jobs.json"
+    {"fifo": lambda: os.mkfifo(path), "folder": path.mkdir,
+     "symlink": lambda: path.symlink_to("/etc/passwd")}[kind]()
+    with pytest.raises(QoslabError, match="not a regular file"):
+        read_jobs(tmp_path)  # a FIFO would block a reader: never opened
+
+
+def test_a_job_record_reads_back_and_an_unreachable_slurm_leaves_the_states_unknown(tmp_path):
+    import json
+
+    from qoslab.campaign.submit import job_states, read_jobs
+
+    assert read_jobs(tmp_path) is None  # not submitted
+    (tmp_path / "slurm").mkdir()
+    (tmp_path / "slurm" / "jobs.json").write_text(json.dumps(GOOD_JOBS))
+    assert read_jobs(tmp_path) == (["12", "13"], "ecenet", "jp-1")
+    states = job_states(["12", "13"], SlurmClient(("/nonexistent/nsenter",)))
+    assert set(states) == {"12", "13"} and all(s.startswith("unknown (") for s in states.values()), states
+
+
+def test_campaign_status_of_a_folder_with_a_hostile_job_record_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    from test_campaign_folders import _campaign
+
+    folder = _campaign(tmp_path)
+    (folder / "slurm").mkdir()
+    (folder / "slurm" / "jobs.json").write_text('{"jobs": ["1`id`"], "topology": "t", "head": null}')
+    r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "status", str(folder)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [f"error: {folder / 'slurm' / 'jobs.json'}: jobs: not a list of 1-21 "
+                                             "Slurm job IDs (digits)"], r.stderr
+
+
+def test_follow_ups_are_cancelled_only_from_a_job_of_the_record(tmp_path):
+    import json
+
+    from qoslab.campaign.submit import cancel_follow_ups
+
+    assert cancel_follow_ups(tmp_path, {"SLURM_JOB_ID": "12"}) == []  # not submitted
+    (tmp_path / "slurm").mkdir()
+    (tmp_path / "slurm" / "jobs.json").write_text(json.dumps({**GOOD_JOBS, "topology": "t-not-up"}))
+    assert cancel_follow_ups(tmp_path, {}) == []  # not inside a job
+    assert cancel_follow_ups(tmp_path, {"SLURM_JOB_ID": "99"}) == []  # another job's
+    assert cancel_follow_ups(tmp_path, {"SLURM_JOB_ID": "13"}) == []  # the last one: none after it
+    assert cancel_follow_ups(tmp_path, {"SLURM_JOB_ID": "12"}) == []  # its testbed's cluster is not running

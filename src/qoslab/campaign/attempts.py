@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..executors import cgroups
+from ..executors import cgroups, slurmalloc
 from ..meters.fidelityjudge import invalid_texts
 from ..trials.playbook import Playbook
 from ..trials.store import Store
@@ -87,9 +87,15 @@ class TrialAttempts:
 
     def _interrupted(self, env: TrialEnv, idx: int) -> None:
         """An interrupt (Ctrl-C, SIGTERM) ended trial ``idx``: it is pending again, not a failure
-        (``--resume`` runs it), and whatever it left running on the testbed is ended."""
-        self.store.record(idx, status="pending", error="interrupted (Ctrl-C or SIGTERM); --resume runs it again")
-        self.log(f"trial {idx} interrupted: it runs again on --resume")
+        (``--resume`` runs it), unless a Slurm job's time limit cut it (a failed attempt that stays
+        pending, :func:`..executors.slurmalloc.time_limit_cut`); whatever it left running on the
+        testbed is ended."""
+        cut = slurmalloc.time_limit_cut(env.topo.name)
+        if cut:
+            self.store.record_failure(idx, f"{cut}; --resume runs it again", time.time(), final=False)
+        else:
+            self.store.record(idx, status="pending", error="interrupted (Ctrl-C or SIGTERM); --resume runs it again")
+        self.log(f"trial {idx} {cut or 'interrupted'}: it runs again on --resume")
         if env.testbed is not None:
             env.testbed.end_survivors()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -10,10 +10,10 @@ from typing import Any
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ..errors import QoslabError
-from ..workloads.metrics import DEFAULT, Metric, decimals, fmt, primary_value
+from ..workloads.metrics import DEFAULT, decimals, fmt, primary_value
+from .campaignresults import print_results, print_smoke
 from .common import console
 
 app = typer.Typer(help="Campaigns: trials over a matrix of conditions, resumable, with statistics.",
@@ -138,26 +138,12 @@ def campaign_submit(playbook: Path = typer.Argument(..., help="Campaign playbook
                     out: Path | None = typer.Option(None, help="Campaign folder (default results/campaigns/...)."),
                     follow_ups: int = typer.Option(1, "--follow-ups", min=0, max=20,
                                                    help="Jobs that resume the campaign after the previous one ended "
-                                                        "(its time limit, a node failure)."),
-                    experimental: bool = typer.Option(False, "--experimental", help="Use it although it is not "
-                                                      "finished (a job outlives its campaign).")) -> None:
+                                                        "(its time limit, a node failure).")) -> None:
     """Submit a campaign as Slurm batch jobs (sbatch): the first runs it in its allocation, each
-    follow-up (--dependency=afterany) resumes the folder. Prints the job IDs. Not yet enabled:
-    needs --experimental (a job stays until its time limit after its campaign ended)."""
-    from ..campaign import load_playbook
-    from ..campaign.submit import client_for, submit
+    follow-up (--dependency=afterany) resumes the folder. Prints the job IDs."""
+    from .campaignsubmit import submit_command
 
-    if not experimental:
-        raise QoslabError("campaign submit is not finished: each batch job stays until its time limit after its "
-                          "campaign ended (issue 51); pass --experimental to use it anyway")
-    pb = load_playbook(playbook)
-    topo, client, handle = client_for(pb, playbook)
-    client.require(("sbatch",))  # before the folder is made: nothing submitted, nothing written
-    folder = _campaign_folder(playbook, trials, out, None)
-    jobs = submit(topo, folder, f"qoslab-submit-{pb.name}", client, follow_ups, root_netns=handle)
-    console.print(f"campaign folder {folder}; jobs {', '.join(jobs)} (each after the one before: "
-                  f"sbatch --dependency=afterany); script {folder / 'slurm' / 'campaign.sbatch'}",
-                  soft_wrap=True, highlight=False)
+    submit_command(playbook, follow_ups, lambda: _campaign_folder(playbook, trials, out, None))
 
 
 @app.command("run")
@@ -202,133 +188,26 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     counts = store.counts()
     console.print(f"trials: {counts}")
     if store.meta("smoke"):  # a try-out: every condition's value (or why it failed), no statistics
-        return _print_smoke(store, folder, counts.get("failed", 0))
+        return print_smoke(store, folder, counts.get("failed", 0))
     if counts.get("failed") and len(censored_failed_trials(runner.pb, store, folder)) != counts["failed"]:
         raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
                           f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "
                           f"`qoslab campaign run --resume {folder}` runs them again")
     if counts.get("pending") or counts.get("running"):
         raise QoslabError(f"campaign incomplete: resume with `qoslab campaign run --resume {folder}`")
+    from ..campaign.submit import cancel_follow_ups
+
+    cancelled = cancel_follow_ups(folder, os.environ)  # a submitted campaign done: its later jobs have nothing to do
+    if cancelled:
+        console.print(f"campaign complete: follow-up job(s) {', '.join(cancelled)} cancelled")
     stats = campaign_stats(runner.pb, store, folder)
     if stats.get("censored"):
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
-    _print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
+    print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
     with console.status("executing the report notebook ..."):
         page = campaign_report(folder)
     console.print(f"campaign folder: {folder}\nreport: {page}")
-
-
-def _print_smoke(store: Any, folder: Path, failed: int = 0) -> None:
-    """A smoke run's outcome: each condition's one value of the primary metric (no statistics);
-    QoslabError after the values when ``failed`` conditions failed."""
-    console.print(f"smoke run (one trial per condition): no statistics; campaign folder: {folder}")
-    for row in store.trials():
-        metric, value = primary_value(row.metrics_json, row.elapsed_s)
-        shown = fmt(value, decimals(metric, [value]), metric.unit) if row.status == "done" else row.status
-        console.print(f"  {row.condition:<24} {metric.name} {shown}" + (f"  ({row.error[:200]})" if row.error else ""),
-                      markup=False, soft_wrap=True)
-    if failed:
-        raise QoslabError(f"smoke run: {failed} condition(s) failed (see above)")
-
-
-def _print_results(stats: dict[str, Any], kind: str, folder: Path) -> None:
-    """A campaign's statistics on the console: the primary metric, each secondary metric, the
-    stopping rule, the harness overhead, the network wait and the fidelity verdicts; first of all
-    the fidelity headline (every counted trial ok, or which were not and why)."""
-    from ..stats.fidelity import headline
-
-    first = headline(stats.get("fidelity"))
-    if first:
-        style = None if first.endswith(" ok") else "bold yellow"
-        console.print(first, style=style, markup=False, highlight=False, soft_wrap=True)
-    _print_stats(stats, _times_title(kind, stats.get("metric")))
-    for name, sec in (stats.get("secondary") or {}).items():
-        if sec.get("stats"):
-            _print_stats(json.loads((folder / sec["stats"]).read_text()), f"secondary metric {name} ({sec['unit']})",
-                         Metric.from_dict({"name": name, **sec}))
-    _print_stopping(stats.get("stopping"))
-    _print_overhead(stats.get("overhead_s"))
-    if (folder / "stats-network.json").exists():
-        _print_stats(json.loads((folder / "stats-network.json").read_text()),
-                     "network wait (render time minus the busiest worker's, seconds)")
-    _print_fidelity(stats.get("fidelity"))
-
-
-def _print_fidelity(block: dict[str, Any] | None) -> None:
-    """The fidelity monitor's counts per condition, the trials left out, and the warning."""
-    from ..stats.fidelity import console_lines
-
-    for line in console_lines(block):
-        style = "bold red" if line.startswith("WARNING") else None
-        console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
-
-
-def _times_title(kind: str, metric: dict[str, Any] | None = None) -> str:
-    """The console title of the statistics table for a workload kind and its declared primary
-    ``metric`` (stats.json's ``metric`` block, None: elapsed_s in seconds)."""
-    if metric:
-        better = "lower" if metric.get("direction", "lower") == "lower" else "higher"
-        return f"{metric['name']} ({kind}: {metric['unit']}, {better} is better)"
-    return "trial times (render phase, seconds)" if kind == "raytracer" else \
-        f"trial times ({kind}: the workload's elapsed_s, seconds)"
-
-
-def _print_stats(stats: dict[str, Any], title: str = "trial times (render phase, seconds)",
-                 metric: Metric | None = None) -> None:
-    """A statistics table (mean, sd, CI, median, CV per condition) with its comparisons and
-    recoveries, values in ``metric``'s unit and precision (default: stats.json's ``metric``)."""
-    m = metric or (Metric.from_dict(stats["metric"]) if stats.get("metric") else DEFAULT.primary)
-    d_ = decimals(m, [d["mean"] for d in stats["conditions"].values()])
-    tab = Table(title=escape(title))  # condition names, metric names and units are the user's: text, not markup
-    for c in ("condition", "n", f"mean {m.unit}", f"sd {m.unit}", "95% BCa CI", f"median {m.unit}", "CV"):
-        tab.add_column(escape(c), justify="left" if c == "condition" else "right")
-    for name, d in stats["conditions"].items():
-        tab.add_row(escape(name), str(d["n"]), fmt(d["mean"], d_), fmt(d["sd"], d_),
-                    f"{fmt(d['ci95'][0], d_)}-{fmt(d['ci95'][1], d_)}", fmt(d["median"], d_), f"{d['cv']:.1%}")
-    console.print(tab)
-    for c in stats.get("comparisons", []):
-        console.print(_comparison_line(c, m.unit, d_), markup=False)
-    for r in stats.get("recovery", []):
-        ratio, ci = r["ratio"], r.get("ci95")
-        kind = "percentile" if r.get("method") else "BCa"  # method: a higher-is-better metric's recovery
-        interval = f" [{ci[0]:.1%}, {ci[1]:.1%}] ({kind} 95 %)" if ci and None not in ci and ratio is not None else ""
-        console.print(f"  recovery of {r['treated']}: " + (f"{ratio:.1%}" if ratio is not None else "n/a (no slowdown)")
-                      + f"{interval} of the slowdown {r['baseline']} -> {r['congested']}", markup=False)
-
-
-def _print_overhead(overhead: dict[str, Any] | None) -> None:
-    """The harness overhead per trial (median of trial wall time minus the workload phase)."""
-    if overhead:
-        per = ", ".join(f"{c} {v:.2f}" for c, v in overhead["conditions"].items())
-        console.print(f"harness overhead per trial (median, s): {overhead['median']:.2f} over {overhead['n']} "
-                      f"trials; {per}", markup=False)
-
-
-def _comparison_line(c: dict[str, Any], unit: str = "s", places: int = 3) -> str:
-    """One comparison as a line: difference with its bootstrap interval, ratio, Hedges' g, Holm-
-    adjusted p values, and, where no difference was detected (Welch p >= 0.05), whether the data
-    show the conditions equivalent within the TOST margin (absence of evidence is not equivalence)."""
-    ci = c.get("difference_ci95_s")
-    line = f"  {c['b']} vs {c['a']}: {c['difference_s']:+.{places}f} {unit}"
-    if ci:
-        line += f" [{ci[0]:+.{places}f}, {ci[1]:+.{places}f}]"
-    line += f" ({c['ratio']:.2f}x)"
-    if c.get("not_computable"):  # a metric constant in both conditions: no test divides by its spread
-        mw = c.get("mann_whitney_p")
-        return line + ", no spread in either condition: Welch t, g and TOST not computable" + (
-            f", Mann-Whitney p = {mw:.2g}" if mw is not None else "")
-    if c.get("hedges_g") is not None:
-        line += f", g = {c['hedges_g']:+.2f}"
-    line += f", Welch p = {c['welch_t_p']:.2g}"
-    if c.get("welch_t_p_holm") is not None:
-        line += f" (Holm {c['welch_t_p_holm']:.2g})"
-    line += f", Mann-Whitney p = {c['mann_whitney_p']:.2g}"
-    tost = c.get("tost")
-    if tost and c["welch_t_p"] >= 0.05:
-        verdict = "equivalent" if tost["equivalent"] else "not shown equivalent"
-        line += f"; within +-{tost['margin_rel']:.0%} of {tost['reference']}: {verdict} (TOST p = {tost['p']:.2g})"
-    return line
 
 
 @app.command("plan")
@@ -344,21 +223,11 @@ def campaign_plan(playbook: Path = typer.Argument(..., help="Campaign playbook, 
     plan_command(playbook, trials, seed, show)
 
 
-def _print_stopping(stopping: dict[str, Any] | None) -> None:
-    """A sequential campaign's stop: which rule stopped each condition, after how many trials."""
-    if not stopping:
-        return
-    console.print(f"sequential stopping ({stopping['rule']} of the {stopping['metric']}, half-width <= "
-                  f"{stopping['half_width']:g}, {stopping['min']}-{stopping['max']} trials, checked every "
-                  f"{stopping['every']}):", soft_wrap=True)
-    for name, c in stopping["conditions"].items():
-        console.print(f"  {name}: {c['trials']} trials; stopped by {c['stopped_by']}", soft_wrap=True, markup=False)
-
-
 @app.command("status")
 def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder.")) -> None:
-    """Trials done, pending, failed; running means per condition; processes left in a finished
-    trial's cgroup (leftovers the trial's end could not kill, or a killed run left). Reads only."""
+    """Trials done, pending, failed; running means per condition; a submitted campaign's Slurm
+    jobs and their states; processes left in a finished trial's cgroup (leftovers the trial's end
+    could not kill, or a killed run left). Reads only."""
     from .campaignstatus import print_status
 
     print_status(folder)

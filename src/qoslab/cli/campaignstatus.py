@@ -27,6 +27,7 @@ def print_status(folder: Path) -> None:
     """Print the status of the campaign in ``folder`` (see the module doc). Raises QoslabError
     for a folder that holds no campaign store."""
     from ..campaign.folder import live_run
+    from ..campaign.submit import status_line
     from ..executors import cgroups
     from ..trials.store import Store
 
@@ -37,6 +38,9 @@ def print_status(folder: Path) -> None:
         print_means(st)
         _print_sequential(st.meta("sequential"))
         rows = st.trials()
+    jobs = status_line(folder)  # a submitted campaign's batch jobs, as Slurm tells their states
+    if jobs is not None:
+        _say(jobs)
     pid = live_run(folder)
     running = [r.idx for r in rows if r.status == "running"]
     if running and pid is None:

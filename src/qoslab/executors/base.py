@@ -26,11 +26,14 @@ The contract (every backend keeps it exactly):
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from ..errors import QoslabError
 
 
 @dataclass(frozen=True)
@@ -149,3 +152,23 @@ def emulation(ex: Executor) -> Executor:
 def budgeted(ex: Executor) -> bool:
     """Whether processes started through ``ex`` run in a host's CPU budget (a ``cpu:`` block)."""
     return bool(getattr(ex, "cgroups", ()))
+
+
+def shared_fetch(node: str, remote_path: str | Path, local_path: str | Path) -> Path:
+    """:meth:`Executor.fetch` of an executor whose nodes share this machine's file system
+    (``local``, ``netns``, ``slurm``): a copy of ``remote_path`` to ``local_path`` (nothing when
+    they are the same file); returns ``local_path``. Raises QoslabError naming ``node`` when
+    there is no such file."""
+    src, dst = Path(remote_path), Path(local_path)
+    if not src.is_file():
+        raise QoslabError(f"on {node}: no such file: {src}")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if src.resolve() != dst.resolve():
+        shutil.copyfile(src, dst)
+    return dst
+
+
+def shared_node_dir(local_dir: str | Path) -> str:
+    """:meth:`Executor.node_dir` on a shared file system: the local folder itself (created)."""
+    Path(local_dir).mkdir(parents=True, exist_ok=True)
+    return str(local_dir)

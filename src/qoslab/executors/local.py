@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import CommandFailed, CommandTimeout, QoslabError
 from ..topology import repo_root
 from . import cgroups
-from .base import BackgroundProcess, CommandResult
+from .base import BackgroundProcess, CommandResult, shared_fetch, shared_node_dir
 
 #: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
 LIFETIME_KILL_AFTER_S = 5
@@ -191,19 +191,12 @@ class SubprocessExecutor:
 
     def fetch(self, remote_path: str | Path, local_path: str | Path) -> Path:
         """See :meth:`qoslab.executors.base.Executor.fetch` (the file system is shared: a copy)."""
-        src, dst = Path(remote_path), Path(local_path)
-        if not src.is_file():
-            raise QoslabError(f"on {self.node}: no such file: {src}")
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        if src.resolve() != dst.resolve():
-            shutil.copyfile(src, dst)
-        return dst
+        return shared_fetch(self.node, remote_path, local_path)
 
     def node_dir(self, local_dir: str | Path) -> str:
         """See :meth:`qoslab.executors.base.Executor.node_dir`: the shared file system's own
         folder (created)."""
-        Path(local_dir).mkdir(parents=True, exist_ok=True)
-        return str(local_dir)
+        return shared_node_dir(local_dir)
 
 
 @functools.lru_cache(maxsize=1)

@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -37,7 +38,7 @@ from typing import Any
 from ..errors import CommandFailed, CommandTimeout, QoslabError
 from ..topology import repo_root
 from . import slurmalloc
-from .base import BackgroundProcess, CommandResult
+from .base import BackgroundProcess, CommandResult, shared_fetch, shared_node_dir
 from .local import PR_SET_PDEATHSIG, kill_group
 
 #: Seconds the srun client may take beyond a command's own timeout (step launch, I/O).
@@ -46,6 +47,8 @@ SRUN_MARGIN_S = 15.0
 START_TIMEOUT_S = 20.0
 #: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
 KILL_AFTER_S = 5
+#: Seconds a step refused by a job its time limit ended waits for Slurm's SIGTERM.
+SIGTERM_WAIT_S = 30.0
 
 
 def _pdeathsig() -> None:
@@ -145,6 +148,7 @@ class SlurmExecutor:
         if rc in (126, 127) and "timeout: failed to run command" in err:
             raise QoslabError(f"on {self.node}: cannot run {args[0]}: {err.strip().rsplit(': ', 1)[-1]}")
         if rc != 0 and err.startswith(("srun: error:", "srun: fatal:")):
+            self._job_ending(err)
             raise QoslabError(f"on {self.node} (node {self.slurm_node}, job {self.alloc.job_id}): "
                               f"{err.strip().splitlines()[0]}")
         res = CommandResult(self.node, args, rc, out, err, dt)
@@ -183,6 +187,7 @@ class SlurmExecutor:
                 kill_group(p.pid, signal.SIGTERM)
                 p.wait()
                 tail = (self._pids / "srun.log").read_text(errors="replace").strip().splitlines()[-1:]
+                self._job_ending(tail[0] if tail else "")
                 raise QoslabError(f"on {self.node}: cannot start `{' '.join(map(str, argv))}` as a step of job "
                                   f"{self.alloc.job_id}: {tail[0] if tail else f'srun exit {p.returncode}'}")
             time.sleep(0.01)
@@ -195,6 +200,20 @@ class SlurmExecutor:
                                  deadline=None if lifetime_s is None else time.monotonic() + lifetime_s)
         self._started.append(proc)
         return proc
+
+    def _job_ending(self, err: str) -> None:
+        """srun refused a step because the job is completing: when that job is the one this
+        process runs in (``given``: a batch job) and its time limit cut it, Slurm's SIGTERM to
+        this process is on its way: the main thread waits for it (at most :data:`SIGTERM_WAIT_S`; a
+        worker thread's refusal is its error, the main thread meets the job's end next), so the campaign
+        records the cut trial as a failed attempt (an interrupt, not a failure that spends its
+        retries on steps Slurm refuses) and Slurm, not an early exit, gives the job its state
+        (TIMEOUT; a batch script that exits first with an error leaves it FAILED)."""
+        if "already completing or completed" in err and self.alloc.how == "given" \
+                and threading.current_thread() is threading.main_thread() and self.alloc.time_limit_reached():
+            deadline = time.monotonic() + SIGTERM_WAIT_S
+            while time.monotonic() < deadline:
+                time.sleep(0.1)  # the SIGTERM handler raises KeyboardInterrupt in the main thread
 
     @staticmethod
     def _handle(proc: BackgroundProcess) -> tuple[subprocess.Popen[bytes], str]:
@@ -242,18 +261,11 @@ class SlurmExecutor:
 
     def fetch(self, remote_path: str | Path, local_path: str | Path) -> Path:
         """See :meth:`qoslab.executors.base.Executor.fetch` (the shared file system: a copy)."""
-        src, dst = Path(remote_path), Path(local_path)
-        if not src.is_file():
-            raise QoslabError(f"on {self.node}: no such file: {src}")
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        if src.resolve() != dst.resolve():
-            shutil.copyfile(src, dst)
-        return dst
+        return shared_fetch(self.node, remote_path, local_path)
 
     def node_dir(self, local_dir: str | Path) -> str:
         """See :meth:`qoslab.executors.base.Executor.node_dir`: the shared file system's folder."""
-        Path(local_dir).mkdir(parents=True, exist_ok=True)
-        return str(local_dir)
+        return shared_node_dir(local_dir)
 
     # -- leftovers, facts, close --------------------------------------------------------------
     def end_leftovers(self) -> list[str]:

@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,8 @@ CLIENTS = ("srun", "salloc", "squeue", "scancel", "scontrol", "sinfo")
 #: Seconds a Slurm client command may take (salloc: until the allocation is granted).
 CLIENT_TIMEOUT_S = 30.0
 SALLOC_TIMEOUT_S = 600.0
+#: Seconds an interrupted run may wait for Slurm to say whether its job's time limit cut it.
+CUT_CHECK_S = 2.0
 #: What a Slurm node list may hold before ``scontrol`` sees it: ``a[1-3,5],b-2``.
 _RANGES = r"\[[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\]"
 _HOST = rf"[A-Za-z0-9][A-Za-z0-9_.-]*({_RANGES}[A-Za-z0-9_.-]*)*"
@@ -121,6 +124,25 @@ class Allocation:
         rows = [line.split("|") for line in r.stdout.splitlines() if line.count("|") == 2]
         return [(i, n) for i, j, n in rows if j == name]
 
+    def time_limit_reached(self, timeout: float = CUT_CHECK_S) -> bool:
+        """Whether the job has reached its time limit: ``scontrol show job`` says
+        ``JobState=TIMEOUT`` or ``Reason=TimeLimit`` (set by the controller before it signals the
+        job's processes), or its ``EndTime`` has passed. False when Slurm gives no answer within
+        ``timeout`` seconds (the job's processes have KillWait seconds between SIGTERM and SIGKILL)."""
+        try:
+            r = self.client.call(["scontrol", "show", "job", "-o", self.job_id], timeout)
+        except QoslabError:
+            return False
+        if r.returncode != 0:
+            return False
+        if re.search(r"\b(JobState=TIMEOUT|Reason=TimeLimit)\b", r.stdout):
+            return True
+        end = re.search(r"\bEndTime=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\b", r.stdout)  # local time, as Slurm's
+        try:
+            return end is not None and time.mktime(time.strptime(end.group(1), "%Y-%m-%dT%H:%M:%S")) <= time.time()
+        except (ValueError, OverflowError):
+            return False
+
     def release(self) -> None:
         """End the job when qoslab took it (``scancel``); a given job is left to its owner."""
         if self.taken:
@@ -193,6 +215,20 @@ def check_request(topo: Any, client: SlurmClient) -> None:
             raise _field_error(topo, "nodes", f"no node(s) {', '.join(unknown)} on this cluster")
 
 
+def request_options(topo: Any) -> list[str]:
+    """The allocation request of the topology's ``slurm:`` block as ``salloc``/``sbatch``
+    options: ``--nodes`` (one per host), ``--time`` (default 1:00:00), then ``--partition``,
+    ``--nodelist``, ``--account``, ``--constraint`` where the block gives them."""
+    s = topo.slurm
+    opts = [f"--nodes={len(topo.hosts)}", f"--time={s.time_limit if s is not None else '1:00:00'}"]
+    if s is not None:
+        opts += [f"--partition={s.partition}"] if s.partition else []
+        opts += [f"--nodelist={','.join(s.nodes)}"] if s.nodes else []
+        opts += [f"--account={s.account}"] if s.account else []
+        opts += [f"--constraint={s.constraint}"] if s.constraint else []
+    return opts
+
+
 def take(topo: Any, run_id: str, client: SlurmClient) -> tuple[str, str]:
     """(job ID, ``found`` or ``taken``) of the run: a running job named ``qoslab-<run id>`` (a
     killed run's allocation, which this run now owns and releases), else
@@ -204,15 +240,7 @@ def take(topo: Any, run_id: str, client: SlurmClient) -> tuple[str, str]:
     if found:
         return found[0], "found"
     check_request(topo, client)
-    s = topo.slurm
-    argv = ["salloc", "--no-shell", f"--job-name={name}", f"--nodes={len(topo.hosts)}",
-            f"--time={s.time_limit if s else '1:00:00'}"]
-    if s is not None:
-        argv += [f"--partition={s.partition}"] if s.partition else []
-        argv += [f"--nodelist={','.join(s.nodes)}"] if s.nodes else []
-        argv += [f"--account={s.account}"] if s.account else []
-        argv += [f"--constraint={s.constraint}"] if s.constraint else []
-    r = client.call(argv, SALLOC_TIMEOUT_S)
+    r = client.call(["salloc", "--no-shell", f"--job-name={name}", *request_options(topo)], SALLOC_TIMEOUT_S)
     m = re.search(r"Granted job allocation (\d+)", r.stderr + r.stdout)
     if r.returncode != 0 or m is None:
         raise QoslabError(f"salloc refused the allocation: {(r.stderr or r.stdout).strip()[-300:] or r.returncode}")
@@ -260,3 +288,16 @@ def release(a: Allocation, topo_name: str, run_id: str) -> None:
             return
         _shared.pop((topo_name, run_id), None)
     a.release()
+
+
+def time_limit_cut(topo_name: str) -> str | None:
+    """When this process runs commands on topology ``topo_name`` in a Slurm job (an allocation
+    of :func:`acquire` still in use) that has reached its time limit: the text of that cut
+    (``cut by the time limit of Slurm job J (TIMEOUT)``), else None (no Slurm call then). What an
+    interrupted campaign records: a trial cut by the limit is a failed attempt, not a Ctrl-C."""
+    with _lock:
+        allocs = [a for (t, _), a in _shared.items() if t == topo_name]
+    for a in allocs:
+        if a.time_limit_reached():
+            return f"cut by the time limit of Slurm job {a.job_id} (TIMEOUT)"
+    return None

@@ -149,14 +149,31 @@ def keep_pids(topo: Topology) -> set[int]:
         return keep
     if "slurmctld" in daemons:
         keep |= set(descendants(daemons["slurmctld"]))
+    keep |= stepd_pids()
+    return keep
+
+
+def stepd_pids(binary: Path = SLURMSTEPD) -> set[int]:
+    """PIDs of every running ``slurmstepd`` (``binary``), found by the identity (device, inode) of the binary
+    their ``/proc/PID/exe`` points to, not by its name: Debian installs the binary as
+    ``/usr/sbin/slurmstepd-wlm`` behind the alternatives symlink ``/usr/sbin/slurmstepd``, which
+    is what ``exe`` reads, so a name comparison never matched and a campaign's clean-up of the
+    hosts ended the batch step's manager of the job it ran in (the job then ran until its time
+    limit: nothing was left to report the batch script's end)."""
+    try:
+        want = os.stat(binary)
+    except OSError:
+        return set()
+    found: set[int] = set()
     for e in os.scandir("/proc"):
         if e.name.isdigit():
             try:
-                if os.readlink(f"/proc/{e.name}/exe") == str(SLURMSTEPD):
-                    keep.add(int(e.name))
+                st = os.stat(f"/proc/{e.name}/exe")
             except OSError:
                 continue
-    return keep
+            if (st.st_dev, st.st_ino) == (want.st_dev, want.st_ino):
+                found.add(int(e.name))
+    return found
 
 
 def _spawn(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -166,9 +166,7 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
     stats.json and report.html (with --smoke: one trial per condition, values only)."""
     from ..campaign import Runner
-    from ..report import campaign_report
-    from ..stats import campaign_stats, stopping
-    from ..stats.campaign import censored_failed_trials
+    from ..stats import stopping
 
     if dry_run:
         if playbook is None or resume is not None:
@@ -185,10 +183,20 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                         stop_check=stopping.check)
         bar.pending, bar.means = _prepare(runner, rerun_invalid, confirm_flood)
         store = runner.run()
+    _finish(runner, store, folder)
+
+
+def _finish(runner: Any, store: Any, folder: Path) -> None:
+    """After a run: the counts, then (a complete campaign) the statistics, results and report."""
+    from ..report import campaign_report
+    from ..stats import campaign_stats
+    from ..stats.campaign import censored_failed_trials
+
     counts = store.counts()
     console.print(f"trials: {counts}")
     if store.meta("smoke"):  # a try-out: every condition's value (or why it failed), no statistics
-        return print_smoke(store, folder, counts.get("failed", 0))
+        print_smoke(store, folder, counts.get("failed", 0))
+        return
     if counts.get("failed") and len(censored_failed_trials(runner.pb, store, folder)) != counts["failed"]:
         raise QoslabError(f"campaign incomplete: {counts['failed']} trial(s) failed after their retries (see "
                           f"`qoslab campaign status {folder}`); no statistics over unequal trial counts: "

@@ -19,22 +19,17 @@ from qoslab.profiles import load_profile
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
-from qoslab.testbed import Testbed
-from qoslab.topology import load_variant
 
-from .conftest import free_port, tcp_under_flood, unique_name
+from .conftest import DATAPATHS, datapath_variant, tcp_under_flood, testbed_up
 
 ECENET9300 = REPO / "playbooks" / "topologies" / "ecenet9300.yaml"
 
 
-@pytest.fixture(scope="module")
-def testbed():
-    """ecenet9300 (the thesis cluster on a C9300-24T) under a unique name, up for the module."""
-    tb = Testbed(load_variant(unique_name("x"), free_port(), ECENET9300))
-    tb.up()
-    yield tb
-    tb.down()
-    assert not tb.existing()
+@pytest.fixture(scope="module", params=DATAPATHS)
+def testbed(request):
+    """ecenet9300 (the thesis cluster on a C9300-24T) under a unique name, up for the module, on each
+    switch data path."""
+    yield from testbed_up(datapath_variant("x", request.param, ECENET9300))
 
 
 def _lines(testbed, name: str) -> list[str]:

@@ -19,23 +19,18 @@ from qoslab.profiles import load_profile
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
-from qoslab.testbed import Testbed
-from qoslab.topology import load_variant
 
-from .conftest import free_port, tcp_under_flood, unique_name
+from .conftest import DATAPATHS, datapath_variant, tcp_under_flood, testbed_up
 
 ECENETEOS = REPO / "playbooks" / "topologies" / "eceneteos.yaml"
 EOS = get_platform("arista_eos")
 
 
-@pytest.fixture(scope="module")
-def testbed():
-    """eceneteos (the thesis cluster on a DCS-7280SR3-48YC8) under a unique name, up for the module."""
-    tb = Testbed(load_variant(unique_name("e"), free_port(), ECENETEOS))
-    tb.up()
-    yield tb
-    tb.down()
-    assert not tb.existing()
+@pytest.fixture(scope="module", params=DATAPATHS)
+def testbed(request):
+    """eceneteos (the thesis cluster on a DCS-7280SR3-48YC8) under a unique name, up for the module,
+    on each switch data path."""
+    yield from testbed_up(datapath_variant("e", request.param, ECENETEOS))
 
 
 def _tc_queues(testbed) -> list[tuple[int, int]]:

@@ -7,8 +7,8 @@ the link, kernel-paced. While the flood runs, ``perf record -C <switch CPU> -g``
 switch's core for ``seconds``; the forwarded packets are the switch ports' ``tx_packets`` over the
 same window (``ip -s link`` in the switch namespace), the core's busy share is /proc/stat's.
 
-Each sample's kernel or user-space symbol (self time, ``perf report --no-children --sort sym``)
-goes to one component by name (:data:`COMPONENTS`, first match wins); the cost of a component per
+Each sample goes to one component by its call chain (``perf script``, :func:`classify_stack`:
+the innermost frame that names one); the cost of a component per
 forwarded packet is ``busy share x its share of the busy samples / forwarded packets per second``
 in microseconds of the switch's core. Inclusive shares of a few entry points (``--children``:
 callees counted too, so they overlap) are printed beside it.
@@ -41,29 +41,70 @@ ROOT = Path(__file__).resolve().parents[1]
 TOPOLOGY = ROOT / "playbooks" / "topologies" / "ecenet-cpu.yaml"
 RESULTS = ROOT / "bench" / "results"
 
-#: component -> symbol regex (self time), in match order; idle symbols are not busy time.
+#: component -> frame regex, tried innermost frame first (first match wins): the time a sample
+#: took is the innermost frame's that names a component, so time spent with interrupts off (charged
+#: to ``_raw_spin_unlock_irqrestore`` and friends by cpu-clock sampling in a VM) goes to the function
+#: that held them off. ``qdisc`` and ``veth`` are split by the outer frames: the host's side (in
+#: the sender's ``udp_sendmsg``) or the switch port's (below the bridge or ``fwd to``).
 COMPONENTS: list[tuple[str, str]] = [
-    ("idle", r"idle|safe_halt|mwait|cpu_startup_entry|^do_idle"),
-    ("bridge (br_*, fdb)", r"^_*br_|^nbp_|fdb|^_*bridge"),
-    ("nftables (nft_*, nf_*)", r"^_*nft_|^_*nf_|^nf_hook|^nft|^jhash|^__nft"),
-    ("HTB + bfifo + qdisc layer", r"htb|fifo|qdisc|^__dev_queue_xmit|^dev_queue_xmit|^sch_|psched|"
-                                  r"^dev_hard_start_xmit|^__qdisc|^tcf_|^tc_|^validate_xmit|netdev_core_pick"),
-    ("veth xmit", r"^veth_|^__veth"),
-    ("RPS, backlog, softirq", r"rps|backlog|^net_rx_action|^__napi|^napi|^netif_rx|softirq|"
-                              r"^__netif_receive|^netif_receive|^generic_smp|^smp_call|^__smp|ipi|"
-                              r"^_*raise_softirq|^flush_smp"),
-    ("IP + UDP receive", r"^ip_rcv|^ip_local|^ip_sublist|^ip_list|^_*udp|^ip_route|^fib|^ip_protocol|"
-                         r"^raw_local|^sock_def|^skb_copy_datagram|^__skb_recv|^ip_rcv_finish|^l3mdev"),
-    ("UDP/IP send (senders' kernel)", r"^ip_make_skb|^ip_append|^ip_finish|^ip_output|^ip_send|^__ip_|"
-                                      r"^ip_generic|^neigh|^__neigh|^sys_sendto|^__sys_sendto|sendmsg|"
-                                      r"^__x64_sys|^ip_setup_cork|^__ip_make_skb|^eth_header|^skb_set_owner"),
-    ("skb alloc/free, copies", r"kmem_cache|kfree|alloc_skb|skb_release|consume_skb|^skb_|^__skb|page|"
-                               r"memcpy|memset|copy_user|^_copy|^__copy|slab|^__kmalloc|^kmalloc|csum"),
-    ("syscall entry/exit, scheduler", r"entry_|syscall|schedule|^__schedule|switch_to|^finish_task|"
-                                      r"^pick_|^update_|^enqueue_task|^dequeue_task|^try_to_wake|hrtimer|"
-                                      r"^ktime|tick|^irq|^_raw_spin|^rcu|^native_|^clock|^read_tsc|futex"),
-    ("user space (ITGSend, python, ...)", r"^\[\.\]"),
+    ("bridge", r"^_*br_|^nbp_|fdb"),
+    ("nftables", r"^_*nft_|^_*nf_hook|^nf_ingress|^nf_fwd|^_*nf_|^jhash"),
+    ("qdisc", r"htb|fifo|qdisc|^sch_direct_xmit|^_*dev_queue_xmit|^dev_hard_start_xmit|psched|"
+              r"^netdev_core_pick|^validate_xmit|^tcf_|^tc_run|^sch_handle|^net_tx_action"),
+    ("veth", r"^veth_|^__veth|^_*dev_forward_skb|^eth_type_trans"),
+    ("RPS, backlog, softirq", r"enqueue_to_backlog|rps|process_backlog|^net_rx_action|handle_softirqs|"
+                              r"^_*do_softirq|^netif_rx|^_*netif_receive_skb|napi|smp_call|raise_softirq|"
+                              r"^_*local_bh_enable|ipi"),
+    ("IP + UDP receive", r"^ip_rcv|^ip_local|^ip_sublist|^ip_list_rcv|^_*udp4?_|^udp_|^skb_copy_datagram|"
+                         r"^_*skb_recv|^sock_def_readable|^ip_route_input|^fib_|^ip_protocol|^_*sys_recv|"
+                         r"^sock_recvmsg|^inet_recvmsg|^ip_rcv_core"),
+    ("UDP/IP send (senders' kernel)", r"^udp_sendmsg|^ip_make_skb|^_*ip_append|^ip_finish_output|^ip_output|"
+                                      r"^ip_send_skb|^_*ip_local_out|^neigh_|^ip_route_output|^_*sys_sendto|"
+                                      r"^_*sock_sendmsg|^ip_generic_getfrag|^_copy_from_iter|^sock_alloc_send"),
+    ("select/poll (D-ITG's loops)", r"select|poll"),
+    ("scheduler, wakeups, timers", r"schedule|finish_task_switch|try_to_wake_up|ttwu|enqueue_task|dequeue_task|"
+                                   r"pick_next|update_curr|hrtimer|tick|futex|wake_up|^_*switch_to"),
+    ("syscall entry/exit", r"do_syscall_64|entry_SYSCALL|syscall_exit|irqentry|exit_to_user_mode"),
+    ("idle", r"do_idle|cpuidle|default_idle|safe_halt|acpi_idle|poll_idle|cpu_startup_entry"),
 ]
+_SIDE_PORT = re.compile(r"^_*br_|^nft_fwd|^nf_fwd")
+_SIDE_HOST = re.compile(r"^udp_sendmsg|^_*sys_sendto|^ip_finish_output")
+
+
+def classify_stack(frames: list[tuple[str, str]]) -> str:
+    """Component of one sample, ``frames`` innermost first as (symbol, dso) (pure)."""
+    if frames and "kernel" not in frames[0][1]:
+        return "user space (ITGSend, ITGRecv, python)"
+    syms = [s for s, _ in frames]
+    for i, sym in enumerate(syms):
+        for name, rx in COMPONENTS:
+            if re.search(rx, sym):
+                if name in ("qdisc", "veth"):
+                    outer = syms[i + 1:]
+                    side = ("switch port" if any(_SIDE_PORT.search(o) for o in outer)
+                            else "host" if any(_SIDE_HOST.search(o) for o in outer) else "timer/softirq run")
+                    return f"{name} ({side})"
+                return name
+    return "other kernel"
+
+
+def _stacks(data: Path) -> list[list[tuple[str, str]]]:
+    """Every sample's call chain of ``perf script`` (innermost first, (symbol, dso))."""
+    out = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym,dso"], capture_output=True, text=True,
+                         check=True).stdout
+    stacks: list[list[tuple[str, str]]] = []
+    cur: list[tuple[str, str]] = []
+    for line in out.splitlines():
+        m = re.match(r"\s*[0-9a-f]+ (\S+?)(?:\+0x[0-9a-f]+)? \((.*)\)$", line)
+        if m:
+            cur.append((m.group(1), m.group(2)))
+        elif not line.strip() and cur:
+            stacks.append(cur)
+            cur = []
+    if cur:
+        stacks.append(cur)
+    return stacks
+
 
 INCLUSIVE = ["br_handle_frame", "br_forward", "nft_do_chain", "nf_hook_slow", "htb_enqueue", "htb_dequeue",
              "veth_xmit", "__netif_receive_skb_core", "enqueue_to_backlog", "process_backlog", "udp_sendmsg",
@@ -98,18 +139,6 @@ def _report(data: Path, children: bool) -> list[tuple[float, str]]:
     return rows
 
 
-def classify(rows: list[tuple[float, str]]) -> dict[str, float]:
-    """Self-time rows -> percent of all samples per component (pure)."""
-    out: dict[str, float] = {}
-    for pct, sym in rows:
-        if sym.startswith("[.] "):
-            name = "user space (ITGSend, python, ...)"
-        else:
-            name = next((c for c, rx in COMPONENTS if re.search(rx, sym)), "other kernel")
-        out[name] = out.get(name, 0.0) + pct
-    return out
-
-
 def measure(mbit: int, seconds: float, datapath: str | None) -> dict:
     base = load_topology(TOPOLOGY)
     sw = {**base.switch.model_dump(mode="json"), "management": {"host": "127.0.0.1", "port": 8026}}
@@ -135,22 +164,44 @@ def measure(mbit: int, seconds: float, datapath: str | None) -> dict:
                 c1, p1, t1 = _busy(cpu), _tx_packets(ns), time.monotonic()
             finally:
                 fr.stop()
-            self_rows, incl_rows = _report(data, False), _report(data, True)
+            stacks, self_rows, incl_rows = _stacks(data), _report(data, False), _report(data, True)
     finally:
         tb.down()
     dc = [b - a for a, b in zip(c0, c1, strict=True)]
     busy = 1 - (dc[3] + dc[4]) / max(sum(dc), 1)
     pps = (p1 - p0) / (t1 - t0)
-    comp = classify(self_rows)
-    busy_pct = 100.0 - comp.pop("idle", 0.0)
+    comp: dict[str, int] = {}
+    for st in stacks:
+        k = classify_stack(st)
+        comp[k] = comp.get(k, 0) + 1
+    idle = comp.pop("idle", 0)
+    busy_pct = float(sum(comp.values()))
     us_per_pkt = busy * 1e6 / pps if pps else float("nan")
     per_comp = {k: round(us_per_pkt * v / busy_pct, 2) for k, v in sorted(comp.items(), key=lambda kv: -kv[1])}
     incl = {s: p for p, s in incl_rows if s in INCLUSIVE}
     return {"rate_mbit": mbit, "datapath": datapath or "bridge", "window_s": round(t1 - t0, 2),
             "forwarded_pps": round(pps), "switch_core_busy": round(busy, 3), "us_per_packet": round(us_per_pkt, 2),
             "us_per_packet_by_component": per_comp,
+            "samples": {"busy": int(busy_pct), "idle": idle},
             "inclusive_percent_of_samples": {k: incl[k] for k in INCLUSIVE if k in incl},
             "top_self_symbols": [(round(p, 2), s) for p, s in self_rows[:25]]}
+
+
+def table(files: list[Path]) -> str:
+    """A markdown table (components x runs, us of the switch core per forwarded packet) of result
+    files of this bench."""
+    runs = [r for f in files for r in json.loads(f.read_text())["runs"]]
+    comps = sorted({c for r in runs for c in r["us_per_packet_by_component"]},
+                   key=lambda c: -max(r["us_per_packet_by_component"].get(c, 0) for r in runs))
+    head = [f"{r['datapath']} {r['rate_mbit']} Mbit/s" for r in runs]
+    out = ["| us of the switch core per forwarded packet | " + " | ".join(head) + " |",
+           "|---|" + "---|" * len(runs)]
+    for c in comps:
+        out.append(f"| {c} | " + " | ".join(f"{r['us_per_packet_by_component'].get(c, 0):.2f}" for r in runs) + " |")
+    out.append("| **total** | " + " | ".join(f"**{r['us_per_packet']:.2f}**" for r in runs) + " |")
+    out.append("| forwarded packets/s | " + " | ".join(str(r["forwarded_pps"]) for r in runs) + " |")
+    out.append("| switch core busy | " + " | ".join(str(r["switch_core_busy"]) for r in runs) + " |")
+    return "\n".join(out)
 
 
 def main() -> None:
@@ -159,7 +210,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--datapath", default=None)
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/pathcost-<datapath>.json)")
+    ap.add_argument("--table", nargs="+", type=Path, help="print the markdown table of these result files, run nothing")
     a = ap.parse_args()
+    if a.table:
+        print(table(a.table))
+        return
     runs = []
     for mbit in a.rates:
         r = measure(mbit, a.seconds, a.datapath)

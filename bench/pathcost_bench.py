@@ -55,9 +55,10 @@ COMPONENTS: list[tuple[str, str]] = [
     ("RPS, backlog, softirq", r"enqueue_to_backlog|rps|process_backlog|^net_rx_action|handle_softirqs|"
                               r"^_*do_softirq|^netif_rx|^_*netif_receive_skb|napi|smp_call|raise_softirq|"
                               r"^_*local_bh_enable|ipi"),
-    ("IP + UDP receive", r"^ip_rcv|^ip_local|^ip_sublist|^ip_list_rcv|^_*udp4?_|^udp_|^skb_copy_datagram|"
-                         r"^_*skb_recv|^sock_def_readable|^ip_route_input|^fib_|^ip_protocol|^_*sys_recv|"
-                         r"^sock_recvmsg|^inet_recvmsg|^ip_rcv_core"),
+    ("IP + UDP receive", r"^ip_rcv|^ip_local_deliver|^ip_sublist|^ip_list_rcv|^_*udp4?_lib_rcv|^udp_rcv|"
+                         r"^udp_queue_rcv|^_*udp_enqueue|^udp_recvmsg|^udp_unicast|^_*udp4_lib_lookup|"
+                         r"^skb_copy_datagram|^_*skb_recv|^sock_def_readable|^ip_route_input|^fib_|^ip_protocol|"
+                         r"^_*sys_recv|^sock_recvmsg|^inet_recvmsg|^ip_rcv_core"),
     ("UDP/IP send (senders' kernel)", r"^udp_sendmsg|^ip_make_skb|^_*ip_append|^ip_finish_output|^ip_output|"
                                       r"^ip_send_skb|^_*ip_local_out|^neigh_|^ip_route_output|^_*sys_sendto|"
                                       r"^_*sock_sendmsg|^ip_generic_getfrag|^_copy_from_iter|^sock_alloc_send"),

@@ -76,7 +76,7 @@ def datapath_variant(suffix: str, datapath: str, path=None, **overrides):
     return load_topology(path, name=unique_name(suffix + datapath[0]), switch=switch, **overrides)
 
 
-def testbed_up(topo):
+def module_testbed(topo):
     """Generator for a module fixture: the testbed of ``topo`` up, then down with a leftover check."""
     tb = Testbed(topo)
     tb.up()

@@ -23,7 +23,7 @@ from qoslab.switch.push import push
 from qoslab.trafficgen import FloodDefinition, open_flood
 from qoslab.trafficgen.definitions import L2_OVERHEAD
 
-from .conftest import DATAPATHS, datapath_variant, testbed_up
+from .conftest import DATAPATHS, datapath_variant, module_testbed
 
 
 @pytest.fixture(scope="module", params=DATAPATHS)
@@ -31,7 +31,7 @@ def testbed(request):
     """ecenet at 50 Mbit/s for this module, on each switch data path: police-flood holds the
     flooders to 25 Mbit/s, half of that link; on the default topology's 10 Mbit/s links the police
     rate is above the link rate and the policer has nothing to hold."""
-    yield from testbed_up(datapath_variant("d", request.param, ECENET,
+    yield from module_testbed(datapath_variant("d", request.param, ECENET,
                                            link={"rate": "50Mbit", "burst_ms": 2.5, "offloads": False}))
 
 

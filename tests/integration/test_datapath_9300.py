@@ -20,7 +20,7 @@ from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
 
-from .conftest import DATAPATHS, datapath_variant, tcp_under_flood, testbed_up
+from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood
 
 ECENET9300 = REPO / "playbooks" / "topologies" / "ecenet9300.yaml"
 
@@ -29,7 +29,7 @@ ECENET9300 = REPO / "playbooks" / "topologies" / "ecenet9300.yaml"
 def testbed(request):
     """ecenet9300 (the thesis cluster on a C9300-24T) under a unique name, up for the module, on each
     switch data path."""
-    yield from testbed_up(datapath_variant("x", request.param, ECENET9300))
+    yield from module_testbed(datapath_variant("x", request.param, ECENET9300))
 
 
 def _lines(testbed, name: str) -> list[str]:

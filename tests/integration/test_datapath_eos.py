@@ -20,7 +20,7 @@ from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
 
-from .conftest import DATAPATHS, datapath_variant, tcp_under_flood, testbed_up
+from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood
 
 ECENETEOS = REPO / "playbooks" / "topologies" / "eceneteos.yaml"
 EOS = get_platform("arista_eos")
@@ -30,7 +30,7 @@ EOS = get_platform("arista_eos")
 def testbed(request):
     """eceneteos (the thesis cluster on a DCS-7280SR3-48YC8) under a unique name, up for the module,
     on each switch data path."""
-    yield from testbed_up(datapath_variant("e", request.param, ECENETEOS))
+    yield from module_testbed(datapath_variant("e", request.param, ECENETEOS))
 
 
 def _tc_queues(testbed) -> list[tuple[int, int]]:

@@ -26,7 +26,13 @@ ECENETEOS = REPO / "playbooks" / "topologies" / "eceneteos.yaml"
 EOS = get_platform("arista_eos")
 
 
-@pytest.fixture(scope="module", params=DATAPATHS)
+#: Not yet on the ingress path (issue 52): there the fifo baseline of the TCP-under-flood test
+#: gave TCP 15.8 % (9300) and 16.5 % (EOS) of the link where the bridge path gives < 10 %
+#: (2026-11-29, one run each, the thesis part passed); not understood yet, so not claimed equal.
+MODULE_DATAPATHS = [d for d in DATAPATHS if d == "bridge"]
+
+
+@pytest.fixture(scope="module", params=MODULE_DATAPATHS)
 def testbed(request):
     """eceneteos (the thesis cluster on a DCS-7280SR3-48YC8) under a unique name, up for the module,
     on each switch data path."""

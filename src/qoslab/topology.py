@@ -141,6 +141,9 @@ class Switch(StrictModel):
     management: Management = Management()
     ports: list[str] = Field(default_factory=lambda: expand_ports("Gi1/0/1-24"))
     span_destinations: list[str] = Field(default_factory=list)
+    datapath: Literal["bridge", "ingress"] = Field(
+        "bridge", description="how the embedded switch moves packets: bridge = Linux bridge + nftables bridge "
+        "table; ingress = nftables netdev ingress chains forwarding by the static host-to-port map (issue 52)")
 
     @field_validator("ports", mode="before")
     @classmethod

@@ -63,6 +63,28 @@ def unique_name(suffix: str = "") -> str:
     return f"t{os.getpid() % 100000}{suffix}"
 
 
+#: The switch's data paths (topology ``switch.datapath``, issue 52): every data-path test runs on each.
+DATAPATHS = ["bridge", "ingress"]
+
+
+def datapath_variant(suffix: str, datapath: str, path=None, **overrides):
+    """The topology at ``path`` (default ecenet) under a unique name (``suffix`` plus the data
+    path's initial), its own management port, no eAPI port, and ``switch.datapath``."""
+    base = load_topology(path)
+    mg = {**base.switch.management.model_dump(mode="json"), "port": free_port(), "eapi_port": None}
+    switch = {**base.switch.model_dump(mode="json"), "management": mg, "datapath": datapath}
+    return load_topology(path, name=unique_name(suffix + datapath[0]), switch=switch, **overrides)
+
+
+def module_testbed(topo):
+    """Generator for a module fixture: the testbed of ``topo`` up, then down with a leftover check."""
+    tb = Testbed(topo)
+    tb.up()
+    yield tb
+    tb.down()
+    assert not tb.existing()
+
+
 @pytest.fixture
 def topo_file(tmp_path):
     """topo_file(suffix, **changes) -> path of an ecenet copy with a unique name."""

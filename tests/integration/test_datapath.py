@@ -20,25 +20,19 @@ from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_statistics
 from qoslab.switch.push import push
-from qoslab.testbed import Testbed
-from qoslab.topology import load_variant
 from qoslab.trafficgen import FloodDefinition, open_flood
 from qoslab.trafficgen.definitions import L2_OVERHEAD
 
-from .conftest import free_port, unique_name
+from .conftest import DATAPATHS, datapath_variant, module_testbed
 
 
-@pytest.fixture(scope="module")
-def testbed():
-    """ecenet at 50 Mbit/s for this module: police-flood holds the flooders to 25 Mbit/s, half of
-    that link; on the default topology's 10 Mbit/s links the police rate is above the link rate
-    and the policer has nothing to hold."""
-    tb = Testbed(load_variant(unique_name("d"), free_port(), ECENET,
-                              link={"rate": "50Mbit", "burst_ms": 2.5, "offloads": False}))
-    tb.up()
-    yield tb
-    tb.down()
-    assert not tb.existing()
+@pytest.fixture(scope="module", params=DATAPATHS)
+def testbed(request):
+    """ecenet at 50 Mbit/s for this module, on each switch data path: police-flood holds the
+    flooders to 25 Mbit/s, half of that link; on the default topology's 10 Mbit/s links the police
+    rate is above the link rate and the policer has nothing to hold."""
+    yield from module_testbed(datapath_variant("d", request.param, ECENET,
+                                           link={"rate": "50Mbit", "burst_ms": 2.5, "offloads": False}))
 
 
 def _push(testbed, tmp_path, profile):

@@ -19,22 +19,23 @@ from qoslab.profiles import load_profile
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
-from qoslab.testbed import Testbed
-from qoslab.topology import load_variant
 
-from .conftest import free_port, tcp_under_flood, unique_name
+from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood
 
 ECENET9300 = REPO / "playbooks" / "topologies" / "ecenet9300.yaml"
 
 
-@pytest.fixture(scope="module")
-def testbed():
-    """ecenet9300 (the thesis cluster on a C9300-24T) under a unique name, up for the module."""
-    tb = Testbed(load_variant(unique_name("x"), free_port(), ECENET9300))
-    tb.up()
-    yield tb
-    tb.down()
-    assert not tb.existing()
+#: Not yet on the ingress path (issue 52): there the fifo baseline of the TCP-under-flood test
+#: gave TCP 15.8 % (9300) and 16.5 % (EOS) of the link where the bridge path gives < 10 %
+#: (2026-11-29, one run each, the thesis part passed); not understood yet, so not claimed equal.
+MODULE_DATAPATHS = [d for d in DATAPATHS if d == "bridge"]
+
+
+@pytest.fixture(scope="module", params=MODULE_DATAPATHS)
+def testbed(request):
+    """ecenet9300 (the thesis cluster on a C9300-24T) under a unique name, up for the module, on each
+    switch data path."""
+    yield from module_testbed(datapath_variant("x", request.param, ECENET9300))
 
 
 def _lines(testbed, name: str) -> list[str]:

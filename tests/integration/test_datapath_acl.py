@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from qoslab.switch.counters import parse_policy_map_interface
 from qoslab.testbed.plan import host_namespace
 
+from .conftest import DATAPATHS, datapath_variant, module_testbed
 from .test_switch import ERR, netmiko
+
+
+@pytest.fixture(scope="module", params=DATAPATHS)
+def testbed(request):
+    """The 8-host ecenet topology, up for this module, on each switch data path."""
+    yield from module_testbed(datapath_variant("a", request.param))
 
 CONFIG = ["mls qos",
           "ip access-list extended echo-acl", "permit icmp any any echo",

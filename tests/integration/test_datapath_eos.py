@@ -19,23 +19,24 @@ from qoslab.profiles import load_profile
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
 from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
-from qoslab.testbed import Testbed
-from qoslab.topology import load_variant
 
-from .conftest import free_port, tcp_under_flood, unique_name
+from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood
 
 ECENETEOS = REPO / "playbooks" / "topologies" / "eceneteos.yaml"
 EOS = get_platform("arista_eos")
 
 
-@pytest.fixture(scope="module")
-def testbed():
-    """eceneteos (the thesis cluster on a DCS-7280SR3-48YC8) under a unique name, up for the module."""
-    tb = Testbed(load_variant(unique_name("e"), free_port(), ECENETEOS))
-    tb.up()
-    yield tb
-    tb.down()
-    assert not tb.existing()
+#: Not yet on the ingress path (issue 52): there the fifo baseline of the TCP-under-flood test
+#: gave TCP 15.8 % (9300) and 16.5 % (EOS) of the link where the bridge path gives < 10 %
+#: (2026-11-29, one run each, the thesis part passed); not understood yet, so not claimed equal.
+MODULE_DATAPATHS = [d for d in DATAPATHS if d == "bridge"]
+
+
+@pytest.fixture(scope="module", params=MODULE_DATAPATHS)
+def testbed(request):
+    """eceneteos (the thesis cluster on a DCS-7280SR3-48YC8) under a unique name, up for the module,
+    on each switch data path."""
+    yield from module_testbed(datapath_variant("e", request.param, ECENETEOS))
 
 
 def _tc_queues(testbed) -> list[tuple[int, int]]:

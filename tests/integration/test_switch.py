@@ -19,9 +19,15 @@ from qoslab.switch.legacyssh import netmiko_class
 from qoslab.switch.push import PushError, push
 from qoslab.testbed.plan import vswitch_dir as state_dir
 
-from .conftest import tcp_under_flood
+from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood
 
 ERR = r"% ?(Invalid input|Incomplete command|Ambiguous command)"
+
+
+@pytest.fixture(scope="module", params=DATAPATHS)
+def testbed(request):
+    """The 8-host ecenet topology, up for this module, on each switch data path."""
+    yield from module_testbed(datapath_variant("m", request.param))
 
 
 def netmiko(testbed):

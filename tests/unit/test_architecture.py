@@ -13,7 +13,8 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
-PURE = {"testbed.plan", "ios", "units", "vswitch.tccompile", "vswitch.nftcompile", "vswitch.execparse",
+PURE = {"testbed.plan", "ios", "units", "vswitch.tccompile", "vswitch.nftcompile", "vswitch.ingresscompile",
+        "vswitch.execparse",
         "vswitch.archive", "vswitch.facts", "vswitch.dialects.catalyst3750.show_sys",
         "vswitch.dialects.catalyst3750.show_mqc", "vswitch.dialects.catalyst3750.commands",
         "vswitch.dialects.ioscommon.render", "vswitch.dialects.ioscommon.show_l2",

@@ -17,6 +17,7 @@ from .apply import apply_nft, apply_plan, apply_svi
 from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json
 from .dialects import Dialect, dialect_for_model, get_dialect
 from .facts import MacEntry
+from .ingresscompile import FAMILY, compile_ingress
 from .nftcompile import NftPlan
 from .tccompile import TcPlan
 
@@ -49,8 +50,11 @@ class VirtualSwitch:
         return self.dialect.tc_plan(self.running, self.topo)
 
     def nft_plan(self) -> NftPlan:
-        """The nftables ruleset of the current running-config (pure compile)."""
-        return self.dialect.nft_plan(self.running, self.topo)
+        """The nftables ruleset of the current running-config (pure compile): the dialect's
+        ``bridge qoslab`` table, plus the ``netdev qoslab`` table of the topology's
+        ``switch.datapath: ingress`` (:mod:`.ingresscompile`)."""
+        plan = self.dialect.nft_plan(self.running, self.topo)
+        return compile_ingress(plan, self.topo) if self.topo.switch.datapath == "ingress" else plan
 
     def apply(self) -> bool:
         """Compile the running-config and apply what changed (tc plan, nftables ruleset, the SVI's
@@ -93,7 +97,8 @@ class VirtualSwitch:
         nft fails."""
         if not self.apply_enabled:
             return NftCounters()
-        return read_nft(switch_namespace(self.topo.name))
+        ns = switch_namespace(self.topo.name)
+        return read_nft(ns, ("bridge", FAMILY) if self.topo.switch.datapath == "ingress" else ("bridge",))
 
     def qdiscs(self) -> dict[str, list[dict[str, Any]]]:
         """Every switch port's qdiscs with their statistics, by Linux interface (one ``tc -s -j

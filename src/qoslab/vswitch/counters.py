@@ -95,9 +95,17 @@ def run_json(argv: list[str]) -> Any:
     return json.loads(p.stdout or "[]")
 
 
-def read_nft(ns: str) -> NftCounters:
-    """The parsed counters of table ``bridge qoslab`` in namespace ``ns``. Raises QoslabError."""
-    return parse_nft(run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", "bridge", TABLE]))
+def read_nft(ns: str, families: tuple[str, ...] = ("bridge",)) -> NftCounters:
+    """The parsed counters of table ``qoslab`` of each of ``families`` in namespace ``ns``, added
+    up (the ``ingress`` data path has a ``bridge`` and a ``netdev`` table:
+    :mod:`qoslab.vswitch.ingresscompile`). Raises QoslabError."""
+    items: list[Any] = []
+    for family in families:
+        doc = run_json(["ip", "netns", "exec", ns, "nft", "-j", "-n", "list", "table", family, TABLE])
+        if not isinstance(doc, dict) or not isinstance(doc.get("nftables"), list):
+            raise QoslabError(f"nft -j list table {family} {TABLE} in {ns}: not an nftables JSON document")
+        items += doc["nftables"]
+    return parse_nft({"nftables": items})
 
 
 def read_qdiscs(ns: str) -> dict[str, list[dict[str, Any]]]:

@@ -143,7 +143,8 @@ class Switch(StrictModel):
     span_destinations: list[str] = Field(default_factory=list)
     datapath: Literal["bridge", "ingress"] = Field(
         "bridge", description="how the embedded switch moves packets: bridge = Linux bridge + nftables bridge "
-        "table; ingress = nftables netdev ingress chains forwarding by the static host-to-port map (issue 52)")
+        "table; ingress (experimental, issue 52: not yet shown to count, police and queue as the bridge does) = "
+        "nftables netdev ingress chains forwarding by the static host-to-port map")
 
     @field_validator("ports", mode="before")
     @classmethod

@@ -17,6 +17,11 @@ from qoslab.vswitch.ingresscompile import FAMILY
 from .conftest import DATAPATHS, datapath_variant
 from .test_datapath import _push, _udp
 
+pytestmark = pytest.mark.skipif(
+    "ingress" not in DATAPATHS,
+    reason="switch.datapath: ingress is experimental (issue 52, open): not in make test until this test passes "
+           "on a quiet machine; run it with QOSLAB_TEST_DATAPATHS=bridge,ingress (see conftest.DATAPATHS)")
+
 #: jp-5 and jp-6 flood jp-1 (class flood: policed to half the link at their ports, DSCP 0, queue
 #: 2); jp-2 sends to jp-1 too (class121: DSCP 40, queue 1, the expedite queue): 0.9x each, so the
 #: policers drop (nftables' bucket holds a second of the rate on top of the burst: at 0.6x nothing

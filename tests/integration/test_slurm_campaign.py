@@ -232,7 +232,10 @@ def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(t
     tfile = campaign_topology(tmp_path, ecenet_data, "s", slurm={"time_limit": "1"})
     tb = Testbed(load_topology(tfile))
     tb.up()
+    # longer than the 1-minute limit on any machine: each congested trial waits 8 s for its flood
+    # (settle: fixed), 64 s in all; a quiet machine ran all 16 trials without it in job 1 (under 60 s)
     pb = shipped_playbook(tmp_path, "quick-slurm", tfile, name="submitted", trials=8, warmup=0, capture="off",
+                          settle="fixed", settle_s=8,
                           conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
                                       {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}],
                           baseline="no congestion fifo")

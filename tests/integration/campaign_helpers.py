@@ -60,9 +60,10 @@ def trial_procs(tb: Testbed) -> dict[int, tuple[str, float | None]]:
     return out
 
 
-def topology_copy(tmp_path: Path, name: str) -> Path:
-    """``tmp_path/topo.yaml``: ecenet renamed ``name`` with a free management port."""
-    topo = yaml.safe_load((Path(__file__).parents[2] / "playbooks" / "topologies" / "ecenet.yaml").read_text())
+def topology_copy(tmp_path: Path, name: str, base: str = "ecenet") -> Path:
+    """``tmp_path/topo.yaml``: the shipped ``playbooks/topologies/BASE.yaml`` renamed ``name`` with
+    a free management port."""
+    topo = yaml.safe_load((Path(__file__).parents[2] / "playbooks" / "topologies" / f"{base}.yaml").read_text())
     topo["name"] = name
     topo["switch"]["management"]["port"] = free_port()
     tfile = tmp_path / "topo.yaml"

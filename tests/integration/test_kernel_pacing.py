@@ -58,7 +58,7 @@ def _port_rx_bytes(testbed, hosts: list[str]) -> tuple[dict[str, int], float]:
     import json
     import subprocess
 
-    from qoslab.topology import linux_ifname
+    from qoslab.portnames import linux_ifname
 
     t0 = time.monotonic()
     r = subprocess.run(["ip", "-n", testbed.switch_ns, "-s", "-j", "link", "show"],

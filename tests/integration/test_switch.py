@@ -205,8 +205,8 @@ def test_mac_address_table_shows_what_the_bridge_learned(testbed):
     """``show mac address-table dynamic`` (NAPALM ``get_mac_address_table``) lists the MAC
     addresses the testbed's bridge learned: after a ping between two hosts, each host's
     interface MAC on its own port, in VLAN 1, DYNAMIC (as read by ntc-templates)."""
+    from qoslab.portnames import canonical_port
     from qoslab.testbed.plan import host_namespace
-    from qoslab.topology import canonical_port
 
     h1, h2 = testbed.topo.hosts[:2]
     ns1 = host_namespace(testbed.topo.name, h1.name)

@@ -13,7 +13,8 @@ import pytest
 from conftest import ECENET
 from qoslab.ios import IosError, Mode, RunningConfig, interpret, load_config, qos_model
 from qoslab.ios.acl import DUPLICATE_SEQ, Addr, Ports
-from qoslab.topology import expand_ports, load_topology
+from qoslab.portnames import expand_ports
+from qoslab.topology import load_topology
 from qoslab.vswitch.nftcompile import compile_nft
 
 PORTS = expand_ports("Gi1/0/1-24")

@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "qoslab"
 
 #: Modules whose job is pure computation (a package name covers its submodules): they may import
 #: only these qoslab modules and no module that does I/O or starts processes.
-PURE = {"testbed.plan", "ios", "units", "vswitch.tccompile", "vswitch.nftcompile", "vswitch.ingresscompile",
+PURE = {"testbed.plan", "ios", "units", "portnames", "vswitch.tccompile", "vswitch.nftcompile", "vswitch.ingresscompile",
         "vswitch.execparse",
         "vswitch.archive", "vswitch.facts", "vswitch.dialects.catalyst3750.show_sys",
         "vswitch.dialects.catalyst3750.show_mqc", "vswitch.dialects.catalyst3750.commands",
@@ -31,7 +31,7 @@ PURE = {"testbed.plan", "ios", "units", "vswitch.tccompile", "vswitch.nftcompile
         "vswitch.dialects.catalyst9300.show_fed", "vswitch.dialects.catalyst9300.commands", "scale", "eos",
         "vswitch.eapi", "platforms.arista_eos.mapping", "platforms.arista_eos.render", "platforms.arista_eos.counters", "laxtypes",
         "yamlcore"}
-PURE_MAY_IMPORT = PURE | {"topology", "yamlio", "errors", "profiles.model", "trials.playbook",
+PURE_MAY_IMPORT = PURE | {"topology", "portnames", "yamlio", "errors", "profiles.model", "trials.playbook",
                           "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel", "workloads.base",
                           "registry"}
 IO_MODULES = {"subprocess", "socket", "asyncssh", "netmiko", "paramiko", "shutil", "sqlite3"}
@@ -122,7 +122,7 @@ FORBIDDEN = [
 ]
 #: The base modules: every package may import them; they import only each other (and the pure
 #: testbed names / flood definitions that describe a cluster).
-BASE = {"errors", "units", "yamlio", "laxtypes", "yamlcore", "topology", "registry", "clusterconf"}
+BASE = {"errors", "units", "yamlio", "laxtypes", "yamlcore", "topology", "portnames", "registry", "clusterconf"}
 BASE_MAY_IMPORT = BASE | {"testbed.plan", "trafficgen.definitions", "trafficgen.patterns", "trafficgen.patternmodel",
                           "scale.knobs", "scale.cpu"}
 #: Deprecated aliases kept for one release: they only re-export (campaign/meters.py -> qoslab.meters).

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from qoslab.ios import Mode, RunningConfig, interpret
+from qoslab.portnames import expand_ports
 from qoslab.switch.configdiff import canonical_acls, normalized_config, remediation
-from qoslab.topology import expand_ports
 
 PORTS = expand_ports("Gi1/0/1-4")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from qoslab.campaign.checks import load_playbook
-from qoslab.campaign.onmachine import summary_lines
+from qoslab.campaign.onmachine import read_inputs, summary_lines
 from qoslab.errors import ConfigError
 from qoslab.scale.derive import load_real_cluster
 from qoslab.scale.onmachine import (
@@ -157,3 +157,11 @@ def test_a_campaign_folder_is_never_made_from_a_derive_block_with_its_committed_
     with pytest.raises(QoslabError, match="derive: block runs through `qoslab campaign run`"):
         create(load_playbook(p), p, tmp_path / "folder")
     assert not (tmp_path / "folder").exists()
+
+
+def test_the_link_rate_is_read_as_the_topology_model_reads_it(tmp_path):
+    """quick-cpu's topology writes ``rate: 50Mbit``: the rules get 50,000,000 bits/s, not a crash."""
+    p = tmp_path / "pb.yaml"
+    p.write_text(BASE.replace("playbooks/topologies/ecenet-faithful-cpu.yaml", "playbooks/topologies/ecenet-cpu.yaml"))
+    real, data, rate = read_inputs(load_playbook(p))
+    assert data["link"]["rate"] == "50Mbit" and rate == 50_000_000 and real.rx_cost_us == 5.768

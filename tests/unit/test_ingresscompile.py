@@ -14,8 +14,9 @@ import pytest
 from conftest import ECENET
 from qoslab.errors import ConfigError, QoslabError
 from qoslab.ios import Mode, RunningConfig, interpret, qos_model
+from qoslab.portnames import linux_ifname
 from qoslab.profiles import load_profile, render
-from qoslab.topology import linux_ifname, load_topology
+from qoslab.topology import load_topology
 from qoslab.vswitch.dialects.eos import Eos
 from qoslab.vswitch.dialects.eos.datapath import compile_eos_nft
 from qoslab.vswitch.ingresscompile import FAMILY, compile_ingress

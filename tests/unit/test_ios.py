@@ -16,7 +16,7 @@ from qoslab.ios import (
     qos_model,
 )
 from qoslab.ios.acl import Ports
-from qoslab.topology import expand_ports
+from qoslab.portnames import expand_ports
 
 
 def fresh() -> RunningConfig:

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REPO
 from qoslab.ios import IosError, Mode, RunningConfig, interpret
-from qoslab.topology import expand_ports
+from qoslab.portnames import expand_ports
 from qoslab.vswitch.ping import Probe, ping, render_ping, render_traceroute, traceroute
 
 DATA = REPO / "tests" / "data" / "ios-ping"

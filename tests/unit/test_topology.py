@@ -8,7 +8,8 @@ import pytest
 
 from conftest import ECENET
 from qoslab.errors import ConfigError
-from qoslab.topology import canonical_port, expand_ports, linux_ifname, load_topology, long_port
+from qoslab.portnames import canonical_port, expand_ports, linux_ifname, long_port
+from qoslab.topology import load_topology
 from qoslab.units import parse_rate, parse_size
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 from ..errors import ConfigError, QoslabError
 from ..platforms import get_platform, platform_for_model
+from ..portnames import canonical_port
 from ..profiles import load_profile
 from ..scale.cpu import budget_sum_problem
 from ..switch.backends import check_device_files, device_kind
-from ..topology import Topology, canonical_port, load_topology
+from ..topology import Topology, load_topology
 from ..trafficgen import FloodDefinition, load_flood, resolve
 from ..trafficgen.ditg import SIGNAL_PORT
 from ..trials.comparisons import plan_comparisons

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, QoslabError
-from ..scale.derive import load_real_cluster
+from ..scale.derive import RealCluster, load_real_cluster
 from ..scale.onmachine import (
     choose_supersample,
     derive_scale,
@@ -36,6 +36,7 @@ from ..scale.onmachine import (
     next_pilot,
     values,
 )
+from ..topology import load_topology
 from ..trials.playbook import Playbook, resolve_path
 from ..trials.store import Store
 from ..yamlio import dump_yaml, read_yaml
@@ -70,6 +71,14 @@ def _rx_cost(rows: list[dict[str, Any]], folder: Path) -> float:
     return round(float(statistics.median(r["rx_cost_us"] for r in use)), 3)
 
 
+def read_inputs(pb: Playbook) -> tuple[RealCluster, dict[str, Any], int]:
+    """What the rules start from: the real cluster of ``pb.derive``, the topology file's plain data
+    and its link rate (bits/s, as the topology model reads it: ``50Mbit`` or ``50000000``)."""
+    assert pb.derive is not None
+    data, _ = read_yaml(resolve_path(pb.topology))
+    return load_real_cluster(resolve_path(pb.derive.real)), data, load_topology(resolve_path(pb.topology)).link.rate
+
+
 def derive_on_machine(pb: Playbook, pb_path: Path, work: Path,
                       log: Callable[[str], None] = lambda s: None) -> tuple[Playbook, dict[str, Any]]:
     """Apply ``pb.derive``'s rules on this machine in ``work`` (see the module doc); returns the
@@ -80,9 +89,7 @@ def derive_on_machine(pb: Playbook, pb_path: Path, work: Path,
     if spec is None:
         raise QoslabError(f"{pb_path}: no derive: block")
     t0 = time.monotonic()
-    real = load_real_cluster(resolve_path(spec.real))
-    data, _ = read_yaml(resolve_path(pb.topology))
-    rate = int(data["link"]["rate"])
+    real, data, rate = read_inputs(pb)
     work.mkdir(parents=True, exist_ok=True)
     congested = [c for c in pb.conditions if c.congestion]
     base = pb.baseline or pb.conditions[0].name

@@ -21,8 +21,9 @@ from typing import Any
 
 from ..errors import QoslabError
 from ..platforms.base import get_platform, platform_for_model
+from ..portnames import linux_ifname
 from ..profiles.model import Profile
-from ..topology import Topology, linux_ifname
+from ..topology import Topology
 from ..trafficgen.definitions import FloodDefinition, ResolvedFlow
 from ..trafficgen.patterns import resolve
 from ..trials.playbook import Condition, Playbook

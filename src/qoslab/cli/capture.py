@@ -155,7 +155,7 @@ def capture_live(port: str = typer.Option("Gi1/0/21", help="SPAN destination por
                  topology: Path | None = TopologyOpt) -> None:
     """Capture on a SPAN destination port of the testbed for --duration seconds (drops counted)."""
     from ..capture import LiveCapture, check_max_open_calls
-    from ..topology import canonical_port, linux_ifname
+    from ..portnames import canonical_port, linux_ifname
 
     check_max_open_calls(max_open_calls)  # before the testbed is looked at
     if not duration > 0:

@@ -7,7 +7,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 
-from ..topology import long_port
+from ..portnames import long_port
 from . import stock
 from .acl import AccessList
 from .globalorder import ordered_globals

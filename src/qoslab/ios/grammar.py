@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..topology import canonical_port
+from ..portnames import canonical_port
 from .names import merge_port_tokens, parse_port
 
 

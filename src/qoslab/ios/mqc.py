@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..topology import canonical_port
+from ..portnames import canonical_port
 from .config import RunningConfig, Section
 from .grammar import dscp_value
 from .qos import InterfaceQos, QosConfig, acl_entries, class_maps_of, monitor_sessions_of, policy_maps_of

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..topology import canonical_port
+from ..portnames import canonical_port
 from .acl import Ace
 from .config import RunningConfig
 from .grammar import dscp_value

@@ -40,8 +40,8 @@ from typing import Any
 
 from qoslab.ios.show_qos import PortCounters
 from qoslab.platforms.base import QueueCounters
+from qoslab.portnames import canonical_port, long_port
 from qoslab.switch.counters import read_queue_counters, read_statistics
-from qoslab.topology import canonical_port, long_port
 
 Reader = Callable[[Any, list[str]], dict[str, PortCounters]]
 

@@ -44,9 +44,9 @@ from qoslab.meters.fidelityjudge import (
     unknown,
     verdict,
 )
+from qoslab.portnames import linux_ifname
 from qoslab.testbed.plan import switch_namespace
 from qoslab.testbed.procs import descendants
-from qoslab.topology import linux_ifname
 
 from . import cpu
 from .cpuloss import host_cpu_loss

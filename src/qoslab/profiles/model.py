@@ -17,7 +17,8 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..errors import ConfigError, QoslabError
-from ..topology import canonical_port, repo_root
+from ..portnames import canonical_port
+from ..topology import repo_root
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, config_error, format_loc, load_model
 
 #: An IOS object name as profiles may write it (class-map, policy-map, named ACL): a letter, then

@@ -19,8 +19,9 @@ import jinja2
 from ..errors import QoslabError
 from ..ios import RunningConfig, load_config
 from ..ios.xe import dscp_name
+from ..portnames import long_port
 from ..switch.configdiff import C3750_RULES, QosRules, non_qos_lines
-from ..topology import Topology, long_port, repo_root
+from ..topology import Topology, repo_root
 from .model import Police, Profile, fail
 
 TEMPLATES = repo_root() / "switch-configs"

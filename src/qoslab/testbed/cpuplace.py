@@ -36,8 +36,9 @@ from pathlib import Path
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import cgroups
+from ..portnames import linux_ifname
 from ..scale.cpu import CpuBlock, cpu_mask, format_cpulist, host_cores
-from ..topology import Topology, linux_ifname
+from ..topology import Topology
 from .plan import HOST_IF, host_namespace, switch_namespace
 
 #: The top of the testbeds' host cgroups in each v1 hierarchy.

@@ -21,9 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..topology import Topology, linux_ifname, long_port
-
 #: Where ``ip netns`` keeps named namespaces.
+from ..portnames import linux_ifname, long_port
+from ..topology import Topology
+
 NETNS_DIR = Path("/run/netns")
 #: Run-time state of testbeds and virtual switches (state files, credentials, locks).
 STATE_DIR = Path("/run/qoslab")

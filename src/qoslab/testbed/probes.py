@@ -11,7 +11,8 @@ from typing import Protocol
 
 from ..errors import QoslabError
 from ..executors import Executor
-from ..topology import Topology, linux_ifname
+from ..portnames import linux_ifname
+from ..topology import Topology
 from .caps import tc_json
 from .netlink import qdisc_counters
 from .plan import HOST_IF

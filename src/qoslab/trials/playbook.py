@@ -23,9 +23,10 @@ from pydantic import BaseModel, Field, SerializeAsAny, ValidationError, field_va
 from qoslab.meters.fidelityjudge import FidelityThresholds
 
 from ..errors import ConfigError
+from ..portnames import canonical_port
 from ..registry import executors, generators
 from ..scale.onmachine import DeriveSpec
-from ..topology import canonical_port, repo_root
+from ..topology import repo_root
 from ..workloads import WorkloadBase, kind_of, settings_of
 from ..yamlio import FieldProblem, StrictModel, SubFieldProblem, error_loc, problem_text
 from .factors import condition_flood, expand_factors, flood_ref

@@ -10,9 +10,10 @@ import asyncio
 import time
 from typing import Any
 
+from ..portnames import canonical_port, linux_ifname
 from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
-from ..topology import Topology, canonical_port, linux_ifname
+from ..topology import Topology
 from .apply import apply_nft, apply_plan, apply_svi
 from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json
 from .dialects import Dialect, dialect_for_model, get_dialect

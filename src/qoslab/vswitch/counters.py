@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import QoslabError
-from ..topology import long_port
+from ..portnames import long_port
 from .facts import ClassCounters, MacEntry, dotted_mac
 from .nftcompile import TABLE
 

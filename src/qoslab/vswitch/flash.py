@@ -67,22 +67,37 @@ class Flash:
             return None
         return self.root / m.group(1)
 
+    def written(self, stock: set[str]) -> list[FileEntry]:
+        """The files written to flash (the state folder's regular files but hidden ones,
+        config.text and the names in ``stock``, which the platform lists itself)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
+                if p.is_file() and not p.name.startswith(".") and p.name not in stock | {CONFIG_TEXT}]
+
     def entries(self) -> list[FileEntry]:
         """The files on flash: (name, size, modification time), sorted by name."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        out = [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
-               if p.is_file() and not p.name.startswith(".") and p.name not in (IMAGE, CONFIG_TEXT)]
+        out = self.written({IMAGE})
         out.append(FileEntry(IMAGE, IMAGE_BYTES, self.booted))
         if self.startup is not None and self.startup.is_file():
             out.append(FileEntry(CONFIG_TEXT, self.startup.stat().st_size, self.startup.stat().st_mtime))
         return sorted(out, key=lambda e: e.name)
 
+    def used(self) -> int:
+        """Bytes used on flash (the listed files)."""
+        return sum(e.size for e in self.entries())
+
+    def listing(self, files: list[FileEntry], name: str, used: int) -> str:
+        """The ``dir`` text of ``files`` (``name``: the one file asked for, or ""), ``used``
+        bytes of the whole file system: IOS 12.2's layout (:func:`render_dir`)."""
+        return render_dir("flash:", files, FLASH_BYTES, name, used)
+
     def dir(self, url: str | None) -> str:
-        """``dir [flash:[/NAME]]`` output, or the IOS error for a missing file / other file system."""
+        """``dir [flash:[/NAME]]`` output (:meth:`listing`), or the IOS error for a missing file /
+        other file system."""
         entries = self.entries()
         used = sum(e.size for e in entries)
         if url in (None, "flash:", "flash:/"):
-            return render_dir("flash:", entries, FLASH_BYTES)
+            return self.listing(entries, "", used)
         p = self.path(url)
         if p is None:
             return f"%Error opening {url} (Invalid argument)\n" if url.startswith("flash:") else \
@@ -90,7 +105,7 @@ class Flash:
         hit = [e for e in entries if e.name == p.name]
         if not hit:
             return f"%Error opening flash:/{p.name} (No such file or directory)\n"
-        return render_dir("flash:", hit, FLASH_BYTES, p.name, used)
+        return self.listing(hit, p.name, used)
 
     def read(self, url: str) -> str | None:
         """Text of ``flash:NAME``, None if there is no such file."""

@@ -33,7 +33,8 @@ from __future__ import annotations
 import re
 
 from ..errors import QoslabError
-from ..topology import Topology, linux_ifname
+from ..portnames import linux_ifname
+from ..topology import Topology
 from .nftcompile import TABLE, NftPlan
 
 #: The family of the ingress path's table (the bridge path's is ``bridge``).

@@ -36,9 +36,11 @@ from dataclasses import dataclass, field
 from ..ios import Ace, InterfaceQos, PolicyClass, QosConfig
 from ..ios.acl import Addr, Ports
 from ..ios.aclnames import PROTOCOLS
-from ..topology import Topology, linux_ifname
 
 #: The table the virtual Catalyst owns in the switch namespace.
+from ..portnames import linux_ifname
+from ..topology import Topology
+
 TABLE = "qoslab"
 #: IP protocols nft knows by the name IOS uses (others are matched by number).
 NFT_PROTOCOLS = ("tcp", "udp", "icmp")

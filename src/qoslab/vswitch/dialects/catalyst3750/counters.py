@@ -21,7 +21,7 @@ from typing import Any
 
 from ....ios import qos_model
 from ....ios.show_qos import PortCounters
-from ....topology import canonical_port, linux_ifname
+from ....portnames import canonical_port, linux_ifname
 from ...counters import NftCounters
 from ...tccompile import port_queue_limits
 

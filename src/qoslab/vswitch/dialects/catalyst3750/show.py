@@ -26,7 +26,7 @@ from ....ios.show_qos import (
     render_queueing,
     render_statistics,
 )
-from ....topology import canonical_port
+from ....portnames import canonical_port
 from ...execparse import ExecCommand
 from ..base import ShowContext
 from ..ioscommon.show import port_arg, port_views, ports, show_common, svi_views

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....ios import qos_model
-from ....topology import linux_ifname
+from ....portnames import linux_ifname
 from ...tccompile import port_queue_limits
 
 #: A full-size frame, the drop-size estimate of a queue that sent nothing.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from ...flash import CONFIG_TEXT, FileEntry, Flash
+from ...flash import FileEntry, Flash
 
 #: ``flash:`` of a C9300 (bytes total), as the recorded 9300 stack's ``show file systems`` reads.
 XE_FLASH_BYTES = 11353194496
@@ -30,32 +30,17 @@ class XeFlash(Flash):
 
     def entries(self) -> list[FileEntry]:
         """The files on flash: the INSTALL-mode files (:data:`XE_FILES`) and the files written there."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        out = [FileEntry(p.name, p.stat().st_size, p.stat().st_mtime) for p in sorted(self.root.iterdir())
-               if p.is_file() and not p.name.startswith(".") and p.name != CONFIG_TEXT]
+        out = self.written(set())
         have = {e.name for e in out}
         out += [FileEntry(n, size, self.booted) for n, size in XE_FILES if n not in have]
         return sorted(out, key=lambda e: e.name)
 
-    def used(self) -> int:
-        """Bytes used on flash (the listed files)."""
-        return sum(e.size for e in self.entries())
-
-    def dir(self, url: str | None) -> str:
-        """``dir [flash:[/NAME]]`` in IOS-XE's layout, or the IOS error."""
-        entries, head = self.entries(), "flash:/"
-        if url not in (None, "flash:", "flash:/"):
-            p = self.path(url)
-            if p is None:
-                return f"%Error opening {url} (Invalid argument)\n" if url.startswith("flash:") else \
-                    f"%Error opening {url} (No such device)\n"
-            entries = [e for e in entries if e.name == p.name]
-            if not entries:
-                return f"%Error opening flash:/{p.name} (No such file or directory)\n"
-            head = f"flash:/{p.name}"  # NAPALM's _check_file_exists looks for "Directory of flash:/NAME"
+    def listing(self, files: list[FileEntry], name: str, used: int) -> str:
+        """``dir`` in IOS-XE's layout (see the module doc)."""
+        head = f"flash:/{name}"  # NAPALM's _check_file_exists looks for "Directory of flash:/NAME"
         out = [f"Directory of {head}", ""]
-        for i, e in enumerate(entries):
+        for i, e in enumerate(files):
             stamp = time.strftime("%b %d %Y %H:%M:%S +00:00", time.gmtime(e.mtime))
             out.append(f"{475137 + i}  -rw-{e.size:17d}  {stamp}  {e.name}")
-        out += ["", f"{XE_FLASH_BYTES} bytes total ({XE_FLASH_BYTES - self.used()} bytes free)"]
+        out += ["", f"{XE_FLASH_BYTES} bytes total ({XE_FLASH_BYTES - used} bytes free)"]
         return "\n".join(out) + "\n"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ....ios import qos_model
 from ....ios.mqc import egress_classes
-from ....topology import canonical_port, linux_ifname
+from ....portnames import canonical_port, linux_ifname
 from ...counters import NftCounters
 from ...execparse import ExecCommand
 from ...facts import ClassCounters
@@ -158,7 +158,7 @@ def _platform(sw: Any, n: str, ctx: ShowContext) -> str | None:
     f = ctx.facts
     table: dict[str, Any] = {
         "show memory statistics": lambda: render_memory_statistics_xe(f, int(ctx.usage["rss"])),
-        "show file systems": lambda: render_file_systems_xe(sum(e.size for e in ctx.flash.entries())),
+        "show file systems": lambda: render_file_systems_xe(ctx.flash.used()),
         "show environment fan": render_environment_fan_xe, "show platform": lambda: render_platform_xe(f),
         "show module": lambda: render_module_xe(f), "show switch": lambda: render_switch_xe(f, False),
         "show switch detail": lambda: render_switch_xe(f, True), "show boot": render_boot_xe,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ....eos import eos_port
-from ....topology import linux_ifname
+from ....portnames import linux_ifname
 
 #: The EOS release the virtual switch reports (a 4.32 feature release of 2024; "current EOS 4.3x").
 VERSION = "4.32.2F"

@@ -19,7 +19,7 @@ from typing import Any
 
 from ....ios import IosError
 from ....ios.config import interface_order
-from ....topology import canonical_port, linux_ifname, long_port
+from ....portnames import canonical_port, linux_ifname, long_port
 from ...execparse import ExecCommand
 from ...facts import PortView
 from ...sshprofile import ssh_profile
@@ -161,7 +161,7 @@ def _config_and_files(sw: Any, cmd: ExecCommand, ctx: ShowContext) -> str | None
         "show memory statistics": lambda: render_memory_statistics(134217728, min(int(ctx.usage["rss"]), 134217728)),
         "show clock": lambda: time.strftime("*%H:%M:%S.000 UTC %a %b %d %Y\n", time.gmtime()),
         "show file systems": lambda: ("File Systems:\n\n     Size(b)     Free(b)      Type  Flags  Prefixes\n"
-                                      f"*   32514048    {32514048 - sum(e.size for e in ctx.flash.entries())}"
+                                      f"*   32514048    {32514048 - ctx.flash.used()}"
                                       "     flash     rw   flash:\n"),
     }
     if n in simple:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ....topology import canonical_port
+from ....portnames import canonical_port
 from ...facts import PortView
 from ...sshprofile import SshProfile
 

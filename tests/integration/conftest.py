@@ -178,7 +178,7 @@ def catalyst_device_file(topo, folder, known_hosts_text: str | None = None, mode
     and port, a credentials file (a copy of the virtual switch's, ``mode``) and a known_hosts
     file pinning its host key (or ``known_hosts_text``). Returns the device file's path."""
     from qoslab.switch.device import known_hosts_line
-    from qoslab.testbed.plan import vswitch_dir
+    from qoslab.testbedplan import vswitch_dir
 
     d = vswitch_dir(topo.name)
     mg = topo.switch.management

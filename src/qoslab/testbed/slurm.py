@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 
 from ..errors import EnvironmentProblem, QoslabError
+from ..testbedplan import NETNS_DIR, STATE_DIR, host_namespace
 from ..topology import Topology
-from .plan import NETNS_DIR, STATE_DIR, host_namespace
 from .procs import cmdline, descendants, kill_pids, pid_alive
 from .statedir import private_dir
 

@@ -1,0 +1,64 @@
+"""The integration tests' two lanes (issue 53: ``make test`` under 20 minutes without dropping what
+it proves).
+
+- **Concurrent lane** (``-m concurrent``): modules that wait rather than measure (SSH round trips,
+  lease and TIME-WAIT timeouts, kill -9 and resume, notebooks) and assert outcomes, not rates,
+  shares, latencies or CPU times. ``make test`` runs them in pytest-xdist workers, a module per
+  worker (``--dist loadfile``), each worker's testbeds under its own name (``t<pid><suffix>``, see
+  conftest.unique_name): testbeds share no interface, address or port of this machine's own
+  namespace (a testbed adds only its namespaces there; its virtual switch listens on a free
+  loopback port), so several can be up at once.
+- **Serial lane** (everything else): one module at a time with nothing beside it: the data-path
+  tests (rates, queue shares, policers), floods, CPU budgets, the fidelity monitor, the on-machine
+  derivation, latency agreement, and the tests that snapshot every namespace of the machine
+  (a testbed of another worker would show in them).
+
+A module is in the concurrent lane only when listed here, with why it may share the machine.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: module name -> (seconds it took alone, why it may run beside other concurrent modules). The
+#: seconds (setup, calls, teardown; a serial run on the quiet 2-core machine) order the lane:
+#: longest first, so the workers finish together.
+CONCURRENT: dict[str, tuple[float, str]] = {
+    "test_ssh_campaign": (98, "kill -9 + resume over SSH: waits for the lease (8 s) and trials; asserts outcomes"),
+    "test_push_faults": (80, "no testbed: faults injected into pushes to an in-process switch (apply=False)"),
+    "test_timewait": (76, "waits for TIME-WAIT to clear (60 s); asserts trial counts and no burned retry"),
+    "test_ansible": (70, "ansible-playbook twice over SSH: idempotence (changed=0), no timing"),
+    "test_workloads": (67, "workload validity, kill -9 + resume to N trials; no timing assertion"),
+    "test_report_readonly": (51, "no testbed: reports of the committed campaigns change no byte"),
+    "test_report": (19, "no testbed: the notebook and its HTML in headless Chromium"),
+    "test_preflight": (17, "preflight checks over SSH: pass, or fail naming host and check"),
+    "test_executor": (17, "the executor contract on netns (a 0.5 s timeout bounded by 5 s)"),
+    "test_seed_workloads": (16, "workload validity and DSCP on the wire; no timing assertion"),
+    "test_cgroups": (12, "a trial's cgroup ends its daemon; the pool survives"),
+    "test_switch_ping": (10, "ping/traceroute answers from the switch namespace (counts, not times)"),
+    "test_ssh": (8, "the executor contract over SSH (a 0.5 s timeout bounded by 5 s)"),
+    "test_datapath_acl": (8, "ACL forms classify packets: per-class counts, no rate"),
+}
+
+
+def _module(item: Any) -> str:
+    return str(item.path.stem)
+
+
+def longest_first(items: list[Any]) -> None:
+    """Reorder the concurrent lane's items in place, longest module first (pytest-xdist's
+    ``--dist loadfile`` hands modules to the workers in collection order), leaving every other
+    item where it is and each module's tests in their order."""
+    slots = [i for i, it in enumerate(items) if "integration" in str(it.path) and _module(it) in CONCURRENT]
+    lane = sorted((items[i] for i in slots), key=lambda it: -CONCURRENT[_module(it)][0])  # stable
+    for i, it in zip(slots, lane, strict=True):
+        items[i] = it
+
+
+def named_by(ns: str, process_name: str) -> bool:
+    """True when namespace ``ns`` belongs to a testbed named by the pytest process whose
+    unique_name() is ``process_name`` (``t1234``): ``qsl-t1234m-jp-1`` and ``qsl-t1234@switch``
+    are, ``qsl-t12345m-jp-1`` (process 12345, say another xdist worker) is not: every name a test
+    gives continues the process's digits with a letter."""
+    return re.match(rf"qsl-{re.escape(process_name)}(?![0-9])", ns) is not None

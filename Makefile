@@ -5,7 +5,7 @@ QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
-	docs-gen bench clean help venv-check test-integration-concurrent test-integration-serial
+	docs-gen bench clean help venv-check test-integration-concurrent test-integration-serial test-pooled
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
 # clock) run after the parallel ones, alone. The integration tests in two lanes
@@ -15,6 +15,7 @@ PYTEST := $(VENV)/bin/pytest
 # floods, CPU, timing: one testbed on a 2-core machine).
 XDIST := -n auto --dist loadfile -m "not serial"
 INTEGRATION_WORKERS ?= 3
+PARALLEL_WORKERS ?= 4
 SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'pytest.mark.serial' tests/unit tests/clients)
 TIMED := bash scripts/timed.sh
 JUNIT := .setup/junit
@@ -84,6 +85,16 @@ test-python: test-fast test-integration
 test-fast: venv-check
 	@mkdir -p .setup
 	$(PYTEST) -q $(XDIST) --durations=30 --junitxml=$(JUNIT)-fast.xml tests/unit tests/clients
+	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
+
+# make test's parallel stage: the unit and client tests and the integration tests' concurrent lane in
+# one pool of PARALLEL_WORKERS xdist workers (the integration modules handed out first, longest
+# first: they wait on SSH, leases and TIME-WAIT while the unit tests use the cores); then the
+# `serial` unit tests alone.
+test-pooled: venv-check
+	@mkdir -p .setup
+	$(PYTEST) -q -n $(PARALLEL_WORKERS) --dist loadfile -m "not serial and (concurrent or not integration)" \
+	  --durations=30 --junitxml=$(JUNIT)-pooled.xml tests/integration tests/unit tests/clients
 	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
 
 test-integration: test-integration-concurrent test-integration-serial

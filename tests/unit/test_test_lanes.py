@@ -3,6 +3,7 @@ and the slowest-tests table ``make test`` prints (scripts/slowest.py)."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import subprocess
@@ -32,18 +33,38 @@ def test_every_concurrent_module_exists_and_says_why():
         assert seconds > 0 and len(why) > 20, name
 
 
+def _concurrent_code(name: str) -> str:
+    """The source of module ``name`` that runs in the concurrent lane: without its imports and
+    without the test functions kept serial (lanes.SERIAL_TESTS)."""
+    src = (INTEGRATION / f"{name}.py").read_text()
+    keep = [n for n in ast.parse(src).body
+            if not isinstance(n, ast.Import | ast.ImportFrom)
+            and not (isinstance(n, ast.FunctionDef) and n.name in lanes.SERIAL_TESTS.get(name, ()))]
+    return "\n".join(ast.get_source_segment(src, n) or "" for n in keep)
+
+
 @pytest.mark.parametrize("name", sorted(lanes.CONCURRENT))
 def test_no_concurrent_module_measures_or_snapshots_the_machine(name):
-    text = (INTEGRATION / f"{name}.py").read_text()
+    text = _concurrent_code(name)
     found = [m for m in MEASURES if re.search(rf"\b{m}\b", text)]
     assert not found, f"{name} uses {found}: it belongs in the serial lane"
 
 
+def test_the_serial_tests_of_a_concurrent_module_exist_and_are_what_measures():
+    for name, tests in lanes.SERIAL_TESTS.items():
+        src = (INTEGRATION / f"{name}.py").read_text()
+        defs = {n.name: n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)}
+        assert tests <= set(defs), (name, tests - set(defs))
+        assert not lanes.is_concurrent(name, next(iter(tests))) and lanes.is_concurrent(name, "test_other[bridge]")
+    assert "calibrated" in (INTEGRATION / "test_switch.py").read_text()  # what the exception is for
+
+
 def test_the_serial_lane_keeps_the_data_path_and_timing_modules():
-    for name in ("test_datapath", "test_datapath_9300", "test_datapath_eos", "test_switch", "test_trafficgen",
-                 "test_patterns", "test_kernel_pacing", "test_fidelity", "test_derive_onmachine", "test_calls",
-                 "test_cpu_budgets", "test_campaign", "test_testbed", "test_scale", "test_slurm_campaign"):
+    for name in ("test_datapath", "test_datapath_9300", "test_datapath_eos", "test_trafficgen", "test_patterns",
+                 "test_kernel_pacing", "test_fidelity", "test_derive_onmachine", "test_calls", "test_cpu_budgets",
+                 "test_campaign", "test_testbed", "test_scale", "test_slurm_campaign", "test_interrupt"):
         assert name not in lanes.CONCURRENT
+    assert not lanes.is_concurrent("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]")
 
 
 def _item(module: str, test: str) -> SimpleNamespace:
@@ -55,6 +76,10 @@ def test_longest_first_reorders_the_concurrent_lane_only():
              _item("test_ssh_campaign", "d"), _item("test_report", "e")]
     lanes.longest_first(items)
     assert [i.name for i in items] == ["a", "d", "e", "c", "b1", "b2"]  # serial ones kept in place
+    items = [_item("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]"),
+             _item("test_ssh", "s"), _item("test_switch", "test_netmiko_round_trip_and_ios_errors[bridge]")]
+    lanes.longest_first(items)  # the switch's serial test keeps its place; its concurrent one goes first
+    assert [i.name[:11] for i in items] == ["test_thesis", "test_netmik", "s"]
 
 
 def test_a_process_owns_its_testbeds_not_those_of_a_pid_it_prefixes():

@@ -10,9 +10,11 @@ PYTEST := $(VENV)/bin/pytest
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
 # clock) run after the parallel ones, alone. The integration tests in two lanes
 # (tests/integration/lanes.py): the modules marked `concurrent` (they wait, SSH, timeouts, kill -9
-# and resume, and assert no rate or time) in INTEGRATION_WORKERS xdist workers, each worker's
-# testbeds under its own name; then the others one at a time with nothing beside them (data paths,
-# floods, CPU, timing: one testbed on a 2-core machine).
+# and resume, and assert no rate or time) in xdist workers, each worker's testbeds under its own
+# name; then the others one at a time with nothing beside them (data paths, floods, CPU, timing: one
+# testbed on a 2-core machine). `make test` runs the concurrent lane in the unit and client tests'
+# pool (test-pooled, PARALLEL_WORKERS workers), then the serial lane; `make test-integration` runs
+# the two lanes alone (INTEGRATION_WORKERS workers).
 XDIST := -n auto --dist loadfile -m "not serial"
 INTEGRATION_WORKERS ?= 3
 PARALLEL_WORKERS ?= 4
@@ -23,9 +25,9 @@ JUNIT := .setup/junit
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
 	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
-	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + clients (parallel)"
-	@echo "              + integration in real namespaces (a concurrent lane in xdist workers, then a serial lane);"
-	@echo "              prints each stage's time, the total, the 30 slowest tests"
+	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + clients and the"
+	@echo "              integration tests that wait (parallel), then those that measure, one at a time (real"
+	@echo "              namespaces); prints each stage's time, the total, the 30 slowest tests"
 	@echo "make test-unit - lint and the fast unit tests (seconds, no root; needs .venv from make setup)"
 	@echo "make docs   - the documentation site (mkdocs --strict) into site/; fails when a generated page drifted"
 	@echo "make docs-gen - regenerate the CLI, schema and platform pages and the command outputs (docs/)"
@@ -52,8 +54,7 @@ test-stages:
 	@$(TIMED) lint $(MAKE) --no-print-directory lint
 	@$(TIMED) docs $(MAKE) --no-print-directory docs
 	@$(TIMED) test-java $(MAKE) --no-print-directory test-java
-	@$(TIMED) "unit + clients" $(MAKE) --no-print-directory test-fast
-	@$(TIMED) "integration, concurrent" $(MAKE) --no-print-directory test-integration-concurrent
+	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
 	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
 # The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root), in parallel.

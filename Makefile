@@ -94,7 +94,7 @@ test-fast: venv-check
 # `serial` unit tests alone.
 test-pooled: venv-check
 	@mkdir -p .setup
-	$(PYTEST) -q -n $(PARALLEL_WORKERS) --dist loadfile -m "not serial and (concurrent or not integration)" \
+	$(PYTEST) -q -n $(PARALLEL_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial and (concurrent or not integration)" \
 	  --durations=30 --junitxml=$(JUNIT)-pooled.xml tests/integration tests/unit tests/clients
 	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
 
@@ -102,7 +102,7 @@ test-integration: test-integration-concurrent test-integration-serial
 
 test-integration-concurrent: venv-check
 	@mkdir -p .setup
-	$(PYTEST) -q -n $(INTEGRATION_WORKERS) --dist loadfile -m concurrent --durations=30 \
+	$(PYTEST) -q -n $(INTEGRATION_WORKERS) --dist loadfile --no-loadscope-reorder -m concurrent --durations=30 \
 	  --junitxml=$(JUNIT)-integration-concurrent.xml tests/integration
 
 test-integration-serial: venv-check

@@ -64,7 +64,8 @@ def _module(item: Any) -> str:
 
 def longest_first(items: list[Any]) -> None:
     """Reorder the concurrent lane's items in place, longest module first (pytest-xdist's
-    ``--dist loadfile`` hands modules to the workers in collection order), leaving every other
+    ``--dist loadfile --no-loadscope-reorder`` hands modules to the workers in collection order;
+    without ``--no-loadscope-reorder`` it orders them by their number of tests), leaving every other
     item where it is and each module's tests in their order."""
     slots = [i for i, it in enumerate(items) if "integration" in str(it.path) and is_concurrent(_module(it), it.name)]
     lane = sorted((items[i] for i in slots), key=lambda it: -CONCURRENT[_module(it)][0])  # stable

@@ -17,7 +17,7 @@ PYTEST := $(VENV)/bin/pytest
 # the two lanes alone (INTEGRATION_WORKERS workers).
 XDIST := -n auto --dist loadfile -m "not serial"
 INTEGRATION_WORKERS ?= 3
-PARALLEL_WORKERS ?= 4
+PARALLEL_WORKERS ?= 3
 SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'pytest.mark.serial' tests/unit tests/clients)
 TIMED := bash scripts/timed.sh
 JUNIT := .setup/junit

@@ -62,7 +62,8 @@ def test_the_serial_tests_of_a_concurrent_module_exist_and_are_what_measures():
 def test_the_serial_lane_keeps_the_data_path_and_timing_modules():
     for name in ("test_datapath", "test_datapath_9300", "test_datapath_eos", "test_trafficgen", "test_patterns",
                  "test_kernel_pacing", "test_fidelity", "test_derive_onmachine", "test_calls", "test_cpu_budgets",
-                 "test_campaign", "test_testbed", "test_scale", "test_slurm_campaign", "test_interrupt"):
+                 "test_campaign", "test_testbed", "test_scale", "test_slurm_campaign", "test_interrupt",
+                 "test_ssh_campaign"):
         assert name not in lanes.CONCURRENT
     assert not lanes.is_concurrent("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]")
 
@@ -73,7 +74,7 @@ def _item(module: str, test: str) -> SimpleNamespace:
 
 def test_longest_first_reorders_the_concurrent_lane_only():
     items = [_item("test_calls", "a"), _item("test_ssh", "b1"), _item("test_ssh", "b2"), _item("test_datapath", "c"),
-             _item("test_ssh_campaign", "d"), _item("test_report", "e")]
+             _item("test_push_faults", "d"), _item("test_report", "e")]
     lanes.longest_first(items)
     assert [i.name for i in items] == ["a", "d", "e", "c", "b1", "b2"]  # serial ones kept in place
     items = [_item("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]"),

@@ -16,7 +16,7 @@ from conftest import ECENET
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology, load_variant
 
-from .lanes import is_concurrent, longest_first, named_by
+from .lanes import is_concurrent, longest_first, named_by, port_slice
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("iperf3") is None,
@@ -34,13 +34,31 @@ def pytest_collection_modifyitems(items):
     longest_first(items)
 
 
+_next_port: list[int] = []
+
+
 def free_port() -> int:
-    """A TCP port free on loopback now (for a test testbed's virtual switch)."""
+    """A TCP port free on loopback now (for a test testbed's virtual switch), from this pytest
+    process's own slice below the kernel's ephemeral ports (lanes.port_slice): no other xdist
+    worker picks it, and no port-0 bind or outgoing connection takes it before the switch listens
+    (in make test's pool, a port-0 pick was taken in the seconds before the campaign's testbed
+    came up: "management endpoint 127.0.0.1:50977 is already in use"). Raises RuntimeError when
+    the whole slice is taken."""
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    ports = port_slice(os.environ.get("PYTEST_XDIST_WORKER"))
+    if not _next_port:
+        _next_port.append(ports.start + os.getpid() % len(ports))
+    for _ in range(len(ports)):
+        port = _next_port[0]
+        _next_port[0] = ports.start + (port + 1 - ports.start) % len(ports)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port in {ports.start}-{ports.stop - 1}")
 
 
 def test_topology(suffix: str):

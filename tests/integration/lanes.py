@@ -80,3 +80,16 @@ def named_by(ns: str, process_name: str) -> bool:
     are, ``qsl-t12345m-jp-1`` (process 12345, say another xdist worker) is not: every name a test
     gives continues the process's digits with a letter."""
     return re.match(rf"qsl-{re.escape(process_name)}(?![0-9])", ns) is not None
+
+
+#: Loopback ports the integration tests give their virtual switches: below the kernel's ephemeral
+#: range (32768-60999 on Linux by default), where port-0 binds and outgoing connections take theirs.
+PORT_BASE, PORT_SLICE, PORT_SLICES = 20000, 1000, 12
+
+
+def port_slice(xdist_worker: str | None) -> range:
+    """The management ports of the pytest process ``xdist_worker`` (``PYTEST_XDIST_WORKER``:
+    ``gw0``, ``gw1``, ...; None without xdist): a slice of PORT_SLICE ports of its own (workers
+    past PORT_SLICES - 1 share slices modulo)."""
+    k = 0 if not xdist_worker else 1 + int(xdist_worker.removeprefix("gw") or 0) % (PORT_SLICES - 1)
+    return range(PORT_BASE + k * PORT_SLICE, PORT_BASE + (k + 1) * PORT_SLICE)

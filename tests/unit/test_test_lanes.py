@@ -122,3 +122,12 @@ def test_slowest_names_the_file_of_a_broken_junit_in_one_line(tmp_path, text, wh
                        text=True)
     assert r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
     assert r.stderr.startswith(f"slowest.py: {bad}") and why in r.stderr, r.stderr
+
+
+def test_each_worker_picks_switch_ports_in_its_own_slice_below_the_ephemeral_range():
+    slices = [lanes.port_slice(None)] + [lanes.port_slice(f"gw{i}") for i in range(lanes.PORT_SLICES - 1)]
+    taken = [p for r in slices for p in r]
+    assert len(taken) == len(set(taken)) == lanes.PORT_SLICES * lanes.PORT_SLICE  # disjoint
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    assert max(taken) < low and min(taken) >= 1024
+    assert lanes.port_slice("gw11") == lanes.port_slice("gw0")  # past the slices: modulo

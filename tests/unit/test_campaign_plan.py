@@ -53,6 +53,8 @@ def _main(argv: list[str]) -> tuple[object, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.serial  # it compares the machine's namespaces and results/ before and after: alone (make test's
+# parallel stage runs the integration tests' concurrent lane, whose testbeds and calibrations come and go)
 @pytest.mark.parametrize("argv", [["campaign", "plan", str(TABLE5)], ["campaign", "run", str(TABLE5), "--dry-run"]])
 def test_plan_of_table5_starts_nothing_and_makes_no_folder(argv, tmp_path, monkeypatch):
     netns, repo_results = _netns(), _tree(REPO / "results")

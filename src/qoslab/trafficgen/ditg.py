@@ -352,7 +352,7 @@ class DitgGenerator:
             if pc.mode == "kernel":  # what left the host (see kernelrun: not D-ITG's batched count)
                 got = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0))
                 if got is not None:
-                    r.sent_pps, r.sent_from = got
+                    r.sent_pps, r.sent_from, r.sent_bound = got
             rv = parse_itgdec_summary(recv.result())
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]

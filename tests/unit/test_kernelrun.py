@@ -11,6 +11,11 @@ import threading
 import time
 
 import pytest
+from pyroute2.netlink import NLMSG_DONE, nlmsg
+from pyroute2.netlink.rtnl import RTM_GETLINK, RTM_NEWLINK, RTM_NEWQDISC
+from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
+from pyroute2.netlink.rtnl.marshal import MarshalRtnl  # noqa: F401 - imported now, not in a timed first read
+from pyroute2.netlink.rtnl.tcmsg import tcmsg
 
 from conftest import ECENET, REPO
 from qoslab.errors import QoslabError
@@ -40,11 +45,6 @@ class FakeKernel:
         self.dumps = 0
 
     def send(self, data: bytes) -> int:
-        from pyroute2.netlink import NLMSG_DONE, nlmsg
-        from pyroute2.netlink.rtnl import RTM_GETLINK, RTM_NEWLINK, RTM_NEWQDISC
-        from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
-        from pyroute2.netlink.rtnl.tcmsg import tcmsg
-
         _, mtype, _, seq, _ = struct.unpack("IHHII", data[:16])
         time.sleep(self.send_delay_s)
         out = b""

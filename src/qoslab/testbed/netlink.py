@@ -12,11 +12,14 @@ threads hold locks (the progress display, SSH sessions), hung in a test run here
 short-lived thread enters the namespace (``setns`` moves only the calling thread), opens the
 socket there and ends; the socket stays bound to that namespace.
 
-Each dump is timed where the kernel takes its counts (:class:`QdiscSnapshot`): a dump's first
-batch is filled inside ``send()`` and any later one inside the ``recv()`` that returns it, so
-the counts lie between the moment before ``send()`` and the moment after the ``recv()`` of the
-last data message. Waiting for the module's lock, the GETLINK of new devices and pyroute2's
-parsing (milliseconds of pure Python, tens beside a busy loop and other threads) stay outside.
+Each dump is timed where the kernel takes its counts (:class:`QdiscSnapshot`): the kernel fills
+a dump's first batch inside the ``send()`` of the request (``__netlink_dump_start``) and each
+further batch inside the ``recv()`` that hands over the one before it (``netlink_recvmsg``), so
+the counts lie between the moment before ``send()`` and the moment after the syscall that filled
+the last data message's batch (``send()`` itself for a namespace whose qdiscs fit one batch, as
+a host's do). Waiting for the module's lock, the GETLINK of new devices, the ``recv()`` and
+pyroute2's parsing (milliseconds of pure Python, tens beside a busy loop and other threads) stay
+outside.
 
 One socket per namespace is kept (:func:`socket_for`) and checked against the namespace's inode
 before use, so a testbed rebuilt under the same names gets fresh sockets; a missing namespace is
@@ -73,7 +76,8 @@ class QdiscCounters:
 class QdiscSnapshot:
     """One RTM_GETQDISC dump of a namespace: ``counters`` by device name, and the interval of
     monotonic time (``time.monotonic()`` seconds) in which the kernel took them: ``t_from``
-    (before the request was sent) to ``t_to`` (after the last data message was received)."""
+    (before the request was sent) to ``t_to`` (after the syscall in which the kernel filled the
+    last data message: the request's ``send()``, or the ``recv()`` before the one returning it)."""
 
     counters: dict[str, list[QdiscCounters]]
     t_from: float
@@ -145,8 +149,9 @@ def socket_for(ns: str) -> socket.socket:
 def _dump(sock: socket.socket, request: Any, mtype: int, stamp: list[float] | None = None) -> list[Any]:
     """One RTM_GET* dump on ``sock``: the parsed messages (pyroute2's codec). With ``stamp``
     (a list), its contents become ``[t_from, t_to]``: monotonic seconds before the request was
-    sent and after the ``recv()`` that returned the last data message (the kernel filled every
-    message in between). Raises OSError (also for a netlink error reply) or socket.timeout."""
+    sent and after the syscall in which the kernel filled the last data message's batch (the
+    ``send()`` for the first batch, the previous ``recv()`` for a later one: see the module doc).
+    Raises OSError (also for a netlink error reply) or socket.timeout."""
     from pyroute2.netlink import NLM_F_DUMP, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR
     from pyroute2.netlink.rtnl.marshal import MarshalRtnl
 
@@ -157,12 +162,12 @@ def _dump(sock: socket.socket, request: Any, mtype: int, stamp: list[float] | No
     request.encode()
     t_from = time.monotonic()
     sock.send(request.data)
-    t_to = time.monotonic()
+    t_made = t_to = time.monotonic()  # the batch being read was filled before t_made
     marshal = MarshalRtnl()
     out: list[Any] = []
     while True:
         data = sock.recv(1 << 16)
-        t_recv = time.monotonic()
+        t_recv = time.monotonic()  # this recv() filled the next batch
         for msg in marshal.parse(data):
             if msg["header"]["sequence_number"] != seq:
                 continue  # the rest of an interrupted earlier dump
@@ -173,7 +178,8 @@ def _dump(sock: socket.socket, request: Any, mtype: int, stamp: list[float] | No
             if msg["header"]["type"] == NLMSG_ERROR:
                 raise OSError(-int(msg["error"] or 0), f"netlink dump {mtype} refused")
             out.append(msg)
-            t_to = t_recv
+            t_to = t_made
+        t_made = t_recv
 
 
 def qdisc_counters(ns: str) -> dict[str, list[QdiscCounters]]:

@@ -40,9 +40,9 @@ State = tuple[int, int, dict[str, tuple[int, int]]]
 MIN_RATE_WINDOW_S = 0.2
 #: The widest half-interval (seconds) in which a read's counts may have been taken before the
 #: read is taken again (at most READ_TRIES times; the narrowest is kept). Quiet, a host's dump
-#: takes 0.1-0.5 ms; a thread that loses its core (or the GIL) between send() and its stamp widens it.
+#: takes 0.1-0.5 ms; a thread that waits for its core or the GIL after send() widens it.
 MAX_READ_SPREAD_S = 0.002
-READ_TRIES = 4
+READ_TRIES = 6
 #: The largest relative error of a class counter's rate that the reads' timing may leave
 #: ((spread at the start + spread at the end) / window); beyond it the rate is not reported.
 MAX_RATE_BOUND = 0.005

@@ -290,12 +290,14 @@ class DitgGenerator:
             self.halt()
             time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
-        self.kernel.remove()
         # ITGDec runs three times per flow (sender summary: started by halt(); receiver summary
         # and series): all side by side, short trials' decodes are mostly process start, not CPU
-        # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s)
-        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8))) as pool:
+        # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s); the kernel
+        # pacing's classes (their queues drained) are removed meanwhile, one tc per flooder
+        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)) + 1) as pool:
+            removed = pool.submit(self.kernel.remove)
             flows = list(pool.map(self._decode, self.flows))
+            removed.result()
         if self._early is not None:
             self._early.shutdown()
         self.errors.extend(f.error for f in flows if f.error)

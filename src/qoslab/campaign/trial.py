@@ -14,7 +14,8 @@
 8. the trial's row for the store.
 
 Every phase's wall time goes into ``phases_json`` (``stop_parts``: the stop's own steps, seconds
-from the workload's end: ``halted``, ``drained``, ``flood_stopped``), with ``overhead_s`` (the trial's wall time
+from the workload's end: ``halted``, ``drained``, the generator's own ``stop_times`` such as
+``receivers_stopped`` and ``decoded``, ``flood_stopped``), with ``overhead_s`` (the trial's wall time
 minus the workload phase, a gated one's from its launch less its wait at the gate, ``go_wait_s``:
 what the harness costs per trial), ``workload_s`` (that workload time), ``manager_start_s`` (the workload
 phase minus the manager's own run: its JVM start and the workers' check), ``saturated`` and
@@ -266,6 +267,7 @@ def _stop(env: TrialEnv, plan: TrialPlan, flood: Any, cap: LiveCapture | None, c
             meters.traffic_end()  # every trial packet has passed the switch
         fres = flood.stop() if flood is not None else None
         if flood is not None:
+            parts.update(getattr(flood, "stop_times", {}))
             parts["flood_stopped"] = time.monotonic()
         ctx.flood_result = fres
         return fres

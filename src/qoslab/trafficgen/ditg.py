@@ -110,6 +110,8 @@ class DitgGenerator:
         #: the kernel-paced flows' classes and counters (:mod:`.kernelrun`)
         self.kernel = KernelRun(topology, executor_of, self.flows, self.pacing)
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
+        #: monotonic times of the stop's steps (``receivers_stopped``, ``decoded``: a trial's stop_parts)
+        self.stop_times: dict[str, float] = {}
         self._sent: dict[int, Future[str]] = {}
 
     def __enter__(self) -> DitgGenerator:
@@ -290,6 +292,7 @@ class DitgGenerator:
             self.halt()
             time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
+        self.stop_times["receivers_stopped"] = time.monotonic()
         # ITGDec runs three times per flow (sender summary: started by halt(); receiver summary
         # and series): all side by side, short trials' decodes are mostly process start, not CPU
         # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s); the kernel
@@ -297,6 +300,7 @@ class DitgGenerator:
         with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)) + 1) as pool:
             removed = pool.submit(self.kernel.remove)
             flows = list(pool.map(self._decode, self.flows))
+            self.stop_times["decoded"] = time.monotonic()
             removed.result()
         if self._early is not None:
             self._early.shutdown()

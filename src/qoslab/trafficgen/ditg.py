@@ -33,7 +33,7 @@ from .ditgpacing import (
 )
 from .ditgprocs import ditg_pids, own_pids, tail
 from .ditgsched import sender_prefix_on, sender_timer_slack_ns
-from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
+from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec, run_itgdecs
 from .kernelrun import KernelRun
 from .patterns import resolve, traffic_options
 
@@ -345,11 +345,6 @@ class DitgGenerator:
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
         series_file = f"{dd}/recv-{f.index}-series.txt"
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="itgdec") as pool:  # summary and series side by side
-            recv = pool.submit(run_itgdec, recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
-                               local_out=self._dir(f.dst) / f"recv-{f.index}.txt")
-            series = pool.submit(run_itgdec, recv_log, ["-c", str(self.interval_ms), series_file], series_file,
-                                 executor=dx, local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt")
         try:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
@@ -359,7 +354,12 @@ class DitgGenerator:
                 got = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0))
                 if got is not None:
                     r.sent_pps, r.sent_from, r.sent_bound = got
-            rv = parse_itgdec_summary(recv.result())
+            # the receiver log's summary and series side by side in one command (run_itgdecs)
+            recv, series = run_itgdecs(recv_log, [
+                ([], f"{dd}/recv-{f.index}.txt", self._dir(f.dst) / f"recv-{f.index}.txt"),
+                (["-c", str(self.interval_ms), series_file], series_file,
+                 self._dir(f.dst) / f"recv-{f.index}-series.txt")], executor=dx)
+            rv = parse_itgdec_summary(recv)
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]
             if r.duration_s > 0:
@@ -371,7 +371,7 @@ class DitgGenerator:
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
             r.shortfall = r.sent_pps < pc.sender_pps * (1 - self.tolerance)
-            r.series = parse_itgdec_series(series.result())
+            r.series = parse_itgdec_series(series)
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
         keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs

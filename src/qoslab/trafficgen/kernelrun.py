@@ -46,6 +46,11 @@ READ_TRIES = 6
 #: The largest relative error of a class counter's rate that the reads' timing may leave
 #: ((spread at the start + spread at the end) / window); beyond it the rate is not reported.
 MAX_RATE_BOUND = 0.005
+#: How often (seconds) and how long :meth:`KernelRun.running` looks for each class queue's first
+#: backlog: the rate window opens only once the sender keeps its class busy (ITGSend's start and
+#: its signalling with ITGRecv take tens of milliseconds, up to hundreds beside a busy loop;
+#: counted from the senders' start, that idle start read as 2-4.5 % below the rate, 14 % once).
+BACKLOG_POLL_S = (0.005, 3.0)
 
 
 class Read(NamedTuple):
@@ -73,11 +78,6 @@ class SentRate(NamedTuple):
     pps: float
     source: str
     bound: float | None
-#: How often (seconds) and how long :meth:`KernelRun.running` looks for each class queue's first
-#: backlog: the rate window opens only once the sender keeps its class busy (ITGSend's start and
-#: its signalling with ITGRecv take tens of milliseconds, up to hundreds beside a busy loop;
-#: counted from the senders' start, that idle start read as 2-4.5 % below the rate, 14 % once).
-BACKLOG_POLL_S = (0.005, 3.0)
 
 
 class KernelRun:

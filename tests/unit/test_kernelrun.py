@@ -21,9 +21,8 @@ from conftest import ECENET, REPO
 from qoslab.errors import QoslabError
 from qoslab.executors.local import SubprocessExecutor
 from qoslab.testbed import netlink
-from qoslab.testbed.plan import host_namespace
 from qoslab.topology import load_topology
-from qoslab.trafficgen import load_flood, resolve
+from qoslab.trafficgen import kernelrun, load_flood, resolve
 from qoslab.trafficgen.ditgpacing import FlowPacing
 from qoslab.trafficgen.kernelrun import MAX_RATE_BOUND, KernelRun
 
@@ -84,7 +83,7 @@ def run(monkeypatch):
     topo = load_topology(ECENET)
     flows = resolve(load_flood(REPO / "traffic-gen" / "quick-flood.yaml"), topo)[:1]
     kernel = FakeKernel()
-    ns = host_namespace(topo.name, flows[0].src)
+    ns = kernelrun.host_namespace(topo.name, flows[0].src)  # the namespace KernelRun reads
 
     def socket_for(name: str) -> FakeKernel:
         assert name == ns, name
@@ -183,7 +182,7 @@ def test_a_qdisc_snapshot_is_timed_by_the_dump_not_by_the_lock_wait(run):
     kernel.send_delay_s = 0.01
     t = _hold_lock(0.08)
     t_call = time.monotonic()
-    snap = netlink.qdisc_snapshot(host_namespace(kr.topo.name, f.src))
+    snap = netlink.qdisc_snapshot(kernelrun.host_namespace(kr.topo.name, f.src))
     t.join()
     assert snap.t_from - t_call >= 0.07
     assert 0.005 <= snap.spread < 0.05

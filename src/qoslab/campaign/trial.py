@@ -13,7 +13,9 @@
    counters are read while the receivers decode and the capture stops;
 8. the trial's row for the store.
 
-Every phase's wall time goes into ``phases_json``, with ``overhead_s`` (the trial's wall time
+Every phase's wall time goes into ``phases_json`` (``stop_parts``: the stop's own steps, seconds
+from the workload's end: ``halted``, ``drained``, the generator's own ``stop_times`` such as
+``receivers_stopped`` and ``decoded``, ``flood_stopped``), with ``overhead_s`` (the trial's wall time
 minus the workload phase, a gated one's from its launch less its wait at the gate, ``go_wait_s``:
 what the harness costs per trial), ``workload_s`` (that workload time), ``manager_start_s`` (the workload
 phase minus the manager's own run: its JVM start and the workers' check), ``saturated`` and
@@ -108,6 +110,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
                        topology=env.topo, playbook=env.pb, plan=plan, executor_of=env.executor_of)
     meters = MeterSet(ctx)
     flood, prepared, launch = None, None, None
+    parts: dict[str, float] = {}  # the stop's steps (monotonic times)
     try:
         if defn is not None:  # the receivers start (no packet sent) while the switch is pushed and read
             flood = open_flood(defn, env.topo, env.executor_of, tdir / "flood", generator=env.pb.generator,
@@ -119,7 +122,7 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
         meters.begin()
         t["switch"] = time.monotonic()
         run, saturated, fres, summary = _traffic(env, plan, tdir, capture_due, ctx, meters, t, flood, prepared,
-                                                 launch)
+                                                 launch, parts)
         meters.end()
         t["stop"] = time.monotonic()
         columns = meters.columns()
@@ -138,6 +141,8 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     if fres is not None and not fres.ok:
         raise QoslabError("flood failed: " + "; ".join(fres.errors))
     phases = _phases(t, r, meters, ctx, saturated, launch.started)
+    if parts:
+        phases["stop_parts"] = {k: round(v - t["workload"], 3) for k, v in parts.items()}
     return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
             "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
@@ -172,7 +177,7 @@ def _phases(t: dict[str, float], r: dict[str, Any], meters: MeterSet, ctx: Trial
 
 def _traffic(env: TrialEnv, plan: TrialPlan, tdir: Path, capture_due: bool, ctx: TrialContext, meters: MeterSet,
              t: dict[str, float], flood: Any, prepared: Future[None] | None,
-             launch: Launch) -> tuple[Any, bool | None, FloodResult | None, dict | None]:
+             launch: Launch, parts: dict[str, float]) -> tuple[Any, bool | None, FloodResult | None, dict | None]:
     """Capture, flood and workload of one trial, stopped in every case: (workload run, saturated,
     flood result, capture summary). Fills ``ctx`` and calls the meters' window hooks. ``flood``
     (None: no congestion) has been preparing its receivers (``prepared``, they send nothing)
@@ -192,7 +197,7 @@ def _traffic(env: TrialEnv, plan: TrialPlan, tdir: Path, capture_due: bool, ctx:
         ok = True
     finally:
         ended = time.monotonic()
-        fres, summary = _stop(env, plan, flood, cap, ctx, meters if ok else None, ended)
+        fres, summary = _stop(env, plan, flood, cap, ctx, meters if ok else None, ended, parts)
     ctx.capture_summary = summary
     return run, saturated, fres, summary
 
@@ -245,7 +250,7 @@ def _drain(env: TrialEnv, plan: TrialPlan) -> bool | None:
 
 
 def _stop(env: TrialEnv, plan: TrialPlan, flood: Any, cap: LiveCapture | None, ctx: TrialContext,
-          meters: MeterSet | None, ended: float) -> tuple[FloodResult | None, dict | None]:
+          meters: MeterSet | None, ended: float, parts: dict[str, float]) -> tuple[FloodResult | None, dict | None]:
     """Stop the flood and the capture side by side (both always; an error of either is raised
     once both are done, the flood's when both failed). Given ``meters`` (the trial went well so
     far), the flood's senders stop first, its packets drain from the queues (``ctx.drained``),
@@ -255,10 +260,15 @@ def _stop(env: TrialEnv, plan: TrialPlan, flood: Any, cap: LiveCapture | None, c
     def stop_flood() -> FloodResult | None:
         if flood is not None and meters is not None:
             flood.halt()
+            parts["halted"] = time.monotonic()
             ctx.drained = _drain(env, plan)
+            parts["drained"] = time.monotonic()
         if meters is not None:
             meters.traffic_end()  # every trial packet has passed the switch
         fres = flood.stop() if flood is not None else None
+        if flood is not None:
+            parts.update(getattr(flood, "stop_times", {}))
+            parts["flood_stopped"] = time.monotonic()
         ctx.flood_result = fres
         return fres
 

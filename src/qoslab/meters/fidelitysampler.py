@@ -145,8 +145,10 @@ class Sampler:
             self.cpu.append((t, idle, total, psi, softirq))
             self.steal.append(parse_cpu_steal(stat))
             self.threads.update(thread_schedstat(self.worker_pids))
-            try:  # one RTM_GETQDISC dump on a kept netlink socket: no process per sample (testbed.netlink)
-                self.tc.append((time.monotonic(), qdiscs_of(netlink.qdisc_counters(self.switch_ns))))
+            try:  # one RTM_GETQDISC dump on a kept netlink socket: no process per sample (testbed.netlink),
+                # stamped when the kernel took the counts (not after this thread's wait and parse)
+                snap = netlink.qdisc_snapshot(self.switch_ns)
+                self.tc.append((snap.at, qdiscs_of(snap.counters)))
             except QoslabError as e:
                 if len(self.errors) < 5:
                     self.errors.append(f"qdiscs: {str(e)[:200]}")

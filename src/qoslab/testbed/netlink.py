@@ -12,6 +12,15 @@ threads hold locks (the progress display, SSH sessions), hung in a test run here
 short-lived thread enters the namespace (``setns`` moves only the calling thread), opens the
 socket there and ends; the socket stays bound to that namespace.
 
+Each dump is timed where the kernel takes its counts (:class:`QdiscSnapshot`): the kernel fills
+a dump's first batch inside the ``send()`` of the request (``__netlink_dump_start``) and each
+further batch inside the ``recv()`` that hands over the one before it (``netlink_recvmsg``), so
+the counts lie between the moment before ``send()`` and the moment after the syscall that filled
+the last data message's batch (``send()`` itself for a namespace whose qdiscs fit one batch, as
+a host's do). Waiting for the module's lock, the GETLINK of new devices, the ``recv()`` and
+pyroute2's parsing (milliseconds of pure Python, tens beside a busy loop and other threads) stay
+outside.
+
 One socket per namespace is kept (:func:`socket_for`) and checked against the namespace's inode
 before use, so a testbed rebuilt under the same names gets fresh sockets; a missing namespace is
 an error (nothing is created). :func:`close_all` closes them (the testbed's ``down`` calls it).
@@ -24,6 +33,7 @@ import itertools
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +70,28 @@ class QdiscCounters:
     def root(self) -> bool:
         """True for a device's root qdisc (parent TC_H_ROOT)."""
         return self.parent == 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class QdiscSnapshot:
+    """One RTM_GETQDISC dump of a namespace: ``counters`` by device name, and the interval of
+    monotonic time (``time.monotonic()`` seconds) in which the kernel took them: ``t_from``
+    (before the request was sent) to ``t_to`` (after the syscall in which the kernel filled the
+    last data message: the request's ``send()``, or the ``recv()`` before the one returning it)."""
+
+    counters: dict[str, list[QdiscCounters]]
+    t_from: float
+    t_to: float
+
+    @property
+    def at(self) -> float:
+        """The midpoint of the interval (monotonic seconds): the counts' moment within +-``spread``."""
+        return (self.t_from + self.t_to) / 2
+
+    @property
+    def spread(self) -> float:
+        """Half the interval's length (seconds): the most the counts' moment is off :attr:`at`."""
+        return (self.t_to - self.t_from) / 2
 
 
 def _inode(ns: str) -> int:
@@ -114,9 +146,12 @@ def socket_for(ns: str) -> socket.socket:
         return sock
 
 
-def _dump(sock: socket.socket, request: Any, mtype: int) -> list[Any]:
-    """One RTM_GET* dump on ``sock``: the parsed messages (pyroute2's codec). Raises OSError
-    (also for a netlink error reply) or socket.timeout."""
+def _dump(sock: socket.socket, request: Any, mtype: int, stamp: list[float] | None = None) -> list[Any]:
+    """One RTM_GET* dump on ``sock``: the parsed messages (pyroute2's codec). With ``stamp``
+    (a list), its contents become ``[t_from, t_to]``: monotonic seconds before the request was
+    sent and after the syscall in which the kernel filled the last data message's batch (the
+    ``send()`` for the first batch, the previous ``recv()`` for a later one: see the module doc).
+    Raises OSError (also for a netlink error reply) or socket.timeout."""
     from pyroute2.netlink import NLM_F_DUMP, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR
     from pyroute2.netlink.rtnl.marshal import MarshalRtnl
 
@@ -125,31 +160,46 @@ def _dump(sock: socket.socket, request: Any, mtype: int) -> list[Any]:
     request["header"]["flags"] = NLM_F_REQUEST | NLM_F_DUMP
     request["header"]["sequence_number"] = seq
     request.encode()
+    t_from = time.monotonic()
     sock.send(request.data)
+    t_made = t_to = time.monotonic()  # the batch being read was filled before t_made
     marshal = MarshalRtnl()
     out: list[Any] = []
     while True:
-        for msg in marshal.parse(sock.recv(1 << 16)):
+        data = sock.recv(1 << 16)
+        t_recv = time.monotonic()  # this recv() filled the next batch
+        for msg in marshal.parse(data):
             if msg["header"]["sequence_number"] != seq:
                 continue  # the rest of an interrupted earlier dump
             if msg["header"]["type"] == NLMSG_DONE:
+                if stamp is not None:
+                    stamp[:] = [t_from, t_to]
                 return out
             if msg["header"]["type"] == NLMSG_ERROR:
                 raise OSError(-int(msg["error"] or 0), f"netlink dump {mtype} refused")
             out.append(msg)
+            t_to = t_made
+        t_made = t_recv
 
 
 def qdisc_counters(ns: str) -> dict[str, list[QdiscCounters]]:
     """Every qdisc of namespace ``ns`` by device name (``{dev: [QdiscCounters, ...]}``, in the
     kernel's order). Raises QoslabError when the namespace is gone or the dump fails."""
+    return qdisc_snapshot(ns).counters
+
+
+def qdisc_snapshot(ns: str) -> QdiscSnapshot:
+    """:func:`qdisc_counters` of namespace ``ns`` with the interval in which the kernel took them
+    (:class:`QdiscSnapshot`). Raises QoslabError when the namespace is gone or the dump fails."""
     from pyroute2.netlink.rtnl import RTM_GETLINK, RTM_GETQDISC
     from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
     from pyroute2.netlink.rtnl.tcmsg import tcmsg
 
     sock = socket_for(ns)
+    stamp: list[float] = []
     try:
         with _lock:
-            msgs = _dump(sock, tcmsg(), RTM_GETQDISC)
+            msgs = _dump(sock, tcmsg(), RTM_GETQDISC, stamp)
             names = _names.get(ns, {})
             if any(m["index"] not in names for m in msgs):  # first dump, or a device added since
                 names = _names[ns] = {m["index"]: m.get_attr("IFLA_IFNAME") for m in _dump(sock, ifinfmsg(),
@@ -162,7 +212,7 @@ def qdisc_counters(ns: str) -> dict[str, list[QdiscCounters]]:
         dev = names.get(m["index"])
         if dev is not None:
             out.setdefault(dev, []).append(counters_of(m))
-    return out
+    return QdiscSnapshot(out, stamp[0], stamp[1])
 
 
 def counters_of(msg: Any) -> QdiscCounters:

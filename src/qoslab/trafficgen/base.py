@@ -48,7 +48,9 @@ class FlowResult:
     still queued at its host when it stopped (a blocked sender has written up to a socket buffer,
     ~92 frames, ahead of the wire: 0.1 s at 10 Mbit/s, 10 % of a 1 s flood). ``sent_from`` says
     what ``sent_pps`` was measured with: ``class counter`` (a kernel-paced flow's HTB class queue,
-    read over netlink on the testbed: exact) or ``sender log`` (D-ITG's, in batches of 50 packets)."""
+    read over netlink on the testbed, the window timed by the kernel's dumps) or ``sender log``
+    (D-ITG's, in batches of 50 packets); ``sent_bound`` the most the class counter's rate can be
+    off from the timing of its reads (relative: 0.001 = 0.1 %; None for the sender log)."""
 
     src: str
     dst: str
@@ -74,6 +76,7 @@ class FlowResult:
     target_pps: float | None = None
     host_drops: int | None = None
     sent_from: str | None = None
+    sent_bound: float | None = None
 
 
 @dataclass

@@ -33,7 +33,7 @@ from .ditgpacing import (
 )
 from .ditgprocs import ditg_pids, own_pids, tail
 from .ditgsched import sender_prefix_on, sender_timer_slack_ns
-from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec
+from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec, run_itgdecs
 from .kernelrun import KernelRun
 from .patterns import resolve, traffic_options
 
@@ -110,6 +110,8 @@ class DitgGenerator:
         #: the kernel-paced flows' classes and counters (:mod:`.kernelrun`)
         self.kernel = KernelRun(topology, executor_of, self.flows, self.pacing)
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
+        #: monotonic times of the stop's steps (``receivers_stopped``, ``decoded``: a trial's stop_parts)
+        self.stop_times: dict[str, float] = {}
         self._sent: dict[int, Future[str]] = {}
 
     def __enter__(self) -> DitgGenerator:
@@ -290,12 +292,16 @@ class DitgGenerator:
             self.halt()
             time.sleep(DRAIN_WAIT_S)  # let the last packets reach the receivers
         parallel_map(self._stop_receiver, list(self.receivers))
-        self.kernel.remove()
+        self.stop_times["receivers_stopped"] = time.monotonic()
         # ITGDec runs three times per flow (sender summary: started by halt(); receiver summary
         # and series): all side by side, short trials' decodes are mostly process start, not CPU
-        # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s)
-        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8))) as pool:
+        # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s); the kernel
+        # pacing's classes (their queues drained) are removed meanwhile, one tc per flooder
+        with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)) + 1) as pool:
+            removed = pool.submit(self.kernel.remove)
             flows = list(pool.map(self._decode, self.flows))
+            self.stop_times["decoded"] = time.monotonic()
+            removed.result()
         if self._early is not None:
             self._early.shutdown()
         self.errors.extend(f.error for f in flows if f.error)
@@ -339,11 +345,6 @@ class DitgGenerator:
         sd, dd = self._ndir(f.src), self._ndir(f.dst)
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
         series_file = f"{dd}/recv-{f.index}-series.txt"
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="itgdec") as pool:  # summary and series side by side
-            recv = pool.submit(run_itgdec, recv_log, [], f"{dd}/recv-{f.index}.txt", executor=dx,
-                               local_out=self._dir(f.dst) / f"recv-{f.index}.txt")
-            series = pool.submit(run_itgdec, recv_log, ["-c", str(self.interval_ms), series_file], series_file,
-                                 executor=dx, local_out=self._dir(f.dst) / f"recv-{f.index}-series.txt")
         try:
             s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
             r.packets_sent = int(s["total_packets"])
@@ -352,8 +353,13 @@ class DitgGenerator:
             if pc.mode == "kernel":  # what left the host (see kernelrun: not D-ITG's batched count)
                 got = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0))
                 if got is not None:
-                    r.sent_pps, r.sent_from = got
-            rv = parse_itgdec_summary(recv.result())
+                    r.sent_pps, r.sent_from, r.sent_bound = got
+            # the receiver log's summary and series side by side in one command (run_itgdecs)
+            recv, series = run_itgdecs(recv_log, [
+                ([], f"{dd}/recv-{f.index}.txt", self._dir(f.dst) / f"recv-{f.index}.txt"),
+                (["-c", str(self.interval_ms), series_file], series_file,
+                 self._dir(f.dst) / f"recv-{f.index}-series.txt")], executor=dx)
+            rv = parse_itgdec_summary(recv)
             r.packets_received = int(rv["total_packets"])
             r.duration_s = rv["total_time_s"]
             if r.duration_s > 0:
@@ -365,7 +371,7 @@ class DitgGenerator:
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)
             r.shortfall = r.sent_pps < pc.sender_pps * (1 - self.tolerance)
-            r.series = parse_itgdec_series(series.result())
+            r.series = parse_itgdec_series(series)
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
         keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs

@@ -108,18 +108,22 @@ def host_queue_state(ex: Executor) -> tuple[int, int, dict[str, tuple[int, int]]
         return None
 
 
-def host_queue_state_ns(ns: str, dev: str = HOST_IF) -> tuple[int, int, dict[str, tuple[int, int]]] | None:
+def host_queue_state_ns(ns: str, dev: str = HOST_IF
+                        ) -> tuple[float, float, tuple[int, int, dict[str, tuple[int, int]]]] | None:
     """:func:`host_queue_state` of ``dev`` in the testbed namespace ``ns`` read in this process
-    over netlink (one RTM_GETQDISC dump, :mod:`qoslab.testbed.netlink`: no process, so the moment
-    of the read is known to a millisecond, where a ``tc`` through ``ip netns exec`` takes 10-30 ms);
-    None when the namespace is gone."""
+    over netlink (one RTM_GETQDISC dump, :mod:`qoslab.testbed.netlink`: no process, where a
+    ``tc`` through ``ip netns exec`` takes 10-30 ms), with the moment the kernel took the counts:
+    ``(at, spread, state)``, ``at`` in monotonic seconds, within +-``spread`` seconds of it
+    (:class:`~qoslab.testbed.netlink.QdiscSnapshot`: the dump's own send/recv, not this
+    thread's wait for the lock or pyroute2's parsing); None when the namespace is gone."""
     try:
-        qs = netlink.qdisc_counters(ns).get(dev, [])
+        snap = netlink.qdisc_snapshot(ns)
     except QoslabError:
         return None
+    qs = snap.counters.get(dev, [])
     roots = [q for q in qs if q.root]
-    return (sum(q.drops for q in roots), sum(q.qlen for q in roots),
-            {f"{q.handle >> 16:x}:": (q.packets, q.qlen) for q in qs})
+    return (snap.at, snap.spread, (sum(q.drops for q in roots), sum(q.qlen for q in roots),
+                                   {f"{q.handle >> 16:x}:": (q.packets, q.qlen) for q in qs}))
 
 
 def host_queue_drops(ex: Executor) -> tuple[int, int] | None:

@@ -73,9 +73,18 @@ def run_itgdec(log: Path | str, args: list[str], out_file: Path | str, timeout_s
     ITGDEC_MAX_OUTPUT bytes, and output over ITGDEC_MAX_OUTPUT counts as "ran amok". Returns the
     text. Paths may be relative to the executor's working directory. Raises QoslabError for a
     missing log, a timeout, or output over the cap."""
+    return run_itgdecs(log, [(args, out_file, local_out)], timeout_s, executor)[0]
+
+
+def run_itgdecs(log: Path | str, jobs: list[tuple[list[str], Path | str, Path | None]], timeout_s: float = 60.0,
+                executor: Executor | None = None) -> list[str]:
+    """:func:`run_itgdec` of several decodes of one ``log`` (``jobs``: ``(args, out_file,
+    local_out)`` each, e.g. the summary and the ``-c`` series), side by side in one command on
+    the node: in a campaign trial each command is a fork of the campaign process (10-15 ms on a
+    2-core machine), and the receivers' summary and series were two of them per flow. Returns
+    the texts in the jobs' order; raises QoslabError as :func:`run_itgdec` does, for the first
+    job that failed."""
     ex = executor if executor is not None else LocalExecutor()
-    series = bool(args) and args[0] == "-c"
-    written = str(args[2]) if series else str(out_file)
 
     def q(path: object) -> str:
         """A path for the script: relative ones anchored at the directory it started in (``$here``),
@@ -83,28 +92,39 @@ def run_itgdec(log: Path | str, args: list[str], out_file: Path | str, timeout_s
         p = str(path)
         return shlex.quote(p) if p.startswith("/") else '"$here"/' + shlex.quote(p)
 
-    stdout = "/dev/null" if series else q(out_file)
     logdir = str(log).rsplit("/", 1)[0] if "/" in str(log) else "."
-    argv = [q(log)] + [q(a) if series and i == 2 else shlex.quote(str(a)) for i, a in enumerate(args)]
-    script = (f"here=$(pwd) || exit 3; [ -f {q(log)} ] || exit 3; cd {q(logdir)} || exit 3; rm -f {q(written)}; "
-              f"ulimit -f $(( ($(stat -c %s {q(log)}) * 4 + {ITGDEC_MAX_OUTPUT}) / 512 + 1 )); "
-              f"exec ITGDec {' '.join(argv)} > {stdout} 2>/dev/null")
+    written: list[str] = []
+    parts = [f"here=$(pwd) || exit 3; [ -f {q(log)} ] || exit 3; cd {q(logdir)} || exit 3; "
+             f"lim=$(( ($(stat -c %s {q(log)}) * 4 + {ITGDEC_MAX_OUTPUT}) / 512 + 1 )); "]
+    for i, (args, out_file, _) in enumerate(jobs):
+        series = bool(args) and args[0] == "-c"
+        written.append(str(args[2]) if series else str(out_file))
+        stdout = "/dev/null" if series else q(out_file)
+        argv = [q(log)] + [q(a) if series and k == 2 else shlex.quote(str(a)) for k, a in enumerate(args)]
+        parts.append(f"(rm -f {q(written[-1])}; ulimit -f $lim; exec ITGDec {' '.join(argv)} > {stdout} 2>/dev/null) "
+                     f"& p{i}=$!; ")
+    parts.append(" ".join(f'wait $p{i}; echo "rc={i}:$?";' for i in range(len(jobs))))
     try:
-        r = ex.run(["sh", "-c", script], timeout=timeout_s, check=False)
+        r = ex.run(["sh", "-c", "".join(parts)], timeout=timeout_s, check=False)
     except CommandTimeout:
         raise QoslabError(f"ITGDec on {log} did not finish within {timeout_s:g} s") from None
     if r.returncode == 3:
         raise QoslabError(f"missing D-ITG log {log}")
-    if r.returncode in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
-        raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
-    local = Path(local_out) if local_out is not None else Path(written)
-    try:
-        ex.fetch(written, local)
-    except QoslabError:
-        raise QoslabError(f"ITGDec on {log} wrote nothing (exit {r.returncode})") from None
-    if local.stat().st_size > ITGDEC_MAX_OUTPUT:
-        raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
-    return local.read_text(errors="replace")
+    codes = {int(i): int(c) for i, c in re.findall(r"^rc=(\d+):(\d+)$", r.stdout or "", re.M)}
+    texts = []
+    for i, (_, _, local_out) in enumerate(jobs):
+        rc = codes.get(i, r.returncode)
+        if rc in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
+            raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
+        local = Path(local_out) if local_out is not None else Path(written[i])
+        try:
+            ex.fetch(written[i], local)
+        except QoslabError:
+            raise QoslabError(f"ITGDec on {log} wrote nothing (exit {rc})") from None
+        if local.stat().st_size > ITGDEC_MAX_OUTPUT:
+            raise QoslabError(f"ITGDec on {log} ran amok: over {ITGDEC_MAX_OUTPUT} bytes of output")
+        texts.append(local.read_text(errors="replace"))
+    return texts
 
 
 def keep_or_drop(ex: Executor, log: str, local: Path, keep: bool) -> None:

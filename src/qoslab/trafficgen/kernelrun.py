@@ -7,8 +7,17 @@ Why the class's counter: D-ITG's sender log counts in batches of 50 packets (`ma
 floods logged 900, 1000, 1450 packets), which alone made pacing errors of 1-4 %; and a host
 queue read after the senders' stop missed what drained meanwhile (60-140 ms of a 2 s flood: sent
 rates 2-7 % high). The counters are read over netlink in the host's namespace where the testbed
-is this machine's (no process: the moment of the read is known to a millisecond), else with
-``tc`` through the host's executor.
+is this machine's (no process), else with ``tc`` through the host's executor.
+
+The rate window's time is the kernel's, not this thread's: each read carries the interval in
+which the kernel took its counts (:class:`~qoslab.testbed.netlink.QdiscSnapshot`: the dump's
+own ``send()``/``recv()``), and a read whose interval is wider than MAX_READ_SPREAD_S is taken
+again. Stamped instead around the whole call (waiting for the netlink lock that the fidelity
+sampler's 10 Hz dumps of the switch hold, and pyroute2's parsing), a busy loop pinned to a core
+moved the stamps by tens of milliseconds: 775 and 761 packets/s where the class sends 823, and
+886, which an HTB class at 823 cannot send (bench/README.md, "Reproducibility"). A window whose
+reads still leave its rate uncertain by more than MAX_RATE_BOUND is not reported as the class's
+rate (:meth:`KernelRun.sent_pps`).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ..executors import Executor, SubprocessExecutor
 from ..executors.nodes import parallel_map
@@ -28,11 +38,46 @@ from .kernelpace import flood_minor, install, remove
 State = tuple[int, int, dict[str, tuple[int, int]]]
 #: The shortest window (seconds) over which a class's counter gives a flow's sent rate.
 MIN_RATE_WINDOW_S = 0.2
+#: The widest half-interval (seconds) in which a read's counts may have been taken before the
+#: read is taken again (at most READ_TRIES times; the narrowest is kept). Quiet, a host's dump
+#: takes 0.1-0.5 ms; a thread that waits for its core or the GIL after send() widens it.
+MAX_READ_SPREAD_S = 0.002
+READ_TRIES = 6
+#: The largest relative error of a class counter's rate that the reads' timing may leave
+#: ((spread at the start + spread at the end) / window); beyond it the rate is not reported.
+MAX_RATE_BOUND = 0.005
 #: How often (seconds) and how long :meth:`KernelRun.running` looks for each class queue's first
 #: backlog: the rate window opens only once the sender keeps its class busy (ITGSend's start and
 #: its signalling with ITGRecv take tens of milliseconds, up to hundreds beside a busy loop;
 #: counted from the senders' start, that idle start read as 2-4.5 % below the rate, 14 % once).
 BACKLOG_POLL_S = (0.005, 3.0)
+
+
+class Read(NamedTuple):
+    """A host's queue counters and when the kernel took them: ``at`` (monotonic s) within
+    +-``spread`` s; ``state`` as :func:`.ditgpacing.host_queue_state` (None: unreadable)."""
+
+    at: float
+    spread: float
+    state: State | None
+
+
+class Count(NamedTuple):
+    """A flow class's packets sent (``packets``) at ``at`` (monotonic s) within +-``spread`` s."""
+
+    at: float
+    spread: float
+    packets: int
+
+
+class SentRate(NamedTuple):
+    """A flow's sent rate (``pps``, packets/s), what measured it (``source``: ``class counter``
+    or ``sender log``) and, for the class counter, the most its timing can be off (``bound``,
+    relative: 0.001 = 0.1 %)."""
+
+    pps: float
+    source: str
+    bound: float | None
 
 
 class KernelRun:
@@ -48,37 +93,48 @@ class KernelRun:
         self.drops1: dict[str, tuple[int, int] | None] = {}
         #: flow index -> teardown lines of its HTB class (installed on the embedded testbed)
         self.classes: dict[int, list[str]] = {}
-        #: flow index -> (monotonic s, packets its class queue had sent) once running / before the stop
-        self.sent0: dict[int, tuple[float, int]] = {}
-        self.sent1: dict[int, tuple[float, int]] = {}
+        #: flow index -> packets its class queue had sent once running / before the stop
+        self.sent0: dict[int, Count] = {}
+        self.sent1: dict[int, Count] = {}
         self._watch: threading.Thread | None = None
         self._stop_watch = threading.Event()
 
-    def _state(self, host: str) -> tuple[float, State | None]:
-        """(the midpoint of the read, monotonic s; the host's :func:`.ditgpacing.host_queue_state`)."""
+    def _state(self, host: str) -> Read:
+        """The host's queues (:func:`.ditgpacing.host_queue_state`) and when the kernel took them:
+        over netlink here, read up to READ_TRIES times until the interval is within
+        MAX_READ_SPREAD_S (the narrowest kept); through the executor, the ``tc`` command's span."""
         ex = self.executor_of(host)
-        t0 = time.monotonic()
         if self.embedded and isinstance(ex, SubprocessExecutor):
-            st = host_queue_state_ns(host_namespace(self.topo.name, host))
-        else:
-            st = host_queue_state(ex)
-        return (t0 + time.monotonic()) / 2, st
+            best: Read | None = None
+            for _ in range(READ_TRIES):
+                got = host_queue_state_ns(host_namespace(self.topo.name, host))
+                if got is None:
+                    return best or Read(time.monotonic(), 0.0, None)
+                if best is None or got[1] < best.spread:
+                    best = Read(*got)
+                if best.spread <= MAX_READ_SPREAD_S:
+                    break
+            assert best is not None
+            return best
+        t0 = time.monotonic()
+        st = host_queue_state(ex)
+        t1 = time.monotonic()
+        return Read((t0 + t1) / 2, (t1 - t0) / 2, st)
 
-    def _states(self, hosts: list[str]) -> dict[str, tuple[float, State | None]]:
+    def _states(self, hosts: list[str]) -> dict[str, Read]:
         return dict(zip(hosts, parallel_map(self._state, hosts), strict=True))
 
-    def _sent_from(self, states: dict[str, tuple[float, State | None]], backlogged: bool = False
-                   ) -> dict[int, tuple[float, int]]:
-        """flow index -> (time, packets its class queue had sent) ([with ``backlogged``] only
-        those whose queue held packets)."""
+    def _sent_from(self, states: dict[str, Read], backlogged: bool = False) -> dict[int, Count]:
+        """flow index -> its class queue's packets sent ([with ``backlogged``] only those whose
+        queue held packets)."""
         out = {}
         for f in self.flows:
-            t, st = states.get(f.src, (0.0, None))
+            rd = states.get(f.src)
             handle = f"{flood_minor(f.index)}:"
-            if f.index in self.classes and st is not None and handle in st[2]:
-                sent, queued = st[2][handle]
+            if rd is not None and f.index in self.classes and rd.state is not None and handle in rd.state[2]:
+                sent, queued = rd.state[2][handle]
                 if queued > 0 or not backlogged:
-                    out[f.index] = (t, sent)
+                    out[f.index] = Count(rd.at, rd.spread, sent)
         return out
 
     def start(self, starting: list[ResolvedFlow]) -> None:
@@ -86,7 +142,7 @@ class KernelRun:
         each kernel-paced flow's class. Raises QoslabError when tc refuses a class."""
         kernel = [f for f in starting if self.pacing[f.index].mode == "kernel"]
         hosts = sorted({f.src for f in kernel})
-        self.drops0 = {h: None if st is None else (st[0], st[1]) for h, (_, st) in self._states(hosts).items()}
+        self.drops0 = {h: None if rd.state is None else rd.state[:2] for h, rd in self._states(hosts).items()}
         if self.embedded:
             parallel_map(self._install, kernel)
 
@@ -119,9 +175,11 @@ class KernelRun:
         while waiting and time.monotonic() < deadline and not self._stop_watch.is_set():
             hosts = sorted({f.src for f in self.flows if f.index in waiting})
             for i, v in self._sent_from(self._states(hosts), backlogged=True).items():
-                if i in waiting:
-                    self.sent0[i] = v
-                    waiting.discard(i)
+                if i in waiting:  # any backlogged read opens the window; a tight one ends the search
+                    if i not in self.sent0 or v.spread < self.sent0[i].spread:
+                        self.sent0[i] = v
+                    if v.spread <= MAX_READ_SPREAD_S:
+                        waiting.discard(i)
             self._stop_watch.wait(period)
 
     def before_stop(self, senders_running: bool) -> dict[str, tuple[int, int] | None]:
@@ -134,13 +192,14 @@ class KernelRun:
         states = self._states(list(self.drops0))
         if senders_running:
             self.sent1 = self._sent_from(states)
-        return {h: None if st is None else (st[0], st[1]) for h, (_, st) in states.items()}
+        return {h: None if rd.state is None else rd.state[:2] for h, rd in states.items()}
 
     def after_stop(self, queued: dict[str, tuple[int, int] | None]) -> None:
         """After the senders stopped: what the hosts' queues dropped while they ran (drops now),
         with the packets ``queued`` (:meth:`before_stop`) still at home when they stopped."""
         self.drops1 = {}
-        for h, (_, st) in self._states(list(self.drops0)).items():
+        for h, rd in self._states(list(self.drops0)).items():
+            st = rd.state
             q = queued.get(h) or (None if st is None else (st[0], st[1]))
             self.drops1[h] = None if st is None or q is None else (st[0], q[1])
 
@@ -149,17 +208,21 @@ class KernelRun:
         d0, d1 = self.drops0.get(f.src), self.drops1.get(f.src)
         return d1[0] - d0[0] if d0 is not None and d1 is not None else None
 
-    def sent_pps(self, f: ResolvedFlow, packets_sent: int, total_time_s: float) -> tuple[float, str] | None:
-        """(packets/s kernel-paced ``f`` sent onto the wire, what measured it): its class queue's
-        count over the senders' run (at least MIN_RATE_WINDOW_S; ``class counter``), else D-ITG's
-        ``packets_sent`` less those still queued at home when the sender stopped, over
-        ``total_time_s`` (``sender log``); None when neither is known."""
+    def sent_pps(self, f: ResolvedFlow, packets_sent: int, total_time_s: float) -> SentRate | None:
+        """How fast kernel-paced ``f`` sent onto the wire (:class:`SentRate`): its class queue's
+        count over the senders' run (at least MIN_RATE_WINDOW_S, the reads' timing leaving at most
+        MAX_RATE_BOUND of error; ``class counter``), else D-ITG's ``packets_sent`` less those still
+        queued at home when the sender stopped, over ``total_time_s`` (``sender log``, bound
+        unknown); None when neither is known."""
         c0, c1 = self.sent0.get(f.index), self.sent1.get(f.index)
-        if c0 is not None and c1 is not None and c1[0] - c0[0] >= MIN_RATE_WINDOW_S:
-            return (c1[1] - c0[1]) / (c1[0] - c0[0]), "class counter"
+        if c0 is not None and c1 is not None and c1.at - c0.at >= MIN_RATE_WINDOW_S:
+            window = c1.at - c0.at
+            bound = (c0.spread + c1.spread) / window
+            if bound <= MAX_RATE_BOUND:
+                return SentRate((c1.packets - c0.packets) / window, "class counter", bound)
         d1 = self.drops1.get(f.src)
         if d1 is not None and total_time_s > 0:
-            return max(0, packets_sent - d1[1]) / total_time_s, "sender log"
+            return SentRate(max(0, packets_sent - d1[1]) / total_time_s, "sender log", None)
         return None
 
     def remove(self) -> None:
@@ -169,4 +232,5 @@ class KernelRun:
         parallel_map(lambda i: remove(self.executor_of(by_flow[i].src), classes[i]), list(classes))
 
 
-__all__ = ["MIN_RATE_WINDOW_S", "KernelRun"]
+__all__ = ["MAX_RATE_BOUND", "MAX_READ_SPREAD_S", "MIN_RATE_WINDOW_S", "READ_TRIES", "Count", "KernelRun", "Read",
+           "SentRate"]

@@ -89,3 +89,30 @@ def test_the_launchers_command_lines_on_slurm_nodes():
     assert settings_of({"kind": "mpi", "hosts": ["jp-1"]}).launcher == "auto"
     with pytest.raises(ValueError, match="launcher"):
         settings_of({"kind": "mpi", "hosts": ["jp-1"], "launcher": "pdsh"})
+
+
+def test_an_mpi_playbook_loads_on_slurm_and_is_refused_on_ssh_in_one_line(tmp_path):
+    import yaml
+
+    from conftest import ECENET, REPO
+    from qoslab.campaign.checks import load_playbook
+    from qoslab.errors import ConfigError
+
+    topo = yaml.safe_load(ECENET.read_text())
+    topo["slurm"] = {"time_limit": "20"}
+    tfile = tmp_path / "topo.yaml"
+    tfile.write_text(yaml.safe_dump(topo, sort_keys=False))
+    data = yaml.safe_load((REPO / "playbooks" / "examples" / "mpi-allreduce.yaml").read_text())
+    data.update(topology=str(tfile), executor="slurm")
+    data["workload"]["launcher"] = "srun"
+    pb = tmp_path / "pb.yaml"
+    pb.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert load_playbook(pb).workload.launcher == "srun"
+    data["executor"] = "ssh"
+    data["workload"]["launcher"] = "auto"
+    pb.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(ConfigError) as e:
+        load_playbook(pb)
+    line = next(i for i, t in enumerate(pb.read_text().splitlines(), 1) if t.startswith("executor:"))
+    assert str(e.value) == (f"{pb}:{line}: executor: ssh: kind mpi runs only on the netns or slurm executor (the "
+                            "embedded testbed's namespaces, or a Slurm allocation: srun or mpirun through Slurm)")

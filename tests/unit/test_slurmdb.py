@@ -105,3 +105,21 @@ def test_no_daemon_is_reported_from_a_folder_without_pid_files(tmp_path):
     (tmp_path / "mariadbd.pid").write_text(f"{os.getpid()}\n")  # a live PID that is not a mariadbd
     (tmp_path / "slurmdbd.pid").write_text("not a pid\n")
     assert slurmdb.daemon_pids(tmp_path) == {}
+
+
+def test_a_daemon_that_is_not_ready_by_its_deadline_is_ended_and_named(tmp_path):
+    import subprocess
+    import time
+
+    from qoslab.errors import QoslabError
+    from qoslab.testbed.daemon import await_ready, spawn
+
+    log = tmp_path / "d.out"
+    p = spawn(["sh", "-c", "echo starting slowly; exec sleep 30"], log, {})
+    with pytest.raises(QoslabError, match=r"^fake daemon did not start: starting slowly$"):
+        await_ready(lambda: False, p, "fake daemon", log, time.monotonic() + 0.3)
+    assert p.poll() is not None  # ended, not left running without a pid file
+    q = spawn(["sh", "-c", "echo bad config >&2; exit 3"], log, {})
+    with pytest.raises(QoslabError, match=r"did not start: starting slowly / bad config$"):
+        await_ready(lambda: False, q, "fake daemon", log, time.monotonic() + 10)
+    assert isinstance(q, subprocess.Popen)

@@ -57,8 +57,13 @@ def pid_of(path: Path, marker: str) -> int | None:
 def await_ready(ready: Callable[[], bool], proc: subprocess.Popen[bytes], what: str, log: Path,
                 deadline: float) -> None:
     """Poll ``ready`` every 50 ms until it is true. Raises QoslabError naming ``what`` with the last
-    lines of ``log`` when ``proc`` exits first or ``deadline`` (``time.monotonic()``) passes."""
+    lines of ``log`` when ``proc`` exits first or ``deadline`` (``time.monotonic()``) passes; a
+    ``proc`` still running then is killed first (it has written no pid file the clean-up could
+    find it by; ``nsenter``, ``unshare`` and ``sh -c 'exec ...'`` keep its PID the daemon's)."""
     while not ready():
         if proc.poll() is not None or time.monotonic() > deadline:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(5)
             raise QoslabError(f"{what} did not start: {tail(log)}")
         time.sleep(0.05)

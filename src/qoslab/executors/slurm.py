@@ -146,15 +146,16 @@ class SlurmExecutor:
         ``auto``, ``srun`` or ``mpirun``), from ``srun --mpi=list`` and ``ompi_info`` on this
         host's node, asked once per allocation. Raises QoslabError for ``want=srun`` when no
         plugin works."""
-        if self.alloc.mpi_offer is None:
+        offer = self.alloc.mpi_offer
+        if offer is None:
             listed = self.alloc.client.call(["srun", "--mpi=list"])
             try:
                 info = self.run(["ompi_info"], timeout=60, check=False).stdout
             except QoslabError:  # no Open MPI on the node: mpirun will say so
                 info = ""
-            self.alloc.mpi_offer = (slurmmpi.parse_srun_mpi_list(listed.stdout),
-                                    slurmmpi.parse_ompi_pmix(info))
-        return slurmmpi.choose(*self.alloc.mpi_offer, want)
+            offer = self.alloc.mpi_offer = (slurmmpi.parse_srun_mpi_list(listed.stdout),
+                                            slurmmpi.parse_ompi_pmix(info))
+        return slurmmpi.choose(offer[0], offer[1], want)
 
     def _run_step(self, srun: list[str], args: list[str], timeout: float, check: bool, input: str | None,
                   env: Mapping[str, str] | None) -> CommandResult:

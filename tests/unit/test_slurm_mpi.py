@@ -116,3 +116,45 @@ def test_an_mpi_playbook_loads_on_slurm_and_is_refused_on_ssh_in_one_line(tmp_pa
     line = next(i for i, t in enumerate(pb.read_text().splitlines(), 1) if t.startswith("executor:"))
     assert str(e.value) == (f"{pb}:{line}: executor: ssh: kind mpi runs only on the netns or slurm executor (the "
                             "embedded testbed's namespaces, or a Slurm allocation: srun or mpirun through Slurm)")
+
+
+def test_the_executor_asks_once_and_launches_one_step_over_the_nodes(tmp_path):
+    """SlurmExecutor.mpi_launch and .step against a stand-in for Slurm's clients (a script in the
+    client prefix that answers ``srun --mpi=list`` and ``ompi_info`` as Debian 12's and prints any
+    other command line it is given), so the step's srun options are checked as sent."""
+    import stat
+
+    from qoslab.executors.slurm import SlurmExecutor
+    from qoslab.executors.slurmalloc import Allocation, SlurmClient
+
+    calls, listed, info = tmp_path / "calls", tmp_path / "srun-list.txt", tmp_path / "ompi-info.txt"
+    listed.write_text(SRUN_LIST)
+    info.write_text(OMPI_DEBIAN)
+    stub = tmp_path / "slurm-stub"
+    stub.write_text(f"""#!/bin/sh
+echo "$*" >> {calls}
+case "$*" in
+  "srun --mpi=list") cat {listed};;
+  *" ompi_info") cat {info};;
+  *) echo "argv: $*";;
+esac
+""")
+    stub.chmod(stub.stat().st_mode | stat.S_IXUSR)
+    alloc = Allocation("7", ["n1", "n2"], False, {"jp-1": "n1", "jp-2": "n2"}, SlurmClient((str(stub),), {}), "given")
+    ex = SlurmExecutor("jp-1", alloc, run_id="r1", topo_name="t", local_root=tmp_path)
+    try:
+        assert ex.mpi_launch().describe() == "srun --mpi=pmix"
+        assert ex.mpi_launch("mpirun").describe() == "mpirun"
+        assert ex.facts()["mpi"]["launch"] == "srun --mpi=pmix"
+        asked = calls.read_text().splitlines()
+        assert asked.count("srun --mpi=list") == 1 and sum(a.endswith(" ompi_info") for a in asked) == 1  # once
+        res = ex.step(["osu", "--iters", "5"], nodes=["n1", "n2"], tasks_per_node=2, mpi="pmix", timeout=30)
+        assert res.returncode == 0
+        assert res.stdout.split() == ["argv:", "srun", "--jobid=7", "--nodelist=n1,n2", "--nodes=2", "--ntasks=4",
+                                      "--ntasks-per-node=2", "--overlap", "--quiet", "--kill-on-bad-exit=1",
+                                      "--mpi=pmix", "--job-name=qoslab-r1", "timeout", "--kill-after=2", "30.000",
+                                      "osu", "--iters", "5"]
+        with pytest.raises(ValueError):
+            ex.step(["osu"], nodes=[], mpi="pmix")
+    finally:
+        ex.close()

@@ -54,6 +54,12 @@ def pid_of(path: Path, marker: str) -> int | None:
     return pid if pid_alive(pid) and any(marker in c for c in cmdline(pid)) else None
 
 
+def running(path: Path, marker: str) -> Callable[[], bool]:
+    """A readiness check for :func:`await_ready`: the pid file ``path`` names a running process
+    whose command line holds ``marker``."""
+    return lambda: pid_of(path, marker) is not None
+
+
 def await_ready(ready: Callable[[], bool], proc: subprocess.Popen[bytes], what: str, log: Path,
                 deadline: float) -> None:
     """Poll ``ready`` every 50 ms until it is true. Raises QoslabError naming ``what`` with the last

@@ -42,7 +42,7 @@ from pathlib import Path
 from ..errors import EnvironmentProblem, QoslabError
 from ..topology import Topology
 from . import slurmdb
-from .daemon import await_ready, in_node, pid_of, spawn
+from .daemon import await_ready, in_node, pid_of, running, spawn
 from .plan import NETNS_DIR, STATE_DIR, host_namespace
 from .procs import descendants, kill_pids, pid_alive
 from .statedir import private_dir
@@ -229,11 +229,10 @@ def _start(topo: Topology, d: Path) -> None:
     slurmdb.start(topo, cluster_name(topo.name), d, env, deadline)
     ctld = spawn(in_node(topo, topo.hosts[0].name, CONTROLLER, [str(SLURMCTLD), "-D", "-i"]),
                  d / "slurmctld.out", env)
-    await_ready(lambda: pid_of(d / "slurmctld.pid", "slurmctld") is not None, ctld, "slurmctld",
-                d / "slurmctld.log", deadline)
+    await_ready(running(d / "slurmctld.pid", "slurmctld"), ctld, "slurmctld", d / "slurmctld.log", deadline)
     for h in topo.hosts:
         p = spawn(in_node(topo, h.name, h.name, [str(SLURMD), "-D"]), d / f"slurmd-{h.name}.out", env)
-        await_ready(lambda h=h: pid_of(d / f"slurmd-{h.name}.pid", "slurmd") is not None, p, f"slurmd on {h.name}",
+        await_ready(running(d / f"slurmd-{h.name}.pid", "slurmd"), p, f"slurmd on {h.name}",
                     d / f"slurmd-{h.name}.out", deadline)
     while True:
         r = subprocess.run([*client_prefix(topo), "sinfo", "-h", "-N", "-o", "%N %T"], capture_output=True,

@@ -11,7 +11,7 @@ import pytest
 from qoslab.errors import QoslabError
 from qoslab.executors.slurmmpi import Launch, choose, parse_ompi_pmix, parse_srun_mpi_list
 from qoslab.workloads import settings_of
-from qoslab.workloads.mpi import mpirun_argv, program_argv, srun_env
+from qoslab.workloads.mpi import allocation_env, mpirun_argv, program_argv, srun_env
 
 #: `srun --mpi=list` of Debian 12's slurm-wlm 22.05.8 (the embedded cluster).
 SRUN_LIST = ("MPI plugin types are...\n\tpmix\n\tnone\n\tcray_shasta\n\tpmi2\n"
@@ -76,11 +76,15 @@ def test_the_launchers_command_lines_on_slurm_nodes():
                      "args": "--iters 50 --bytes {ranks}"})
     assert s.launcher == "mpirun"
     argv = mpirun_argv(s, ["jp-1", "jp-2"], None, "/repo")
-    assert argv[:7] == ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", "--host", "jp-1:2,jp-2:2"]
-    mca = dict(zip(argv[8:-5:3], argv[9:-4:3], strict=True))
-    # orted through Slurm (a nested srun), the hosts and slots as given: the step's own environment
-    # names only its node, where Open MPI would otherwise put every rank
-    assert mca["plm"] == "slurm" and mca["ras"] == "^slurm" and "plm_rsh_agent" not in mca
+    assert argv[:5] == ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4"] and "--host" not in argv
+    mca = dict(zip(argv[6:-5:3], argv[7:-4:3], strict=True))
+    # orted through Slurm (a nested srun) on the nodes and slots of the step's environment, set to
+    # the workload's: a step's own variables name only its node
+    assert mca["plm"] == "slurm" and "ras" not in mca and "plm_rsh_agent" not in mca
+    assert allocation_env(["jp-1", "jp-2", "jp-3"], 2) == {
+        "SLURM_OVERLAP": "1", "SLURM_NODELIST": "jp-1,jp-2,jp-3", "SLURM_JOB_NODELIST": "jp-1,jp-2,jp-3",
+        "SLURM_NNODES": "3", "SLURM_JOB_NUM_NODES": "3", "SLURM_TASKS_PER_NODE": "2(x3)",
+        "SLURM_JOB_CPUS_PER_NODE": "2(x3)"}
     assert mca["btl_tcp_if_include"] == "eth0" and mca["btl_tcp_port_min_v4"] == "7400"
     assert program_argv(s, 4, "/repo/") == ["/repo/examples/mpi-osu/build/osu-qoslab", "--iters", "50", "--bytes", "4"]
     env = srun_env(s)  # the same settings for ranks srun starts

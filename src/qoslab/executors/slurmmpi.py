@@ -12,8 +12,10 @@ choice, no process started here).
 - **mpirun inside the allocation** otherwise: ``mpirun`` runs as a step on the first workload
   node and starts Open MPI's ``orted`` on the others through its Slurm launcher (``plm slurm``:
   a nested ``srun``, which ``SLURM_OVERLAP=1`` lets share the allocation's CPUs with the
-  campaign's other steps), the hosts and slots given (``--host NODE:SLOTS``, ``ras ^slurm``: the
-  step's own environment names only its node, on which Open MPI would put every rank).
+  campaign's other steps), with the step's ``SLURM_NODELIST``/``SLURM_TASKS_PER_NODE``/...
+  set to the workload nodes and slots (a step's own name only its node: Open MPI then asked
+  ``srun`` for the other nodes' ``orted`` without ``--nodelist``, refused with "More processors
+  requested than permitted"); :func:`qoslab.workloads.mpi.allocation_env`.
 
 :func:`choose` picks one (``launcher: auto``: pmix, then pmi2, then mpirun) and says why; the
 choice is recorded in the trial's ``mpi-launch.json`` and, for ``auto``, in the run's

@@ -20,7 +20,8 @@ On the ``slurm`` executor (issue 51) the ranks start the way a cluster's users s
 the campaign's allocation (:mod:`qoslab.executors.slurmmpi`): ``srun --mpi=pmix`` (or ``pmi2``)
 when the cluster offers a plugin the MPI library has a client for, else ``mpirun`` run as a step
 on the first workload node, which starts ``orted`` on the others through Slurm (``plm slurm``,
-nested ``srun`` steps with ``SLURM_OVERLAP=1``). ``launcher`` (``auto``, ``srun``, ``mpirun``)
+nested ``srun`` steps with ``SLURM_OVERLAP=1``; the step's environment set to the workload
+nodes: :func:`allocation_env`). ``launcher`` (``auto``, ``srun``, ``mpirun``)
 picks; the choice goes to the trial's ``mpi-launch.json`` and the ``auto`` choice to the run's
 provenance. The MCA settings above reach srun-launched ranks as ``OMPI_MCA_*`` variables.
 On a cluster driven over ``ssh`` Open MPI's own ssh launcher would be used, which this backend
@@ -112,18 +113,32 @@ def program_argv(s: MpiSettings, ranks: int, root: str) -> list[str]:
 
 
 def mpirun_argv(s: MpiSettings, ips: list[str], agent: Path | None, root: str) -> list[str]:
-    """``mpirun`` over ``ips`` (addresses, or Slurm node names when ``agent`` is None) with every
+    """``mpirun`` over ``ips`` (addresses; Slurm node names when ``agent`` is None) with every
     setting qoslab owns (see the module doc), then the program. With an ``agent`` (the netns
-    executor) orted starts through it; without (inside a Slurm allocation) through Slurm
-    (``plm slurm``, the hosts and slots as given: ``ras ^slurm``). Pure."""
+    executor) orted starts through it, on the hosts and slots given (``--host``); without
+    (inside a Slurm allocation) through Slurm (``plm slurm``), on the nodes and slots of
+    :func:`allocation_env`. Pure."""
     ranks = len(ips) * s.slots
-    launch = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1"} if agent is not None else \
-        {"plm": "slurm", "ras": "^slurm"}
-    argv = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
-            "--host", ",".join(f"{ip}:{s.slots}" for ip in ips)]
+    argv = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)]
+    if agent is not None:
+        argv += ["--host", ",".join(f"{ip}:{s.slots}" for ip in ips)]
+    launch = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1"} if agent is not None else {"plm": "slurm"}
     for k, v in {**launch, **mca_settings(s)}.items():
         argv += ["--mca", k, v]
     return argv + program_argv(s, ranks, root)
+
+
+def allocation_env(nodes: list[str], slots: int) -> dict[str, str]:
+    """The environment of an ``mpirun`` run as a step on the first of ``nodes`` (Slurm node
+    names): the allocation it may use, ``slots`` on each node, and ``SLURM_OVERLAP=1`` for its
+    nested ``srun`` of ``orted``. A step's own variables name only its node (``SLURM_NODELIST``,
+    ``SLURM_TASKS_PER_NODE``, ...): Open MPI read them as its whole allocation, and its ``srun``
+    of the other nodes' ``orted`` (no ``--nodelist`` then) was refused: "Unable to create step for
+    job 1: More processors requested than permitted". Pure."""
+    per_node, n = f"{slots}(x{len(nodes)})", str(len(nodes))
+    return {"SLURM_OVERLAP": "1", "SLURM_NODELIST": ",".join(nodes), "SLURM_JOB_NODELIST": ",".join(nodes),
+            "SLURM_NNODES": n, "SLURM_JOB_NUM_NODES": n, "SLURM_TASKS_PER_NODE": per_node,
+            "SLURM_JOB_CPUS_PER_NODE": per_node}
 
 
 def srun_env(s: MpiSettings) -> dict[str, str]:
@@ -147,7 +162,8 @@ def slurm_head(s: MpiSettings, executor_of: ExecutorOf, out_dir: Path, logs: dic
         res = ex.step(program_argv(s, ranks, root), nodes=nodes, tasks_per_node=s.slots, mpi=launch.mpi,
                       timeout=timeout, env=srun_env(s))
     else:  # orted through Slurm: nested srun steps, sharing the allocation's CPUs with the campaign's
-        res = ex.run(["env", "SLURM_OVERLAP=1", *mpirun_argv(s, nodes, None, root)], timeout=timeout, check=False)
+        env = [f"{k}={v}" for k, v in allocation_env(nodes, s.slots).items()]
+        res = ex.run(["env", *env, *mpirun_argv(s, nodes, None, root)], timeout=timeout, check=False)
     logs["manager"] = out_dir / "workload-manager.log"
     logs["manager"].write_text(res.stderr)
     result = last_json_line(res.stdout)

@@ -80,15 +80,17 @@ def _sacct_steps_by_node(tb: Testbed, job: str, wait_s: float = 30.0) -> dict[st
 
 
 def _accounting_daemons() -> list[str]:
-    """mariadbd and slurmdbd processes on this machine (``comm``), whoever started them."""
+    """mariadbd and slurmdbd processes on this machine (``comm``), whoever started them; a zombie
+    (ended, waiting for this machine's PID 1 to reap it) is not one."""
     names = []
     for e in os.scandir("/proc"):
         if e.name.isdigit():
             try:
                 comm = Path(e.path, "comm").read_text().strip()
-            except OSError:
+                state = Path(e.path, "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
                 continue
-            if comm in ("mariadbd", "slurmdbd"):
+            if comm in ("mariadbd", "slurmdbd") and state != "Z":
                 names.append(f"{comm} {e.name}")
     return names
 

@@ -5,12 +5,19 @@ QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
-	docs-gen bench clean help venv-check
+	docs-gen bench clean help venv-check test-integration-concurrent test-integration-serial test-pooled
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
-# virtual switch on its own free loopback port); the integration tests one at a time (real
-# namespaces and timing on a 2-core machine: never two testbeds at once, never beside other tests).
-# Tests marked `serial` (CPU shares against the wall clock) run after the parallel ones, alone.
+# virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
+# clock) run after the parallel ones, alone. The integration tests in two lanes
+# (tests/integration/lanes.py): the modules marked `concurrent` (they wait, SSH, timeouts, kill -9
+# and resume, and assert no rate or time) in xdist workers, each worker's testbeds under its own
+# name; then the others one at a time with nothing beside them (data paths, floods, CPU, timing: one
+# testbed on a 2-core machine). `make test` runs the concurrent lane in the unit and client tests'
+# pool (test-pooled, PARALLEL_WORKERS workers), then the serial lane; `make test-integration` runs
+# the two lanes alone (INTEGRATION_WORKERS workers).
 XDIST := -n auto --dist loadfile -m "not serial"
+INTEGRATION_WORKERS ?= 3
+PARALLEL_WORKERS ?= 3
 SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'pytest.mark.serial' tests/unit tests/clients)
 TIMED := bash scripts/timed.sh
 JUNIT := .setup/junit
@@ -18,8 +25,9 @@ JUNIT := .setup/junit
 help:
 	@echo "make setup  - install Debian packages, create .venv, build Java modules (idempotent, root)"
 	@echo "make run    - the main job: the quick campaign (Table-5 matrix) on the embedded testbed"
-	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + clients (parallel)"
-	@echo "              + integration in real namespaces (serial); prints each stage's time, the total, the 30 slowest tests"
+	@echo "make test   - all tests: lint (ruff, mypy), the docs site (make docs), JUnit, pytest unit + clients and the"
+	@echo "              integration tests that wait (parallel), then those that measure, one at a time (real"
+	@echo "              namespaces); prints each stage's time, the total, the 30 slowest tests"
 	@echo "make test-unit - lint and the fast unit tests (seconds, no root; needs .venv from make setup)"
 	@echo "make docs   - the documentation site (mkdocs --strict) into site/; fails when a generated page drifted"
 	@echo "make docs-gen - regenerate the CLI, schema and platform pages and the command outputs (docs/)"
@@ -38,7 +46,7 @@ run: setup-run
 test:
 	@rm -f .setup/test-times.txt $(JUNIT)-*.xml
 	@$(TIMED) "make test (total)" $(MAKE) --no-print-directory test-stages; rc=$$?; \
-	  $(VENV)/bin/python scripts/slowest.py 30 $(JUNIT)-*.xml 2>/dev/null; \
+	  $(VENV)/bin/python scripts/slowest.py 30 $(JUNIT)-*.xml; \
 	  echo "stage times:"; cat .setup/test-times.txt; exit $$rc
 
 test-stages:
@@ -46,8 +54,8 @@ test-stages:
 	@$(TIMED) lint $(MAKE) --no-print-directory lint
 	@$(TIMED) docs $(MAKE) --no-print-directory docs
 	@$(TIMED) test-java $(MAKE) --no-print-directory test-java
-	@$(TIMED) "unit + clients" $(MAKE) --no-print-directory test-fast
-	@$(TIMED) integration $(MAKE) --no-print-directory test-integration
+	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
+	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
 # The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root), in parallel.
 test-unit: venv-check lint
@@ -80,9 +88,26 @@ test-fast: venv-check
 	$(PYTEST) -q $(XDIST) --durations=30 --junitxml=$(JUNIT)-fast.xml tests/unit tests/clients
 	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
 
-test-integration: venv-check
+# make test's parallel stage: the unit and client tests and the integration tests' concurrent lane in
+# one pool of PARALLEL_WORKERS xdist workers (the integration modules handed out first, longest
+# first: they wait on SSH, leases and TIME-WAIT while the unit tests use the cores); then the
+# `serial` unit tests alone.
+test-pooled: venv-check
 	@mkdir -p .setup
-	$(PYTEST) -q --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
+	$(PYTEST) -q -n $(PARALLEL_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial and (concurrent or not integration)" \
+	  --durations=30 --junitxml=$(JUNIT)-pooled.xml tests/integration tests/unit tests/clients
+	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
+
+test-integration: test-integration-concurrent test-integration-serial
+
+test-integration-concurrent: venv-check
+	@mkdir -p .setup
+	$(PYTEST) -q -n $(INTEGRATION_WORKERS) --dist loadfile --no-loadscope-reorder -m concurrent --durations=30 \
+	  --junitxml=$(JUNIT)-integration-concurrent.xml tests/integration
+
+test-integration-serial: venv-check
+	@mkdir -p .setup
+	$(PYTEST) -q -m "not concurrent" --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
 
 bench: setup
 	$(VENV)/bin/python bench/run_benchmarks.py

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from qoslab.testbed import Testbed
-from qoslab.testbed.plan import switch_namespace
+from qoslab.testbedplan import switch_namespace
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator

@@ -10,7 +10,7 @@ start=$(date +%s)
 rc=$?
 s=$(( $(date +%s) - start ))
 if [ "$rc" = 0 ]; then how=passed; else how="FAILED, exit $rc"; fi
-line=$(printf '[time] %-22s %3dm%02ds (%s)' "$label:" $((s / 60)) $((s % 60)) "$how")
+line=$(printf '[time] %-25s %3dm%02ds (%s)' "$label:" $((s / 60)) $((s % 60)) "$how")
 mkdir -p .setup
 echo "$line" >> .setup/test-times.txt
 echo "$line" >&2

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .testbed.plan import host_namespace
+from .testbedplan import host_namespace
 from .topology import Topology
 from .trafficgen.definitions import FloodDefinition
 

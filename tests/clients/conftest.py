@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from conftest import ECENET, REPO
-from qoslab.testbed.plan import vswitch_dir
+from qoslab.testbedplan import vswitch_dir
 
 
 def pytest_collection_modifyitems(items):

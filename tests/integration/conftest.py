@@ -3,6 +3,7 @@ with a testbed a user has up (and torn down, with a leftover check, at the end).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -15,6 +16,8 @@ from conftest import ECENET
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology, load_variant
 
+from .lanes import is_concurrent, longest_first, named_by, port_slice
+
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("iperf3") is None,
     reason="integration tests need root, iproute2 and iperf3 (run `make test` as root)",
@@ -26,15 +29,36 @@ def pytest_collection_modifyitems(items):
         if "integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
             item.add_marker(needs_root)
+            if is_concurrent(item.path.stem, item.name):
+                item.add_marker(pytest.mark.concurrent)
+    longest_first(items)
+
+
+_next_port: list[int] = []
 
 
 def free_port() -> int:
-    """A TCP port free on loopback now (for a test testbed's virtual switch)."""
+    """A TCP port free on loopback now (for a test testbed's virtual switch), from this pytest
+    process's own slice below the kernel's ephemeral ports (lanes.port_slice): no other xdist
+    worker picks it, and no port-0 bind or outgoing connection takes it before the switch listens
+    (in make test's pool, a port-0 pick was taken in the seconds before the campaign's testbed
+    came up: "management endpoint 127.0.0.1:50977 is already in use"). Raises RuntimeError when
+    the whole slice is taken."""
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    ports = port_slice(os.environ.get("PYTEST_XDIST_WORKER"))
+    if not _next_port:
+        _next_port.append(ports.start + os.getpid() % len(ports))
+    for _ in range(len(ports)):
+        port = _next_port[0]
+        _next_port[0] = ports.start + (port + 1 - ports.start) % len(ports)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port in {ports.start}-{ports.stop - 1}")
 
 
 def test_topology(suffix: str):
@@ -59,8 +83,14 @@ def counted_n(stats: dict, n: int) -> dict[str, int]:
 
 
 def unique_name(suffix: str = "") -> str:
-    """Topology name unique to this pytest process (1-12 chars)."""
+    """Topology name unique to this pytest process (1-12 chars). ``suffix`` starts with a letter:
+    the process's part ends at the first non-digit (see :func:`named_here`)."""
     return f"t{os.getpid() % 100000}{suffix}"
+
+
+def named_here(ns: str) -> bool:
+    """True when namespace ``ns`` belongs to a testbed this pytest process named (lanes.named_by)."""
+    return named_by(ns, unique_name())
 
 
 #: The switch's data paths (topology ``switch.datapath``, issue 52) the data-path tests run on: the
@@ -126,15 +156,29 @@ def tcp_under_flood(testbed, tmp_path) -> float:
     return tcp["bits_per_second"] / testbed.topo.link.rate
 
 
+#: Calibrations measured in this pytest process: the resolved topology (as JSON) -> its calibration.
+_CALIBRATIONS: dict = {}
+
+
 @pytest.fixture(scope="module")
 def calibrated(testbed, tmp_path_factory):
     """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,
-    removed afterwards), so floods use calibrated pacing instead of -poll."""
+    removed afterwards), so floods use calibrated pacing instead of -poll. A later module whose
+    testbed has the same topology but for the switch's management port (the default ``testbed``
+    of every module: same name, same links) gets the calibration measured first, stored again
+    for the module, as ``campaign run`` reuses a stored calibration of its topology
+    (Calibration.load: same kernel, payload, sender): about 12 s less for every such module."""
     from qoslab.trafficgen import calibrate, load_flood
 
-    defn = load_flood(THESIS_FLOOD)
-    cal = calibrate(testbed.topo, testbed.executor, [(f.src, f.dst) for f in defn.flows],
-                    tmp_path_factory.mktemp("cal"), max_multiple=1.9, probe_s=1.5)
+    topo = testbed.topo.model_dump(mode="json")
+    topo["switch"].pop("management", None)  # its free loopback port differs from module to module
+    key = json.dumps(topo, sort_keys=True)
+    cal = _CALIBRATIONS.get(key)
+    if cal is None:
+        defn = load_flood(THESIS_FLOOD)
+        cal = calibrate(testbed.topo, testbed.executor, [(f.src, f.dst) for f in defn.flows],
+                        tmp_path_factory.mktemp("cal"), max_multiple=1.9, probe_s=1.5)
+        _CALIBRATIONS[key] = cal
     path = cal.save()
     yield cal
     path.unlink(missing_ok=True)
@@ -166,8 +210,7 @@ def no_testbed_left_behind():
     """Safety net: at the end of the session, take down every testbed this pytest process named
     (unique_name prefix), whatever a failing test left, and fail loudly if one had to be removed."""
     yield
-    prefix = f"qsl-{unique_name()}"
-    left = sorted({ns[4:].split("-")[0].split("@")[0] for ns in list_namespaces() if ns.startswith(prefix)})
+    left = sorted({ns[4:].split("-")[0].split("@")[0] for ns in list_namespaces() if named_here(ns)})
     for name in left:
         Testbed(load_topology(ECENET, name=name)).down()
     assert not left, f"tests left testbeds behind: {left}"
@@ -178,7 +221,7 @@ def catalyst_device_file(topo, folder, known_hosts_text: str | None = None, mode
     and port, a credentials file (a copy of the virtual switch's, ``mode``) and a known_hosts
     file pinning its host key (or ``known_hosts_text``). Returns the device file's path."""
     from qoslab.switch.device import known_hosts_line
-    from qoslab.testbed.plan import vswitch_dir
+    from qoslab.testbedplan import vswitch_dir
 
     d = vswitch_dir(topo.name)
     mg = topo.switch.management

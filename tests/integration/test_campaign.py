@@ -20,8 +20,8 @@ import pytest
 from qoslab.campaign.trialplan import LIFETIME_MARGIN_S
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed, list_namespaces
-from qoslab.testbed.plan import span_namespace, vswitch_dir
 from qoslab.testbed.procs import cmdline, pid_alive
+from qoslab.testbedplan import span_namespace, vswitch_dir
 from qoslab.topology import load_topology
 
 from .campaign_helpers import TIMEOUT_S, N, chaos_files, kill_run, trial_procs, trial_rows

@@ -16,9 +16,9 @@ import pytest
 
 from conftest import ECENET
 from qoslab.capture import LiveCapture
+from qoslab.platforms.counters import read_statistics
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
-from qoslab.switch.counters import read_statistics
 from qoslab.switch.push import push
 from qoslab.trafficgen import FloodDefinition, open_flood
 from qoslab.trafficgen.definitions import L2_OVERHEAD

@@ -15,9 +15,9 @@ import pytest
 
 from conftest import REPO
 from qoslab.platforms import get_platform
+from qoslab.platforms.counters import read_queue_counters
 from qoslab.profiles import load_profile
 from qoslab.switch.backends import VirtualSwitch, virtual_endpoint
-from qoslab.switch.counters import read_queue_counters
 from qoslab.switch.push import push
 
 from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood

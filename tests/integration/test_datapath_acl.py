@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from qoslab.switch.counters import parse_policy_map_interface
-from qoslab.testbed.plan import host_namespace
+from qoslab.platforms.counters import parse_policy_map_interface
+from qoslab.testbedplan import host_namespace
 
 from .conftest import DATAPATHS, datapath_variant, module_testbed
 from .test_switch import ERR, netmiko

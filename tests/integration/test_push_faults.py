@@ -22,11 +22,11 @@ import qoslab.switch.push as sw
 from conftest import ECENET
 from qoslab.campaign.watchdog import TrialTimeout
 from qoslab.errors import QoslabError
+from qoslab.ios.configdiff import normalized_config
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import virtual_endpoint
-from qoslab.switch.configdiff import normalized_config
 from qoslab.switch.push import PushError, push
-from qoslab.testbed.plan import vswitch_dir
+from qoslab.testbedplan import vswitch_dir
 from qoslab.topology import load_variant
 from qoslab.vswitch import serve
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from qoslab.testbed import Testbed
-from qoslab.testbed.plan import switch_namespace
+from qoslab.testbedplan import switch_namespace
 from qoslab.topology import load_topology
 
 #: The knobs under test: 20 ms minimum RTO (a tenth of Linux's 200 ms), no delayed ACKs, queues of
@@ -107,7 +107,7 @@ def _route_with(tb: Testbed, host: str, *opts: str) -> None:
 
 
 def _restore_routes(tb: Testbed, hosts: list[str]) -> None:
-    from qoslab.testbed.plan import route_lines
+    from qoslab.testbedplan import route_lines
 
     for host in hosts:
         for line in route_lines(tb.topo, host):

@@ -14,8 +14,8 @@ from qoslab.errors import CommandFailed, CommandTimeout, QoslabError
 from qoslab.executors.nodes import Nodes
 from qoslab.executors.ssh import SshExecutor, SshTarget
 from qoslab.testbed import sshd
-from qoslab.testbed.plan import host_namespace
 from qoslab.testbed.procs import kill_pids
+from qoslab.testbedplan import host_namespace
 from qoslab.trafficgen.ditgsched import SENDER_PREFIX, sender_prefix_on
 
 

@@ -12,12 +12,12 @@ from netmiko.exceptions import ConfigInvalidException
 
 import qoslab.switch.push as sw
 from qoslab.errors import QoslabError
+from qoslab.ios.configdiff import normalized_qos
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import virtual_endpoint
-from qoslab.switch.configdiff import normalized_qos
 from qoslab.switch.legacyssh import netmiko_class
 from qoslab.switch.push import PushError, push
-from qoslab.testbed.plan import vswitch_dir as state_dir
+from qoslab.testbedplan import vswitch_dir as state_dir
 
 from .conftest import DATAPATHS, datapath_variant, module_testbed, tcp_under_flood
 
@@ -173,8 +173,8 @@ def test_batched_push_and_show_on_the_kept_session_of_the_virtual_switch(testbed
     """VirtualSwitch pushes and reads on one kept session with batched writes (lean trials): the
     same running-config as a push line by line, a rejected line named and rolled back, and the
     session still answering show commands afterwards."""
+    from qoslab.platforms.counters import read_statistics
     from qoslab.switch.backends import VirtualSwitch
-    from qoslab.switch.counters import read_statistics
 
     dev = virtual_endpoint(testbed.topo)
     thesis = render(load_profile("thesis"), testbed.topo)
@@ -206,7 +206,7 @@ def test_mac_address_table_shows_what_the_bridge_learned(testbed):
     addresses the testbed's bridge learned: after a ping between two hosts, each host's
     interface MAC on its own port, in VLAN 1, DYNAMIC (as read by ntc-templates)."""
     from qoslab.portnames import canonical_port
-    from qoslab.testbed.plan import host_namespace
+    from qoslab.testbedplan import host_namespace
 
     h1, h2 = testbed.topo.hosts[:2]
     ns1 = host_namespace(testbed.topo.name, h1.name)

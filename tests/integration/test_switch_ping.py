@@ -12,7 +12,7 @@ import pytest
 from napalm import get_network_driver
 
 from qoslab.switch.legacyssh import paramiko_default_transport
-from qoslab.testbed.plan import vswitch_dir
+from qoslab.testbedplan import vswitch_dir
 
 from .test_switch import ERR, netmiko
 

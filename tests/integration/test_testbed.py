@@ -15,8 +15,8 @@ import pytest
 
 from qoslab.errors import QoslabError
 from qoslab.testbed import Testbed, list_namespaces, namespace_pids, probes
-from qoslab.testbed.plan import switch_namespace
 from qoslab.testbed.procs import cmdline
+from qoslab.testbedplan import switch_namespace
 from qoslab.topology import load_topology
 
 from .conftest import netns_snapshot, qoslab, test_topology

@@ -53,6 +53,8 @@ def _main(argv: list[str]) -> tuple[object, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.serial  # it compares the machine's namespaces and results/ before and after: alone (make test's
+# parallel stage runs the integration tests' concurrent lane, whose testbeds and calibrations come and go)
 @pytest.mark.parametrize("argv", [["campaign", "plan", str(TABLE5)], ["campaign", "run", str(TABLE5), "--dry-run"]])
 def test_plan_of_table5_starts_nothing_and_makes_no_folder(argv, tmp_path, monkeypatch):
     netns, repo_results = _netns(), _tree(REPO / "results")
@@ -212,3 +214,19 @@ def test_user_text_with_markup_characters_is_printed_as_text(tmp_path):
     code, out, err = _main(["campaign", "plan", str(p)])
     assert code == 0, err
     assert "no congestion [/] fifo" in out and "[bold]congested[/bold]" in out
+
+
+def test_the_plan_names_a_workload_held_at_c1_and_the_derivation():
+    """The machine made different on purpose (issue 48) shows in the plan: the workload's JIT and
+    the derive: block; the C1 playbook is thesis-faithful-cpu-onmachine's with only name, text,
+    seed and ``jit`` changed."""
+    c1 = REPO / "playbooks" / "thesis-faithful-cpu-onmachine-c1.yaml"
+    rows = dict(make_plan(c1).references)
+    assert rows["workload"].endswith("supersample 2, JIT C1 only (-XX:TieredStopAtLevel=1)")
+    assert rows["derive"].startswith("from playbooks/scale/thesis-cluster-cpu.yaml before the trials")
+    base = yaml.safe_load((REPO / "playbooks" / "thesis-faithful-cpu-onmachine.yaml").read_text())
+    other = yaml.safe_load(c1.read_text())
+    assert other["workload"].pop("jit") == "c1" and other["seed"] != base["seed"]
+    assert {k for k in base if base[k] != other[k]} == {"name", "description", "seed"}
+    assert "JIT" not in dict(make_plan(REPO / "playbooks" / "thesis-faithful-cpu-onmachine.yaml").references)[
+        "workload"]

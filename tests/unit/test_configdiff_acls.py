@@ -1,4 +1,4 @@
-"""The push's diff (qoslab.switch.configdiff) over access lists that other clients changed: the
+"""The push's diff (qoslab.ios.configdiff) over access lists that other clients changed: the
 remediation, typed into the virtual switch's interpreter line by line, must give the intended
 configuration on both platforms, whatever sequence numbers, remarks and forms the switch holds
 (issue 43: after a duplicate entry every ``qoslab switch push`` failed with DuplicateChildError)."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from qoslab.ios import Mode, RunningConfig, interpret
+from qoslab.ios.configdiff import canonical_acls, normalized_config, remediation
 from qoslab.portnames import expand_ports
-from qoslab.switch.configdiff import canonical_acls, normalized_config, remediation
 
 PORTS = expand_ports("Gi1/0/1-4")
 

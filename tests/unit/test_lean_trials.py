@@ -17,9 +17,9 @@ from qoslab.ios.show_qos import PortCounters, render_statistics
 from qoslab.meters.base import MeterSet, TrialContext
 from qoslab.meters.evidence import TrialEvidence
 from qoslab.meters.switch import SwitchMeter
+from qoslab.platforms.counters import read_statistics
 from qoslab.stats.campaign import overhead_summary
 from qoslab.switch.batch import send_batch, split_batch
-from qoslab.switch.counters import read_statistics
 from qoslab.trials.playbook import ScheduledTrial
 from qoslab.trials.store import Store
 
@@ -39,7 +39,7 @@ def test_split_batch_gives_each_command_its_output_without_the_echo(echo_first):
     out = split_batch(text, CMDS, "Switch#")
     assert list(out) == CMDS
     assert CMDS[0] not in out[CMDS[0]] and CMDS[1] not in out[CMDS[0]]
-    from qoslab.switch.counters import parse_statistics
+    from qoslab.platforms.counters import parse_statistics
 
     assert set(parse_statistics(out[CMDS[0]])) == {"GigabitEthernet1/0/1"}
     assert parse_statistics(out[CMDS[1]])["GigabitEthernet1/0/2"].policer_out == 7

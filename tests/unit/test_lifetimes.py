@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import qoslab.switch.device as device_mod
+from qoslab import testbedplan as netplan
 from qoslab.campaign.watchdog import TrialTimeout, deadline
 from qoslab.executors import BackgroundProcess, LocalExecutor
 from qoslab.switch.push import _write_backup, deferred_interrupts
-from qoslab.testbed import plan as netplan
 from qoslab.testbed.procs import pid_alive
 from qoslab.testbed.statedir import campaign_lock, campaign_running, lock_path, private_dir, release_campaign_lock
 from qoslab.topology import repo_root
@@ -215,7 +215,7 @@ def test_campaign_lock_file_is_removed_on_release(tmp_path, monkeypatch):
     assert lock_path("tb").exists()
     probe = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         from pathlib import Path
-        from qoslab.testbed import plan as netplan
+        from qoslab import testbedplan as netplan
         netplan.STATE_DIR = Path({str(tmp_path / "state")!r})
         from qoslab.testbed.statedir import campaign_lock
         from qoslab.errors import QoslabError

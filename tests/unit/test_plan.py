@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import ECENET
-from qoslab.testbed.plan import (
+from qoslab.testbedplan import (
     build_plan,
     host_namespace,
     owns_namespace,
@@ -68,7 +68,7 @@ def test_namespace_ownership():
 def test_host_shaping_has_a_leaf_under_the_link_class_for_flood_classes():
     """Issue 48: a host's egress is root 1: (default 10) -> 1:1 at the link rate -> leaf 1:10 with
     the host queue, so a kernel-paced flood's class can sit beside 1:10 under the link."""
-    from qoslab.testbed.plan import host_shaping_lines
+    from qoslab.testbedplan import host_shaping_lines
 
     lines = host_shaping_lines("eth0", 10_000_000, 3028, 5000)
     assert lines[0] == "qdisc replace dev eth0 root handle 1: htb default 10"

@@ -12,6 +12,7 @@ from conftest import ECENET, REPO
 from qoslab.errors import QoslabError
 from qoslab.ios import RunningConfig, interpret, load_config, qos_model
 from qoslab.ios.config import Mode
+from qoslab.ios.configdiff import intended_config, normalized_qos, remediation
 from qoslab.platforms import Platform, QueueCounters, get_platform, platform_for_model
 from qoslab.platforms.catalyst3750 import Catalyst3750
 from qoslab.platforms.neutral import egress_queues, remaining_percent
@@ -19,7 +20,6 @@ from qoslab.profiles import load_profile
 from qoslab.profiles.model import Profile
 from qoslab.profiles.render import render
 from qoslab.registry import platforms
-from qoslab.switch.configdiff import intended_config, normalized_qos, remediation
 from qoslab.topology import load_topology
 from qoslab.vswitch.tccompile import compile_tc
 
@@ -230,7 +230,7 @@ def test_device_file_platform_must_match_the_topology_model(tmp_path):
 
 
 def test_a_port_without_an_output_policy_has_no_queues():
-    from qoslab.switch.counters import read_queue_counters
+    from qoslab.platforms.counters import read_queue_counters
 
     class Empty:
         def show(self, commands: list[str]) -> dict[str, str]:

@@ -11,9 +11,9 @@ from test_platforms import PLATFORMS, _Config
 
 from conftest import ECENET
 from pushdiff import changed_lines
+from qoslab.ios.configdiff import normalized_config, record_remarks, remediation
 from qoslab.platforms import get_platform
 from qoslab.profiles import load_profile
-from qoslab.switch.configdiff import normalized_config, record_remarks, remediation
 from qoslab.switch.ownership import OwnershipError, plan, read_record, record_lines
 from qoslab.topology import load_topology
 

@@ -13,7 +13,7 @@ from qoslab.errors import ConfigError
 from qoslab.scale.derive import derive, load_real_cluster
 from qoslab.scale.knobs import MIN_QUEUE_BYTES, ScaleKnobs, queue_bytes
 from qoslab.scale.model import THESIS, World, compare, flood_pps, quantities, wire_time_s
-from qoslab.testbed.plan import build_plan, route_lines
+from qoslab.testbedplan import build_plan, route_lines
 from qoslab.topology import load_topology
 
 REAL = {"name": "thesis", "link_rate": "1Gbit", "switch_port_buffer": "128KiB", "rtt_us": 150, "rto_min_ms": 200,

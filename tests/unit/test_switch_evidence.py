@@ -10,7 +10,7 @@ import pytest
 from qoslab.errors import QoslabError
 from qoslab.ios.show_qos import PortCounters, render_statistics
 from qoslab.meters.evidence import TrialEvidence, deltas, evidence_columns
-from qoslab.switch.counters import parse_statistics
+from qoslab.platforms.counters import parse_statistics
 from qoslab.vswitch.counters import parse_nft
 from qoslab.vswitch.dialects.catalyst3750.counters import combine, parse_tc
 from qoslab.vswitch.facts import ClassCounters

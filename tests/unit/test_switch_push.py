@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from conftest import ECENET
 from qoslab.ios import RunningConfig, load_config
-from qoslab.profiles import load_profile, render
-from qoslab.switch.configdiff import (
+from qoslab.ios.configdiff import (
     intended_config,
     merge_profile,
     normalized_qos,
@@ -13,6 +12,7 @@ from qoslab.switch.configdiff import (
     remediation,
     split_qos,
 )
+from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
 
 TOPO = load_topology(ECENET)

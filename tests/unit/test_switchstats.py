@@ -1,5 +1,5 @@
 """TextFSM templates (switch-configs/textfsm/) on the virtual switch's renderers and on real
-3560/3750 samples (tests/data/ios-samples/, sources in its README), through qoslab.switch.counters."""
+3560/3750 samples (tests/data/ios-samples/, sources in its README), through qoslab.platforms.counters."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from qoslab.ios.show_qos import (
     render_queue_set,
     render_statistics,
 )
-from qoslab.switch.counters import (
+from qoslab.platforms.counters import (
     parse_dscp_output_q,
     parse_policy_map_interface,
     parse_queue_set,

@@ -7,7 +7,7 @@ import re
 from conftest import ECENET
 from qoslab.ios import Mode, RunningConfig, interpret, qos_model
 from qoslab.profiles import load_profile, render
-from qoslab.testbed.plan import build_plan
+from qoslab.testbedplan import build_plan
 from qoslab.topology import load_topology
 from qoslab.vswitch.tccompile import MIN_LIMIT_BYTES, compile_tc, queue_rates, wtd_limits
 

@@ -1,5 +1,5 @@
 """qoslab's ``show policy-map interface`` TextFSM template (switch-configs/textfsm/, read by
-qoslab.switch.counters.parse_policy_map_interface, the 3750's reader) over the same real
+qoslab.platforms.counters.parse_policy_map_interface, the 3750's reader) over the same real
 recordings as test_xeparse_recordings.py: every class of every interface Genie reads, with
 Genie's packets, bytes, policer rate and conformed/exceeded bytes, and an output queuing class's
 queue counters in both layouts; refusals carry the input line's number."""
@@ -11,7 +11,7 @@ from test_xeparse_recordings import DATA, RECORDINGS, expected, genie_queues
 
 from qoslab.errors import QoslabError
 from qoslab.ios.show_qos import PortCounters, render_statistics
-from qoslab.switch.counters import parse_policy_map_interface, parse_statistics
+from qoslab.platforms.counters import parse_policy_map_interface, parse_statistics
 
 #: Refused by the template, with the input line: hierarchical policies (input or output) and the
 #: older CBWFQ layout.

@@ -82,7 +82,7 @@ def test_show_commands_render_from_state(s):
         assert "%" not in s.line(line).text, line
     s.line("end")
     assert "Policer: Inprofile:" in s.line("sh mls qos int g1/0/1 stat").text
-    from qoslab.switch.counters import parse_statistics
+    from qoslab.platforms.counters import parse_statistics
     assert parse_statistics(s.line("sh mls qos int g1/0/1 stat").text)["GigabitEthernet1/0/1"].dropped[1] == [42, 0, 0]
     assert "Attached policy-map for Ingress" in s.line("show mls qos interface gi1/0/1").text or \
         "trust state" in s.line("show mls qos interface gi1/0/1").text

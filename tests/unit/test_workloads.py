@@ -69,7 +69,10 @@ def test_matmul_and_pingpong_settings(tmp_path):
      r"workload\.head: .*'{nope}': unknown template variable"),
     ("workload:\n  kind: command\n  hosts: [jp-1]\n", 2, r"workload\.head: Field required"),
     ("workload:\n  hosts: [jp-1]\n  mechanism: socket\n", 4, r"workload\.mechanism: unknown field \(typo\?\) "
-                                                             r"\(kind raytracer\)"),
+                                                             r"\(kind raytracer\)"),    ("workload:\n  hosts: [jp-1]\n  jit: c2\n", 4, r"workload\.jit: Input should be 'tiered' or 'c1'"),
+    ("workload:\n  kind: matmul\n  hosts: [jp-1]\n  jit: [c1]\n", 5, r"workload\.jit: Input should be"),
+    ("workload:\n  kind: command\n  hosts: [jp-1]\n  head: run\n  jit: c1\n", 6,
+     r"workload\.jit: unknown field \(typo\?\) \(kind command\)"),
 ])
 def test_workload_errors_name_file_line_and_field(tmp_path, workload, line, match):
     with pytest.raises(ConfigError, match=rf"pb\.yaml:{line}: {match}"):
@@ -179,3 +182,28 @@ def test_hostile_command_templates_are_refused_quickly_without_formatting():
             check_template(cmd)
         assert len(str(e.value)) < 400, (cmd[:40], str(e.value)[:200])
     assert check_template("sockperf pp -i {head_ip} -p {port} --tos {tos}") and check_template("echo {{literal}}")
+
+
+def test_a_jvm_workload_runs_its_jit_mode_and_a_change_restarts_its_workers(tmp_path):
+    """``jit: c1`` puts HotSpot's -XX:TieredStopAtLevel=1 on every measured JVM's command line (the
+    RayTracer's workers and manager, matmul's, MPJ's ranks), ``tiered`` adds nothing; the pools'
+    keys hold the mode, so a condition that changes it gets fresh workers."""
+    from qoslab.workloads.matmul import worker_pool
+    from qoslab.workloads.mpj import rank_command
+    from qoslab.workloads.pool import java_command
+    from qoslab.workloads.raytracer import WorkerPool
+
+    flag = "-XX:TieredStopAtLevel=1"
+    assert flag not in java_command("worker") and java_command("worker", jit="c1").count(flag) == 1
+    assert java_command("worker", jit="c1").index(flag) < java_command("worker", jit="c1").index("-cp")
+    with pytest.raises(QoslabError, match="jit 'c2': one of tiered, c1"):
+        java_command("worker", jit="c2")
+    hosts = ["jp-1", "jp-2"]
+    tiered, c1 = (settings_of({"hosts": hosts, "jit": j}) for j in ("tiered", "c1"))
+    assert WorkerPool.key_of(tiered) != WorkerPool.key_of(c1)
+    pool = worker_pool(lambda h: None, lambda h: h, tmp_path)
+    mm = [settings_of({"kind": "matmul", "hosts": hosts, "jit": j}) for j in ("tiered", "c1")]
+    assert pool.key_of(mm[0]) != pool.key_of(mm[1])
+    mpj = settings_of({"kind": "mpj", "hosts": hosts, "jit": "c1"})
+    assert flag in rank_command(mpj, 1, "198.18.0.1", "198.18.0.2", None)
+    assert flag not in rank_command(mpj.model_copy(update={"jit": "tiered"}), 1, "198.18.0.1", "198.18.0.2", None)

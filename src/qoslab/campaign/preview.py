@@ -124,6 +124,7 @@ def references(pb: Playbook, conds: list[ConditionPlan]) -> list[tuple[str, str]
     what = (f"hosts {', '.join(wl.hosts)}, size {wl.size}, {wl.frames} frame(s), rows per call {wl.rows_per_call}"
             + (f", supersample {wl.supersample}" if wl.supersample > 1 else "")
             if wl.kind == "raytracer" else wl.describe())
+    what += ", JIT C1 only (-XX:TieredStopAtLevel=1)" if getattr(wl, "jit", "tiered") == "c1" else ""
     out.append(("workload", what + (f"; {sum(1 for c in pb.conditions if c.workload)} condition(s) "
                                                      "with overrides" if any(c.workload for c in pb.conditions)
                                                      else "")))

@@ -198,8 +198,8 @@ def _client_of(name: str, head: str | None) -> tuple[SlurmClient, Path | None] |
     namespace, None when that cluster is not running."""
     if head is None:
         return SlurmClient(), None
-    from ..testbed.plan import NETNS_DIR, host_namespace
     from ..testbed.slurm import client_env, slurm_dir
+    from ..testbedplan import NETNS_DIR, host_namespace
 
     if not (slurm_dir(name) / "slurm.conf").exists():
         return None

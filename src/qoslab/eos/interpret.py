@@ -116,39 +116,39 @@ def _kept(lines: list[str], line: str, off: bool) -> None:
     lines.sort(key=lambda x: not x.startswith("snmp-server "))
 
 
-def _mgmt(ctx: Ctx, m: Match) -> Mode:
-    """``management api http-commands`` and its ``[no] shutdown`` / ``protocol`` lines."""
-    cfg, off = ctx.cfg, ctx.negated or ctx.default
-    if m.template.action == "mgmt":
-        if off:
-            cfg.mgmt_api = None
-            return Mode("config")
-        cfg.mgmt_api = cfg.mgmt_api if cfg.mgmt_api is not None else ["shutdown"]
-        return Mode("mgmt")
-    lines = cfg.mgmt_api if cfg.mgmt_api is not None else []
-    line = _canonical(m, ctx.values)
-    if line == "shutdown":
-        lines[:] = [x for x in lines if x not in ("shutdown", "no shutdown")] + ["no shutdown" if off else "shutdown"]
-    else:
-        lines[:] = [x for x in lines if x != line] + ([] if off else [line])
-    cfg.mgmt_api = lines
-    return ctx.mode
+@dataclass(frozen=True)
+class _Management:
+    """A management sub-mode: ``attr``, the :class:`EosConfig` field of its lines (None: not
+    configured), the lines of a new block, what a line sets (a line replaces those that set the
+    same) and what its ``no`` form leaves in the block (None: nothing)."""
+
+    attr: str
+    fresh: tuple[str, ...]
+    sets: Callable[[str], str]
+    no_form: Callable[[str], str | None]
 
 
-def _ssh(ctx: Ctx, m: Match) -> Mode:
-    """``management ssh`` and its lines (one service ACL, one idle timeout, ``shutdown``)."""
-    cfg, off = ctx.cfg, ctx.negated or ctx.default
-    if m.template.action == "mgmt-ssh":
-        if off:
-            cfg.mgmt_ssh = None
-            return Mode("config")
-        cfg.mgmt_ssh = cfg.mgmt_ssh if cfg.mgmt_ssh is not None else []
-        return Mode("mgmt-ssh")
-    lines = cfg.mgmt_ssh if cfg.mgmt_ssh is not None else []
+#: ``management api http-commands``: ``[no] shutdown`` (shut down when new), ``protocol`` lines;
+#: ``management ssh``: one service ACL, one idle timeout, ``shutdown``.
+_API = _Management("mgmt_api", ("shutdown",), lambda x: x.removeprefix("no "),
+                   lambda x: "no shutdown" if x == "shutdown" else None)
+_SSH = _Management("mgmt_ssh", (), lambda x: "ip access-group" if x.startswith("ip access-group") else x.split()[0],
+                   lambda x: None)
+_MANAGEMENT = {"mgmt": _API, "mgmt-line": _API, "mgmt-ssh": _SSH, "ssh-line": _SSH}
+
+
+def _management(ctx: Ctx, m: Match) -> Mode:
+    """A management sub-mode's command (:data:`_MANAGEMENT`): the one that enters it (negated:
+    removes the block) or one of its lines."""
+    cfg, off, block = ctx.cfg, ctx.negated or ctx.default, _MANAGEMENT[m.template.action]
+    lines: list[str] | None = getattr(cfg, block.attr)
+    if m.template.enters:
+        setattr(cfg, block.attr, None if off else list(block.fresh) if lines is None else lines)
+        return Mode("config" if off else m.template.enters)
     line = _canonical(m, ctx.values)
-    key = "ip access-group" if line.startswith("ip access-group") else line.split()[0]
-    lines[:] = [x for x in lines if not (x == key or x.startswith(key + " "))] + ([] if off else [line])
-    cfg.mgmt_ssh = lines
+    left = block.no_form(line) if off else line
+    lines = [x for x in lines or [] if block.sets(x) != block.sets(line)] + ([left] if left else [])
+    setattr(cfg, block.attr, lines)
     return ctx.mode
 
 
@@ -314,8 +314,8 @@ HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("if-line", "trust", "service-policy", "tx-queue"), _interface),
     **dict.fromkeys(("priority", "txq-line", "wred"), _txq),
     "ace": _ace, "match": _class_map, "class": _policy, "set": _policy, "police": _policy,
-    "kept": _global, "kept-after": _global, "mgmt": _mgmt, "mgmt-line": _mgmt, "remark": _ace,
-    "mgmt-ssh": _ssh, "ssh-line": _ssh,
+    **dict.fromkeys(_MANAGEMENT, _management),
+    "kept": _global, "kept-after": _global, "remark": _ace,
 }
 
 

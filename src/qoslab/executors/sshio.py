@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import QoslabError
-from ..testbed.plan import NETNS_DIR
+from ..testbedplan import NETNS_DIR
 
 T = TypeVar("T")
 

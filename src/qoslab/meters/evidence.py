@@ -2,9 +2,9 @@
 own show command before and after the trial, stored as deltas with the trial.
 
 ``show mls qos interface X statistics`` is what a real Catalyst 3750 answers as well, and it is
-parsed with the TextFSM template of :mod:`qoslab.switch.counters`, so the same code reads a real
+parsed with the TextFSM template of :mod:`qoslab.platforms.counters`, so the same code reads a real
 switch (device file) and the virtual one. The reader is an argument of :class:`TrialEvidence`
-(default :func:`qoslab.switch.counters.read_statistics`).
+(default :func:`qoslab.platforms.counters.read_statistics`).
 
 Stored (column ``switch_json`` of the trial row, see :func:`evidence_columns`)::
 
@@ -25,7 +25,7 @@ queues; None for a counter it does not count)::
      "platform": "catalyst9300", "reset": []}
 
 On a 3750 it is the same reading as ``switch_json`` (queues ``1``-``4``, packets); on other
-platforms (read with the platform's own command, :func:`qoslab.switch.counters.read_queue_counters`)
+platforms (read with the platform's own command, :func:`qoslab.platforms.counters.read_queue_counters`)
 it is the only record and ``switch_json`` and its summaries stay NULL (their queues and units are
 the 3750's).
 """
@@ -40,8 +40,8 @@ from typing import Any
 
 from qoslab.ios.show_qos import PortCounters
 from qoslab.platforms.base import QueueCounters
+from qoslab.platforms.counters import read_queue_counters, read_statistics
 from qoslab.portnames import canonical_port, long_port
-from qoslab.switch.counters import read_queue_counters, read_statistics
 
 Reader = Callable[[Any, list[str]], dict[str, PortCounters]]
 

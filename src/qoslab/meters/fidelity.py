@@ -45,8 +45,8 @@ from qoslab.meters.fidelityjudge import (
     verdict,
 )
 from qoslab.portnames import linux_ifname
-from qoslab.testbed.plan import switch_namespace
 from qoslab.testbed.procs import descendants
+from qoslab.testbedplan import switch_namespace
 
 from . import cpu
 from .cpuloss import host_cpu_loss

@@ -2,7 +2,9 @@
 (:data:`qoslab.registry.platforms`): ``catalyst3750`` (IOS, ``mls qos``) and ``catalyst9300``
 (IOS-XE MQC). Modules: :mod:`.base` (Platform, QueueCounters, lookup), :mod:`.neutral` (profiles
 in platform-neutral queue terms, pure), :mod:`.render9300` (IOS-XE MQC rendering, pure),
-:mod:`.xeparse` (IOS-XE ``show policy-map interface``, pure), one module per platform.
+:mod:`.xeparse` (IOS-XE ``show policy-map interface``, pure), :mod:`.counters` (IOS show output
+through the TextFSM templates of ``switch-configs/textfsm/``; any platform's queue counters read
+through a device), one module per platform.
 """
 
 from __future__ import annotations

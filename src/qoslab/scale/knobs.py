@@ -12,7 +12,7 @@ host, validated strictly (unknown fields are errors).
   (giving both is an error unless they agree, as in a resolved topology written back). A queue
   must hold two full frames (2 x 1514 B, as the HTB burst floor in :class:`qoslab.topology.Link`).
 
-The testbed applies them (``qoslab.testbed.plan.route_lines``); on ``environment: cluster`` a
+The testbed applies them (``qoslab.testbedplan.route_lines``); on ``environment: cluster`` a
 real cluster's hosts are configured by its own provisioning (the values are checked all the same).
 """
 

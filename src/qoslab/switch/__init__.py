@@ -6,9 +6,11 @@
   embedded testbed's virtual Catalyst) and ``catalyst`` (a real switch from a device file),
   registered in :data:`qoslab.registry.switches`; :func:`open_switch`;
 - :mod:`.push`: pushing a profile with Netmiko (backup, remediation diff, verify, save, roll back);
-- :mod:`.configdiff`: pure: intended config, hier-config remediation, IOS ordering;
-- :mod:`.counters`: pure: the switch's show output (TextFSM templates in
-  ``switch-configs/textfsm/``) to per-port queue and policer counters.
+- :mod:`.ownership` and :mod:`.ownrecord`: pure: what a push owns (issue 49).
+
+Below it: the platform drivers (:mod:`qoslab.platforms`, with the counters read through TextFSM,
+:mod:`qoslab.platforms.counters`) and the QoS config diff (:mod:`qoslab.ios.configdiff`: intended
+config, hier-config remediation, IOS ordering).
 
 The virtual Catalyst's server side lives in :mod:`qoslab.vswitch`; nothing here imports it
 (tests/unit/test_architecture.py). Names are imported lazily, so importing one module of the

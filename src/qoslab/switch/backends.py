@@ -29,7 +29,7 @@ from ..clusterconf import check_host
 from ..errors import QoslabError
 from ..platforms.base import ALIASES, get_platform, platform_for_model
 from ..registry import platforms, switches
-from ..testbed.plan import vswitch_dir
+from ..testbedplan import vswitch_dir
 from ..topology import Topology, repo_root
 from ..yamlio import StrictModel, config_error, load_model, read_yaml
 from .batch import send_batch
@@ -75,7 +75,7 @@ class NetmikoSwitch:
     #: type-ahead is not verified here).
     batch = False
     #: Read several ports' QoS statistics with one ``show mls qos interface statistics`` (all
-    #: ports) instead of one command per port (:func:`qoslab.switch.counters.read_statistics`):
+    #: ports) instead of one command per port (:func:`qoslab.platforms.counters.read_statistics`):
     #: on for the virtual Catalyst, which answers it from one kernel reading (0.01 s against
     #: 0.05 s for 8 ports); off for a real one, whose 28-52 ports' tables are long.
     statistics_all = False

@@ -15,7 +15,7 @@ The units a push owns (:class:`Item`, by key): an access list (``acl 112``, ``ac
 or numbered), a class-map, a policy-map (``class-map class112``, ``policy-map police-jp``), a SPAN
 session (``monitor session 1``), a global QoS line (``global mls qos``), an interface's QoS line
 with its sub-lines (``if GigabitEthernet1/0/1: priority-queue out``; EOS ``tx-queue`` blocks).
-Which lines are QoS lines is the platform's :class:`~qoslab.switch.configdiff.QosRules`; other
+Which lines are QoS lines is the platform's :class:`~qoslab.ios.configdiff.QosRules`; other
 lines are never owned and never changed.
 
 :func:`plan` builds the intended configuration: the running one without the items qoslab owns,
@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .configdiff import (
+from ..ios.configdiff import (
     RECORD,
     RECORD_HEADER,
     QosRules,
@@ -125,7 +125,7 @@ class Item:
 def walk(config_text: str, rules: QosRules) -> list[tuple[str, str | None]]:
     """Every line of a configuration with the key of the item it belongs to, None for lines that
     are not QoS lines by ``rules`` (interface headers included: they belong to no item), in
-    :func:`qoslab.switch.configdiff.split_qos`'s classification. Pure."""
+    :func:`qoslab.ios.configdiff.split_qos`'s classification. Pure."""
     out: list[tuple[str, str | None]] = []
     section, key, iface, nested, nest_key = "", None, "", -1, ""
     for raw in config_text.splitlines():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..errors import QoslabError
-from .configdiff import RECORD, RECORD_HEADER, record_remarks
+from ..ios.configdiff import RECORD, RECORD_HEADER, record_remarks
 
 #: The longest remark IOS takes (Catalyst 3750 / 9300 command references, ``remark``; EOS the same).
 REMARK_MAX = 100

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
+from ..ios.configdiff import QosRules, non_qos_lines, normalized_config, remediation
 from ..platforms.base import get_platform
 from .batch import send_batch, write_and_read
-from .configdiff import QosRules, non_qos_lines, normalized_config, remediation
 from .device import Device
 from .legacyssh import netmiko_class, quiet_paramiko
 from .ownership import OwnershipError, Plan, plan

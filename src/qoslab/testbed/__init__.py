@@ -4,8 +4,9 @@ Every host of a topology is a network namespace with one interface ``eth0``; the
 bridge in its own namespace with one veth port per host, named after the Catalyst interface it
 stands for; SPAN destination ports lead to a namespace where captures listen. Every link is
 shaped to the topology's link rate with HTB at both ends (docs/DESIGN.md, "The embedded testbed").
+The testbed as data (its names, ``build_plan``, shaping lines, HTB quantum) is the pure base module
+:mod:`qoslab.testbedplan`, below this package and the others that name a testbed's parts.
 
-- :mod:`.plan`: pure: the testbed's names, ``build_plan``, shaping lines, HTB quantum;
 - :mod:`.procs`: PIDs from /proc (namespace_pids, kill_pids, cpu ticks);
 - :mod:`.statedir`: /run/qoslab (0700) and the per-testbed campaign lock;
 - :mod:`.caps`: root, tools, tc capabilities, ``ip``/``tc`` batches;

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
-from .plan import STATE_DIR
+from ..testbedplan import STATE_DIR
 from .statedir import state_dir
 
 REQUIRED_TOOLS = ("ip", "tc", "ethtool", "ping", "sysctl")

@@ -1,6 +1,6 @@
 """Building and tearing down the embedded testbed of one topology.
 
-:class:`Testbed` applies the pure :func:`qoslab.testbed.plan.build_plan` with ``ip -batch``/``tc -batch``
+:class:`Testbed` applies the pure :func:`qoslab.testbedplan.build_plan` with ``ip -batch``/``tc -batch``
 (host ends of every link, bridge, SPAN ports), then starts the virtual Catalyst (``qoslab switch
 serve``), which owns the switch ports' egress queues from then on: it applies the tc plan of its
 running-config (a factory-default switch: one FIFO per port) before it accepts connections.
@@ -19,13 +19,7 @@ from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import NetnsExecutor
-from ..topology import Topology
-from ..yamlio import dump_yaml
-from . import netlink, probes, slurm, sshd
-from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
-from .cpuplace import CpuPlacement
-from .neigh import NEIGH_SAVED, ensure_neighbour_capacity, restore_neighbour_capacity
-from .plan import (
+from ..testbedplan import (
     STATE_DIR,
     build_plan,
     host_namespace,
@@ -34,6 +28,12 @@ from .plan import (
     switch_namespace,
     vswitch_dir,
 )
+from ..topology import Topology
+from ..yamlio import dump_yaml
+from . import netlink, probes, slurm, sshd
+from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
+from .cpuplace import CpuPlacement
+from .neigh import NEIGH_SAVED, ensure_neighbour_capacity, restore_neighbour_capacity
 from .procs import cmdline, kill_pids, list_namespaces, namespace_pids
 from .statedir import campaign_running, private_dir, state_dir
 

@@ -38,8 +38,8 @@ from ..errors import EnvironmentProblem, QoslabError
 from ..executors import cgroups
 from ..portnames import linux_ifname
 from ..scale.cpu import CpuBlock, cpu_mask, format_cpulist, host_cores
+from ..testbedplan import HOST_IF, host_namespace, switch_namespace
 from ..topology import Topology
-from .plan import HOST_IF, host_namespace, switch_namespace
 
 #: The top of the testbeds' host cgroups in each v1 hierarchy.
 ROOT_NAME = "qoslab-testbed"

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import QoslabError
+from ..testbedplan import NETNS_DIR, host_namespace
 from ..topology import Topology
-from .plan import NETNS_DIR, host_namespace
 from .procs import cmdline, pid_alive
 
 

@@ -12,10 +12,10 @@ from typing import Protocol
 from ..errors import QoslabError
 from ..executors import Executor
 from ..portnames import linux_ifname
+from ..testbedplan import HOST_IF
 from ..topology import Topology
 from .caps import tc_json
 from .netlink import qdisc_counters
-from .plan import HOST_IF
 
 
 class TestbedView(Protocol):

@@ -11,7 +11,7 @@ import signal
 import time
 from pathlib import Path
 
-from .plan import NETNS_DIR
+from ..testbedplan import NETNS_DIR
 
 
 def list_namespaces() -> list[str]:

@@ -40,10 +40,10 @@ import time
 from pathlib import Path
 
 from ..errors import EnvironmentProblem, QoslabError
+from ..testbedplan import NETNS_DIR, STATE_DIR, host_namespace
 from ..topology import Topology
 from . import slurmdb
 from .daemon import await_ready, in_node, pid_of, running, spawn
-from .plan import NETNS_DIR, STATE_DIR, host_namespace
 from .procs import descendants, kill_pids, pid_alive
 from .statedir import private_dir
 

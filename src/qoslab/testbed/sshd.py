@@ -24,9 +24,9 @@ from pathlib import Path
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors.ssh import SshTarget
 from ..switch.device import write_private
+from ..testbedplan import STATE_DIR, host_namespace
 from ..topology import TESTBED_NETWORK, Topology, repo_root
 from .cpuplace import CpuPlacement, joiner
-from .plan import STATE_DIR, host_namespace
 from .procs import cmdline, kill_pids, pid_alive
 
 #: The OpenSSH server binary (Debian ``openssh-server``).

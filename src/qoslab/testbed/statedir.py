@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import IO
 
+from .. import testbedplan as netplan
 from ..errors import QoslabError
-from . import plan as netplan
 
 
 def private_dir(path: Path) -> Path:

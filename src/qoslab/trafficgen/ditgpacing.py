@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import QoslabError
 from ..executors import Executor
 from ..testbed import netlink
-from ..testbed.plan import HOST_IF
+from ..testbedplan import HOST_IF
 from ..topology import Topology
 from .calibration import Calibration
 from .definitions import FloodDefinition, ResolvedFlow, kernel_queue_limit, kernel_rates

@@ -10,7 +10,7 @@ class's rate is the kernel's: its token bucket counts every byte against the clo
 sender's timer does. The sender runs unpaced at ``-C`` = KERNEL_C_FACTOR x the link's packets/s and
 blocks in ``sendto()`` on its socket buffer, exactly as under 1.0x kernel pacing.
 
-The host link's tree (:func:`qoslab.testbed.plan.host_shaping_lines`)::
+The host link's tree (:func:`qoslab.testbedplan.host_shaping_lines`)::
 
     1:   htb default 10
     1:1  class, link rate (the host's NIC)
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from ..errors import QoslabError
 from ..executors import Executor
-from ..testbed.plan import HOST_IF, HOST_LEAF_MINOR, htb_quantum
+from ..testbedplan import HOST_IF, HOST_LEAF_MINOR, htb_quantum
 
 #: First minor number (hex) of the flood classes: flow index i -> class 1:(0x100 + i).
 FLOOD_CLASS_BASE = 0x100
@@ -66,7 +66,7 @@ def flood_class_lines(index: int, dst_ip: str, rate_bps: int, link_bps: int, bur
     """``tc -batch`` lines that give flow ``index`` (everything to ``dst_ip``, D-ITG's signalling
     too: the class matches the destination only) its own HTB class
     at ``rate_bps`` (bits/s of frames, ``<= link_bps``) on ``dev`` of the host tree of
-    :func:`qoslab.testbed.plan.host_shaping_lines`, with a bfifo of ``limit_bytes`` bytes, and
+    :func:`qoslab.testbedplan.host_shaping_lines`, with a bfifo of ``limit_bytes`` bytes, and
     lower the host's other class to ``link_bps - rate_bps`` (at least OTHER_MIN_SHARE of the
     link). ``burst_bytes``: the link's HTB burst. Raises ValueError for a rate outside
     (0, link_bps] or a non-positive limit. Pure."""

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from ..executors import Executor, SubprocessExecutor
 from ..executors.nodes import parallel_map
-from ..testbed.plan import host_namespace
+from ..testbedplan import host_namespace
 from ..topology import Topology
 from .definitions import ResolvedFlow
 from .ditgpacing import FlowPacing, flood_class_plan, host_queue_state, host_queue_state_ns

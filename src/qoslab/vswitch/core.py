@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 from ..portnames import canonical_port, linux_ifname
-from ..testbed.plan import BRIDGE, switch_namespace, vswitch_dir
 from ..testbed.statedir import private_dir
+from ..testbedplan import BRIDGE, switch_namespace, vswitch_dir
 from ..topology import Topology
 from .apply import apply_nft, apply_plan, apply_svi
 from .counters import NftCounters, parse_fdb, read_links, read_nft, read_qdiscs, run_json

@@ -32,7 +32,7 @@ from typing import Any
 from ..ios import IosError
 from ..ios.grammar import is_ip
 from ..ios.svi import svi_address
-from ..testbed.plan import switch_namespace
+from ..testbedplan import switch_namespace
 from ..topology import TESTBED_NETWORK
 
 UNKNOWN_HOST = "% Unrecognized host or address, or protocol not running.\n"

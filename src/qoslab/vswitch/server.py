@@ -19,8 +19,8 @@ from pathlib import Path
 import asyncssh
 
 from ..switch.device import Credentials, generate_credentials, write_private
-from ..testbed.plan import vswitch_dir
 from ..testbed.statedir import private_dir
+from ..testbedplan import vswitch_dir
 from ..topology import Topology
 from .core import VirtualSwitch
 from .eapiserver import ensure_certificate, start_eapi

@@ -44,7 +44,7 @@ from typing import Any
 from ..ios import InterfaceQos, QosConfig
 from ..ios.show_qos import QueueSet
 from ..portnames import linux_ifname
-from ..testbed.plan import htb_quantum, switch_port_lines
+from ..testbedplan import htb_quantum, switch_port_lines
 from ..topology import Topology
 
 PRIORITY_RESIDUAL = 0.01  # share of the link left to queues 2-4 under priority-queue out

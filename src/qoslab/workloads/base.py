@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import Field, field_validator
 
@@ -23,7 +23,7 @@ from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
 from ..yamlio import StrictModel
 
-__all__ = ["WorkloadBase", "Workload", "WorkloadRun", "Pool", "head_result", "RESULT_FILE"]
+__all__ = ["WorkloadBase", "JvmWorkloadBase", "Workload", "WorkloadRun", "Pool", "head_result", "RESULT_FILE"]
 
 #: Where a run's result JSON goes in its output folder (the campaign's censoring reads it there).
 RESULT_FILE = "workload-result.json"
@@ -58,6 +58,15 @@ class WorkloadBase(StrictModel):
     def describe(self) -> str:
         """One line for the campaign plan."""
         return f"{self.kind} on {', '.join(self.hosts)}"
+
+
+class JvmWorkloadBase(WorkloadBase):
+    """A workload whose processes are JVMs (raytracer, matmul, pingpong, sort, mpj): besides
+    :class:`WorkloadBase`'s fields, ``jit`` (their JIT compilers: :data:`.pool.JIT_FLAGS`)."""
+
+    jit: Literal["tiered", "c1"] = Field(
+        "tiered", description="the workload JVMs' JIT: tiered (the JVM's default, C1 then C2) or c1 "
+                              "(-XX:TieredStopAtLevel=1: slower compute, a machine made different on purpose)")
 
 
 class Pool(Protocol):

@@ -21,14 +21,14 @@ from qoslab.workloads.pool import HEAP_MB, ProcessPool, WorkloadRun, java_comman
 
 from ..executors import BackgroundProcess, Executor
 from ..yamlio import SubFieldProblem
-from .base import JAVA_LONG_MAX, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from .base import JAVA_LONG_MAX, AddressOf, ExecutorOf, JvmWorkloadBase, Pool, head_result, run_pooled
 
 Mechanism = Literal["rmi-serializable", "rmi-externalizable", "socket", "datagram"]
 MECHANISMS: tuple[str, ...] = ("rmi-serializable", "rmi-externalizable", "socket", "datagram")
 ALGORITHMS: tuple[str, ...] = ("spa", "mca")
 
 
-class JavaWorkerSettings(WorkloadBase):
+class JavaWorkerSettings(JvmWorkloadBase):
     """Settings of a workload served by ``matmul-worker`` JVMs: ``port`` is their base port."""
 
     port: int = Field(1200, ge=1, le=65532)
@@ -94,11 +94,11 @@ def worker_pool(executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path, l
     def start(s: JavaWorkerSettings, host: str, ex: Executor, ip: str, log: str,
               life: float | None) -> BackgroundProcess:
         argv = java_command(worker, "--advertise", ip, "--port", str(s.port), "--timeout", f"{s.timeout_s:g}",
-                            *marking(s.dscp), hostname=ip, root=ex.qoslab_root)
+                            *marking(s.dscp), hostname=ip, root=ex.qoslab_root, jit=s.jit)
         return ex.start(argv, stdout=log, stderr=log, lifetime_s=life)
 
     return ProcessPool(executor_of, address_of, log_dir, start,
-                       key_of=lambda s: (tuple(s.worker_hosts()), s.port, s.dscp, s.timeout_s),
+                       key_of=lambda s: (tuple(s.worker_hosts()), s.port, s.dscp, s.timeout_s, s.jit),
                        hosts_of=lambda s: s.worker_hosts(), ready_port=lambda s: s.port,
                        lifetime_s=lifetime_s, renew_below_s=renew_below_s)
 
@@ -130,7 +130,7 @@ class JavaWorkerWorkload:
         def manager(logs: dict[str, Path]) -> dict:
             argv = java_command(*self.manager_args(settings, address_of), *marking(settings.dscp),
                                 *(["--go-file", gate.arm(ex)] if gate is not None else []),
-                                hostname=address_of(head), root=ex.qoslab_root)
+                                hostname=address_of(head), root=ex.qoslab_root, jit=settings.jit)
             return head_result(ex, argv, settings.timeout_s * 2 + 60, out_dir, logs, self.what)
 
         return run_pooled(settings, pool, lambda: self.open_pool(executor_of, address_of, out_dir, lifetime_s),

@@ -26,8 +26,8 @@ from ..errors import CommandTimeout
 from ..executors import BackgroundProcess
 from ..topology import repo_root
 from ..yamlio import SubFieldProblem
-from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result
-from .pool import JAR, JVM_FLAGS, WorkloadRun, fetch_log, java_command, node_log, wait_for_port
+from .base import RESULT_FILE, AddressOf, ExecutorOf, JvmWorkloadBase, Pool, head_result
+from .pool import JAR, JVM_FLAGS, WorkloadRun, fetch_log, java_command, jit_flags, node_log, wait_for_port
 
 #: MPJ Express as Debian 12 installs it (libmpj-java 0.44): its jar, log4j (its manifest's
 #: Class-Path is not followed through the /usr/share/java symlink) and MPJ_HOME (its conf/).
@@ -36,7 +36,7 @@ MPJ_HOME = "/usr/share/mpj"
 MAIN = "org.qoslab.workload.mpj.MpjBench"
 
 
-class MpjSettings(WorkloadBase):
+class MpjSettings(JvmWorkloadBase):
     """``kind: mpj``: ``hosts`` = the ranks (>= 2, rank 0 first); ``min_bytes``/``max_bytes``
     (ping-pong and Bcast sizes, doubling; reference 003's table: 512 B .. 1 MiB), ``reps`` timed
     repetitions per size and operation (its loop: 25) after ``warmup``; ``port``: the rendezvous on
@@ -84,7 +84,8 @@ def rank_command(s: MpjSettings, rank: int, head_ip: str, peer_ip: str, root: st
     cp = ":".join([jar, f"{jar.rsplit('/', 1)[0]}/lib/*", *MPJ_JARS])
     conf = (f"#Number of Processes;{len(s.hosts)};#Protocol Switch Limit;131072;#Server Name;{head_ip};"
             f"#Server Port;{s.port}")
-    return ["env", f"MPJ_HOME={MPJ_HOME}", "java", *JVM_FLAGS, "-cp", cp, MAIN, str(rank), conf, "niodev",
+    return ["env", f"MPJ_HOME={MPJ_HOME}", "java", *JVM_FLAGS, *jit_flags(s.jit), "-cp", cp, MAIN, str(rank), conf,
+            "niodev",
             "--min-bytes", str(s.min_bytes), "--max-bytes", str(s.max_bytes), "--reps", str(s.reps),
             "--warmup", str(s.warmup), "--socket-peer", f"{peer_ip}:{s.port + 1}"]
 

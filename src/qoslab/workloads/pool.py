@@ -27,6 +27,10 @@ HEAP_MB = 384
 #: JVM flags of every workload JVM: IPv4-only sockets (DSCP marking works), a small serial-GC heap
 #: (nine JVMs share two cores on the embedded testbed).
 JVM_FLAGS = ["-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", f"-Xmx{HEAP_MB}m"]
+#: A workload JVM's JIT compilers (a JVM workload's ``jit:``): ``tiered``, the JVM's default (C1,
+#: then C2 for hot code); ``c1``, C1 only (``-XX:TieredStopAtLevel=1``, HotSpot's flag): slower
+#: compute on the same core, the "machine made different on purpose" of issue 48.
+JIT_FLAGS: dict[str, list[str]] = {"tiered": [], "c1": ["-XX:TieredStopAtLevel=1"]}
 #: The manager's per-call times (``--calls-out``: one JSON line per remote call, java-workload/README.md),
 #: beside workload-result.json; the result then names it (``calls_file``) and the RMI ports the
 #: calls went to (``rmi_ports``: registry and export port, for matching them to wire calls).
@@ -46,9 +50,18 @@ class WorkloadRun:
         return self.result.get("valid") is True
 
 
-def java_command(*args: str, hostname: str | None = None, root: str | Path | None = None) -> list[str]:
-    """``java`` argv for the workload jar with the project's JVM flags; ``root`` is where the node
-    has qoslab's jars (:attr:`Executor.qoslab_root`; default this checkout, whose jar must exist)."""
+def jit_flags(jit: str) -> list[str]:
+    """The JVM flags of JIT mode ``jit`` (a key of :data:`JIT_FLAGS`); QoslabError for another."""
+    if jit not in JIT_FLAGS:
+        raise QoslabError(f"jit {jit!r}: one of {', '.join(JIT_FLAGS)}")
+    return list(JIT_FLAGS[jit])
+
+
+def java_command(*args: str, hostname: str | None = None, root: str | Path | None = None,
+                 jit: str = "tiered") -> list[str]:
+    """``java`` argv for the workload jar with the project's JVM flags and those of JIT mode ``jit``
+    (:data:`JIT_FLAGS`); ``root`` is where the node has qoslab's jars (:attr:`Executor.qoslab_root`;
+    default this checkout, whose jar must exist). Raises QoslabError for a missing jar or unknown ``jit``."""
     if root is None or Path(root) == repo_root():
         if not JAR.exists():
             raise QoslabError(f"{JAR} is missing: build the Java modules with `make setup`")
@@ -56,7 +69,7 @@ def java_command(*args: str, hostname: str | None = None, root: str | Path | Non
     else:
         jar = f"{str(root).rstrip('/')}/{JAR.relative_to(repo_root()).as_posix()}"
     extra = [f"-Djava.rmi.server.hostname={hostname}"] if hostname else []
-    return ["java", *JVM_FLAGS, *extra, "-cp", f"{jar}:{jar.rsplit('/', 1)[0]}/lib/*", MAIN, *args]
+    return ["java", *JVM_FLAGS, *jit_flags(jit), *extra, "-cp", f"{jar}:{jar.rsplit('/', 1)[0]}/lib/*", MAIN, *args]
 
 
 def node_log(ex: Executor, log: Path) -> str:

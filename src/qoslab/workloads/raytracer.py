@@ -21,15 +21,15 @@ from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
 from ..executors.nodes import parallel_map
 from ..yamlio import SubFieldProblem
-from .base import AddressOf, ExecutorOf, Pool, WorkloadBase
+from .base import AddressOf, ExecutorOf, JvmWorkloadBase, Pool
 from .pool import CALLS_FILE, ProcessPool, WorkloadRun, fetch_log, java_command, node_log, wait_for_port
 
 
-class RaytracerSettings(WorkloadBase):
+class RaytracerSettings(JvmWorkloadBase):
     """The RayTracer's settings: one workload run (also a playbook's ``workload:`` and a
     condition's overrides); ``kind: raytracer`` is the default kind.
 
-    Besides :class:`WorkloadBase`'s fields (``hosts``: the first is the head node, manager + a
+    Besides :class:`JvmWorkloadBase`'s fields (``jit``: tiered | c1; ``hosts``: the first is the head node, manager + a
     worker; ``dscp``: 0-63 marking every RMI socket, or None; ``timeout_s``: seconds one RMI call
     may take; ``startup_timeout_s``: seconds a worker JVM may take to listen): ``size``: "A"
     (150x150), "B" (500x500) or a width in pixels (JGF section 3 sizes); ``rows_per_call``: rows per
@@ -105,7 +105,7 @@ class WorkerPool(ProcessPool):
 
     @staticmethod
     def key_of(settings: WorkloadSettings) -> tuple:
-        return (tuple(settings.hosts), settings.registry_port, settings.export_port, settings.dscp)
+        return (tuple(settings.hosts), settings.registry_port, settings.export_port, settings.dscp, settings.jit)
 
 
 def _start_worker(settings: WorkloadSettings, ex: Executor, ip: str, log: Path,
@@ -118,7 +118,8 @@ def _pool_start(settings: WorkloadSettings, host: str, ex: Executor, ip: str, ou
     """One RayTracer worker JVM on ``ip`` with its output to ``out`` (a path on its node)."""
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     argv = java_command("worker", "--advertise", ip, "--registry-port", str(settings.registry_port),
-                        "--export-port", str(settings.export_port), *marking, hostname=ip, root=ex.qoslab_root)
+                        "--export-port", str(settings.export_port), *marking, hostname=ip, root=ex.qoslab_root,
+                        jit=settings.jit)
     return ex.start(argv, stdout=out, stderr=out, lifetime_s=lifetime_s)
 
 
@@ -142,7 +143,7 @@ def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Execut
                         "--timeout", f"{settings.timeout_s:g}", *marking, "--calls-out", node_calls,
                         *(["--go-file", gate.arm(ex)] if gate is not None else []),
                         *(["--supersample", str(settings.supersample)] if settings.supersample > 1 else []),
-                        hostname=address_of(head), root=ex.qoslab_root)
+                        hostname=address_of(head), root=ex.qoslab_root, jit=settings.jit)
     # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
     res = ex.run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)
     logs["manager"] = out_dir / "workload-manager.log"

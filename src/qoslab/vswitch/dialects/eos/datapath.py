@@ -36,7 +36,7 @@ from ....eos import EosConfig, eos_port, neutral_port
 from ....eos.config import DEFAULT_COS_TC
 from ....ios.acl import Ace
 from ....portnames import linux_ifname
-from ....testbed.plan import htb_quantum, switch_port_lines
+from ....testbedplan import htb_quantum, switch_port_lines
 from ....topology import Topology
 from ...nftcompile import SET_SIZE, TABLE, NftPlan, ace_match
 from ...tccompile import MIN_LIMIT_BYTES, PRIORITY_RESIDUAL, TcPlan, span_lines

@@ -246,7 +246,7 @@ def read_queue_counters(dev: Any, ports: list[str], platform: str) -> dict[str, 
     connection, as for :func:`read_statistics`. A port the output does not list (a 9300 port
     without an output policy: one FIFO, no per-queue counters) gets a QueueCounters with no queues.
     Raises QoslabError when the switch rejects a command."""
-    from ..platforms.base import get_platform
+    from .base import get_platform
 
     plat = get_platform(platform)
     longs = [parse_port(p) or p for p in ports]

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import QoslabError
-from ..ios.acl import numbered_kind
-from ..ios.aclparse import canonical_entry
-from ..ios.linekeys import line_keys
+from .acl import numbered_kind
+from .aclparse import canonical_entry
+from .linekeys import line_keys
 
 
 @dataclass(frozen=True)

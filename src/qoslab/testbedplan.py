@@ -1,7 +1,10 @@
 """The embedded testbed as data: names, the build plan and the egress shaping of every link.
 
-This is qoslab's pure bottom layer: nothing here reads or changes the machine. The testbed
-(:mod:`qoslab.testbed`) applies the plan; the tc compiler of the virtual Catalyst
+This is qoslab's pure bottom layer: nothing here reads or changes the machine, and it sits below
+every package that names a testbed's parts (a base module: it imports only ``portnames`` and
+``topology``). The testbed (:mod:`qoslab.testbed`) applies the plan; the executors find the
+namespaces under :data:`NETNS_DIR`, the switch client finds the virtual switch's state folder
+(:func:`vswitch_dir`); the tc compiler of the virtual Catalyst
 (:mod:`qoslab.vswitch.tccompile`) reuses :func:`shaping_lines` and :func:`htb_quantum`, so the
 switch-port queues have one definition. Their owner at run time is the virtual Catalyst: the
 testbed builds the host ends of every link and the SPAN ports, the virtual Catalyst builds the
@@ -21,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-#: Where ``ip netns`` keeps named namespaces.
-from ..portnames import linux_ifname, long_port
-from ..topology import Topology
+from .portnames import linux_ifname, long_port
+from .topology import Topology
 
+#: Where ``ip netns`` keeps named namespaces.
 NETNS_DIR = Path("/run/netns")
 #: Run-time state of testbeds and virtual switches (state files, credentials, locks).
 STATE_DIR = Path("/run/qoslab")

@@ -1,0 +1,133 @@
+"""The test suite's own structure (issue 53): the integration tests' lanes (tests/integration/lanes.py)
+and the slowest-tests table ``make test`` prints (scripts/slowest.py)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+INTEGRATION = REPO / "tests" / "integration"
+_spec = importlib.util.spec_from_file_location("lanes", INTEGRATION / "lanes.py")
+assert _spec and _spec.loader
+lanes = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(lanes)
+
+#: What a module of the concurrent lane must not do: measure against the wall clock or the link
+#: (floods it drives itself, calibrated pacing, TCP rates, the fidelity monitor's CPU hog), or
+#: snapshot every namespace of the machine (another worker's testbed would show in it).
+MEASURES = ("netns_snapshot", "DitgGenerator", "tcp_under_flood", "calibrated", "iperf_tcp", "FloodRun",
+            "open_flood", "tree_cpu_ticks", "cpuacct", "received_wire_bps")
+
+
+def test_every_concurrent_module_exists_and_says_why():
+    for name, (seconds, why) in lanes.CONCURRENT.items():
+        assert (INTEGRATION / f"{name}.py").is_file(), name
+        assert seconds > 0 and len(why) > 20, name
+
+
+def _concurrent_code(name: str) -> str:
+    """The source of module ``name`` that runs in the concurrent lane: without its imports and
+    without the test functions kept serial (lanes.SERIAL_TESTS)."""
+    src = (INTEGRATION / f"{name}.py").read_text()
+    keep = [n for n in ast.parse(src).body
+            if not isinstance(n, ast.Import | ast.ImportFrom)
+            and not (isinstance(n, ast.FunctionDef) and n.name in lanes.SERIAL_TESTS.get(name, ()))]
+    return "\n".join(ast.get_source_segment(src, n) or "" for n in keep)
+
+
+@pytest.mark.parametrize("name", sorted(lanes.CONCURRENT))
+def test_no_concurrent_module_measures_or_snapshots_the_machine(name):
+    text = _concurrent_code(name)
+    found = [m for m in MEASURES if re.search(rf"\b{m}\b", text)]
+    assert not found, f"{name} uses {found}: it belongs in the serial lane"
+
+
+def test_the_serial_tests_of_a_concurrent_module_exist_and_are_what_measures():
+    for name, tests in lanes.SERIAL_TESTS.items():
+        src = (INTEGRATION / f"{name}.py").read_text()
+        defs = {n.name: n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)}
+        assert tests <= set(defs), (name, tests - set(defs))
+        assert not lanes.is_concurrent(name, next(iter(tests))) and lanes.is_concurrent(name, "test_other[bridge]")
+    assert "calibrated" in (INTEGRATION / "test_switch.py").read_text()  # what the exception is for
+
+
+def test_the_serial_lane_keeps_the_data_path_and_timing_modules():
+    for name in ("test_datapath", "test_datapath_9300", "test_datapath_eos", "test_trafficgen", "test_patterns",
+                 "test_kernel_pacing", "test_fidelity", "test_derive_onmachine", "test_calls", "test_cpu_budgets",
+                 "test_campaign", "test_testbed", "test_scale", "test_slurm_campaign", "test_interrupt",
+                 "test_ssh_campaign"):
+        assert name not in lanes.CONCURRENT
+    assert not lanes.is_concurrent("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]")
+
+
+def _item(module: str, test: str) -> SimpleNamespace:
+    return SimpleNamespace(path=INTEGRATION / f"{module}.py", name=test)
+
+
+def test_longest_first_reorders_the_concurrent_lane_only():
+    items = [_item("test_calls", "a"), _item("test_ssh", "b1"), _item("test_ssh", "b2"), _item("test_datapath", "c"),
+             _item("test_push_faults", "d"), _item("test_report", "e")]
+    lanes.longest_first(items)
+    assert [i.name for i in items] == ["a", "d", "e", "c", "b1", "b2"]  # serial ones kept in place
+    items = [_item("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]"),
+             _item("test_ssh", "s"), _item("test_switch", "test_netmiko_round_trip_and_ios_errors[bridge]")]
+    lanes.longest_first(items)  # the switch's serial test keeps its place; its concurrent one goes first
+    assert [i.name[:11] for i in items] == ["test_thesis", "test_netmik", "s"]
+
+
+def test_a_process_owns_its_testbeds_not_those_of_a_pid_it_prefixes():
+    assert lanes.named_by("qsl-t1234m-jp-1", "t1234") and lanes.named_by("qsl-t1234@switch", "t1234")
+    assert lanes.named_by("qsl-t1234pf@span", "t1234")
+    assert not lanes.named_by("qsl-t12345m-jp-1", "t1234") and not lanes.named_by("qsl-ecenet-jp-1", "t1234")
+    assert not lanes.named_by("qsl-t123m-jp-1", "t1234")
+
+
+def _junit(path: Path, cases: list[tuple[str, str, float]]) -> Path:
+    body = "".join(f'<testcase classname="{c}" name="{n}" time="{t}"/>' for c, n, t in cases)
+    path.write_text(f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{body}</testsuite></testsuites>')
+    return path
+
+
+def test_slowest_merges_the_lanes_junit_files(tmp_path):
+    a = _junit(tmp_path / "junit-fast.xml", [("tests.unit.test_x", "t1", 1.5), ("tests.unit.test_x", "t2", 9.0)])
+    b = _junit(tmp_path / "junit-integration.xml", [("tests.integration.test_y", "t3", 120.25)])
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "slowest.py"), "2", str(a), str(b),
+                        str(tmp_path / "missing.xml")], capture_output=True, text=True, check=True)
+    assert r.stdout.splitlines() == ["slowest 2 tests of this make test (setup + call + teardown):",
+                                     "   120.25s tests.integration.test_y::t3", "     9.00s tests.unit.test_x::t2"]
+
+
+def test_slowest_usage_error_is_one_line(tmp_path):
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "slowest.py"), "x"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip() == "usage: slowest.py N JUNIT.xml..."
+
+
+@pytest.mark.parametrize("text,why", [
+    ('<?xml version="1.0"?><testsuites><testsuite><testcase classname="a" name="b" time="1', ":1: not junit XML"),
+    ("", ":1: not junit XML"),
+    ('<testsuites>\n<testcase classname="a" name="b" time="fast"/></testsuites>', "testcase b: time 'fast' is not seconds"),
+])
+def test_slowest_names_the_file_of_a_broken_junit_in_one_line(tmp_path, text, why):
+    bad = tmp_path / "junit-integration.xml"
+    bad.write_text(text)
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "slowest.py"), "30", str(bad)], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"slowest.py: {bad}") and why in r.stderr, r.stderr
+
+
+def test_each_worker_picks_switch_ports_in_its_own_slice_below_the_ephemeral_range():
+    slices = [lanes.port_slice(None)] + [lanes.port_slice(f"gw{i}") for i in range(lanes.PORT_SLICES - 1)]
+    taken = [p for r in slices for p in r]
+    assert len(taken) == len(set(taken)) == lanes.PORT_SLICES * lanes.PORT_SLICE  # disjoint
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    assert max(taken) < low and min(taken) >= 1024
+    assert lanes.port_slice("gw11") == lanes.port_slice("gw0")  # past the slices: modulo

@@ -21,6 +21,7 @@ TEST_PACKAGES=(
   libmpj-java                              # the mpj workload (reference 003): MPJ Express 0.44
   openssh-server netcat-openbsd            # ssh executor / real-cluster parity (nc: Ansible's way into the testbed)
   slurm-wlm munge                          # slurm executor: the embedded testbed as a Slurm cluster (22.05)
+  slurmdbd mariadb-server                  # its accounting (sacct): qoslab runs its own mariadbd + slurmdbd
   chromium                                 # report check: the HTML must render in a real browser
   openmpi-bin libopenmpi-dev               # the mpi workload (examples/mpi-osu, compiled below)
   sockperf                                 # examples/sockperf: a workload nobody here wrote (command kind)
@@ -51,7 +52,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
   echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # The testbed starts its own munged, sshd, mariadbd and slurmdbd: keep the packages' system
+  # services from starting at install (Debian's policy-rc.d; only when the machine has none).
+  norc=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && norc=1
+  fi
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || { [ -z "$norc" ] || rm -f /usr/sbin/policy-rc.d; exit 1; }
+  [ -z "$norc" ] || rm -f /usr/sbin/policy-rc.d
 else
   log "Debian packages: all present"
 fi

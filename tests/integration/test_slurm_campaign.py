@@ -1,9 +1,9 @@
 """Campaigns with ``executor: slurm`` on the embedded testbed's real Slurm cluster (slurmctld on the
-head node jp-1, a slurmd in every host namespace, munge; Debian's slurm-wlm 22.05): the quick
-campaign's smoke runs as job steps of one allocation qoslab takes (the controller's log, Slurm's
-own record without an accounting database, lists its steps on the right nodes; the trials are
+head node jp-1, a slurmd in every host namespace, munge, slurmdbd with a private MariaDB; Debian's
+slurm-wlm 22.05): the quick campaign's smoke runs as job steps of one allocation qoslab takes
+(``sacct`` lists its steps on the right nodes, as the controller's log does; the trials are
 valid; no job and no step is left), a ``slurm:`` block the cluster cannot serve is refused
-before anything is submitted, and ``testbed down`` leaves no daemon, key or namespace."""
+before anything is submitted, and ``testbed down`` leaves no daemon, key, database or namespace."""
 
 from __future__ import annotations
 
@@ -60,6 +60,41 @@ def _steps_by_node(tb: Testbed, job: str) -> dict[str, int]:
     return counts
 
 
+def _sacct_steps_by_node(tb: Testbed, job: str, wait_s: float = 30.0) -> dict[str, int]:
+    """Node -> steps of ``job`` from Slurm's accounting (``sacct -j JOB --format=JobID,NodeList,State
+    -P -n``), once the job's own record has ended (slurmctld sends its records to slurmdbd as it goes)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        rows = [ln.split("|") for ln in _client(tb, "sacct", "-j", job, "--format=JobID,NodeList,State", "-P",
+                                                "-n").splitlines() if ln.strip()]
+        top = [r for r in rows if r[0] == job]
+        if top and top[0][2] not in ("RUNNING", "PENDING", "REQUEUED"):
+            break
+        assert time.monotonic() < deadline, rows
+        time.sleep(0.5)
+    counts: dict[str, int] = {}
+    for jobid, nodes, _state in rows:
+        if re.fullmatch(rf"{job}\.\d+", jobid):
+            counts[nodes] = counts.get(nodes, 0) + 1
+    return counts
+
+
+def _accounting_daemons() -> list[str]:
+    """mariadbd and slurmdbd processes on this machine (``comm``), whoever started them; a zombie
+    (ended, waiting for this machine's PID 1 to reap it) is not one."""
+    names = []
+    for e in os.scandir("/proc"):
+        if e.name.isdigit():
+            try:
+                comm = Path(e.path, "comm").read_text().strip()
+                state = Path(e.path, "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if comm in ("mariadbd", "slurmdbd") and state != "Z":
+                names.append(f"{comm} {e.name}")
+    return names
+
+
 def _left_in_hosts(tb: Testbed) -> list[str]:
     keep = tbslurm.keep_pids(tb.topo)
     names = []
@@ -80,9 +115,15 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
     daemons = tbslurm.daemon_pids(tb.topo)
     key = tbslurm.slurm_dir(tb.topo.name) / "munge.key"
     folder = tmp_path / "campaign"
+    dbconf = tbslurm.slurm_dir(tb.topo.name) / "slurmdbd.conf"
     try:
-        assert set(daemons) == {"munged", "slurmctld", *(f"slurmd-{h}" for h in tb.topo.host_names)}
+        assert set(daemons) == {"munged", "mariadbd", "slurmdbd", "slurmctld",
+                                *(f"slurmd-{h}" for h in tb.topo.host_names)}
         assert key.stat().st_mode & 0o777 == 0o400
+        assert dbconf.stat().st_mode & 0o777 == 0o600  # it holds the testbed's database password
+        # the cluster, the account and root registered before slurmctld started
+        assocs = _client(tb, "sacctmgr", "-n", "-P", "list", "associations", "format=Cluster,Account,User")
+        assert f"{tbslurm.cluster_name(tb.topo.name)}|qoslab|root" in assocs.splitlines(), assocs
         assert _client(tb, "sinfo", "-h", "-o", "%D %T").split() == ["8", "idle"]
         _client(tb, "scontrol", "setdebug", "debug")  # the step lines of DebugFlags=Steps
 
@@ -110,10 +151,12 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
         facts = seg["slurm"]
         assert facts["allocation"] == "taken" and facts["binding"] == {h: h for h in tb.topo.host_names}
         assert facts["nodes"]["jp-5"]["NodeAddr"] == "198.18.0.5" and int(facts["nodes"]["jp-5"]["CPUTot"]) >= 1
-        # Slurm's own record: steps of the campaign's job on every host's node (workload jp-1..4,
-        # flood senders and receivers jp-1..8), none on a node outside the topology
-        steps = _steps_by_node(tb, facts["job_id"])
+        # Slurm's accounting: steps of the campaign's job on every host's node (workload jp-1..4,
+        # flood senders and receivers jp-1..8), none on a node outside the topology; the same
+        # steps as the controller's log names
+        steps = _sacct_steps_by_node(tb, facts["job_id"])
         assert set(steps) == set(tb.topo.host_names), steps
+        assert steps == _steps_by_node(tb, facts["job_id"]), (steps, _steps_by_node(tb, facts["job_id"]))
         flood = json.loads(next(folder.glob("trials/*/flood/flood-result.json")).read_text())
         assert all(f["sent_pps"] > 0 for f in flood["flows"])
         # nothing left: the job released, no step, no process of the run in the hosts
@@ -122,7 +165,8 @@ def test_quick_campaign_smoke_through_slurm(tmp_path, ecenet_data):
     finally:
         tb.down()
     assert not any(pid_alive(p) for p in daemons.values())
-    assert not tbslurm.slurm_dir(tb.topo.name).exists() and not key.exists()
+    assert _accounting_daemons() == []  # no mariadbd, no slurmdbd left (ours or anyone's)
+    assert not tbslurm.slurm_dir(tb.topo.name).exists() and not key.exists() and not dbconf.exists()
     assert tb.existing() == []
 
 

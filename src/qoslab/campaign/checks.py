@@ -39,9 +39,18 @@ def check_references(pb: Playbook, path: Path) -> None:
         raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
         raise fail(("executor",), f"topology {topo.name} is a real cluster: use `executor: ssh`")
-    if pb.executor != "netns" and (kinds := {pb.workload_of(c).kind for c in pb.conditions} & NETNS_ONLY_KINDS):
-        raise fail(("executor",), f"{pb.executor}: kind {sorted(kinds)[0]} runs only on the netns executor (the "
-                                  "embedded testbed: its launcher reaches the ranks through the namespaces)")
+    for kind in sorted({pb.workload_of(c).kind for c in pb.conditions} & set(KIND_EXECUTORS)):
+        if pb.executor not in KIND_EXECUTORS[kind]:
+            raise fail(("executor",), f"{pb.executor}: kind {kind} runs only on the "
+                                      f"{' or '.join(sorted(KIND_EXECUTORS[kind]))} executor (the embedded testbed's "
+                                      "namespaces, or a Slurm allocation: srun or mpirun through Slurm)")
+    for i, c in enumerate(pb.conditions):
+        w = pb.workload_of(c)
+        if pb.executor != "slurm" and getattr(w, "launcher", None) == "srun":
+            loc: tuple[Any, ...] = ("conditions", i, "workload") if c.workload and "launcher" in c.workload \
+                else ("workload", "launcher")
+            raise fail(loc, f"launcher srun starts the ranks through Slurm: it needs `executor: slurm`, "
+                            f"not {pb.executor}")
     if pb.executor == "ssh" and topo.environment == "cluster" and (topo.ssh is None or topo.ssh.known_hosts is None):
         raise fail(("executor",), f"topology {topo.name} says nothing about SSH: give it `ssh:` with known_hosts "
                                   "(the nodes' pinned host keys)")
@@ -105,9 +114,9 @@ def _check_hosts(pb: Playbook, topo: Topology, fail: Any) -> None:
         raise fail(("capture_host",), f"no host {pb.capture_host!r} in topology {topo.name}")
 
 
-#: Workload kinds that run only on the ``netns`` executor (qoslab.workloads.mpi: mpirun's agent
-#: enters the hosts' namespaces).
-NETNS_ONLY_KINDS = frozenset({"mpi"})
+#: Workload kinds that run only on some executors: ``mpi`` (qoslab.workloads.mpi) on ``netns``
+#: (mpirun's agent enters the hosts' namespaces) and ``slurm`` (srun --mpi=X or mpirun in the allocation).
+KIND_EXECUTORS = {"mpi": frozenset({"netns", "slurm"})}
 
 
 def _check_budgets(pb: Playbook, topo: Topology, dsts: set[str], fail: Any) -> None:

@@ -48,8 +48,8 @@ def testbed_up(topology: Path | None = TopologyOpt,
     if slurm or tb.topo.slurm is not None:
         started_slurm = tb.slurm_up()
         prefix, env = tb.slurm_client()
-        console.print(f"Slurm cluster {'started' if started_slurm else 'running'}: slurmctld on "
-                      f"{tb.topo.hosts[0].name}, slurmd on {len(tb.topo.hosts)} hosts; clients: "
+        console.print(f"Slurm cluster {'started' if started_slurm else 'running'}: slurmctld and slurmdbd "
+                      f"(accounting) on {tb.topo.hosts[0].name}, slurmd on {len(tb.topo.hosts)} hosts; clients: "
                       f"{' '.join(prefix)} env SLURM_CONF={env['SLURM_CONF']} srun ...", soft_wrap=True,
                       highlight=False)
 

@@ -15,6 +15,10 @@ cluster's users start processes (see :mod:`qoslab.executors.base` for the contra
   still named after the run (:meth:`SlurmExecutor.end_leftovers`); a taken allocation ends at
   its time limit whatever happens.
 - **Stop**: ``scancel --signal=TERM`` of the step, ``--signal=KILL`` after the grace period.
+- **MPI** (the ``mpi`` workload): :meth:`SlurmExecutor.mpi_launch` chooses ``srun --mpi=X`` or
+  ``mpirun`` inside the allocation (:mod:`.slurmmpi`) from ``srun --mpi=list`` and the node's
+  ``ompi_info``, asked once per allocation; :meth:`SlurmExecutor.step` runs one step over
+  several nodes (the ranks as its tasks). The ``auto`` choice is part of :meth:`facts`.
 - **Files**: a Slurm cluster shares its file system between login and compute nodes (the
   embedded testbed shares this machine's): :meth:`SlurmExecutor.node_dir` is the local folder
   itself and :meth:`SlurmExecutor.fetch` a copy.
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -37,7 +42,7 @@ from typing import Any
 
 from ..errors import CommandFailed, CommandTimeout, QoslabError
 from ..topology import repo_root
-from . import slurmalloc
+from . import slurmalloc, slurmmpi
 from .base import BackgroundProcess, CommandResult, shared_fetch, shared_node_dir
 from .local import PR_SET_PDEATHSIG, kill_group
 
@@ -119,8 +124,42 @@ class SlurmExecutor:
         """See :meth:`qoslab.executors.base.Executor.run` (a step under the node's ``timeout``)."""
         if isinstance(argv, str):
             raise TypeError("argv must be a sequence of strings, not one string")
-        args = [str(a) for a in argv]
-        full = [*self._srun(cwd), "timeout", "--kill-after=2", f"{timeout:.3f}", *args]
+        return self._run_step(self._srun(cwd), [str(a) for a in argv], timeout, check, input, env)
+
+    def step(self, argv: Sequence[str], *, nodes: Sequence[str], tasks_per_node: int = 1, mpi: str | None = None,
+             timeout: float = 60.0, check: bool = False, env: Mapping[str, str] | None = None) -> CommandResult:
+        """Run ``argv`` as one step of the allocation over ``nodes`` (Slurm node names),
+        ``tasks_per_node`` tasks on each (``srun --nodelist --ntasks-per-node --overlap
+        --kill-on-bad-exit=1``), with ``--mpi=mpi`` (None: ``none``), each task under the node's
+        ``timeout``; ``env`` is exported to the tasks. Returns the step's result (stdout of every
+        task, merged). Raises what :meth:`run` raises."""
+        if not nodes or tasks_per_node < 1:
+            raise ValueError("a step needs at least one node and one task per node")
+        srun = [*self.alloc.client.prefix, "srun", f"--jobid={self.alloc.job_id}", f"--nodelist={','.join(nodes)}",
+                f"--nodes={len(nodes)}", f"--ntasks={len(nodes) * tasks_per_node}",
+                f"--ntasks-per-node={tasks_per_node}", "--overlap", "--quiet", "--kill-on-bad-exit=1",
+                f"--mpi={mpi or 'none'}", f"--job-name={self.step_name}"]
+        return self._run_step(srun, [str(a) for a in argv], timeout, check, None, env)
+
+    def mpi_launch(self, want: str = "auto") -> slurmmpi.Launch:
+        """How an MPI program starts on this allocation (:func:`.slurmmpi.choose` for ``want``:
+        ``auto``, ``srun`` or ``mpirun``), from ``srun --mpi=list`` and ``ompi_info`` on this
+        host's node, asked once per allocation. Raises QoslabError for ``want=srun`` when no
+        plugin works."""
+        offer = self.alloc.mpi_offer
+        if offer is None:
+            listed = self.alloc.client.call(["srun", "--mpi=list"])
+            try:
+                info = self.run(["ompi_info"], timeout=60, check=False).stdout
+            except QoslabError:  # no Open MPI on the node: mpirun will say so
+                info = ""
+            offer = self.alloc.mpi_offer = (slurmmpi.parse_srun_mpi_list(listed.stdout),
+                                            slurmmpi.parse_ompi_pmix(info))
+        return slurmmpi.choose(offer[0], offer[1], want)
+
+    def _run_step(self, srun: list[str], args: list[str], timeout: float, check: bool, input: str | None,
+                  env: Mapping[str, str] | None) -> CommandResult:
+        full = [*srun, "timeout", "--kill-after=2", f"{timeout:.3f}", *args]
         t0 = time.monotonic()
         try:
             p = subprocess.Popen(full, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
@@ -142,7 +181,7 @@ class SlurmExecutor:
         dt = time.monotonic() - t0
         rc = p.returncode
         err = "".join(line for line in err.splitlines(keepends=True)
-                      if not line.startswith("srun: error: ") or "task 0: " not in line)
+                      if not line.startswith("srun: error: ") or not re.search(r"task \d+: ", line))
         if rc in (124, 137) and dt >= timeout * 0.95:
             raise CommandTimeout(self.node, args, timeout)
         if rc in (126, 127) and "timeout: failed to run command" in err:
@@ -277,8 +316,15 @@ class SlurmExecutor:
         return left
 
     def facts(self) -> dict[str, Any]:
-        """The allocation's facts (job ID, binding, node facts; see :meth:`Allocation.facts`)."""
-        return self.alloc.facts()
+        """The allocation's facts (job ID, binding, node facts; see :meth:`Allocation.facts`) and
+        ``mpi``: how the ``mpi`` workload's ranks start here with ``launcher: auto``
+        (:meth:`mpi_launch`; ``{"error": ...}`` when that could not be asked)."""
+        facts = self.alloc.facts()
+        try:
+            facts["mpi"] = self.mpi_launch().to_json()
+        except QoslabError as e:
+            facts["mpi"] = {"error": str(e)}
+        return facts
 
     def close(self) -> None:
         """Stop every step this executor started that still runs, and release the allocation

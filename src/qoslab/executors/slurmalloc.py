@@ -102,6 +102,9 @@ class Allocation:
     client: SlurmClient
     how: str
     users: int = 0
+    #: (``srun --mpi=list``'s plugin types, Open MPI's ``pmix`` components), once asked
+    #: (:meth:`.slurm.SlurmExecutor.mpi_launch`)
+    mpi_offer: tuple[list[str], list[str]] | None = None
 
     def facts(self) -> dict[str, Any]:
         """Job ID, how it was got, the binding and per-node facts from ``scontrol show node``

@@ -14,7 +14,15 @@ Per testbed, in ``/run/qoslab/slurm-<topology>/`` (mode 0700):
 - every daemon runs as ``nsenter --net=/run/netns/NS unshare --uts sh -c 'hostname NAME; exec
   DAEMON -D'``: its own host name (Slurm finds its node by it), the machine's mount namespace
   (slurmd's cgroup plugin needs ``/sys/fs/cgroup``, which ``ip netns exec`` hides), process
-  tracking by process group (``proctrack/pgid``, no cgroups), no accounting database.
+  tracking by process group (``proctrack/pgid``, no cgroups);
+- accounting (:mod:`.slurmdb`): a private ``mariadbd`` and a ``slurmdbd`` in the head node's
+  namespace, ``AccountingStorageType=accounting_storage/slurmdbd``, so ``sacct`` lists every job
+  and step with its nodes;
+- ``TmpFS`` per node (``tmp-<host>``): Slurm's PMIx plugin makes each step's client folder
+  ``TmpFS/spmix_appdir_<uid>_<job>.<step>``; with the default ``/tmp`` the second node's
+  ``slurmstepd`` of an ``srun --mpi=pmix`` step on this one file system found the first's folder
+  ("Cannot create directory \"/tmp/spmix_appdir_0_1.0\": File exists", then "pmixp_stepd_init()
+  failed") and the step was aborted before launch.
 
 Clients (``srun``, ``salloc``, ``squeue``, ``scancel``) run with ``SLURM_CONF`` pointing at the
 state folder's ``slurm.conf``, inside the head's namespace (:func:`client_prefix`).
@@ -34,7 +42,9 @@ from pathlib import Path
 from ..errors import EnvironmentProblem, QoslabError
 from ..testbedplan import NETNS_DIR, STATE_DIR, host_namespace
 from ..topology import Topology
-from .procs import cmdline, descendants, kill_pids, pid_alive
+from . import slurmdb
+from .daemon import await_ready, in_node, pid_of, running, spawn
+from .procs import descendants, kill_pids, pid_alive
 from .statedir import private_dir
 
 #: The daemons and clients this needs (Debian ``slurm-wlm``, ``munge``; ``make setup``).
@@ -44,7 +54,7 @@ SLURMSTEPD = Path("/usr/sbin/slurmstepd")
 CONTROLLER = "qoslab-ctl"
 DEFAULT_PARTITION = "qoslab"
 #: Seconds the cluster may take until every node is idle.
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 60.0
 #: Size of the per-testbed munge key (bytes; munge wants at least 32).
 MUNGE_KEY_BYTES = 1024
 
@@ -78,7 +88,7 @@ def config_text(topo: Topology, d: Path, cpus: int) -> str:
         f"SlurmctldPidFile={d / 'slurmctld.pid'}", f"SlurmdPidFile={d}/slurmd-%n.pid",
         f"SlurmctldLogFile={d / 'slurmctld.log'}", f"SlurmdLogFile={d}/slurmd-%n.log",
         "ProctrackType=proctrack/pgid", "TaskPlugin=task/none",
-        "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
+        "JobAcctGatherType=jobacct_gather/none", *slurmdb.accounting_lines(head.ip, d), f"TmpFS={d}/tmp-%n",
         "JobCompType=jobcomp/filetxt", f"JobCompLoc={d / 'jobcomp.txt'}",
         "SchedulerType=sched/backfill", "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
         "MpiDefault=none", "ReturnToService=2", "KillWait=5", "InactiveLimit=0", "MinJobAge=300",
@@ -121,21 +131,14 @@ def _write_key(path: Path) -> None:
         os.close(fd)
 
 
-def _pid(path: Path, marker: str) -> int | None:
-    """PID from a pid file when that process runs and its command line holds ``marker``."""
-    try:
-        pid = int(path.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    return pid if pid_alive(pid) and any(marker in c for c in cmdline(pid)) else None
-
-
 def daemon_pids(topo: Topology) -> dict[str, int]:
-    """Running daemons of the testbed's cluster: ``munged``, ``slurmctld``, ``slurmd-<host>`` -> PID."""
+    """Running daemons of the testbed's cluster: ``munged``, ``mariadbd``, ``slurmdbd``,
+    ``slurmctld``, ``slurmd-<host>`` -> PID."""
     d = slurm_dir(topo.name)
-    found = {"munged": _pid(d / "munged.pid", "munged"), "slurmctld": _pid(d / "slurmctld.pid", "slurmctld")}
+    found = {"munged": pid_of(d / "munged.pid", "munged"), **slurmdb.daemon_pids(d),
+             "slurmctld": pid_of(d / "slurmctld.pid", "slurmctld")}
     for h in topo.hosts:
-        found[f"slurmd-{h.name}"] = _pid(d / f"slurmd-{h.name}.pid", "slurmd")
+        found[f"slurmd-{h.name}"] = pid_of(d / f"slurmd-{h.name}.pid", "slurmd")
     return {k: v for k, v in found.items() if v is not None}
 
 
@@ -176,37 +179,21 @@ def stepd_pids(binary: Path = SLURMSTEPD) -> set[int]:
     return found
 
 
-def _spawn(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    with open(log, "ab") as f:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=f, start_new_session=True,
-                                env={**os.environ, **env})
-
-
-def _in_node(topo: Topology, host: str, name: str, daemon: list[str]) -> list[str]:
-    ns = NETNS_DIR / host_namespace(topo.name, host)
-    inner = 'hostname "$0" && exec "$@"'
-    return ["nsenter", f"--net={ns}", "unshare", "--uts", "sh", "-c", inner, name, *daemon]
-
-
-def _tail(path: Path) -> str:
-    try:
-        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
-        return "no output"
-    return " / ".join(lines[-2:])[:300] or "no output"
-
-
 def start(topo: Topology) -> bool:
     """Start the testbed's Slurm cluster unless it runs (idempotent): munge key, ``munged``,
-    ``slurm.conf``, ``slurmctld``, one ``slurmd`` per host, then wait until every node is idle.
+    ``slurm.conf``, the accounting (:mod:`.slurmdb`: ``mariadbd``, ``slurmdbd``, the cluster
+    registered), ``slurmctld``, one ``slurmd`` per host, then wait until every node is idle.
     Returns True when it started it. On failure whatever it started is ended. Raises
-    EnvironmentProblem when Slurm or munge is not installed, QoslabError naming the daemon that
-    did not start (with the last lines of its log)."""
+    EnvironmentProblem when Slurm, munge, slurmdbd or MariaDB is not installed, QoslabError naming
+    the daemon that did not start (with the last lines of its log)."""
     missing = [str(p) for p in (SLURMCTLD, SLURMD, MUNGED) if not p.exists()]
     if missing or shutil.which("srun") is None:
         raise EnvironmentProblem(f"{', '.join(missing) or 'srun'} missing: install slurm-wlm and munge (make setup)")
+    if slurmdb.missing():
+        raise EnvironmentProblem(f"{', '.join(slurmdb.missing())} missing: install slurmdbd and mariadb-server "
+                                 "(make setup)")
     running = daemon_pids(topo)
-    if len(running) == len(topo.hosts) + 2:
+    if len(running) == len(topo.hosts) + 4:
         return False
     stop(topo)
     d = private_dir(slurm_dir(topo.name))
@@ -229,24 +216,24 @@ def _start(topo: Topology, d: Path) -> None:
     handle = root_netns(topo.name)
     handle.touch()
     subprocess.run(["mount", "--bind", "/proc/self/ns/net", str(handle)], check=True, capture_output=True)
-    for sub in ["ctld", *(f"spool-{h.name}" for h in topo.hosts)]:
+    for sub in ["ctld", *(f"{kind}-{h.name}" for h in topo.hosts for kind in ("spool", "tmp"))]:
         private_dir(d / sub)
     _write_key(d / "munge.key")
     (d / "slurm.conf").write_text(config_text(topo, d, os.cpu_count() or 1))
     env = client_env(topo.name)
     deadline = time.monotonic() + START_TIMEOUT_S
-    munged = _spawn([str(MUNGED), "-F", "--force", f"--socket={d / 'munge.socket'}", f"--key-file={d / 'munge.key'}",
-                     f"--pid-file={d / 'munged.pid'}", f"--seed-file={d / 'munged.seed'}",
-                     f"--log-file={d / 'munged.log'}"], d / "munged.out", env)
-    _await(lambda: (d / "munge.socket").exists(), munged, "munged", d / "munged.out", deadline)
-    ctld = _spawn(_in_node(topo, topo.hosts[0].name, CONTROLLER, [str(SLURMCTLD), "-D", "-i"]),
-                  d / "slurmctld.out", env)
-    _await(lambda: _pid(d / "slurmctld.pid", "slurmctld") is not None, ctld, "slurmctld",
-           d / "slurmctld.log", deadline)
+    munged = spawn([str(MUNGED), "-F", "--force", f"--socket={d / 'munge.socket'}", f"--key-file={d / 'munge.key'}",
+                    f"--pid-file={d / 'munged.pid'}", f"--seed-file={d / 'munged.seed'}",
+                    f"--log-file={d / 'munged.log'}"], d / "munged.out", env)
+    await_ready(lambda: (d / "munge.socket").exists(), munged, "munged", d / "munged.out", deadline)
+    slurmdb.start(topo, cluster_name(topo.name), d, env, deadline)
+    ctld = spawn(in_node(topo, topo.hosts[0].name, CONTROLLER, [str(SLURMCTLD), "-D", "-i"]),
+                 d / "slurmctld.out", env)
+    await_ready(running(d / "slurmctld.pid", "slurmctld"), ctld, "slurmctld", d / "slurmctld.log", deadline)
     for h in topo.hosts:
-        p = _spawn(_in_node(topo, h.name, h.name, [str(SLURMD), "-D"]), d / f"slurmd-{h.name}.out", env)
-        _await(lambda h=h: _pid(d / f"slurmd-{h.name}.pid", "slurmd") is not None, p, f"slurmd on {h.name}",
-               d / f"slurmd-{h.name}.out", deadline)
+        p = spawn(in_node(topo, h.name, h.name, [str(SLURMD), "-D"]), d / f"slurmd-{h.name}.out", env)
+        await_ready(running(d / f"slurmd-{h.name}.pid", "slurmd"), p, f"slurmd on {h.name}",
+                    d / f"slurmd-{h.name}.out", deadline)
     while True:
         r = subprocess.run([*client_prefix(topo), "sinfo", "-h", "-N", "-o", "%N %T"], capture_output=True,
                            text=True, env={**os.environ, **env}, timeout=15)
@@ -259,19 +246,12 @@ def _start(topo: Topology, d: Path) -> None:
         time.sleep(0.2)
 
 
-def _await(ready: object, proc: subprocess.Popen[bytes], what: str, log: Path, deadline: float) -> None:
-    while not ready():  # type: ignore[operator]
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise QoslabError(f"{what} did not start: {_tail(log)}")
-        time.sleep(0.05)
-
-
 def stop(topo: Topology) -> list[int]:
-    """End the cluster's daemons by PID (slurmd first, then slurmctld, then munged) and remove its
-    state folder (key included). Returns the PIDs signalled. Idempotent."""
+    """End the cluster's daemons by PID (slurmd first, then slurmctld, slurmdbd, mariadbd, munged)
+    and remove its state folder (key and database included). Returns the PIDs signalled. Idempotent."""
     pids = daemon_pids(topo)
     order = [p for k, p in pids.items() if k.startswith("slurmd-")] + \
-        [pids[k] for k in ("slurmctld", "munged") if k in pids]
+        [pids[k] for k in ("slurmctld", "slurmdbd", "mariadbd", "munged") if k in pids]
     killed = kill_pids(order) if order else []
     handle = root_netns(topo.name)
     if handle.exists():

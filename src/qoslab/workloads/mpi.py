@@ -16,8 +16,16 @@ its last JSON line is the result, under the ``command`` contract (``elapsed_s``,
 ``metrics``). ``examples/mpi-osu/`` ships an OSU-style ping-pong/allreduce/barrier, compiled by
 ``make setup``, whose per-operation latency percentiles are its metrics.
 
-Only the ``netns`` executor (the embedded testbed) is supported; on a cluster (``ssh``) Open MPI's
-own ssh launcher would be used, which this backend does not configure yet.
+On the ``slurm`` executor (issue 51) the ranks start the way a cluster's users start them, in
+the campaign's allocation (:mod:`qoslab.executors.slurmmpi`): ``srun --mpi=pmix`` (or ``pmi2``)
+when the cluster offers a plugin the MPI library has a client for, else ``mpirun`` run as a step
+on the first workload node, which starts ``orted`` on the others through Slurm (``plm slurm``,
+nested ``srun`` steps with ``SLURM_OVERLAP=1``; the step's environment set to the workload
+nodes: :func:`allocation_env`). ``launcher`` (``auto``, ``srun``, ``mpirun``)
+picks; the choice goes to the trial's ``mpi-launch.json`` and the ``auto`` choice to the run's
+provenance. The MCA settings above reach srun-launched ranks as ``OMPI_MCA_*`` variables.
+On a cluster driven over ``ssh`` Open MPI's own ssh launcher would be used, which this backend
+does not configure yet.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
-from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, run_pooled
+from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, last_json_line, run_pooled
 from .command import check_result, check_template
 from .pool import ProcessPool, WorkloadRun
 
@@ -57,6 +65,11 @@ class MpiSettings(WorkloadBase):
     btl_port_min: int = Field(7400, ge=1024, le=65000)
     btl_port_range: int = Field(32, ge=1, le=512)
     yield_when_idle: bool = True
+    launcher: Literal["auto", "srun", "mpirun"] = Field(
+        "auto", description="On the slurm executor: `srun` (a direct launch through Slurm's PMI: "
+        "`srun --mpi=pmix` or `pmi2`, whichever the cluster offers and Open MPI speaks), `mpirun` (inside "
+        "the allocation, orted started through Slurm) or `auto` (srun when a plugin works, else mpirun). "
+        "The netns executor always uses mpirun with qoslab's launcher agent.")
 
     @field_validator("program", "args")
     @classmethod
@@ -85,20 +98,83 @@ def agent_script(hosts: dict[str, tuple[str, str]]) -> str:
             'exec ip netns exec "$ns" unshare --uts sh -c "hostname $name; $*"\n')
 
 
-def mpirun_argv(s: MpiSettings, ips: list[str], agent: Path, root: str) -> list[str]:
-    """``mpirun`` with every setting qoslab owns (see the module doc), then the program. Pure."""
-    ranks = len(ips) * s.slots
+def mca_settings(s: MpiSettings) -> dict[str, str]:
+    """The Open MPI MCA parameters qoslab sets for every launcher (BTL, interfaces, ports, yield). Pure."""
+    return {"btl": "tcp,self", "pml": "ob1", "btl_tcp_if_include": s.interface, "oob_tcp_if_include": s.interface,
+            "btl_tcp_port_min_v4": str(s.btl_port_min), "btl_tcp_port_range_v4": str(s.btl_port_range),
+            "mpi_yield_when_idle": "1" if s.yield_when_idle else "0"}
+
+
+def program_argv(s: MpiSettings, ranks: int, root: str) -> list[str]:
+    """The program and its arguments, templates filled (``{root}``, ``{timeout_s}``, ``{ranks}``). Pure."""
     variables = dict(zip(TEMPLATE_VARS, (root.rstrip("/"), f"{s.timeout_s:g}", ranks), strict=True))
-    mca = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1", "btl": "tcp,self", "pml": "ob1",
-           "btl_tcp_if_include": s.interface, "oob_tcp_if_include": s.interface,
-           "btl_tcp_port_min_v4": str(s.btl_port_min), "btl_tcp_port_range_v4": str(s.btl_port_range),
-           "mpi_yield_when_idle": "1" if s.yield_when_idle else "0"}
-    argv = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
-            "--host", ",".join(f"{ip}:{s.slots}" for ip in ips)]
-    for k, v in mca.items():
-        argv += ["--mca", k, v]
-    return argv + [w.format(**variables) for w in shlex.split(s.program)] + \
+    return [w.format(**variables) for w in shlex.split(s.program)] + \
         [w.format(**variables) for w in shlex.split(s.args)]
+
+
+def mpirun_argv(s: MpiSettings, ips: list[str], agent: Path | None, root: str) -> list[str]:
+    """``mpirun`` over ``ips`` (addresses; Slurm node names when ``agent`` is None) with every
+    setting qoslab owns (see the module doc), then the program. With an ``agent`` (the netns
+    executor) orted starts through it, on the hosts and slots given (``--host``); without
+    (inside a Slurm allocation) through Slurm (``plm slurm``), on the nodes and slots of
+    :func:`allocation_env`. Pure."""
+    ranks = len(ips) * s.slots
+    argv = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)]
+    if agent is not None:
+        argv += ["--host", ",".join(f"{ip}:{s.slots}" for ip in ips)]
+    launch = {"plm_rsh_agent": str(agent), "plm_rsh_no_tree_spawn": "1"} if agent is not None else {"plm": "slurm"}
+    for k, v in {**launch, **mca_settings(s)}.items():
+        argv += ["--mca", k, v]
+    return argv + program_argv(s, ranks, root)
+
+
+def allocation_env(nodes: list[str], slots: int) -> dict[str, str]:
+    """The environment of an ``mpirun`` run as a step on the first of ``nodes`` (Slurm node
+    names): the allocation it may use, ``slots`` on each node, and ``SLURM_OVERLAP=1`` for its
+    nested ``srun`` of ``orted``. A step's own variables name only its node (``SLURM_NODELIST``,
+    ``SLURM_TASKS_PER_NODE``, ...): Open MPI read them as its whole allocation, and its ``srun``
+    of the other nodes' ``orted`` (no ``--nodelist`` then) was refused: "Unable to create step for
+    job 1: More processors requested than permitted". Pure."""
+    per_node, n = f"{slots}(x{len(nodes)})", str(len(nodes))
+    return {"SLURM_OVERLAP": "1", "SLURM_NODELIST": ",".join(nodes), "SLURM_JOB_NODELIST": ",".join(nodes),
+            "SLURM_NNODES": n, "SLURM_JOB_NUM_NODES": n, "SLURM_TASKS_PER_NODE": per_node,
+            "SLURM_JOB_CPUS_PER_NODE": per_node}
+
+
+def srun_env(s: MpiSettings) -> dict[str, str]:
+    """The MCA settings as ``OMPI_MCA_*`` variables, for ranks srun starts itself. Pure."""
+    return {f"OMPI_MCA_{k}": v for k, v in mca_settings(s).items()}
+
+
+def slurm_head(s: MpiSettings, executor_of: ExecutorOf, out_dir: Path, logs: dict[str, Path]) -> dict:
+    """Run the ranks in the slurm executor's allocation (see the module doc): ``srun --mpi=X``
+    over the workload hosts' nodes, one step, ``slots`` tasks on each; or ``mpirun`` as a step on
+    the first node. Writes ``mpi-launch.json`` (the choice and why), the launcher's stderr to
+    ``workload-manager.log`` and the result (``launch`` added) to ``workload-result.json``;
+    returns the checked result. Raises QoslabError when no JSON result line came (naming the
+    launcher and its last output) or ``launcher: srun`` has no working plugin."""
+    ex: Any = executor_of(s.hosts[0])
+    nodes = [getattr(executor_of(h), "slurm_node", h) for h in s.hosts]
+    launch = ex.mpi_launch(s.launcher)
+    (out_dir / "mpi-launch.json").write_text(json.dumps(launch.to_json(), indent=1))
+    root, ranks, timeout = str(ex.qoslab_root), len(nodes) * s.slots, s.timeout_s + 30
+    if launch.mpi:
+        res = ex.step(program_argv(s, ranks, root), nodes=nodes, tasks_per_node=s.slots, mpi=launch.mpi,
+                      timeout=timeout, env=srun_env(s))
+    else:  # orted through Slurm: nested srun steps, sharing the allocation's CPUs with the campaign's
+        env = [f"{k}={v}" for k, v in allocation_env(nodes, s.slots).items()]
+        res = ex.run(["env", *env, *mpirun_argv(s, nodes, None, root)], timeout=timeout, check=False)
+    logs["manager"] = out_dir / "workload-manager.log"
+    logs["manager"].write_text(res.stderr)
+    result = last_json_line(res.stdout)
+    if result is None:
+        raise QoslabError(f"{launch.describe()} on {', '.join(nodes)} printed no JSON result line "
+                          f"(exit {res.returncode}): {(res.stderr or res.stdout).strip()[-300:]}")
+    result.setdefault("exit_code", res.returncode)
+    checked = check_result(result)
+    checked["launch"] = launch.describe()
+    (out_dir / RESULT_FILE).write_text(json.dumps(checked, indent=1))
+    return checked
 
 
 class Mpi:
@@ -120,6 +196,11 @@ class Mpi:
             pool: Pool | None = None, lifetime_s: float | None = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
         ex = executor_of(settings.hosts[0])
+        if callable(getattr(ex, "mpi_launch", None)):  # the slurm executor
+            return run_pooled(settings, pool, lambda: self.open_pool(executor_of, address_of, out_dir, lifetime_s),
+                              on_started, lambda logs: slurm_head(settings, executor_of, out_dir, logs))
+        if settings.launcher == "srun":
+            raise QoslabError("kind mpi: launcher srun needs the slurm executor")
         hosts = {}
         for h in settings.hosts:
             ns = getattr(executor_of(h), "namespace", None)

@@ -27,3 +27,14 @@ TOPOLOGY_CASES = [
     ("slurm-typo-key", LAST_HOST, _block("partiton: batch"), "partiton", "slurm.partiton"),
     ("slurm-not-a-mapping", LAST_HOST, LAST_HOST + "slurm: [batch]\n", "slurm: [batch]", "slurm"),
 ]
+
+_WL = "workload: {hosts: [jp-1, jp-2, jp-3, jp-4], size: A, frames: 1}"
+
+#: The mpi workload's launcher (srun --mpi=X or mpirun in a Slurm allocation): a launcher qoslab
+#: does not know, and srun asked for on an executor without Slurm.
+PLAYBOOK_CASES = [
+    ("mpi-launcher-unknown", _WL, "workload: {kind: mpi, hosts: [jp-1, jp-2], launcher: pdsh}", "kind: mpi",
+     "workload.launcher"),
+    ("mpi-launcher-srun-on-netns", _WL, "workload: {kind: mpi, hosts: [jp-1, jp-2], launcher: srun}", "kind: mpi",
+     "workload.launcher"),
+]

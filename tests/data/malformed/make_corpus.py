@@ -369,7 +369,8 @@ def main() -> None:
                                + i50.TOPOLOGY_CASES + i51.TOPOLOGY_CASES),
                               ("flood", FLOOD, FLOOD_CASES + i50.FLOOD_CASES),
                               ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES + i50.PROFILE_CASES),
-                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES),
+                              ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES
+                               + i51.PLAYBOOK_CASES),
                               ("real", i45.REAL, i45.REAL_CASES + i42.REAL_CASES)):
         d = HERE / kind
         d.mkdir(exist_ok=True)

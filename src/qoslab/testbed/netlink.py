@@ -1,4 +1,4 @@
-"""Queueing-discipline counters of testbed namespaces over netlink, in-process.
+"""Queueing-discipline and device byte counters of testbed namespaces over netlink, in-process.
 
 A trial polls the switch ports' egress counters while its flood settles and the queues while they
 drain after it (:mod:`.probes`). ``tc -s -j qdisc show`` costs a process start (3-10 ms, more on
@@ -213,6 +213,53 @@ def qdisc_snapshot(ns: str) -> QdiscSnapshot:
         if dev is not None:
             out.setdefault(dev, []).append(counters_of(m))
     return QdiscSnapshot(out, stamp[0], stamp[1])
+
+
+@dataclass(frozen=True)
+class LinkSnapshot:
+    """One RTM_GETLINK dump of a namespace: every device's byte counters (``rx_bytes`` and
+    ``tx_bytes`` by device name, IFLA_STATS64) and, as :class:`QdiscSnapshot`, the interval of
+    monotonic time in which the kernel took them (``t_from`` to ``t_to``, seconds)."""
+
+    rx_bytes: dict[str, int]
+    tx_bytes: dict[str, int]
+    t_from: float
+    t_to: float
+
+    @property
+    def at(self) -> float:
+        """The midpoint of the interval (monotonic seconds): the counts' moment within +-``spread``."""
+        return (self.t_from + self.t_to) / 2
+
+    @property
+    def spread(self) -> float:
+        """Half the interval's length (seconds): the most the counts' moment is off :attr:`at`."""
+        return (self.t_to - self.t_from) / 2
+
+
+def link_snapshot(ns: str) -> LinkSnapshot:
+    """The byte counters of every device of namespace ``ns`` (a veth counts a frame from its
+    Ethernet header on) with the interval in which the kernel took them (:class:`LinkSnapshot`):
+    a rate over a window read without a process start's delay between the count and its time
+    stamp. Raises QoslabError when the namespace is gone or the dump fails."""
+    from pyroute2.netlink.rtnl import RTM_GETLINK
+    from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
+
+    sock = socket_for(ns)
+    stamp: list[float] = []
+    try:
+        with _lock:
+            msgs = _dump(sock, ifinfmsg(), RTM_GETLINK, stamp)
+    except OSError as e:
+        drop(ns)
+        raise QoslabError(f"netlink link dump in namespace {ns}: {e}") from None
+    rx: dict[str, int] = {}
+    tx: dict[str, int] = {}
+    for m in msgs:
+        name, st = m.get_attr("IFLA_IFNAME"), m.get_attr("IFLA_STATS64") or {}
+        if name is not None:
+            rx[name], tx[name] = int(st.get("rx_bytes", 0)), int(st.get("tx_bytes", 0))
+    return LinkSnapshot(rx, tx, stamp[0], stamp[1])
 
 
 def counters_of(msg: Any) -> QdiscCounters:

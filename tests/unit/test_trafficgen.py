@@ -277,7 +277,7 @@ def test_a_kept_log_is_fetched_and_one_that_cannot_be_stays_on_its_node(tmp_path
     assert not (tmp_path / "here" / "gone.log").exists()
 
 
-@pytest.mark.parametrize("rate, share", [("0.5x", 0.5), ("0.95x", 0.95), ("1x", 1.0), ("1.5x", 1.0)])
+@pytest.mark.parametrize("rate, share", [("0.5x", 0.5), ("0.95x", 0.95), ("0.9999x", 0.9999), ("1x", 1.0), ("1.5x", 1.0)])
 def test_kernel_pacing_below_and_at_the_link_tells_the_kernel_the_asked_rate(rate, share):
     """Issue 48: on the testbed `auto` kernel-paces a constant UDP flood at any rate; the HTB class
     each flow gets is set to exactly the asked wire rate (the link's above 1x), and the sender is

@@ -46,7 +46,7 @@ from ..topology import load_topology
 from ..trials.playbook import Playbook, resolve_path
 from ..trials.store import Store
 from ..yamlio import dump_yaml, read_yaml
-from .folder import create
+from .folder import create, process_commit
 from .linkcal import machine_facts
 from .runner import Runner
 from .snapshot import DERIVED
@@ -182,6 +182,7 @@ def create_campaign(pb: Playbook, pb_path: Path, folder: Path, trials: int | Non
     """Make the campaign folder (:func:`.folder.create`); with a ``derive:`` block, first derive the
     scale model on this machine into ``folder/derive`` (a smoke try-out skips it: the committed
     values) and record it in the provenance."""
+    process_commit()  # read before the derivation's trials: what every segment of this process names
     if pb.derive is None or smoke:
         if pb.derive is not None:
             log("smoke: derive: skipped, the playbook's committed values run")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import fcntl
+import functools
 import json
 import os
 import random
@@ -33,8 +34,8 @@ from ..yamlio import dump_yaml, load_model
 from .snapshot import INPUTS, MANIFEST, take, verify
 
 __all__ = ["INPUTS", "MANIFEST", "FolderLock", "check_folder", "create", "host_facts", "inputs", "live_run",
-           "load_campaign_playbook", "provenance", "read_provenance", "record_preflight", "record_segment",
-           "with_trials"]
+           "load_campaign_playbook", "process_commit", "provenance", "read_provenance", "record_preflight",
+           "record_segment", "with_trials"]
 
 
 
@@ -58,11 +59,20 @@ def _commit() -> str:
     return head + ("+dirty" if dirty else "")
 
 
+@functools.cache
+def process_commit() -> str:
+    """The qoslab commit this process runs from (``+dirty`` when its working tree had changes),
+    read from git once, at the first call: every campaign entry point calls it before its first
+    derivation or trial (:func:`.onmachine.create_campaign`, :func:`create`, the runner), so each
+    provenance segment names the code the run started with, not a commit made while it ran."""
+    return _commit()
+
+
 def host_facts() -> dict[str, Any]:
-    """What a run's results depend on besides the inputs: qoslab commit, kernel, host name, CPUs
-    and tool versions, and the time (UTC)."""
+    """What a run's results depend on besides the inputs: qoslab commit (:func:`process_commit`),
+    kernel, host name, CPUs and tool versions, and the time (UTC)."""
     return {
-        "qoslab_commit": _commit(),
+        "qoslab_commit": process_commit(),
         "kernel": os.uname().release,
         "host": socket.gethostname(),
         "cpus": os.cpu_count(),
@@ -103,6 +113,7 @@ def create(pb: Playbook, pb_path: Path, out: Path, trials: int | None = None, sm
     leaves none that looks like a campaign). ``smoke``: schedule one trial per condition and no
     warm-up (meta ``smoke``: a try-out without statistics; ``trials`` must then be 1 or None).
     Raises QoslabError if the folder already holds a campaign."""
+    process_commit()  # the code this process started with, before anything is made
     if (out / "trials.sqlite").exists():
         raise QoslabError(f"{out} already holds a campaign: resume it with --resume {out}")
     if pb.derive is not None:  # its values are measured first (campaign.onmachine), never silently committed ones

@@ -9,11 +9,17 @@ loses at most the trial it cut (run the same command with the same ``--out`` aga
   playbook's topology: this machine's ``rx_cost_us`` (median of the trials the fidelity monitor
   judged ``ok``, or of all done trials when none was);
 - ``derive/pilot-ssN/``: the baseline condition, ``pilot_trials`` trials at supersample N, on the
-  topology with the derived host capacity;
+  topology with the derived host capacity (``derive/topology-pilot.yaml``, copied to the pilot
+  campaign's own ``derive/topology.yaml``);
 - ``derive/topology.yaml``: the topology the campaign then runs (host capacity and scale knobs
   derived), and ``derive/derivation.json``: the measurements, the values, the committed values
   they replace and which differ; the same record goes into the campaign's ``provenance.json``
   (key ``derivation``).
+
+The derived playbooks (the campaign's and each pilot's ``playbook.yaml``) name their topology
+``derive/topology.yaml``, relative to their own folder (:func:`.snapshot.input_path`), never by
+the absolute path of the folder they were made in: a campaign folder moved or committed elsewhere
+keeps a playbook that names its own files, with the SHA-256 its snapshot recorded.
 """
 
 from __future__ import annotations
@@ -40,9 +46,10 @@ from ..topology import load_topology
 from ..trials.playbook import Playbook, resolve_path
 from ..trials.store import Store
 from ..yamlio import dump_yaml, read_yaml
-from .folder import create
+from .folder import create, process_commit
 from .linkcal import machine_facts
 from .runner import Runner
+from .snapshot import DERIVED
 
 #: The seed of the derivation's own campaigns (the issue's number: fixed before any of them ran).
 SEED = 48
@@ -79,16 +86,17 @@ def read_inputs(pb: Playbook) -> tuple[RealCluster, dict[str, Any], int]:
     return load_real_cluster(resolve_path(pb.derive.real)), data, load_topology(resolve_path(pb.topology)).link.rate
 
 
-def derive_on_machine(pb: Playbook, pb_path: Path, work: Path,
+def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
                       log: Callable[[str], None] = lambda s: None) -> tuple[Playbook, dict[str, Any]]:
-    """Apply ``pb.derive``'s rules on this machine in ``work`` (see the module doc); returns the
-    playbook to run (its topology ``work/topology.yaml``, the derived supersample, no ``derive``)
-    and the derivation's record. Raises ConfigError for a bad real cluster file, QoslabError when
-    a rule cannot be met (no receive cost measured, even the smallest supersample too slow)."""
+    """Apply ``pb.derive``'s rules on this machine in the campaign folder's ``derive/`` (see the
+    module doc); returns the playbook to run (:func:`derived_playbook`: its topology
+    ``derive/topology.yaml``, the derived supersample, no ``derive``) and the derivation's record.
+    Raises ConfigError for a bad real cluster file, QoslabError when a rule cannot be met (no
+    receive cost measured, even the smallest supersample too slow)."""
     spec = pb.derive
     if spec is None:
         raise QoslabError(f"{pb_path}: no derive: block")
-    t0 = time.monotonic()
+    t0, work = time.monotonic(), folder / DERIVED
     real, data, rate = read_inputs(pb)
     work.mkdir(parents=True, exist_ok=True)
     congested = [c for c in pb.conditions if c.congestion]
@@ -102,20 +110,22 @@ def derive_on_machine(pb: Playbook, pb_path: Path, work: Path,
     except ValueError as e:
         raise ConfigError(f"{spec.real}: {e}") from None
     log(f"derive (rule 2): rx_cost_us {rx:g} -> host_cores {cores:g}")
-    pilot_topo = work / "topology-pilot.yaml"
-    pilot_topo.write_text(dump_yaml(derived_topology(data, cores)))
+    pilot_topo = dump_yaml(derived_topology(data, cores))
+    (work / "topology-pilot.yaml").write_text(pilot_topo)
     pilots: dict[int, list[float]] = {}
     bcond = [c for c in pb.conditions if c.name == base]
     while (ss := next_pilot(pilots, spec)) is not None:
         log(f"derive (rule 3): pilot at supersample {ss}, {spec.pilot_trials} uncongested trial(s)")
         wl = pb.workload.model_copy(update={"supersample": ss})
-        rows = _measure(pb, pb_path, work / f"pilot-ss{ss}", {"conditions": bcond, "baseline": base,
-                                                              "trials": spec.pilot_trials,
-                                                              "topology": str(pilot_topo.resolve()),
-                                                              "workload": wl}, log)
+        pilot = work / f"pilot-ss{ss}"
+        if not (pilot / "trials.sqlite").exists():  # a made pilot runs from its snapshot
+            (pilot / DERIVED).mkdir(parents=True, exist_ok=True)
+            (pilot / DERIVED / "topology.yaml").write_text(pilot_topo)
+        rows = _measure(pb, pb_path, pilot, {"conditions": bcond, "baseline": base, "trials": spec.pilot_trials,
+                                             "topology": f"{DERIVED}/topology.yaml", "workload": wl}, log)
         pilots[ss] = [r["elapsed_s"] for r in rows if r["elapsed_s"] is not None]
         if not pilots[ss]:
-            raise QoslabError(f"{work / f'pilot-ss{ss}'}: no pilot trial finished")
+            raise QoslabError(f"{pilot}: no pilot trial finished")
         log(f"derive (rule 3): supersample {ss}: {statistics.mean(pilots[ss]):.3f} s")
     try:
         ss, t_unc = choose_supersample(pilots, spec.max_uncongested_s)
@@ -133,9 +143,15 @@ def derive_on_machine(pb: Playbook, pb_path: Path, work: Path,
               "differs": differences(committed, derived), "deviations": d.deviations,
               "machine": machine_facts(), "seconds": round(time.monotonic() - t0, 1)}
     (work / "derivation.json").write_text(json.dumps(record, indent=1) + "\n")
-    run = pb.model_copy(update={"topology": str((work / "topology.yaml").resolve()), "derive": None,
-                                "workload": pb.workload.model_copy(update={"supersample": ss})})
-    return run, record
+    return derived_playbook(pb, ss), record
+
+
+def derived_playbook(pb: Playbook, supersample: int) -> Playbook:
+    """``pb`` as its campaign runs it after the derivation: the topology ``derive/topology.yaml``
+    (relative to the campaign folder, :func:`.snapshot.input_path`), the derived supersample, no
+    ``derive`` block."""
+    return pb.model_copy(update={"topology": f"{DERIVED}/topology.yaml", "derive": None,
+                                 "workload": pb.workload.model_copy(update={"supersample": supersample})})
 
 
 def attach(folder: Path, record: dict[str, Any]) -> None:
@@ -166,6 +182,7 @@ def create_campaign(pb: Playbook, pb_path: Path, folder: Path, trials: int | Non
     """Make the campaign folder (:func:`.folder.create`); with a ``derive:`` block, first derive the
     scale model on this machine into ``folder/derive`` (a smoke try-out skips it: the committed
     values) and record it in the provenance."""
+    process_commit()  # read before the derivation's trials: what every segment of this process names
     if pb.derive is None or smoke:
         if pb.derive is not None:
             log("smoke: derive: skipped, the playbook's committed values run")
@@ -173,7 +190,7 @@ def create_campaign(pb: Playbook, pb_path: Path, folder: Path, trials: int | Non
         return
     if (folder / "trials.sqlite").exists():
         raise QoslabError(f"{folder} already holds a campaign: resume it with --resume {folder}")
-    run, record = derive_on_machine(pb, pb_path, folder / "derive", log)
+    run, record = derive_on_machine(pb, pb_path, folder, log)
     for line in summary_lines(record):
         log(line)
     create(run, pb_path, folder, trials).close()

@@ -45,7 +45,7 @@ from ..trials.playbook import Playbook, resolve_path
 from ..trials.store import Store
 from ..workloads import backend
 from .attempts import TrialAttempts
-from .folder import FolderLock, check_folder, record_preflight, record_segment, record_segment_fact
+from .folder import FolderLock, check_folder, process_commit, record_preflight, record_segment, record_segment_fact
 from .trialenv import TrialEnv
 from .trialplan import trial_lifetime
 
@@ -89,6 +89,7 @@ class Runner:
         self.on_skip, self.stop_check = on_skip, stop_check
         self.on_trial, self.on_start, self.log = on_trial, on_start, log
         # every check before the first write (issue 45): store, playbook, snapshot, conditions, inputs, device
+        process_commit()  # the code this process started with, read before its first trial
         self.pb, self.manifest = check_folder(out)
         if self.pb.sequential is not None and stop_check is None:
             raise QoslabError(f"campaign {out} is sequential: its runner needs the statistics' stopping check "

@@ -10,6 +10,12 @@ resolved ``playbook.yaml`` itself; ``ref`` is the user's playbook), and ``worklo
 ``{root}/...`` or by an absolute path, hashed where they are: they run on the nodes from the
 qoslab checkout, so a resume checks them in place instead of copying them). Folders made before
 a key existed lack it and are read as before.
+
+A playbook's references resolve against the repository (:func:`resolve_path`), but for one kind:
+a relative reference under ``derive/`` names the campaign folder's own ``derive/`` folder, where
+the derivation of a ``derive:`` block wrote the inputs the campaign runs (:mod:`.onmachine`,
+``derive/topology.yaml``). So a folder's ``playbook.yaml`` names them relative to itself, and the
+folder keeps its meaning (and its playbook its SHA-256) when it is moved or committed elsewhere.
 """
 
 from __future__ import annotations
@@ -38,6 +44,25 @@ MAX_MANIFEST_BYTES = 1 << 20
 #: The workload settings that are command templates (``command``: head, worker; ``mpi``: program, args).
 TEMPLATE_FIELDS = ("head", "worker", "program", "args")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+#: The folder of a campaign's derived inputs; a playbook reference under it is the folder's own.
+DERIVED = "derive"
+
+
+def input_path(ref: str, folder: Path) -> Path:
+    """Where the input a campaign playbook names as ``ref`` is: a relative reference under
+    :data:`DERIVED` is ``folder/ref``, which must be a regular file inside ``folder`` (no ``..``,
+    no symbolic link: ConfigError naming it otherwise); any other reference as in every playbook
+    (:func:`resolve_path`: absolute as given, else relative to the repository)."""
+    p = Path(ref)
+    if p.is_absolute() or p.parts[:1] != (DERIVED,):
+        return resolve_path(ref)
+    q = folder / p
+    if ".." in p.parts or q.is_symlink() or not q.is_file() or not q.resolve().is_relative_to(folder.resolve()):
+        raise ConfigError(f"{q}: {ref[:200]!r} names the campaign folder's own derived input (under {DERIVED}/), "
+                          "which must be a regular file inside the folder")
+    return q
 
 
 def sha256(path: Path) -> str:
@@ -83,7 +108,7 @@ def take(pb: Playbook, pb_path: Path, out: Path) -> dict[str, Any]:
         shutil.copyfile(src, out / rel)
         return {"ref": ref, "file": rel, "sha256": sha256(out / rel)}
 
-    manifest["topology"] = copy(pb.topology, resolve_path(pb.topology), f"{INPUTS}/topology.yaml")
+    manifest["topology"] = copy(pb.topology, input_path(pb.topology, out), f"{INPUTS}/topology.yaml")
     floods = pb.floods()
     if floods:  # the playbook's own flood keeps its old place (inputs/flood.yaml); a factorial's in floods/
         manifest["floods"] = {}
@@ -91,7 +116,7 @@ def take(pb: Playbook, pb_path: Path, out: Path) -> dict[str, Any]:
             stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(ref).stem)[:40] or "flood"
             rel = f"{INPUTS}/flood.yaml" if ref == pb.flood else f"{INPUTS}/floods/{i:02d}-{stem}.yaml"
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            manifest["floods"][ref] = copy(ref, resolve_path(ref), rel)
+            manifest["floods"][ref] = copy(ref, input_path(ref, out), rel)
         if pb.flood in manifest["floods"]:
             manifest["flood"] = manifest["floods"][pb.flood]
     for c in pb.conditions:
@@ -100,7 +125,7 @@ def take(pb: Playbook, pb_path: Path, out: Path) -> dict[str, Any]:
             rel = f"{INPUTS}/profiles/{len(manifest['profiles']):02d}-{stem}.yaml"
             manifest["profiles"][c.profile] = copy(c.profile, profile_path(c.profile), rel)
     if pb.device not in switches.names() and pb.device != "testbed":
-        manifest["device"] = copy(pb.device, resolve_path(pb.device), f"{INPUTS}/device.yaml")
+        manifest["device"] = copy(pb.device, input_path(pb.device, out), f"{INPUTS}/device.yaml")
     manifest["playbook"] = {"ref": str(pb_path), "file": "playbook.yaml", "sha256": sha256(out / "playbook.yaml")}
     manifest["workload_files"] = {w: {"ref": w, "path": str(p), "sha256": sha256(p)}
                                   for w, p in workload_files(pb).items()}

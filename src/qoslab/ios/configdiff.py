@@ -19,8 +19,9 @@ a ``qos map`` line that changes its keys is removed before it is added again.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import QoslabError
 from .acl import numbered_kind
@@ -132,47 +133,61 @@ def canonical_acls(config_text: str) -> str:
     return "\n".join(out) + ("\n" if config_text.endswith("\n") else "")
 
 
-def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str], list[str]]:
-    """Split a running-config text into (non-QoS lines, QoS lines), both with their indentation.
-    Interface headers go to both sides so their QoS children keep their context. Pure."""
-    other, qos = [], []
-    section: str | None = None  # "qos" | "if" | "other"
-    nested = -1  # indent of the interface QoS line whose deeper lines are QoS too (EOS tx-queue blocks)
+class QosLine(NamedTuple):
+    """One line of a configuration as :func:`qos_lines` classifies it: ``text`` (indentation
+    kept, trailing white space cut); ``role``: ``section`` (a QoS section's header or child),
+    ``global`` (a global QoS line), ``interface`` (an interface header), ``if-qos`` (an interface's
+    QoS line or a deeper line under it, EOS ``tx-queue`` blocks), ``other`` (not QoS); ``head``:
+    the line that opens its QoS item (the section header; the interface QoS line; "" for
+    ``interface`` and ``other``); ``interface``: the interface a line is under ("" outside one)."""
+
+    text: str
+    role: str
+    head: str
+    interface: str
+
+
+def qos_lines(config_text: str, rules: QosRules = C3750_RULES) -> Iterator[QosLine]:
+    """Every line of a running-config text by ``rules`` (blank lines and the ``Building
+    configuration`` / ``Current configuration`` banners left out), in order: the one walk of
+    :func:`split_qos` and the ownership's items (:mod:`qoslab.switch.ownership`). Pure."""
+    section, head, iface, nested = "", "", "", -1  # nested: indent of the interface QoS line over deeper ones
     for raw in config_text.splitlines():
         line = raw.rstrip()
         if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
             continue
         indent = len(line) - len(line.lstrip())
-        if section == "if" and 0 <= nested < indent:
-            qos.append(line)
+        if section == "interface" and 0 <= nested < indent:
+            yield QosLine(line, "if-qos", head, iface)
             continue
         nested = -1
         if not line.startswith(" "):
+            iface = ""
             if rules.sections.match(line):
-                section = "qos"
-                qos.append(line)
+                section, head = "section", line
             elif line.startswith("interface "):
-                section = "if"
-                other.append(line)
-                qos.append(line)
+                section, head, iface = "interface", "", line.split(None, 1)[1].strip()
             else:
-                section = "other"
-                (qos if rules.globals_.match(line) else other).append(line)
-            continue
-        if section == "qos" or section == "if" and rules.interface.match(line.strip()):
-            qos.append(line)
-            nested = indent if section == "if" else -1
+                section, head = ("global", line) if rules.globals_.match(line) else ("other", "")
+            yield QosLine(line, section, head, iface)
+        elif section == "section":
+            yield QosLine(line, section, head, iface)
+        elif section == "interface" and rules.interface.match(line.strip()):
+            head, nested = line, indent
+            yield QosLine(line, "if-qos", head, iface)
         else:
-            other.append(line)
-    # drop interface headers without QoS children from the QoS side
-    out, i = [], 0
-    while i < len(qos):
-        if qos[i].startswith("interface ") and (i + 1 == len(qos) or not qos[i + 1].startswith(" ")):
-            i += 1
-            continue
-        out.append(qos[i])
-        i += 1
-    return other, out
+            yield QosLine(line, "other", "", iface)
+
+
+def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str], list[str]]:
+    """Split a running-config text into (non-QoS lines, QoS lines), both with their indentation
+    (:func:`qos_lines`). Interface headers go to both sides so their QoS children keep their
+    context; on the QoS side only those with QoS children. Pure."""
+    walked = list(qos_lines(config_text, rules))
+    qos = [q for q in walked if q.role != "other"]
+    kept = [q.text for i, q in enumerate(qos)  # interface headers only with QoS children
+            if q.role != "interface" or i + 1 < len(qos) and qos[i + 1].role == "if-qos"]
+    return [q.text for q in walked if q.role in ("other", "interface")], kept
 
 
 def normalized_qos(config_text: str, rules: QosRules = C3750_RULES) -> list[str]:

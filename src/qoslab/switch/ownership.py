@@ -41,6 +41,7 @@ from ..ios.configdiff import (
     QosRules,
     canonical_acls,
     merge_profile,
+    qos_lines,
     record_remarks,
     without_record,
 )
@@ -125,34 +126,17 @@ class Item:
 def walk(config_text: str, rules: QosRules) -> list[tuple[str, str | None]]:
     """Every line of a configuration with the key of the item it belongs to, None for lines that
     are not QoS lines by ``rules`` (interface headers included: they belong to no item), in
-    :func:`qoslab.ios.configdiff.split_qos`'s classification. Pure."""
+    :func:`qoslab.ios.configdiff.qos_lines`'s classification (the one of ``split_qos``). Pure."""
     out: list[tuple[str, str | None]] = []
-    section, key, iface, nested, nest_key = "", None, "", -1, ""
-    for raw in config_text.splitlines():
-        line = raw.rstrip()
-        if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if section == "if" and 0 <= nested < indent:
-            out.append((line, nest_key))
-            continue
-        nested = -1
-        if not line.startswith(" "):
-            if rules.sections.match(line):
-                section, key = "qos", object_key(line)
-            elif line.startswith("interface "):
-                section, key, iface = "if", None, line.split(None, 1)[1].strip()
-            else:
-                section, key = "other", global_key(line) if rules.globals_.match(line) else None
-            out.append((line, key))
-            continue
-        if section == "qos":
-            out.append((line, key))
-        elif section == "if" and rules.interface.match(line.strip()):
-            nest_key, nested = f"if {iface}: {_norm(line)}", indent
-            out.append((line, nest_key))
+    for q in qos_lines(config_text, rules):
+        if q.role == "section":
+            out.append((q.text, object_key(q.head)))
+        elif q.role == "global":
+            out.append((q.text, global_key(q.text)))
+        elif q.role == "if-qos":
+            out.append((q.text, f"if {q.interface}: {_norm(q.head)}"))
         else:
-            out.append((line, None))
+            out.append((q.text, None))
     return out
 
 

@@ -20,10 +20,11 @@ from pydantic import Field, field_validator
 from qoslab.workloads.pool import WorkloadRun
 
 from ..errors import QoslabError
-from ..executors import BackgroundProcess, Executor
+from ..executors import BackgroundProcess, CommandResult, Executor
 from ..yamlio import StrictModel
 
-__all__ = ["WorkloadBase", "JvmWorkloadBase", "Workload", "WorkloadRun", "Pool", "head_result", "RESULT_FILE"]
+__all__ = ["WorkloadBase", "JvmWorkloadBase", "Workload", "WorkloadRun", "Pool", "head_result", "record_head",
+           "RESULT_FILE"]
 
 #: Where a run's result JSON goes in its output folder (the campaign's censoring reads it there).
 RESULT_FILE = "workload-result.json"
@@ -121,17 +122,30 @@ def last_json_line(stdout: str) -> dict | None:
 
 def head_result(ex: Executor, argv: list[str], timeout_s: float, out_dir: Path, logs: dict[str, Path],
                 what: str) -> dict:
-    """Run the head command ``argv`` on ``ex``'s node; its stderr goes to
-    ``out_dir/workload-manager.log``, its result (last JSON line of stdout) to
-    ``out_dir/workload-result.json``. Raises QoslabError when stdout has no JSON object line."""
+    """Run the head command ``argv`` on ``ex``'s node (``timeout_s`` seconds at most) and
+    :func:`record_head` its outcome (``what on NODE`` naming it). Raises QoslabError when stdout
+    has no JSON object line."""
     res = ex.run(argv, timeout=timeout_s, check=False)
+    return record_head(res, out_dir, logs, f"{what} on {ex.node}")
+
+
+def record_head(res: CommandResult, out_dir: Path, logs: dict[str, Path], what: str,
+                finish: Callable[[dict], dict] | None = None) -> dict:
+    """Record a finished head command ``res``: its stderr to ``out_dir/workload-manager.log``
+    (``logs["manager"]``), its result (the last JSON object line of stdout, ``exit_code`` added
+    unless the line has one), passed through ``finish`` when given, to
+    ``out_dir/workload-result.json``; returns that result. Raises QoslabError naming ``what`` (the
+    command and where it ran), its exit code and last output when stdout has no JSON object line,
+    and whatever ``finish`` raises (nothing written to the result file then)."""
     logs["manager"] = out_dir / "workload-manager.log"
     logs["manager"].write_text(res.stderr)
     result = last_json_line(res.stdout)
     if result is None:
-        raise QoslabError(f"{what} on {ex.node} printed no JSON result line (exit {res.returncode}): "
+        raise QoslabError(f"{what} printed no JSON result line (exit {res.returncode}): "
                           f"{(res.stderr or res.stdout).strip()[-300:]}")
     result.setdefault("exit_code", res.returncode)
+    if finish is not None:
+        result = finish(result)
     (out_dir / RESULT_FILE).write_text(json.dumps(result, indent=1))
     return result
 

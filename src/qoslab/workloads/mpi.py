@@ -40,7 +40,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ..errors import QoslabError
 from ..executors import BackgroundProcess, Executor
-from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, last_json_line, run_pooled
+from .base import RESULT_FILE, AddressOf, ExecutorOf, Pool, WorkloadBase, head_result, record_head, run_pooled
 from .command import check_result, check_template
 from .pool import ProcessPool, WorkloadRun
 
@@ -164,17 +164,13 @@ def slurm_head(s: MpiSettings, executor_of: ExecutorOf, out_dir: Path, logs: dic
     else:  # orted through Slurm: nested srun steps, sharing the allocation's CPUs with the campaign's
         env = [f"{k}={v}" for k, v in allocation_env(nodes, s.slots).items()]
         res = ex.run(["env", *env, *mpirun_argv(s, nodes, None, root)], timeout=timeout, check=False)
-    logs["manager"] = out_dir / "workload-manager.log"
-    logs["manager"].write_text(res.stderr)
-    result = last_json_line(res.stdout)
-    if result is None:
-        raise QoslabError(f"{launch.describe()} on {', '.join(nodes)} printed no JSON result line "
-                          f"(exit {res.returncode}): {(res.stderr or res.stdout).strip()[-300:]}")
-    result.setdefault("exit_code", res.returncode)
-    checked = check_result(result)
-    checked["launch"] = launch.describe()
-    (out_dir / RESULT_FILE).write_text(json.dumps(checked, indent=1))
-    return checked
+
+    def finish(result: dict) -> dict:
+        checked = check_result(result)
+        checked["launch"] = launch.describe()
+        return checked
+
+    return record_head(res, out_dir, logs, f"{launch.describe()} on {', '.join(nodes)}", finish)
 
 
 class Mpi:

@@ -257,3 +257,16 @@ def test_campaign_lock_taken_on_an_unlinked_file_is_taken_again(tmp_path, monkey
         assert campaign_running("tb") == f"pid {os.getpid()}"
     finally:
         release_campaign_lock(second, "tb")
+
+
+def test_a_commands_bytes_that_are_not_utf8_are_replaced_not_a_traceback():
+    """A command printing bytes that are not UTF-8 (``\\xff``, a truncated sequence) on stdout and
+    stderr gives a result with U+FFFD in their place, its other text intact, and a failing one's
+    error names the command: never a UnicodeDecodeError."""
+    from qoslab.errors import CommandFailed
+
+    script = "printf 'a\\377b\\342\\202'; printf 'e\\376' >&2"
+    r = LocalExecutor().run(["sh", "-c", script])
+    assert r.stdout == "a\ufffdb\ufffd" and r.stderr == "e\ufffd"
+    with pytest.raises(CommandFailed, match="sh"):
+        LocalExecutor().run(["sh", "-c", script + "; exit 3"])

@@ -74,6 +74,7 @@ class SubprocessExecutor:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                errors="replace",  # a command's bytes that are not UTF-8 become U+FFFD, not a traceback
                 cwd=cwd,
                 env=self._env(env),
                 start_new_session=True,

@@ -163,8 +163,8 @@ class SlurmExecutor:
         t0 = time.monotonic()
         try:
             p = subprocess.Popen(full, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self._env(env),
-                                 start_new_session=True, preexec_fn=_pdeathsig)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                                 env=self._env(env), start_new_session=True, preexec_fn=_pdeathsig)
         except FileNotFoundError:
             raise QoslabError(f"on {self.node}: {full[0]} not found on PATH (the slurm executor needs Slurm's "
                               "client commands)") from None

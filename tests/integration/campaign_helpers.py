@@ -116,11 +116,11 @@ def qoslab_ok(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     return r
 
 
-def trial_states(folder: Path) -> list[tuple]:
-    """(condition, status, valid) of every trial of the campaign in ``folder``."""
+def trial_states(folder: Path, columns: str = "condition, status, valid") -> list[tuple]:
+    """The ``columns`` (default condition, status, valid) of every trial of the campaign in ``folder``."""
     con = sqlite3.connect(folder / "trials.sqlite")
     try:
-        return con.execute("SELECT condition, status, valid FROM trials").fetchall()
+        return con.execute(f"SELECT {columns} FROM trials").fetchall()
     finally:
         con.close()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from qoslab.testbed import Testbed
 from qoslab.testbed.procs import namespace_pids
 from qoslab.topology import load_topology
 
-from .campaign_helpers import campaign_topology, shipped_playbook
+from .campaign_helpers import campaign_topology, shipped_playbook, trial_states
 from .conftest import catalyst_device_file, counted_n
 
 pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)")
@@ -44,14 +43,6 @@ def _left_on_nodes(tb: Testbed) -> dict[str, list[str]]:
         if names:
             out[ns] = names
     return out
-
-
-def _trial_rows(folder: Path) -> list[tuple]:
-    con = sqlite3.connect(folder / "trials.sqlite")
-    try:
-        return con.execute("SELECT condition, status, valid, warmup, capture_summary, flood_json FROM trials").fetchall()
-    finally:
-        con.close()
 
 
 def _ditg_or_jvm(tb: Testbed) -> list[str]:
@@ -96,7 +87,7 @@ def test_quick_campaign_over_ssh_killed_in_a_congested_trial_resumes_and_leaves_
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)],
                            capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-        rows = _trial_rows(folder)
+        rows = trial_states(folder, "condition, status, valid, warmup, capture_summary, flood_json")
         main = [row for row in rows if not row[3]]
         assert len(main) == 8 and all(row[1] == "done" and row[2] == 1 for row in rows), rows
         stats = json.loads((folder / "stats.json").read_text())

@@ -1,16 +1,18 @@
 """Campaigns with ``executor: slurm`` on the embedded testbed's real Slurm cluster (slurmctld on the
 head node jp-1, a slurmd in every host namespace, munge, slurmdbd with a private MariaDB; Debian's
-slurm-wlm 22.05): the quick campaign's smoke runs as job steps of one allocation qoslab takes
-(``sacct`` lists its steps on the right nodes, as the controller's log does; the trials are
-valid; no job and no step is left), killed with SIGKILL mid-trial it resumes in the same
-allocation, a ``slurm:`` block the cluster cannot serve is refused before anything is
-submitted, and ``testbed down`` leaves no daemon, key, database or namespace.
+slurm-wlm 22.05): the quick campaign's smoke (but congestion fifo) runs as job steps of one
+allocation qoslab takes (``sacct`` lists its steps on the right nodes, as the controller's log
+does; the trials are valid; no job and no step is left), a ``slurm:`` block the cluster cannot
+serve is refused before anything is submitted, a campaign killed with SIGKILL mid-trial resumes
+in the same allocation, and ``testbed down`` leaves no daemon, key, database or namespace.
 
-Serial lane (tests/integration/lanes.py): the campaign runs the RayTracer under the flood.
-Issue 53: the smoke and the kill mid-trial were two campaigns, and each of this file's four tests
-started a testbed and a cluster of its own (munge, MariaDB, slurmdbd, slurmctld, eight slurmd);
-now one campaign proves both, on the module's cluster. ``campaign submit`` and the kill of a bare
-runner, which wait rather than measure, are in test_slurm_submit (concurrent lane)."""
+Serial lane (tests/integration/lanes.py): both campaigns run the RayTracer under the flood.
+Issue 53: the module's two tests share one testbed and cluster (each of its four tests started
+munge, MariaDB, slurmdbd, slurmctld and eight slurmd of its own); ``campaign submit`` and the
+kill of a bare runner, which wait rather than measure, are in test_slurm_submit (concurrent
+lane). The smoke and the kill stay two campaigns: one campaign killed in its congested trial
+took 172.7 s (its resume waited out TIME-WAIT on the workload's ports, 63 s, then congestion
+fifo ran 81.5 s) against 32-114 s and 36-38 s for the two."""
 
 from __future__ import annotations
 
@@ -21,15 +23,15 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+import yaml
 
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed
 from qoslab.testbed import slurm as tbslurm
 
-from .campaign_helpers import qoslab_ok, shipped_playbook, trial_states
+from .campaign_helpers import PLAYBOOKS, qoslab_ok, shipped_playbook, smoke_run, trial_states
 from .slurm_helpers import client, left_in_hosts, module_cluster, queue_empty, sacct_rows, steps_by_node
 
 pytestmark = [pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar not built (make setup)"),
@@ -54,36 +56,7 @@ def cluster(tmp_path_factory):
     yield from module_cluster(tmp_path_factory.mktemp("slurm"), "q", {"time_limit": "20"}, machine_wide=True)
 
 
-def _running_in_hosts(tb: Testbed) -> list[str]:
-    return [n for n in left_in_hosts(tb) if n in ("ITGSend", "ITGRecv", "java")]
-
-
-def _kill_9_mid_trial(tb: Testbed, argv: list[str], log_path: Path) -> str:
-    """Run ``qoslab ARGV``, SIGKILL it once a flood and the workload's JVMs run as job steps (a
-    congested trial); returns the job of its allocation."""
-    with open(log_path, "w") as log:
-        p = subprocess.Popen([sys.executable, "-m", "qoslab", *argv], stdout=log, stderr=log)
-        try:
-            deadline = time.monotonic() + 300
-            while not {"ITGSend", "java"} <= set(_running_in_hosts(tb)) and p.poll() is None \
-                    and time.monotonic() < deadline:
-                time.sleep(0.1)
-            time.sleep(0.2)  # the workload runs under the flood now
-            job = client(tb, "squeue", "-h", "-o", "%i").strip()
-            assert job.isdigit() and client(tb, "squeue", "-h", "-s", "-j", job).strip(), log_path.read_text()[-3000:]
-        finally:
-            p.send_signal(signal.SIGKILL)  # (on a failure too: no runner outlives the test)
-            p.wait()
-    return job
-
-
-def test_quick_campaign_smoke_through_slurm_killed_mid_trial_resumes_in_the_same_allocation(tmp_path, cluster):
-    """The cluster as started; a partition it does not have refused; the quick campaign's smoke
-    SIGKILLed in its first congested trial: the srun clients die with the runner and end their
-    steps (no step, no flood, no JVM left) while the allocation waits; the resume runs in the same
-    allocation (found by its name) to one valid trial per condition, every host's node ran steps
-    of the job (Slurm's accounting and the controller's log agree), nothing is left. (Issue 53:
-    the kill mid-trial was a campaign of its own, on a testbed and cluster of its own.)"""
+def test_quick_campaign_smoke_through_slurm(tmp_path, cluster):
     tb = cluster.tb
     daemons = tbslurm.daemon_pids(tb.topo)
     folder = tmp_path / "campaign"
@@ -109,9 +82,59 @@ def test_quick_campaign_smoke_through_slurm_killed_mid_trial_resumes_in_the_same
     assert "Traceback" not in r.stderr
     assert client(tb, "squeue", "-h") == ""  # nothing submitted
 
-    pb = shipped_playbook(tmp_path, "quick-slurm", cluster.file)
-    job = _kill_9_mid_trial(tb, ["campaign", "run", str(pb), "--out", str(folder), "--smoke"],
-                            tmp_path / "runner.log")
+    # the quick campaign's conditions but congestion fifo: its trial's length is TCP's retransmission
+    # timeouts under the flood (81.5 s in one run here, 32-114 s for this test before issue 53); the
+    # flood and the workload run as steps in congestion thesis, the fifo profile in no congestion fifo
+    quick = yaml.safe_load((PLAYBOOKS / "quick-slurm.yaml").read_text())
+    smoke_run(shipped_playbook(tmp_path, "quick-slurm", cluster.file,
+                               conditions=[c for c in quick["conditions"] if c["name"] != "congestion fifo"]),
+              folder, 3)
+    seg = json.loads((folder / "provenance.json").read_text())["segments"][-1]
+    facts = seg["slurm"]
+    assert facts["allocation"] == "taken" and facts["binding"] == {h: h for h in tb.topo.host_names}
+    assert facts["nodes"]["jp-5"]["NodeAddr"] == "198.18.0.5" and int(facts["nodes"]["jp-5"]["CPUTot"]) >= 1
+    # Slurm's accounting: steps of the campaign's job on every host's node (workload jp-1..4,
+    # flood senders and receivers jp-1..8), none on a node outside the topology; the same
+    # steps as the controller's log names
+    rows = sacct_rows(tb, facts["job_id"])
+    steps = steps_by_node(rows, facts["job_id"])
+    assert set(steps) == set(tb.topo.host_names), rows
+    assert steps == _steps_by_node(tb, facts["job_id"]), (steps, _steps_by_node(tb, facts["job_id"]))
+    flood = json.loads(next(folder.glob("trials/*/flood/flood-result.json")).read_text())
+    assert all(f["sent_pps"] > 0 for f in flood["flows"])
+    # nothing left: the job released, no step, no process of the run in the hosts
+    assert queue_empty(tb) and queue_empty(tb, "-s")
+    assert left_in_hosts(tb) == []
+
+
+def _running_in_hosts(tb: Testbed) -> list[str]:
+    return [n for n in left_in_hosts(tb) if n in ("ITGSend", "ITGRecv", "java")]
+
+
+def test_kill_9_mid_trial_then_resume_in_the_same_allocation(tmp_path, cluster):
+    tb = cluster.tb
+    # the thesis profile under the flood: a short trial (the RMI class is served first), so the
+    # test does not hang on how long congestion fifo takes on a loaded machine
+    pb = shipped_playbook(tmp_path, "quick-slurm", cluster.file, name="killed", trials=2, warmup=0, capture="off",
+                          order="blocked",
+                          conditions=[{"name": "congestion thesis", "congestion": True, "profile": "thesis"},
+                                      {"name": "no congestion fifo", "congestion": False, "profile": "fifo"}])
+    folder = tmp_path / "campaign"
+    with open(tmp_path / "runner.log", "w") as log:
+        p = subprocess.Popen([sys.executable, "-m", "qoslab", "campaign", "run", str(pb), "--out", str(folder)],
+                             stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 300
+            while not {"ITGSend", "java"} <= set(_running_in_hosts(tb)) and p.poll() is None \
+                    and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(0.2)  # the workload runs under the flood now
+            job = client(tb, "squeue", "-h", "-o", "%i").strip()
+            assert job.isdigit() and client(tb, "squeue", "-h", "-s", "-j", job).strip(), \
+                (tmp_path / "runner.log").read_text()[-3000:]
+        finally:
+            p.send_signal(signal.SIGKILL)  # (on a failure too: no runner outlives the test)
+            p.wait()
     # the srun clients died with the runner and ended their steps: no step, no flood, no JVM
     assert queue_empty(tb, "-s", "-j", job, wait_s=20)
     deadline = time.monotonic() + 10
@@ -121,22 +144,9 @@ def test_quick_campaign_smoke_through_slurm_killed_mid_trial_resumes_in_the_same
     assert client(tb, "squeue", "-h", "-o", "%i").strip() == job  # the allocation waits for the resume
     qoslab_ok("campaign", "run", "--resume", str(folder))
     rows = trial_states(folder)
-    assert len(rows) == 4 and all(row[1] == "done" and row[2] == 1 for row in rows), rows
+    assert sorted(c for c, s, v in rows if s == "done" and v == 1) == ["congestion thesis"] * 2 + \
+        ["no congestion fifo"] * 2, rows
     segs = json.loads((folder / "provenance.json").read_text())["segments"]
     assert [s["slurm"]["job_id"] for s in segs] == [job, job]
     assert [s["slurm"]["allocation"] for s in segs] == ["taken", "found"]
-    facts = segs[0]["slurm"]
-    assert facts["binding"] == {h: h for h in tb.topo.host_names}
-    assert facts["nodes"]["jp-5"]["NodeAddr"] == "198.18.0.5" and int(facts["nodes"]["jp-5"]["CPUTot"]) >= 1
-    # Slurm's accounting: steps of the campaign's job on every host's node (workload jp-1..4,
-    # flood senders and receivers jp-1..8), none on a node outside the topology; the same
-    # steps as the controller's log names (the killed run's included)
-    acct = sacct_rows(tb, job)
-    steps = steps_by_node(acct, job)
-    assert set(steps) == set(tb.topo.host_names), acct
-    assert steps == _steps_by_node(tb, job), (steps, _steps_by_node(tb, job))
-    flood = json.loads(next(folder.glob("trials/[0-9][0-9][0-9][0-9]/flood/flood-result.json")).read_text())
-    assert all(f["sent_pps"] > 0 for f in flood["flows"])
-    # nothing left: the job released, no step, no process of the run in the hosts
-    assert queue_empty(tb) and queue_empty(tb, "-s")
-    assert left_in_hosts(tb) == []
+    assert queue_empty(tb) and _running_in_hosts(tb) == []

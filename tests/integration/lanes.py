@@ -26,7 +26,10 @@ outside-load check off (the pool's load is not what they prove).
 Measured on the 2-core machine (issue 53): make test's pool (the unit and client tests and this
 lane, 3 xdist workers) 2170 passed in 404 s with the cores 81 % busy, where the unit and client
 tests alone took 194-197 s and these modules about 490 s one at a time. Most of them use the CPU
-more than they wait, so the pool gains what their waits leave idle, not their whole time.
+more than they wait, so the pool gains what their waits leave idle, not their whole time. With
+test_slurm_submit and test_slurm_mpi moved here (280 s of the serial lane: submit 210 s, MPI
+70 s), the pool took 490 s (3 workers) and 462 s (4 workers) on the shared machine, both Slurm
+modules passing (submit 133 s and 141 s, MPI 67 s).
 
 A module is in the concurrent lane only when listed here, with why it may share the machine; a
 test of it that measures stays serial (SERIAL_TESTS).

@@ -7,12 +7,11 @@ serve is refused before anything is submitted, a campaign killed with SIGKILL mi
 in the same allocation, and ``testbed down`` leaves no daemon, key, database or namespace.
 
 Serial lane (tests/integration/lanes.py): both campaigns run the RayTracer under the flood.
-Issue 53: the module's two tests share one testbed and cluster (each of its four tests started
-munge, MariaDB, slurmdbd, slurmctld and eight slurmd of its own); ``campaign submit`` and the
-kill of a bare runner, which wait rather than measure, are in test_slurm_submit (concurrent
-lane). The smoke and the kill stay two campaigns: one campaign killed in its congested trial
-took 172.7 s (its resume waited out TIME-WAIT on the workload's ports, 63 s, then congestion
-fifo ran 81.5 s) against 32-114 s and 36-38 s for the two."""
+Issue 53: ``campaign submit`` and the kill of a bare runner, which wait rather than measure, are
+in test_slurm_submit (concurrent lane). The smoke and the kill stay two campaigns, each on a
+testbed of its own: one campaign killed in its congested trial took 172.7 s (its resume waited
+out TIME-WAIT on the workload's ports, 63 s, then congestion fifo ran 81.5 s) against 32-114 s
+and 36-38 s for the two."""
 
 from __future__ import annotations
 
@@ -48,11 +47,14 @@ def _steps_by_node(tb: Testbed, job: str) -> dict[str, int]:
     return counts
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def cluster(tmp_path_factory):
-    """One testbed and Slurm cluster for the module (time limit 20 minutes); after it nothing of
-    the cluster is left on the machine: no daemon, key, database, namespace, nor any mariadbd or
-    slurmdbd (this lane runs nothing beside it)."""
+    """A testbed and Slurm cluster for each test (time limit 20 minutes); after it nothing of the
+    cluster is left on the machine: no daemon, key, database, namespace, nor any mariadbd or
+    slurmdbd (this lane runs nothing beside it). Not one per module: both tests start the
+    RayTracer's workers on the same ports, and on a testbed whose hosts hold the first campaign's
+    connections in TIME-WAIT the second waits them out (the kill test took 69.7 s after the
+    smoke on a shared cluster, 36-38 s on its own; the testbed and cluster start in 5 s)."""
     yield from module_cluster(tmp_path_factory.mktemp("slurm"), "q", {"time_limit": "20"}, machine_wide=True)
 
 

@@ -1,11 +1,13 @@
 """Helpers shared by the Slurm integration modules (test_slurm_campaign, test_slurm_submit,
 test_slurm_mpi): the testbed's Slurm client commands, waits on the queue and on accounting, the
-processes left in the hosts, and a module's Slurm cluster (issue 53: one cluster per module, not
-one per test: slurmctld, a slurmd per host, munge, slurmdbd and its MariaDB start in each).
+processes left in the hosts, and a fixture's Slurm cluster with its testbed (slurmctld, a slurmd
+per host, munge, slurmdbd and its MariaDB: about 5 s to start).
 
-A module's tests share the cluster through topology files of one name and management port
-(:meth:`ModuleCluster.topology`): each test's ``slurm:`` block (time limit, partition) is read
-when a campaign takes its allocation, the cluster itself is the running one."""
+Tests that share a cluster (test_slurm_submit's, for the module) do so through topology files
+of one name and management port (:meth:`ModuleCluster.topology`): each test's ``slurm:`` block
+(time limit, partition) is read when a campaign takes its allocation, the cluster itself is the
+running one. Two RayTracer campaigns one after the other on one testbed do not share it: the
+second waits out the first's TIME-WAIT on the workers' ports (test_slurm_campaign)."""
 
 from __future__ import annotations
 
@@ -112,7 +114,7 @@ class ModuleCluster:
 
 def module_cluster(folder: Path, suffix: str, slurm: dict[str, Any] | None = None,
                    machine_wide: bool = False) -> Iterator[ModuleCluster]:
-    """Generator for a module fixture: a :class:`ModuleCluster` (topology files in ``folder``,
+    """Generator for a fixture (module or test): a :class:`ModuleCluster` (topology files in ``folder``,
     named ``unique_name(suffix)``, the base ``slurm:`` block ``slurm``) up with its cluster, then
     down; after it no daemon of the cluster runs and neither its folder (munge key, database,
     ``slurmdbd.conf`` with the database password) nor a namespace is left. With ``machine_wide``

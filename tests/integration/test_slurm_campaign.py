@@ -52,9 +52,10 @@ def cluster(tmp_path_factory):
     """A testbed and Slurm cluster for each test (time limit 20 minutes); after it nothing of the
     cluster is left on the machine: no daemon, key, database, namespace, nor any mariadbd or
     slurmdbd (this lane runs nothing beside it). Not one per module: both tests start the
-    RayTracer's workers on the same ports, and on a testbed whose hosts hold the first campaign's
-    connections in TIME-WAIT the second waits them out (the kill test took 69.7 s after the
-    smoke on a shared cluster, 36-38 s on its own; the testbed and cluster start in 5 s)."""
+    RayTracer's workers on the same ports, and a campaign waits for ports its hosts still hold
+    in TIME-WAIT (campaign/portwait.py); after the smoke on a shared cluster the kill test took
+    69.7 s in one run and 31.4 s in another, 36-38 s on a testbed of its own before; the testbed
+    and cluster start in 5 s."""
     yield from module_cluster(tmp_path_factory.mktemp("slurm"), "q", {"time_limit": "20"}, machine_wide=True)
 
 

@@ -8,10 +8,10 @@ in the same allocation, and ``testbed down`` leaves no daemon, key, database or 
 
 Serial lane (tests/integration/lanes.py): both campaigns run the RayTracer under the flood.
 Issue 53: ``campaign submit`` and the kill of a bare runner, which wait rather than measure, are
-in test_slurm_submit (concurrent lane). The smoke and the kill stay two campaigns, each on a
-testbed of its own: one campaign killed in its congested trial took 172.7 s (its resume waited
-out TIME-WAIT on the workload's ports, 63 s, then congestion fifo ran 81.5 s) against 32-114 s
-and 36-38 s for the two."""
+in test_slurm_submit (concurrent lane); the smoke and the kill share the module's testbed and
+cluster. They stay two campaigns: one campaign killed in its congested trial took 172.7 s (its
+resume waited out TIME-WAIT on the workload's ports, 63 s, then congestion fifo ran 81.5 s)
+against 32-114 s and 36-38 s for the two."""
 
 from __future__ import annotations
 
@@ -47,15 +47,15 @@ def _steps_by_node(tb: Testbed, job: str) -> dict[str, int]:
     return counts
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A testbed and Slurm cluster for each test (time limit 20 minutes); after it nothing of the
-    cluster is left on the machine: no daemon, key, database, namespace, nor any mariadbd or
-    slurmdbd (this lane runs nothing beside it). Not one per module: both tests start the
-    RayTracer's workers on the same ports, and a campaign waits for ports its hosts still hold
-    in TIME-WAIT (campaign/portwait.py); after the smoke on a shared cluster the kill test took
-    69.7 s in one run and 31.4 s in another, 36-38 s on a testbed of its own before; the testbed
-    and cluster start in 5 s."""
+    """One testbed and Slurm cluster for the module (time limit 20 minutes); after it nothing of
+    the cluster is left on the machine: no daemon, key, database, namespace, nor any mariadbd or
+    slurmdbd (this lane runs nothing beside it). Shared, the second campaign may wait for ports
+    its hosts still hold in TIME-WAIT from the first (campaign/portwait.py): after the smoke the
+    kill test took 31.4 s in make test's serial lane and 69.7 s in a run of this module alone,
+    36-38 s on a testbed of its own before; the testbed and cluster start in 5 s, so a cluster
+    per test (``@pytest.fixture`` without the module scope) is the other choice, not yet measured."""
     yield from module_cluster(tmp_path_factory.mktemp("slurm"), "q", {"time_limit": "20"}, machine_wide=True)
 
 

@@ -30,6 +30,15 @@ APPENDIX_B = shared_or_copy("reference/thesis-appendix-b-running-config.txt",
 ECENET = REPO / "playbooks" / "topologies" / "ecenet.yaml"
 
 
+def slurm_topology(folder: Path, block: dict) -> Path:
+    """``folder/topo.yaml``: the shipped ecenet topology with the ``slurm:`` block ``block``."""
+    data = yaml.safe_load(ECENET.read_text())
+    data["slurm"] = block
+    path = folder / "topo.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
 @pytest.fixture
 def ecenet_data() -> dict:
     """The shipped ecenet topology as plain data, to mutate in tests."""

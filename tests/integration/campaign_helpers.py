@@ -1,7 +1,7 @@
 """Helpers shared by the campaign tests that kill and interrupt a real campaign (test_campaign's
 chaos test, test_interrupt, the ssh and Slurm campaigns): the chaos campaign's files, a renamed
-topology and a shipped playbook pointed at it, its trial rows, and the trial processes left in a
-testbed's namespaces."""
+topology and a shipped playbook pointed at it, a run that must succeed, its trial rows, and the
+trial processes left in a testbed's namespaces."""
 
 from __future__ import annotations
 
@@ -107,6 +107,30 @@ def chaos_files(tmp_path: Path, name: str) -> tuple[Path, Path]:
     pfile = tmp_path / "chaos.yaml"
     pfile.write_text(yaml.safe_dump(pb))
     return tfile, pfile
+
+
+def qoslab_ok(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """``qoslab ARGS...`` as a user runs it, asserting exit 0 (the output's tail shown otherwise)."""
+    r = subprocess.run([sys.executable, "-m", "qoslab", *args], capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return r
+
+
+def trial_states(folder: Path, columns: str = "condition, status, valid") -> list[tuple]:
+    """The ``columns`` (default condition, status, valid) of every trial of the campaign in ``folder``."""
+    con = sqlite3.connect(folder / "trials.sqlite")
+    try:
+        return con.execute(f"SELECT {columns} FROM trials").fetchall()
+    finally:
+        con.close()
+
+
+def smoke_run(pb: Path, folder: Path, trials: int) -> None:
+    """``qoslab campaign run PB --out FOLDER --smoke`` exits 0 and leaves ``trials`` trials, each
+    done and valid."""
+    qoslab_ok("campaign", "run", str(pb), "--out", str(folder), "--smoke")
+    rows = trial_states(folder)
+    assert len(rows) == trials and all(row[1] == "done" and row[2] == 1 for row in rows), rows
 
 
 def kill_run(args: list[str], phase: str, occurrence: int, seed: int) -> subprocess.CompletedProcess:

@@ -164,14 +164,18 @@ _CALIBRATIONS: dict = {}
 def calibrated(testbed, tmp_path_factory):
     """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,
     removed afterwards), so floods use calibrated pacing instead of -poll. A later module whose
-    testbed has the same topology but for the switch's management port (the default ``testbed``
-    of every module: same name, same links) gets the calibration measured first, stored again
-    for the module, as ``campaign run`` reuses a stored calibration of its topology
-    (Calibration.load: same kernel, payload, sender): about 12 s less for every such module."""
+    testbed has the same topology but for its name and the switch's management port (the default
+    ``testbed`` of every module; test_switch's, named for its data path) gets the calibration
+    measured first, stored again under the module's testbed's name, as ``campaign run`` reuses a
+    stored calibration of its topology (Calibration.load: same kernel, payload, sender): about
+    12 s less for every such module."""
+    import dataclasses
+
     from qoslab.trafficgen import calibrate, load_flood
 
     topo = testbed.topo.model_dump(mode="json")
     topo["switch"].pop("management", None)  # its free loopback port differs from module to module
+    topo.pop("name", None)  # a label: the links, hosts and switch are what the senders' pacing meets
     key = json.dumps(topo, sort_keys=True)
     cal = _CALIBRATIONS.get(key)
     if cal is None:
@@ -179,6 +183,7 @@ def calibrated(testbed, tmp_path_factory):
         cal = calibrate(testbed.topo, testbed.executor, [(f.src, f.dst) for f in defn.flows],
                         tmp_path_factory.mktemp("cal"), max_multiple=1.9, probe_s=1.5)
         _CALIBRATIONS[key] = cal
+    cal = dataclasses.replace(cal, topology=testbed.topo.name)
     path = cal.save()
     yield cal
     path.unlink(missing_ok=True)

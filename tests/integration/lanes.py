@@ -12,13 +12,24 @@ it proves).
   tests (rates, queue shares, policers), floods, CPU budgets, the fidelity monitor, the on-machine
   derivation, latency agreement, the tests that snapshot every namespace of the machine (a
   testbed of another worker would show in them), and the RayTracer campaigns under congestion
-  (test_ssh_campaign, test_campaign: with the cores busy beside them their renders time out:
-  measured, the ssh campaign failed a trial with SocketTimeoutException in the pool).
+  (test_ssh_campaign, test_campaign, test_slurm_campaign: with the cores busy beside them their
+  renders time out: measured, the ssh campaign failed a trial with SocketTimeoutException in the
+  pool).
+
+The Slurm modules (issue 53): the quick campaign's smoke and the kill mid-trial run the RayTracer
+under the flood through Slurm and stay serial (test_slurm_campaign); ``campaign submit`` over
+Slurm's time limit and the kill of a bare runner wait on Slurm and run a 5 s wait as their
+workload, uncongested (test_slurm_submit), and the MPI launches are uncongested
+(test_slurm_mpi): those two modules are concurrent, their campaigns with the fidelity monitor's
+outside-load check off (the pool's load is not what they prove).
 
 Measured on the 2-core machine (issue 53): make test's pool (the unit and client tests and this
 lane, 3 xdist workers) 2170 passed in 404 s with the cores 81 % busy, where the unit and client
 tests alone took 194-197 s and these modules about 490 s one at a time. Most of them use the CPU
-more than they wait, so the pool gains what their waits leave idle, not their whole time.
+more than they wait, so the pool gains what their waits leave idle, not their whole time. With
+test_slurm_submit and test_slurm_mpi moved here (280 s of the serial lane: submit 210 s, MPI
+70 s), the pool took 490 s (3 workers) and 462 s (4 workers) on the shared machine, both Slurm
+modules passing (submit 133 s and 141 s, MPI 67 s).
 
 A module is in the concurrent lane only when listed here, with why it may share the machine; a
 test of it that measures stays serial (SERIAL_TESTS).
@@ -48,6 +59,10 @@ CONCURRENT: dict[str, tuple[float, str]] = {
     "test_datapath_acl": (8, "ACL forms classify packets: per-class counts, no rate"),
     "test_switch": (45, "Netmiko pushes, rollbacks and show commands (the flooded-port test stays serial)"),
     "test_workload": (18, "RayTracer validity, DSCP, a killed worker (35 s bound); supersampling stays serial"),
+    "test_slurm_submit": (160, "waits on Slurm: a 1-minute time limit, follow-up jobs, a killed runner's steps; "
+                               "a 5 s wait as the workload, no flood; asserts job states and trial counts"),
+    "test_slurm_mpi": (80, "MPI launches through srun and mpirun, an uncongested MPI campaign: which launcher, "
+                           "which nodes, Slurm's accounting; no rate or time"),
 }
 
 #: Tests of a concurrent module that measure, and so stay in the serial lane (module -> names):

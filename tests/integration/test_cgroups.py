@@ -36,7 +36,10 @@ if os.fork() == 0:
         for fd in (0, 1, 2):
             os.close(fd)
         os.execvp("sleep", ["sleep", "600"])
-    open(os.path.join(piddir, f"{pid}.pid"), "w").write(str(pid))
+    tmp = os.path.join(piddir, f"{pid}.new")  # renamed when written: a reader never sees it empty
+    with open(tmp, "w") as f:
+        f.write(str(pid))
+    os.rename(tmp, os.path.join(piddir, f"{pid}.pid"))
     os._exit(0)
 os.wait()
 os.execvp(client[0], client)
@@ -68,7 +71,7 @@ def test_a_trials_detached_daemon_is_ended_at_its_end_and_the_pool_survives(tmp_
         r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(pfile), "--out", str(folder)],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-        daemons = [int(p) for f in sorted(piddir.iterdir()) for p in f.read_text().split()]
+        daemons = [int(p) for f in sorted(piddir.glob("*.pid")) for p in f.read_text().split()]
         assert len(daemons) == 2, f"each trial's head leaves one daemon: {daemons}"
         assert not [p for p in daemons if Path(f"/proc/{p}").exists()], "a trial's daemon survived its trial"
         out = " ".join(r.stdout.split())  # rich wraps long lines
@@ -79,7 +82,7 @@ def test_a_trials_detached_daemon_is_ended_at_its_end_and_the_pool_survives(tmp_
         assert "leftovers: none" in s.stdout, s.stdout
         assert not cgroups.campaign_cgroup(folder).exists(), "the campaign's cgroup was not removed"
     finally:
-        for f in piddir.iterdir():
+        for f in piddir.glob("*.pid"):
             for p in f.read_text().split():
                 try:
                     os.kill(int(p), 9)
@@ -105,7 +108,7 @@ def test_trial_cgroup_ends_a_daemon_keeps_the_pool_and_lists_survivors(tmp_path)
         assert cgroups.tracking() and worker.pid in [p.pid for p in cgroups.procs(camp / "trial-7")]
         ex.run([sys.executable, str(tmp_path / "head.py"), str(piddir), "true"], timeout=30)
     try:
-        (daemon,) = [int(f.read_text()) for f in piddir.iterdir()]
+        (daemon,) = [int(f.read_text()) for f in piddir.glob("*.pid")]
         assert [p.pid for p in ended] == [daemon] and ended[0].comm == "sleep"
         assert not Path(f"/proc/{daemon}").exists() or "Z" in Path(f"/proc/{daemon}/stat").read_text().split()[2]
         assert "trial 7: ended 1 process(es)" in logs[0]
@@ -145,10 +148,10 @@ def test_status_after_a_kill_9_lists_the_killed_trials_leftovers(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         end = time.monotonic() + 180
-        while not list(piddir.iterdir()) and time.monotonic() < end:
+        while not list(piddir.glob("*.pid")) and time.monotonic() < end:
             assert proc.poll() is None, "the campaign ended before its first trial's head ran"
             time.sleep(0.1)
-        (daemon,) = [int(f.read_text()) for f in piddir.iterdir()]
+        (daemon,) = [int(f.read_text()) for f in piddir.glob("*.pid")]
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         s = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "status", str(folder)],
@@ -164,7 +167,7 @@ def test_status_after_a_kill_9_lists_the_killed_trials_leftovers(tmp_path):
         cg = cgroups.campaign_cgroup(folder)
         cgroups.end_all(cg)
         cgroups.remove(cg)
-        for f in piddir.iterdir():
+        for f in piddir.glob("*.pid"):
             try:
                 os.kill(int(f.read_text()), 9)
             except ProcessLookupError:

@@ -1,7 +1,8 @@
 """A playbook with a ``derive:`` block (issue 48): ``qoslab campaign run`` measures this machine's
 receive cost in congested trials and its uncongested run time in a pilot, derives the host
 capacity and the scale knobs by the rules, prints them first, runs the campaign on the derived
-topology and records the derivation in provenance.json."""
+topology and records the derivation in provenance.json. Serial lane: the derivation measures
+this machine's CPU."""
 
 from __future__ import annotations
 
@@ -26,8 +27,12 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     name = unique_name("dv")
     tfile = topology_copy(tmp_path, name, "ecenet-faithful-cpu")
     shipped = yaml.safe_load((REPO / "playbooks/thesis-faithful-cpu-onmachine.yaml").read_text())
+    # the baseline and congestion thesis (the thesis profile serves the workload first: a congested
+    # trial of about 5 s); congestion fifo, the first congested condition before issue 53, took 6 to
+    # 108 s a trial here (TCP's retransmission timeouts under the flood), 190-250 s for the test
+    conds = [c for c in shipped["conditions"] if c["name"] in ("no congestion fifo", "congestion thesis")]
     shipped_playbook(tmp_path, "thesis-faithful-cpu-onmachine", tfile, trials=2, warmup=0, capture="off",
-                     trial_timeout_s=120, conditions=shipped["conditions"][:2],
+                     trial_timeout_s=120, conditions=conds,
                      derive={**shipped["derive"], "rx_cost_trials": 2, "pilot_trials": 2, "supersample": [1]})
     folder = tmp_path / "campaign"
     try:

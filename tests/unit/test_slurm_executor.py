@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ECENET, REPO
+from conftest import ECENET, REPO, slurm_topology
 from qoslab.errors import ConfigError, QoslabError
 from qoslab.executors import slurmalloc
 from qoslab.executors.slurmalloc import SlurmClient, bind, from_environment
@@ -93,14 +93,6 @@ def test_srun_missing_is_one_line_and_nothing_is_submitted(tmp_path, monkeypatch
     assert ("ecenet", "unit-missing") not in slurmalloc._shared
 
 
-def _slurm_topology(tmp_path: Path, block: dict) -> Path:
-    data = yaml.safe_load(ECENET.read_text())
-    data["slurm"] = block
-    path = tmp_path / "topo.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
-
-
 def _playbook(tmp_path: Path, topo: Path) -> Path:
     pb = tmp_path / "pb.yaml"
     pb.write_text(yaml.safe_dump({**yaml.safe_load((REPO / "playbooks" / "quick-slurm.yaml").read_text()),
@@ -112,29 +104,29 @@ def test_a_slurm_block_with_fewer_nodes_than_hosts_is_refused_at_its_line(tmp_pa
     from qoslab.campaign import load_playbook
     from qoslab.campaign.checks import check_references
 
-    topo = _slurm_topology(tmp_path, {"partition": "batch", "nodes": ["jp-1", "jp-2"]})
+    topo = slurm_topology(tmp_path, {"partition": "batch", "nodes": ["jp-1", "jp-2"]})
     pb = _playbook(tmp_path, topo)
     line = next(i for i, text in enumerate(topo.read_text().splitlines(), 1) if text.startswith("  nodes:"))
     with pytest.raises(ConfigError) as e:
         check_references(load_playbook(pb), pb)
     assert str(e.value) == (f"{topo}:{line}: slurm.nodes: 2 node(s) (jp-1, jp-2) for the 8 hosts "
                             "(jp-1, jp-2, jp-3, jp-4, jp-5, jp-6, jp-7, jp-8)")
-    topo = _slurm_topology(tmp_path, {"nodes": [f"n{i}" for i in range(8)]})  # bind: name, other names
+    topo = slurm_topology(tmp_path, {"nodes": [f"n{i}" for i in range(8)]})  # bind: name, other names
     with pytest.raises(ConfigError, match=r"topo.yaml:\d+: slurm.nodes: nodes n0, .* do not include the host\(s\) "
                                           r"jp-1, .*jp-8 \(bind: name\)"):
         check_references(load_playbook(pb), pb)
-    topo = _slurm_topology(tmp_path, {"nodes": [f"n{i}" for i in range(8)], "bind": "order"})
+    topo = slurm_topology(tmp_path, {"nodes": [f"n{i}" for i in range(8)], "bind": "order"})
     check_references(load_playbook(pb), pb)  # by order: any eight nodes
 
 
 def test_check_request_refuses_fewer_nodes_before_asking_the_cluster(tmp_path):
-    topo = load_topology(_slurm_topology(tmp_path, {"nodes": ["a", "b", "c"], "bind": "order"}))
+    topo = load_topology(slurm_topology(tmp_path, {"nodes": ["a", "b", "c"], "bind": "order"}))
     with pytest.raises(ConfigError, match=r"topo.yaml:\d+: slurm.nodes: 3 node\(s\) \(a, b, c\) for 8 hosts"):
         slurmalloc.check_request(topo, SlurmClient(("/nonexistent/never-run",)))
 
 
 def test_the_testbed_slurm_conf_names_every_host_at_its_address(tmp_path):
-    topo = load_topology(_slurm_topology(tmp_path, {"partition": "exp"}))
+    topo = load_topology(slurm_topology(tmp_path, {"partition": "exp"}))
     text = tbslurm.config_text(topo, Path("/run/qoslab/slurm-ecenet"), 2)
     assert "SlurmctldHost=qoslab-ctl(198.18.0.1)\n" in text  # on the head node's testbed address
     assert "NodeName=jp-5 NodeAddr=198.18.0.5 NodeHostname=jp-5 CPUs=2 State=UNKNOWN\n" in text
@@ -149,7 +141,7 @@ def test_the_testbed_slurm_conf_names_every_host_at_its_address(tmp_path):
 def test_the_sbatch_script_carries_the_slurm_block_and_resumes_the_folder(tmp_path):
     from qoslab.campaign.submit import sbatch_script
 
-    topo = load_topology(_slurm_topology(tmp_path, {"partition": "batch", "time_limit": "0-02:00:00",
+    topo = load_topology(slurm_topology(tmp_path, {"partition": "batch", "time_limit": "0-02:00:00",
                                                     "account": "proj42", "constraint": "ib&haswell"}))
     text = sbatch_script(topo, tmp_path / "c", "qoslab-submit-x", root_netns=None, env={"SLURM_CONF": "/x/slurm.conf"})
     lines = text.splitlines()

@@ -11,9 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import ECENET
+from conftest import slurm_topology
 from qoslab.errors import EnvironmentProblem
 from qoslab.testbed import slurm as tbslurm
 from qoslab.testbed import slurmdb
@@ -22,16 +21,8 @@ from qoslab.topology import load_topology
 D = Path("/run/qoslab/slurm-ecenet")
 
 
-def _topology(tmp_path: Path, block: dict) -> Path:
-    data = yaml.safe_load(ECENET.read_text())
-    data["slurm"] = block
-    path = tmp_path / "topo.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
-
-
 def test_slurm_conf_records_to_the_slurmdbd_on_the_head_node(tmp_path):
-    text = tbslurm.config_text(load_topology(_topology(tmp_path, {})), D, 2)
+    text = tbslurm.config_text(load_topology(slurm_topology(tmp_path, {})), D, 2)
     assert "AccountingStorageType=accounting_storage/slurmdbd\n" in text
     assert "AccountingStorageHost=198.18.0.1\n" in text  # the head node, where slurmctld runs
     assert f"AccountingStoragePort={slurmdb.DBD_PORT}\n" in text
@@ -42,7 +33,7 @@ def test_slurm_conf_records_to_the_slurmdbd_on_the_head_node(tmp_path):
 
 
 def test_each_node_has_its_own_tmpfs_for_the_pmix_client_folders(tmp_path):
-    text = tbslurm.config_text(load_topology(_topology(tmp_path, {})), D, 2)
+    text = tbslurm.config_text(load_topology(slurm_topology(tmp_path, {})), D, 2)
     assert f"TmpFS={D}/tmp-%n\n" in text  # %n: the node's name (one file system, eight nodes)
 
 
@@ -83,15 +74,15 @@ def test_the_private_file_is_0600_from_its_creation_and_never_overwritten(tmp_pa
 
 
 def test_accounts_registered_are_qoslab_and_the_topologys_own(tmp_path):
-    assert slurmdb.accounts_of(load_topology(_topology(tmp_path, {}))) == ["qoslab"]
-    assert slurmdb.accounts_of(load_topology(_topology(tmp_path, {"account": "physics"}))) == ["qoslab", "physics"]
-    assert slurmdb.accounts_of(load_topology(_topology(tmp_path, {"account": "qoslab"}))) == ["qoslab"]
+    assert slurmdb.accounts_of(load_topology(slurm_topology(tmp_path, {}))) == ["qoslab"]
+    assert slurmdb.accounts_of(load_topology(slurm_topology(tmp_path, {"account": "physics"}))) == ["qoslab", "physics"]
+    assert slurmdb.accounts_of(load_topology(slurm_topology(tmp_path, {"account": "qoslab"}))) == ["qoslab"]
 
 
 def test_a_machine_without_slurmdbd_or_mariadb_is_refused_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(slurmdb, "SLURMDBD", tmp_path / "no-slurmdbd")
     monkeypatch.setattr(slurmdb, "MARIADBD", tmp_path / "no-mariadbd")
-    topo = load_topology(_topology(tmp_path, {}))
+    topo = load_topology(slurm_topology(tmp_path, {}))
     with pytest.raises(EnvironmentProblem) as e:
         slurmdb.start(topo, "ecenet", tmp_path, {}, 0.0)
     msg = str(e.value)

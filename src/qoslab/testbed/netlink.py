@@ -72,14 +72,10 @@ class QdiscCounters:
         return self.parent == 0xFFFFFFFF
 
 
-@dataclass(frozen=True)
-class QdiscSnapshot:
-    """One RTM_GETQDISC dump of a namespace: ``counters`` by device name, and the interval of
-    monotonic time (``time.monotonic()`` seconds) in which the kernel took them: ``t_from``
-    (before the request was sent) to ``t_to`` (after the syscall in which the kernel filled the
-    last data message: the request's ``send()``, or the ``recv()`` before the one returning it)."""
+class DumpInterval:
+    """The interval of monotonic time (``t_from`` to ``t_to``, seconds) in which the kernel took a
+    dump's counts (see the module doc), and what it says of their moment."""
 
-    counters: dict[str, list[QdiscCounters]]
     t_from: float
     t_to: float
 
@@ -92,6 +88,18 @@ class QdiscSnapshot:
     def spread(self) -> float:
         """Half the interval's length (seconds): the most the counts' moment is off :attr:`at`."""
         return (self.t_to - self.t_from) / 2
+
+
+@dataclass(frozen=True)
+class QdiscSnapshot(DumpInterval):
+    """One RTM_GETQDISC dump of a namespace: ``counters`` by device name, and the interval of
+    monotonic time (``time.monotonic()`` seconds) in which the kernel took them: ``t_from``
+    (before the request was sent) to ``t_to`` (after the syscall in which the kernel filled the
+    last data message: the request's ``send()``, or the ``recv()`` before the one returning it)."""
+
+    counters: dict[str, list[QdiscCounters]]
+    t_from: float
+    t_to: float
 
 
 def _inode(ns: str) -> int:
@@ -216,7 +224,7 @@ def qdisc_snapshot(ns: str) -> QdiscSnapshot:
 
 
 @dataclass(frozen=True)
-class LinkSnapshot:
+class LinkSnapshot(DumpInterval):
     """One RTM_GETLINK dump of a namespace: every device's byte counters (``rx_bytes`` and
     ``tx_bytes`` by device name, IFLA_STATS64) and, as :class:`QdiscSnapshot`, the interval of
     monotonic time in which the kernel took them (``t_from`` to ``t_to``, seconds)."""
@@ -225,16 +233,6 @@ class LinkSnapshot:
     tx_bytes: dict[str, int]
     t_from: float
     t_to: float
-
-    @property
-    def at(self) -> float:
-        """The midpoint of the interval (monotonic seconds): the counts' moment within +-``spread``."""
-        return (self.t_from + self.t_to) / 2
-
-    @property
-    def spread(self) -> float:
-        """Half the interval's length (seconds): the most the counts' moment is off :attr:`at`."""
-        return (self.t_to - self.t_from) / 2
 
 
 def link_snapshot(ns: str) -> LinkSnapshot:

@@ -129,20 +129,26 @@ def test_kernel_paced_flood_at_the_switch_port_is_the_asked_rate_with_the_worklo
 def test_link_snapshot_brackets_ip_link_and_refuses_a_missing_namespace(testbed):
     """The kernel-timed link dump the rate test reads: every switch port's rx counter read by
     ``ip -s -j link`` between two dumps lies between their counts (both read the same kernel
-    counters; a ping makes them move), its interval is ordered, and a namespace that does not
-    exist is a QoslabError naming it."""
+    counters; a ping from jp-1, every 10 ms, makes its port's count move between the two
+    dumps, 0.2 s apart), its interval is ordered, and a namespace that does not exist is a
+    QoslabError naming it."""
     import json
     import subprocess
+    import time
 
     from qoslab.errors import QoslabError
+    from qoslab.portnames import linux_ifname
     from qoslab.testbed import netlink
 
     ping = testbed.executor("jp-1").start(["ping", "-q", "-i", "0.01", "-c", "100", testbed.topo.host("jp-2").ip],
                                           stdout="/dev/null", stderr="/dev/null")
     try:
+        time.sleep(0.1)  # the ping's first packets are on the wire
         a = netlink.link_snapshot(testbed.switch_ns)
+        time.sleep(0.1)
         r = subprocess.run(["ip", "-n", testbed.switch_ns, "-s", "-j", "link", "show"],
                            capture_output=True, text=True, check=True)
+        time.sleep(0.1)
         b = netlink.link_snapshot(testbed.switch_ns)
     finally:
         testbed.executor("jp-1").wait(ping, timeout=10)
@@ -150,6 +156,8 @@ def test_link_snapshot_brackets_ip_link_and_refuses_a_missing_namespace(testbed)
     assert set(by_ip) == set(a.rx_bytes) == set(b.rx_bytes)
     for dev, n in by_ip.items():
         assert a.rx_bytes[dev] <= n <= b.rx_bytes[dev], (dev, a.rx_bytes[dev], n, b.rx_bytes[dev])
+    jp1 = linux_ifname(testbed.topo.host("jp-1").port)
+    assert b.rx_bytes[jp1] > a.rx_bytes[jp1], (jp1, a.rx_bytes[jp1], b.rx_bytes[jp1])  # the ping's echo requests
     assert a.t_from <= a.t_to < b.t_from <= b.t_to and a.spread >= 0
     with pytest.raises(QoslabError, match="qoslab-no-such-ns"):
         netlink.link_snapshot("qoslab-no-such-ns")

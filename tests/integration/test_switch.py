@@ -12,7 +12,7 @@ from netmiko.exceptions import ConfigInvalidException
 
 import qoslab.switch.push as sw
 from qoslab.errors import QoslabError
-from qoslab.ios.configdiff import normalized_qos
+from qoslab.ios.qoswalk import normalized_qos
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import virtual_endpoint
 from qoslab.switch.legacyssh import netmiko_class

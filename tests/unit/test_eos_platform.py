@@ -116,7 +116,8 @@ def test_pushes_between_profiles_send_only_lines_eos_takes(tmp_path, first, then
     is undone with ``priority strict`` (hier-config writes ``priority``, which EOS refuses)."""
     from qoslab.eos import EosConfig, Mode, eos_port, interpret
     from qoslab.eos import load_config as eos_load
-    from qoslab.ios.configdiff import intended_config, normalized_qos, remediation
+    from qoslab.ios.configdiff import intended_config, remediation
+    from qoslab.ios.qoswalk import normalized_qos
 
     rr = _profile(tmp_path, "name: rr\nmls_qos: true\negress:\n  apply_to: workload\n  share: [40, 30, 20, 10]\n"
                             "  queue_set: 2\nqueue_sets:\n  2: {buffers: [50, 40, 5, 5]}\n")

@@ -14,7 +14,8 @@ from conftest import ECENET, REPO
 from qoslab.campaign import create, load_campaign_playbook, load_playbook
 from qoslab.campaign.folder import with_trials
 from qoslab.errors import ConfigError, QoslabError
-from qoslab.ios.configdiff import non_qos_lines, normalized_config
+from qoslab.ios.configdiff import normalized_config
+from qoslab.ios.qoswalk import non_qos_lines
 from qoslab.profiles import load_profile, render
 from qoslab.switch.backends import device_kind
 from qoslab.topology import load_topology

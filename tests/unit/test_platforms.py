@@ -12,7 +12,8 @@ from conftest import ECENET, REPO
 from qoslab.errors import QoslabError
 from qoslab.ios import RunningConfig, interpret, load_config, qos_model
 from qoslab.ios.config import Mode
-from qoslab.ios.configdiff import intended_config, normalized_qos, remediation
+from qoslab.ios.configdiff import intended_config, remediation
+from qoslab.ios.qoswalk import normalized_qos
 from qoslab.platforms import Platform, QueueCounters, get_platform, platform_for_model
 from qoslab.platforms.catalyst3750 import Catalyst3750
 from qoslab.platforms.neutral import egress_queues, remaining_percent

@@ -7,7 +7,7 @@ import pytest
 from conftest import APPENDIX_B, ECENET, REPO
 from qoslab.errors import ConfigError, QoslabError
 from qoslab.ios import RunningConfig, load_config
-from qoslab.ios.configdiff import normalized_qos
+from qoslab.ios.qoswalk import normalized_qos
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
 

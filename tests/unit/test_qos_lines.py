@@ -1,4 +1,4 @@
-"""One walk of a running-config (``ios.configdiff.qos_lines``) serves both the push's QoS split
+"""One walk of a running-config (``ios.qoswalk.qos_lines``) serves both the push's QoS split
 (``split_qos``: what the diff and rollback compare) and the ownership's items
 (``switch.ownership.walk``: what a push may change), so the two cannot classify a line apart:
 the lines the ownership keys are exactly the QoS side of the split, on every platform's rules,
@@ -12,7 +12,7 @@ from test_platforms import PLATFORMS, PROFILES, _Config
 from test_push_ownership import FOREIGN_EOS, FOREIGN_IOS
 
 from conftest import ECENET, REPO
-from qoslab.ios.configdiff import C3750_RULES, qos_lines, split_qos
+from qoslab.ios.qoswalk import C3750_RULES, qos_lines, split_qos
 from qoslab.platforms import get_platform
 from qoslab.profiles import load_profile
 from qoslab.switch.ownership import walk

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from conftest import ECENET
 from qoslab.ios import RunningConfig, load_config
-from qoslab.ios.configdiff import (
-    intended_config,
-    merge_profile,
-    normalized_qos,
-    order_for_ios,
-    remediation,
-    split_qos,
-)
+from qoslab.ios.configdiff import intended_config, merge_profile, order_for_ios, remediation
+from qoslab.ios.qoswalk import normalized_qos, split_qos
 from qoslab.profiles import load_profile, render
 from qoslab.topology import load_topology
 

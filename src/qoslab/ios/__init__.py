@@ -7,8 +7,10 @@
 - :mod:`.interpret`: :func:`interpret` (one config line) and :func:`load_config` (a whole text);
   :mod:`.lineinterp`: the console and vty lines (``access-class``, ``login``, ``transport``);
 - :mod:`.linekeys`: which setting a QoS line sets (what the push's ownership check compares);
-- :mod:`.configdiff`: the QoS part of a running-config (any platform's ``QosRules``): split it,
-  the intended config, the hier-config remediation in IOS's order (what the push sends);
+- :mod:`.qoswalk`: which lines of a running-config are QoS on a platform (any platform's
+  ``QosRules``), the one walk that classifies them, the split;
+- :mod:`.configdiff`: the QoS part of a running-config: the intended config, the hier-config
+  remediation in IOS's order (what the push sends);
 - :mod:`.qosmodel`: :func:`qos_model`, the QoS meaning of a config (:mod:`.qos`: Catalyst 3750
   ``mls qos`` with its defaults; :mod:`.mqc`: IOS-XE MQC).
 

@@ -1,6 +1,7 @@
-"""The QoS part of a Catalyst running-config, as pure text functions: split it from the rest,
-build the intended config for a profile, compute the remediation (hier-config, IOS rules) and
-order it so every reference exists when it is made. Used by the push (:mod:`qoslab.switch.push`).
+"""The QoS part of a Catalyst running-config, as pure text functions: with the split of
+:mod:`qoslab.ios.qoswalk` (which lines are QoS on a platform), build the intended config for a
+profile, compute the remediation (hier-config, IOS rules) and order it so every reference exists
+when it is made. Used by the push (:mod:`qoslab.switch.push`).
 
 Access lists are compared in one form (:func:`canonical_acls`: each entry as IOS prints it,
 without its sequence number, remarks left out), so a profile's ``eq 80`` equals the switch's ``eq
@@ -19,41 +20,11 @@ a ``qos map`` line that changes its keys is removed before it is added again.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
 
 from ..errors import QoslabError
 from .acl import numbered_kind
 from .aclparse import canonical_entry
-from .linekeys import line_keys
-
-
-@dataclass(frozen=True)
-class QosRules:
-    """Which lines of a platform's config are QoS lines (what a push may own: diff, rollback,
-    :mod:`qoslab.switch.ownership`): global lines, whole sections (header and children), interface
-    children; the hier-config platform (``hier_config.Platform`` member name) whose rules compute
-    the remediation; ``negations``: (pattern, replacement) pairs that correct what hier-config's
-    driver writes where the platform takes another form (EOS: ``no priority`` is undone by
-    ``priority strict``); ``keys``: the settings a global or interface line sets (two lines with
-    a key in common replace each other on the switch: :func:`qoslab.ios.linekeys.line_keys`)."""
-
-    globals_: re.Pattern[str]
-    sections: re.Pattern[str]
-    interface: re.Pattern[str]
-    hier_platform: str = "CISCO_IOS"
-    negations: tuple[tuple[str, str], ...] = ()
-    keys: Callable[[str], frozenset[str]] = line_keys
-
-
-#: Global config lines that belong to QoS (and SPAN, which qoslab manages with the profile).
-_QOS_GLOBAL = re.compile(r"^(mls qos\b|access-list 1\d\d\b|monitor session\b)")
-_QOS_SECTIONS = re.compile(r"^(class-map\b|policy-map\b|ip access-list extended\b)")
-_QOS_IF_LINES = re.compile(r"^(mls qos trust\b|service-policy\b|srr-queue\b|priority-queue\b|queue-set\b)")
-#: The Catalyst 3750's QoS lines (the rules before platforms existed; every default below).
-C3750_RULES = QosRules(_QOS_GLOBAL, _QOS_SECTIONS, _QOS_IF_LINES)
-
+from .qoswalk import C3750_RULES, QosRules, split_qos
 
 _ACL_SECTION = re.compile(r"^ip access-list (standard|extended) (\S+)\s*$")
 _NUMBERED_ACL = re.compile(r"^access-list (\d+) (.+)$")
@@ -131,89 +102,6 @@ def canonical_acls(config_text: str) -> str:
             line = f"access-list {number} {entry}" if number is not None else " " + entry
         out.append(line)
     return "\n".join(out) + ("\n" if config_text.endswith("\n") else "")
-
-
-class QosLine(NamedTuple):
-    """One line of a configuration as :func:`qos_lines` classifies it: ``text`` (indentation
-    kept, trailing white space cut); ``role``: ``section`` (a QoS section's header or child),
-    ``global`` (a global QoS line), ``interface`` (an interface header), ``if-qos`` (an interface's
-    QoS line or a deeper line under it, EOS ``tx-queue`` blocks), ``other`` (not QoS); ``head``:
-    the line that opens its QoS item (the section header; the interface QoS line; "" for
-    ``interface`` and ``other``); ``interface``: the interface a line is under ("" outside one)."""
-
-    text: str
-    role: str
-    head: str
-    interface: str
-
-
-def qos_lines(config_text: str, rules: QosRules = C3750_RULES) -> Iterator[QosLine]:
-    """Every line of a running-config text by ``rules`` (blank lines and the ``Building
-    configuration`` / ``Current configuration`` banners left out), in order: the one walk of
-    :func:`split_qos` and the ownership's items (:mod:`qoslab.switch.ownership`). Pure."""
-    section, head, iface, nested = "", "", "", -1  # nested: indent of the interface QoS line over deeper ones
-    for raw in config_text.splitlines():
-        line = raw.rstrip()
-        if not line.strip() or line.startswith(("Building configuration", "Current configuration")):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if section == "interface" and 0 <= nested < indent:
-            yield QosLine(line, "if-qos", head, iface)
-            continue
-        nested = -1
-        if not line.startswith(" "):
-            iface = ""
-            if rules.sections.match(line):
-                section, head = "section", line
-            elif line.startswith("interface "):
-                section, head, iface = "interface", "", line.split(None, 1)[1].strip()
-            else:
-                section, head = ("global", line) if rules.globals_.match(line) else ("other", "")
-            yield QosLine(line, section, head, iface)
-        elif section == "section":
-            yield QosLine(line, section, head, iface)
-        elif section == "interface" and rules.interface.match(line.strip()):
-            head, nested = line, indent
-            yield QosLine(line, "if-qos", head, iface)
-        else:
-            yield QosLine(line, "other", "", iface)
-
-
-def split_qos(config_text: str, rules: QosRules = C3750_RULES) -> tuple[list[str], list[str]]:
-    """Split a running-config text into (non-QoS lines, QoS lines), both with their indentation
-    (:func:`qos_lines`). Interface headers go to both sides so their QoS children keep their
-    context; on the QoS side only those with QoS children. Pure."""
-    walked = list(qos_lines(config_text, rules))
-    qos = [q for q in walked if q.role != "other"]
-    kept = [q.text for i, q in enumerate(qos)  # interface headers only with QoS children
-            if q.role != "interface" or i + 1 < len(qos) and qos[i + 1].role == "if-qos"]
-    return [q.text for q in walked if q.role in ("other", "interface")], kept
-
-
-def normalized_qos(config_text: str, rules: QosRules = C3750_RULES) -> list[str]:
-    """The QoS part of a config as a sorted list of path strings (``policy-map p / class c / set ip
-    dscp 40``), for comparing a device's state with the intended one regardless of order and
-    indentation width. Pure."""
-    _, qos = split_qos(config_text, rules)
-    out: set[str] = set()
-    stack: list[tuple[int, str]] = []
-    for l in qos:
-        indent = len(l) - len(l.lstrip())
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        path = " / ".join([t for _, t in stack] + [l.strip()])
-        stack.append((indent, l.strip()))
-        if not (indent == 0 and l.startswith("interface ")):
-            out.add(path)
-    return sorted(out)
-
-
-def non_qos_lines(profile_lines: list[str], rules: QosRules = C3750_RULES) -> list[str]:
-    """The lines of a rendered profile (config lines, sub-mode children indented) that are not QoS
-    configuration by :func:`split_qos`'s rules (interface headers aside). A profile may only
-    change QoS, so the push refuses any. Pure."""
-    other, _ = split_qos("\n".join(profile_lines), rules)
-    return [l for l in other if not l.startswith("interface ")]
 
 
 #: Lines a switch changes by itself or that carry no configuration: left out of whole-config

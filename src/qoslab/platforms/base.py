@@ -2,7 +2,7 @@
 NAPALM's ``NetworkDriver``), registered by name in :data:`qoslab.registry.platforms`.
 
 A :class:`Platform` renders a profile to the platform's config lines, says which config lines are
-QoS lines (:class:`~qoslab.ios.configdiff.QosRules`: the push's diff and rollback), names the
+QoS lines (:class:`~qoslab.ios.qoswalk.QosRules`: the push's diff and rollback), names the
 Netmiko device type and the hier-config platform, the virtual switch's config dialect and
 ``show version`` model, and reads egress queue counters into the neutral :class:`QueueCounters`
 (n queues x m thresholds; enqueued and dropped packets and bytes, None where the platform does not
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import ConfigError
-from ..ios.configdiff import C3750_RULES, QosRules
+from ..ios.qoswalk import C3750_RULES, QosRules
 from ..profiles.model import Profile
 from ..registry import PLATFORM_ALIASES, platform_of_model, platforms
 from ..topology import Topology

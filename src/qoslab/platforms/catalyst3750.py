@@ -1,12 +1,12 @@
 """The Catalyst 3750 platform (IOS 12.2(55)SE, ``mls qos``, SRR, queue-sets): qoslab's behaviour
 before platforms existed, byte for byte. Rendering: :func:`qoslab.profiles.render.render`
-(switch-configs/catalyst3750-qos.j2); QoS lines: :data:`qoslab.ios.configdiff.C3750_RULES`;
+(switch-configs/catalyst3750-qos.j2); QoS lines: :data:`qoslab.ios.qoswalk.C3750_RULES`;
 counters: ``show mls qos interface PORT statistics`` through TextFSM
 (:func:`qoslab.platforms.counters.parse_statistics`), 4 queues x 3 thresholds of packets."""
 
 from __future__ import annotations
 
-from ..ios.configdiff import C3750_RULES
+from ..ios.qoswalk import C3750_RULES
 from ..profiles.model import Profile
 from ..profiles.render import render
 from ..topology import Topology

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from ..ios.acl import numbered_kind
 from ..ios.aclparse import canonical_entry
-from ..ios.configdiff import QosRules
+from ..ios.qoswalk import QosRules
 from ..portnames import long_port
 from ..profiles.model import Profile, fail
 from ..profiles.render import Acl, check_ios, group_lookup, port_key, rule_acls, spans_of, template

@@ -5,7 +5,7 @@
 the profile's file, line and field: group members are hosts of the topology, ``pairs`` ACL
 numbers stay in the extended range, rules do not collide (ACL numbers, ACL and class-map names),
 SPAN ports exist. The rendered lines are then read by the virtual Catalyst's IOS interpreter
-(:mod:`qoslab.ios`): every line must be valid IOS and a QoS line (:func:`qoslab.ios.configdiff.non_qos_lines`),
+(:mod:`qoslab.ios`): every line must be valid IOS and a QoS line (:func:`qoslab.ios.qoswalk.non_qos_lines`),
 so nothing else can ever reach a switch through a profile.
 """
 
@@ -18,7 +18,7 @@ import jinja2
 
 from ..errors import QoslabError
 from ..ios import RunningConfig, load_config
-from ..ios.configdiff import C3750_RULES, QosRules, non_qos_lines
+from ..ios.qoswalk import C3750_RULES, QosRules, non_qos_lines
 from ..ios.xe import dscp_name
 from ..portnames import long_port
 from ..topology import Topology, repo_root

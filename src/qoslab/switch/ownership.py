@@ -15,7 +15,7 @@ The units a push owns (:class:`Item`, by key): an access list (``acl 112``, ``ac
 or numbered), a class-map, a policy-map (``class-map class112``, ``policy-map police-jp``), a SPAN
 session (``monitor session 1``), a global QoS line (``global mls qos``), an interface's QoS line
 with its sub-lines (``if GigabitEthernet1/0/1: priority-queue out``; EOS ``tx-queue`` blocks).
-Which lines are QoS lines is the platform's :class:`~qoslab.ios.configdiff.QosRules`; other
+Which lines are QoS lines is the platform's :class:`~qoslab.ios.qoswalk.QosRules`; other
 lines are never owned and never changed.
 
 :func:`plan` builds the intended configuration: the running one without the items qoslab owns,
@@ -35,16 +35,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..ios.configdiff import (
-    RECORD,
-    RECORD_HEADER,
-    QosRules,
-    canonical_acls,
-    merge_profile,
-    qos_lines,
-    record_remarks,
-    without_record,
-)
+from ..ios.configdiff import RECORD, RECORD_HEADER, canonical_acls, merge_profile, record_remarks, without_record
+from ..ios.qoswalk import QosRules, qos_lines
 from .ownrecord import OwnershipError, read_record, record_lines
 
 #: Objects with names that start so are qoslab's.
@@ -126,7 +118,7 @@ class Item:
 def walk(config_text: str, rules: QosRules) -> list[tuple[str, str | None]]:
     """Every line of a configuration with the key of the item it belongs to, None for lines that
     are not QoS lines by ``rules`` (interface headers included: they belong to no item), in
-    :func:`qoslab.ios.configdiff.qos_lines`'s classification (the one of ``split_qos``). Pure."""
+    :func:`qoslab.ios.qoswalk.qos_lines`'s classification (the one of ``split_qos``). Pure."""
     out: list[tuple[str, str | None]] = []
     for q in qos_lines(config_text, rules):
         if q.role == "section":

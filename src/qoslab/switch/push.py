@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QoslabError
-from ..ios.configdiff import QosRules, non_qos_lines, normalized_config, remediation
+from ..ios.configdiff import normalized_config, remediation
+from ..ios.qoswalk import QosRules, non_qos_lines
 from ..platforms.base import get_platform
 from .batch import send_batch, write_and_read
 from .device import Device

@@ -24,7 +24,7 @@ from ...eos import EosConfig, eos_port, load_config
 from ...eos.config import natural_key
 from ...eos.linekeys import line_keys
 from ...errors import QoslabError
-from ...ios.configdiff import QosRules, non_qos_lines
+from ...ios.qoswalk import QosRules, non_qos_lines
 from ...profiles.model import Profile, fail
 from ...profiles.render import group_lookup, port_key, rule_acls, spans_of, template
 from ...topology import Topology

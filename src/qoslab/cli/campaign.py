@@ -241,6 +241,26 @@ def campaign_status(folder: Path = typer.Argument(..., help="Campaign folder."))
     print_status(folder)
 
 
+@app.command("archive")
+def campaign_archive(folder: Path = typer.Argument(..., help="Campaign folder, e.g. results/campaigns/quick-TIME."),
+                     dest: Path = typer.Argument(..., help="New folder for the archive, e.g. docs/results/NAME."),
+                     keep_port_series: bool = typer.Option(
+                         False, "--keep-port-series", help="Keep each trial's per-interval switch-port series in "
+                         "its fidelity record (the largest part of a store).")) -> None:
+    """Copy what a campaign's report and statistics need (store, playbook, provenance, input
+    snapshot, statistics, figures, derivation, call summaries) to a new folder worth committing:
+    no packet captures, logs or switch backups. Reads the campaign folder only; refuses a running one."""
+    from ..campaign.archive import archive
+
+    rep = archive(folder, dest, keep_port_series)
+    console.print(f"archived {len(rep.files)} files: {rep.bytes_in / 1e6:.1f} MB -> {rep.bytes_out / 1e6:.1f} MB "
+                  f"in {rep.dest}" + (f"; port series dropped from {rep.stripped} trial(s)" if rep.stripped else "")
+                  + (f"; made relative: {', '.join(rep.relative[:3])}{' ...' if len(rep.relative) > 3 else ''}"
+                     if rep.relative else ""), markup=False, highlight=False, soft_wrap=True)
+    console.print(f"check it: qoslab report {rep.dest} --out /tmp/report-check", markup=False,
+                  highlight=False)
+
+
 @app.command("sweep")
 def campaign_sweep(file: Path = typer.Argument(..., help="Sweep file, e.g. playbooks/sweeps/rate.yaml."),
                    rate: list[str] = typer.Option(None, "--rate", help="Run only this rate (repeatable), e.g. 20Mbit."),

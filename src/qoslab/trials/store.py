@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -232,6 +232,29 @@ class Store:
     def close(self) -> None:
         """Close the database connection (the store is unusable afterwards; idempotent)."""
         self._db.close()
+
+    def backup_to(self, dest: Path, fidelity: Callable[[str], str] | None = None) -> None:
+        """Copy the store to a new file ``dest`` (SQLite's backup API: whole, the WAL's trials too,
+        from a read-only store as well), each row's ``fidelity_json`` through ``fidelity`` when
+        given, then compacted (VACUUM). The archive of a campaign (:mod:`qoslab.campaign.archive`).
+        Raises QoslabError naming ``dest`` when it exists or cannot be written."""
+        if dest.exists() or dest.is_symlink():
+            raise QoslabError(f"{dest}: exists already (a copy never overwrites)")
+        try:
+            dst = sqlite3.connect(dest, isolation_level=None)
+            try:
+                self._db.backup(dst)
+                if fidelity is not None and "fidelity_json" in self.columns():
+                    rows = dst.execute("SELECT idx, fidelity_json FROM trials WHERE fidelity_json IS NOT NULL")
+                    changed = [(fidelity(js), idx) for idx, js in rows.fetchall()]
+                    dst.execute("BEGIN")
+                    dst.executemany("UPDATE trials SET fidelity_json=? WHERE idx=?", changed)
+                    dst.execute("COMMIT")
+                dst.execute("VACUUM")
+            finally:
+                dst.close()
+        except (sqlite3.DatabaseError, OSError) as e:
+            raise QoslabError(f"{dest}: cannot write the copy of {self.path}: {e}") from None
 
     # -- schema and meta --------------------------------------------------------------------
 

@@ -147,12 +147,11 @@ def allocation_env(nodes: list[str], slots: int) -> dict[str, str]:
 #: the PML registered its receive callbacks; the peers' addresses come by direct modex (PMIx_Get
 #: answered by the peer's slurmstepd). Open MPI 4.1 otherwise fences twice (the modex exchange,
 #: then the barrier) and ignores a fence's error status (open-mpi/ompi#5086; the race:
-#: open-mpi/ompi#13559). Under a flood, Slurm's PMIx plugin (22.05) gives up a barrier whose tree
-#: send to its parent failed and releases the node's rank with an error
-#: (``pmixp_coll_tree.c``: ``SND_FAILED`` -> ``pmixp_coll_localcb_nodata``), while a peer whose
-#: data-collecting ring message was delayed still waits in the first fence; the released rank's
-#: first message reached that peer's TCP BTL before ob1 had registered tag 0x41 (MATCH), which
-#: called a NULL callback: SIGSEGV "Failing at address: (nil)" in MPI_Init (examples/mpi-osu/README.md).
+#: open-mpi/ompi#13559). Under a flood a rank died in MPI_Init (SIGSEGV "Failing at address:
+#: (nil)"): a peer released early from the barrier (Slurm 22.05's PMIx collectives give up a fence
+#: whose send between step managers failed, ``pmixp_coll_tree.c``) sent its first message to it
+#: while it still waited in the first fence, and its TCP BTL called ob1's MATCH callback (tag 0x41)
+#: before ob1 had registered it (examples/mpi-osu/README.md has the backtrace).
 SRUN_MCA = {"pmix_base_async_modex": "1", "pmix_base_collect_data": "0"}
 
 

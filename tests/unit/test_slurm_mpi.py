@@ -90,6 +90,9 @@ def test_the_launchers_command_lines_on_slurm_nodes():
     env = srun_env(s)  # the same settings for ranks srun starts
     assert env["OMPI_MCA_btl"] == "tcp,self" and env["OMPI_MCA_mpi_yield_when_idle"] == "1"
     assert env["OMPI_MCA_btl_tcp_port_range_v4"] == "32" and not any(k.endswith(("plm", "ras")) for k in env)
+    # one PMIx fence in MPI_Init, after the PML's callbacks (a congested run's SIGSEGV, workloads/mpi.py)
+    assert env["OMPI_MCA_pmix_base_async_modex"] == "1" and env["OMPI_MCA_pmix_base_collect_data"] == "0"
+    assert "pmix_base_async_modex" not in mca  # mpirun's orted fences are not Slurm's: as before
     assert settings_of({"kind": "mpi", "hosts": ["jp-1"]}).launcher == "auto"
     with pytest.raises(ValueError, match="launcher"):
         settings_of({"kind": "mpi", "hosts": ["jp-1"], "launcher": "pdsh"})

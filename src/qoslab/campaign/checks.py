@@ -23,18 +23,22 @@ from ..trafficgen.ditg import SIGNAL_PORT
 from ..trials.comparisons import plan_comparisons
 from ..trials.playbook import Playbook, resolve_path
 from ..yamlio import config_error, load_model
+from .snapshot import input_path
 
 
 def check_references(pb: Playbook, path: Path) -> None:
-    """Raise ConfigError for the first reference of ``pb`` (read from ``path``) that does not hold."""
+    """Raise ConfigError for the first reference of ``pb`` (read from ``path``) that does not hold.
+    A reference under ``derive/`` is the playbook's own folder's (a campaign folder's playbook:
+    :func:`.snapshot.input_path`), any other resolves against the repository."""
 
     def fail(loc: tuple[Any, ...], msg: str) -> ConfigError:
         return config_error(path, loc, msg)
 
-    if not resolve_path(pb.topology).is_file():
+    topo_path = _input(pb.topology, path, ("topology",), fail)
+    if not topo_path.is_file():
         raise fail(("topology",), f"no topology file {pb.topology}")
     try:
-        topo = load_topology(resolve_path(pb.topology))
+        topo = load_topology(topo_path)
     except ConfigError as e:
         raise fail(("topology",), str(e)) from None
     if pb.executor == "netns" and topo.environment != "embedded":
@@ -58,13 +62,13 @@ def check_references(pb: Playbook, path: Path) -> None:
         _check_slurm(topo)
     try:
         if device_kind(pb.device) == "catalyst":  # checked as the push reads it, before any folder
-            check_device_files(str(resolve_path(pb.device)), topo)
+            check_device_files(str(_input(pb.device, path, ("device",), fail)), topo)
     except QoslabError as e:
         raise fail(("device",), str(e)) from None
     _check_hosts(pb, topo, fail)
     dsts: set[str] = set()
     for ref in pb.floods():
-        dsts |= _check_flood(pb, topo, fail, ref)
+        dsts |= _check_flood(pb, topo, fail, ref, path)
     _check_budgets(pb, topo, dsts, fail)
     for i in range(len(pb.conditions)):
         _check_profile(pb, topo, i, fail)
@@ -132,17 +136,27 @@ def _check_budgets(pb: Playbook, topo: Topology, dsts: set[str], fail: Any) -> N
         raise fail(("topology",), f"{pb.topology}: {why}")
 
 
-def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str) -> set[str]:
-    """The flood file ``ref`` (the playbook's ``flood`` or a condition's/factor level's); returns its
-    destination hosts."""
+def _input(ref: str, path: Path, loc: tuple[Any, ...], fail: Any) -> Path:
+    """Where the playbook at ``path`` finds its input ``ref`` (:func:`.snapshot.input_path` with the
+    playbook's folder); a ``derive/`` reference that is no regular file inside it fails at ``loc``."""
+    try:
+        return input_path(ref, path.parent)
+    except ConfigError as e:
+        raise fail(loc, str(e)) from None
+
+
+def _check_flood(pb: Playbook, topo: Topology, fail: Any, ref: str, path: Path) -> set[str]:
+    """The flood file ``ref`` (the playbook's ``flood`` or a condition's/factor level's) of the
+    playbook at ``path``; returns its destination hosts."""
     users = [i for i, c in enumerate(pb.conditions) if pb.flood_of(c) == ref]
     first = pb.conditions[users[0]]
     loc: tuple[Any, ...] = ("flood",) if first.flood is None else \
         (("factors", "flood") if pb.factors else ("conditions", users[0], "flood"))
-    if not resolve_path(ref).is_file():
+    flood_path = _input(ref, path, loc, fail)
+    if not flood_path.is_file():
         raise fail(loc, f"no flood file {ref}")
     try:
-        defn: FloodDefinition = load_flood(resolve_path(ref))
+        defn: FloodDefinition = load_flood(flood_path)
         flows = resolve(defn, topo, require_confirmation=False)
     except ConfigError as e:
         raise fail(loc, str(e)) from None

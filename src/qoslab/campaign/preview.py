@@ -22,9 +22,10 @@ from qoslab.campaign.trialplan import TrialPlan, plan_trial
 from qoslab.profiles import load_profile
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood, resolve
-from qoslab.trials.playbook import Playbook, ScheduledTrial, resolve_path, schedule
+from qoslab.trials.playbook import Playbook, ScheduledTrial, schedule
 
 from .checks import load_playbook
+from .snapshot import input_path
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,8 @@ def make_plan(path: Path, *, seed: int | None = None, trials: int | None = None,
     sched = schedule(pb, seed)
     ev = evidence_means(pb, roots)
     lo = pb.min_trials if pb.sequential is not None else None
-    topo = load_topology(resolve_path(pb.topology))
-    floods = {ref: load_flood(resolve_path(ref)) for ref in pb.floods()}
+    topo = load_topology(input_path(pb.topology, path.parent))  # derive/: the folder's own (load_playbook checked)
+    floods = {ref: load_flood(input_path(ref, path.parent)) for ref in pb.floods()}
     profiles = {ref: load_profile(ref) for ref in dict.fromkeys(c.profile for c in pb.conditions)}
     conds = []
     for c in pb.conditions:
@@ -100,17 +101,17 @@ def make_plan(path: Path, *, seed: int | None = None, trials: int | None = None,
         conds.append(ConditionPlan(c.name, c.congestion, c.profile, w, n, lo, mean, (w + n) * mean,
                                    None if lo is None else (w + lo) * mean,
                                    plan_trial(pb, c, topo, floods, profiles), c.name in ev.bounded))
-    return CampaignPlan(pb, path, seed, drawn, sched, conds, ev.source, references(pb, conds))
+    return CampaignPlan(pb, path, seed, drawn, sched, conds, ev.source, references(pb, conds, path))
 
 
-def references(pb: Playbook, conds: list[ConditionPlan]) -> list[tuple[str, str]]:
-    """What was checked, one line per reference (the playbook loaded, so each holds); the
-    profiles' line counts are those of the conditions' trial plans."""
-    topo = load_topology(resolve_path(pb.topology))
+def references(pb: Playbook, conds: list[ConditionPlan], path: Path) -> list[tuple[str, str]]:
+    """What was checked, one line per reference of the playbook at ``path`` (loaded, so each
+    holds); the profiles' line counts are those of the conditions' trial plans."""
+    topo = load_topology(input_path(pb.topology, path.parent))
     out = [("topology", f"{pb.topology}: {topo.name}, {topo.environment}, {len(topo.host_names)} hosts, "
                         f"{topo.link.rate / 1e6:g} Mbit/s links")]
     for ref in pb.floods():
-        defn = load_flood(resolve_path(ref))
+        defn = load_flood(input_path(ref, path.parent))
         flows = resolve(defn, topo, require_confirmation=False)
         dsts = sorted({f.dst for f in flows})
         out.append(("flood", f"{ref}: {len(flows)} flows ({pb.generator or defn.generator}), destinations "

@@ -56,6 +56,21 @@ KILL_AFTER_S = 5
 SIGTERM_WAIT_S = 30.0
 
 
+#: srun's line when its own reverse lookup of an address fails while it formats another error
+#: (Slurm 22.05 ``sockaddr_to_string``: ``getnameinfo`` without NI_NUMERICHOST): no cause itself.
+LOOKUP_NOISE = re.compile(r"^srun: error: Unable to get address: ")
+
+
+def srun_error(err: str) -> str:
+    """The line of srun's stderr ``err`` that names why it failed: its first ``srun: error:`` or
+    ``srun: fatal:`` line that is not :data:`LOOKUP_NOISE` (under a flood srun printed "Unable to get
+    address: Temporary failure in name resolution" before the step launch's own error), else its
+    first line. Pure."""
+    lines = [ln.strip() for ln in err.strip().splitlines() if ln.strip()]
+    cause = [ln for ln in lines if ln.startswith(("srun: error:", "srun: fatal:")) and not LOOKUP_NOISE.match(ln)]
+    return (cause or lines or [""])[0]
+
+
 def _pdeathsig() -> None:
     """``preexec_fn`` of an srun client: SIGTERM when the starting thread dies (srun then ends its
     step); no cgroup joining (the client of a kept worker outlives the trial's cgroup)."""
@@ -189,7 +204,7 @@ class SlurmExecutor:
         if rc != 0 and err.startswith(("srun: error:", "srun: fatal:")):
             self._job_ending(err)
             raise QoslabError(f"on {self.node} (node {self.slurm_node}, job {self.alloc.job_id}): "
-                              f"{err.strip().splitlines()[0]}")
+                              f"{srun_error(err)}")
         res = CommandResult(self.node, args, rc, out, err, dt)
         if check and rc != 0:
             raise CommandFailed(self.node, args, rc, err or out)

@@ -23,7 +23,9 @@ on the first workload node, which starts ``orted`` on the others through Slurm (
 nested ``srun`` steps with ``SLURM_OVERLAP=1``; the step's environment set to the workload
 nodes: :func:`allocation_env`). ``launcher`` (``auto``, ``srun``, ``mpirun``)
 picks; the choice goes to the trial's ``mpi-launch.json`` and the ``auto`` choice to the run's
-provenance. The MCA settings above reach srun-launched ranks as ``OMPI_MCA_*`` variables.
+provenance. The MCA settings above reach srun-launched ranks as ``OMPI_MCA_*`` variables, with
+one fence in MPI_Init instead of two (:data:`SRUN_MCA`: a rank of a congested run died in
+MPI_Init without it).
 On a cluster driven over ``ssh`` Open MPI's own ssh launcher would be used, which this backend
 does not configure yet.
 """
@@ -141,9 +143,22 @@ def allocation_env(nodes: list[str], slots: int) -> dict[str, str]:
             "SLURM_JOB_CPUS_PER_NODE": per_node}
 
 
+#: MCA settings of srun-launched ranks only: MPI_Init's one PMIx fence is its closing barrier, after
+#: the PML registered its receive callbacks; the peers' addresses come by direct modex (PMIx_Get
+#: answered by the peer's slurmstepd). Open MPI 4.1 otherwise fences twice (the modex exchange,
+#: then the barrier) and ignores a fence's error status (open-mpi/ompi#5086; the race:
+#: open-mpi/ompi#13559). Under a flood a rank died in MPI_Init (SIGSEGV "Failing at address:
+#: (nil)"): a peer released early from the barrier (Slurm 22.05's PMIx collectives give up a fence
+#: whose send between step managers failed, ``pmixp_coll_tree.c``) sent its first message to it
+#: while it still waited in the first fence, and its TCP BTL called ob1's MATCH callback (tag 0x41)
+#: before ob1 had registered it (examples/mpi-osu/README.md has the backtrace).
+SRUN_MCA = {"pmix_base_async_modex": "1", "pmix_base_collect_data": "0"}
+
+
 def srun_env(s: MpiSettings) -> dict[str, str]:
-    """The MCA settings as ``OMPI_MCA_*`` variables, for ranks srun starts itself. Pure."""
-    return {f"OMPI_MCA_{k}": v for k, v in mca_settings(s).items()}
+    """The MCA settings (:func:`mca_settings` and :data:`SRUN_MCA`) as ``OMPI_MCA_*`` variables,
+    for ranks srun starts itself. Pure."""
+    return {f"OMPI_MCA_{k}": v for k, v in {**mca_settings(s), **SRUN_MCA}.items()}
 
 
 def slurm_head(s: MpiSettings, executor_of: ExecutorOf, out_dir: Path, logs: dict[str, Path]) -> dict:

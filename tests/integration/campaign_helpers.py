@@ -125,12 +125,13 @@ def trial_states(folder: Path, columns: str = "condition, status, valid") -> lis
         con.close()
 
 
-def smoke_run(pb: Path, folder: Path, trials: int) -> None:
+def smoke_run(pb: Path, folder: Path, trials: int) -> subprocess.CompletedProcess:
     """``qoslab campaign run PB --out FOLDER --smoke`` exits 0 and leaves ``trials`` trials, each
-    done and valid."""
-    qoslab_ok("campaign", "run", str(pb), "--out", str(folder), "--smoke")
+    done and valid; returns the finished run (its output names every failed attempt)."""
+    r = qoslab_ok("campaign", "run", str(pb), "--out", str(folder), "--smoke")
     rows = trial_states(folder)
     assert len(rows) == trials and all(row[1] == "done" and row[2] == 1 for row in rows), rows
+    return r
 
 
 def kill_run(args: list[str], phase: str, occurrence: int, seed: int) -> subprocess.CompletedProcess:

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -91,9 +92,10 @@ def shipped_playbook(tmp_path: Path, shipped: str, topo: Path, **changes) -> Pat
     return path
 
 
-def chaos_files(tmp_path: Path, name: str) -> tuple[Path, Path]:
+def chaos_files(tmp_path: Path, name: str, **changes: Any) -> tuple[Path, Path]:
     """The chaos campaign's (topology, playbook) files: one flood flow jp-3 -> jp-1 at 1.1x, two
-    congested conditions of N trials, capture every trial."""
+    congested conditions of N trials, capture every trial; top-level playbook keys replaced by
+    ``changes``."""
     tfile = topology_copy(tmp_path, name)
     flood = {"name": "chaos", "rate": "1.1x", "pacing": "poll", "flows": [{"src": "jp-3", "dst": "jp-1"}]}
     ffile = tmp_path / "flood.yaml"
@@ -103,7 +105,7 @@ def chaos_files(tmp_path: Path, name: str) -> tuple[Path, Path]:
           "conditions": [{"name": "congestion fifo", "congestion": True, "profile": "fifo"},
                          {"name": "congestion thesis", "congestion": True, "profile": "thesis"}],
           "trials": N, "order": "interleaved", "seed": 7, "capture": "every", "settle": "fixed",
-          "settle_s": 0.3, "trial_timeout_s": TIMEOUT_S, "retries": 2}
+          "settle_s": 0.3, "trial_timeout_s": TIMEOUT_S, "retries": 2, **changes}
     pfile = tmp_path / "chaos.yaml"
     pfile.write_text(yaml.safe_dump(pb))
     return tfile, pfile
@@ -125,12 +127,13 @@ def trial_states(folder: Path, columns: str = "condition, status, valid") -> lis
         con.close()
 
 
-def smoke_run(pb: Path, folder: Path, trials: int) -> None:
+def smoke_run(pb: Path, folder: Path, trials: int) -> subprocess.CompletedProcess:
     """``qoslab campaign run PB --out FOLDER --smoke`` exits 0 and leaves ``trials`` trials, each
-    done and valid."""
-    qoslab_ok("campaign", "run", str(pb), "--out", str(folder), "--smoke")
+    done and valid; returns the finished run (its output names every failed attempt)."""
+    r = qoslab_ok("campaign", "run", str(pb), "--out", str(folder), "--smoke")
     rows = trial_states(folder)
     assert len(rows) == trials and all(row[1] == "done" and row[2] == 1 for row in rows), rows
+    return r
 
 
 def kill_run(args: list[str], phase: str, occurrence: int, seed: int) -> subprocess.CompletedProcess:

@@ -37,7 +37,14 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
     t_start = time.monotonic()
     name = unique_name("c")
     before_ns, before_links = netns_snapshot()
-    tfile, pfile = chaos_files(tmp_path, name)
+    # a trial the fidelity monitor judges invalid is not run again (issue 53): on this 2-core
+    # machine the poll-paced 1.1x flood offers 0.95 of the link where the monitor wants 0.99: a run
+    # here finished no trial between its 10 kills (every kill landed in a rerun of trial 0) and ran
+    # 5 of the final resume's 6 trials 3 times (retry_invalid, within retries: 2). What this test
+    # proves is kill and resume (now trials finish between kills, so "none run twice" is checked),
+    # and the statistics' count of what the monitor left out (counted_n) stays checked. Measured:
+    # 62.1 s in the serial lane (93 s in a clean clone's make test before)
+    tfile, pfile = chaos_files(tmp_path, name, fidelity={"retry_invalid": False})
     tb = Testbed(load_topology(tfile))
     folder = tmp_path / "campaign"
     db = folder / "trials.sqlite"

@@ -43,6 +43,48 @@ def cluster(tmp_path_factory):
 
 def test_mpi_through_srun_pmix_and_mpirun_inside_the_allocation(tmp_path, cluster):
     tb, tfile = cluster.tb, cluster.file
+    # -- an MPI campaign through srun --mpi=pmix ---------------------------------------------
+    # First, on hosts no MPI run has used yet: the runner waits until no socket in TIME-WAIT
+    # holds a workload port (the BTL's 7400-7431) before a run's first workers start
+    # (campaign/portwait.py); after the direct runs below that took 58 s of this test's 66 s
+    # (issue 53). Open MPI's TCP BTL takes the next port of its range when one is held: the
+    # direct runs after the campaign need no such wait (the mpirun run has always come right
+    # after the srun one).
+    # Uncongested conditions only: under the campaign flood a rank on jp-3 died of SIGSEGV
+    # (address nil, no frame past libc) in 2 of 3 attempts of one run and in none of another;
+    # not yet understood (issue 51's closing note), so not part of this test. The fidelity
+    # monitor's outside-load check is off: in make test's pool the other workers load the cores
+    # (not what this test is about). The same SIGSEGV (a rank on jp-3, address nil) failed an
+    # uncongested attempt in make test's pool once (issue 53): the runner retried the trial after
+    # its ports left TIME-WAIT, so the test counts launches and steps per attempt, not per trial.
+    pb = yaml.safe_load((repo_root() / "playbooks" / "examples" / "mpi-allreduce.yaml").read_text())
+    pb.update(topology=str(tfile), executor="slurm", capture="off",
+              fidelity={"max_outside_cores": 64, "retry_invalid": False},
+              conditions=[{"name": "no congestion fifo", "congestion": False, "profile": "fifo"},
+                          {"name": "no congestion ef", "congestion": False, "profile": "ef-mpi"}])
+    pb["workload"]["args"] = "--iters 50 --warmup 5 --bytes 8 --primary allreduce_p99_ms"
+    pfile = tmp_path / "mpi-slurm.yaml"
+    pfile.write_text(yaml.safe_dump(pb))
+    folder = tmp_path / "campaign"
+    run = smoke_run(pfile, folder, 2)  # 2 trials, each done and valid (a retried one too)
+    print(run.stdout[-3000:], run.stderr[-3000:])
+    seg = json.loads((folder / "provenance.json").read_text())["segments"][-1]
+    assert seg["slurm"]["mpi"]["launch"] == "srun --mpi=pmix", seg["slurm"]
+    # every attempt launched through srun --mpi=pmix, a failed one (kept as trials/NNNN.attempt-K,
+    # retried by the runner) too; each launch is one step of the ranks over jp-[1-4], in launch
+    # order: a counted trial's (its last attempt, trials/NNNN) COMPLETED
+    tried = sorted(folder.glob("trials/*/workload/mpi-launch.json"), key=lambda p: p.stat().st_mtime)
+    launches = [(p.parent.parent.name, json.loads(p.read_text())["launch"]) for p in tried]
+    why = _failed_attempts(run.stdout + run.stderr, folder)
+    assert [launch for _, launch in launches] == ["srun --mpi=pmix"] * len(launches), (launches, why)
+    assert sorted(t for t, _ in launches if "." not in t) == ["0000", "0001"], (launches, why)
+    steps = sacct_rows(tb, seg["slurm"]["job_id"])
+    ranks = sorted((row for row in steps if row[1] == "jp-[1-4]" and row[0] != seg["slurm"]["job_id"]),
+                   key=lambda row: int(row[0].split(".")[1]))
+    assert len(ranks) == len(launches), (steps, launches, why)  # one step per attempt
+    counted = [row[2] for row, (t, _) in zip(ranks, launches, strict=True) if "." not in t]
+    assert counted == ["COMPLETED"] * 2, (steps, launches, why)
+
     # -- the workload on its own, both launchers, in one allocation --------------------------
     nodes = Nodes("slurm", tb.topo, testbed=tb, local_root=tmp_path / "direct", run_id="mpi-direct")
     ip = {h.name: h.ip for h in tb.topo.hosts}
@@ -52,8 +94,8 @@ def test_mpi_through_srun_pmix_and_mpirun_inside_the_allocation(tmp_path, cluste
             s = settings_of({"kind": "mpi", "hosts": HOSTS, "launcher": launcher, "timeout_s": 60,
                              "args": "--iters 50 --warmup 5 --bytes 8"})
             out = tmp_path / "direct" / launcher
-            run = backend("mpi").run(s, nodes.executor_of, ip.__getitem__, out)
-            runs[launcher] = (run.result, json.loads((out / "mpi-launch.json").read_text()))
+            direct = backend("mpi").run(s, nodes.executor_of, ip.__getitem__, out)
+            runs[launcher] = (direct.result, json.loads((out / "mpi-launch.json").read_text()))
         job = nodes.executor_of("jp-1").alloc.job_id  # type: ignore[attr-defined]
     finally:
         nodes.close()
@@ -70,28 +112,13 @@ def test_mpi_through_srun_pmix_and_mpirun_inside_the_allocation(tmp_path, cluste
     rows = sacct_rows(tb, job)
     multi = sorted(nodes_ for jobid, nodes_, state in rows if jobid.startswith(f"{job}.") and "[" in nodes_)
     assert multi == ["jp-[1-4]", "jp-[2-4]"], rows
-
-    # -- an MPI campaign through srun --mpi=pmix ---------------------------------------------
-    # Uncongested conditions only: under the campaign flood a rank on jp-3 died of SIGSEGV
-    # (address nil, no frame past libc) in 2 of 3 attempts of one run and in none of another;
-    # not yet understood (issue 51's closing note), so not part of this test. The fidelity
-    # monitor's outside-load check is off: in make test's pool the other workers load the cores
-    # (not what this test is about), and a trial run again would add a launch and a step.
-    pb = yaml.safe_load((repo_root() / "playbooks" / "examples" / "mpi-allreduce.yaml").read_text())
-    pb.update(topology=str(tfile), executor="slurm", capture="off",
-              fidelity={"max_outside_cores": 64, "retry_invalid": False},
-              conditions=[{"name": "no congestion fifo", "congestion": False, "profile": "fifo"},
-                          {"name": "no congestion ef", "congestion": False, "profile": "ef-mpi"}])
-    pb["workload"]["args"] = "--iters 50 --warmup 5 --bytes 8 --primary allreduce_p99_ms"
-    pfile = tmp_path / "mpi-slurm.yaml"
-    pfile.write_text(yaml.safe_dump(pb))
-    folder = tmp_path / "campaign"
-    smoke_run(pfile, folder, 2)
-    seg = json.loads((folder / "provenance.json").read_text())["segments"][-1]
-    assert seg["slurm"]["mpi"]["launch"] == "srun --mpi=pmix", seg["slurm"]
-    launches = [json.loads(p.read_text())["launch"] for p in folder.glob("trials/*/**/mpi-launch.json")]
-    assert launches == ["srun --mpi=pmix"] * 2, launches
-    steps = sacct_rows(tb, seg["slurm"]["job_id"])
-    ranks = [row for row in steps if row[1] == "jp-[1-4]" and row[0] != seg["slurm"]["job_id"]]
-    assert len(ranks) == 2 and all(row[2] == "COMPLETED" for row in ranks), steps  # one per trial
     assert client(tb, "squeue", "-h") == ""
+
+
+def _failed_attempts(output: str, folder) -> list[str]:
+    """What the failed attempts of a campaign left: the runner's "attempt N failed" lines and the
+    tail of each kept attempt folder's workload-manager.log (shown when an assertion fails)."""
+    out = [ln for ln in output.splitlines() if " failed: " in ln and "attempt" in ln]
+    for log in sorted(folder.glob("trials/*.attempt-*/workload/workload-manager.log")):
+        out.append(f"{log.parent.parent.name}: " + " | ".join(log.read_text(errors="replace").splitlines()[-8:]))
+    return out

@@ -17,7 +17,8 @@ it proves).
   pool).
 
 The Slurm modules (issue 53): the quick campaign's smoke and the kill mid-trial run the RayTracer
-under the flood through Slurm and stay serial (test_slurm_campaign); ``campaign submit`` over
+under the flood through Slurm and stay serial (test_slurm_campaign, and test_slurm_mpi_flood: an
+MPI campaign with congested conditions, 31 s); ``campaign submit`` over
 Slurm's time limit and the kill of a bare runner wait on Slurm and run a 5 s wait as their
 workload, uncongested (test_slurm_submit), and the MPI launches are uncongested
 (test_slurm_mpi): those two modules are concurrent, their campaigns with the fidelity monitor's

@@ -50,13 +50,14 @@ def test_mpi_through_srun_pmix_and_mpirun_inside_the_allocation(tmp_path, cluste
     # (issue 53). Open MPI's TCP BTL takes the next port of its range when one is held: the
     # direct runs after the campaign need no such wait (the mpirun run has always come right
     # after the srun one).
-    # Uncongested conditions only: under the campaign flood a rank on jp-3 died of SIGSEGV
-    # (address nil, no frame past libc) in 2 of 3 attempts of one run and in none of another;
-    # not yet understood (issue 51's closing note), so not part of this test. The fidelity
-    # monitor's outside-load check is off: in make test's pool the other workers load the cores
-    # (not what this test is about). The same SIGSEGV (a rank on jp-3, address nil) failed an
-    # uncongested attempt in make test's pool once (issue 53): the runner retried the trial after
-    # its ports left TIME-WAIT, so the test counts launches and steps per attempt, not per trial.
+    # Uncongested conditions only (a congested MPI campaign through Slurm is
+    # test_slurm_mpi_flood.py, in the serial lane). A rank SIGSEGV (address nil: a message
+    # before ob1's callback was registered, in MPI_Init's first PMIx fence) failed attempts
+    # under the flood and once an uncongested attempt in make test's pool; srun-launched ranks
+    # now fence once (workloads/mpi.py SRUN_MCA, examples/mpi-osu/README.md). A failed attempt is
+    # retried after its ports leave TIME-WAIT, so the test counts launches and steps per
+    # attempt, not per trial. The fidelity monitor's outside-load check is off: in make test's
+    # pool the other workers load the cores (not what this test is about).
     pb = yaml.safe_load((repo_root() / "playbooks" / "examples" / "mpi-allreduce.yaml").read_text())
     pb.update(topology=str(tfile), executor="slurm", capture="off",
               fidelity={"max_outside_cores": 64, "retry_invalid": False},

@@ -44,8 +44,9 @@ CoNEXT 2012):
   sensitivity row of docs/scale-model.md.
 
 Checks (:func:`check_cpu`, called when an embedded topology is loaded, errors name the field):
-the cpusets exist on this machine and do not overlap; a host's capacity fits its cpuset; a
-capacity's quota is at least the kernel's 1 ms (``cpu.cfs_quota_us`` >= 1000). Whether the
+the cpusets exist on this machine and do not overlap; ``receive_on: hosts`` has ``steer``; a
+host's capacity fits its cpuset; a capacity's quota is at least the kernel's 1 ms
+(``cpu.cfs_quota_us`` >= 1000). Whether the
 hosts a campaign uses can all get their capacity at once is the playbook's check
 (:func:`budget_sum_problem`).
 """
@@ -137,7 +138,8 @@ class CpuBlock(StrictModel):
     switch_cpus: str = Field(description="cpuset of the switch, the flood senders and the harness, e.g. '1'")
     host_cores: float = Field(strict=True, gt=0, le=1024, description="CPU capacity of a host, cores")
     period_ms: float = Field(10.0, strict=True, ge=1, le=1000, description="CFS bandwidth period, ms")
-    steer: bool = Field(True, strict=True, description="RPS of switch ports and host interfaces to switch_cpus")
+    steer: bool = Field(True, strict=True, description="RPS of the switch ports (and the host interfaces: see "
+                                                       "receive_on) to switch_cpus")
     br_netfilter: bool = Field(False, strict=True, description="bridge-nf-call-iptables in the switch namespace")
     flood_receivers: Literal["host", "switch"] = Field("host", description="where a flood's receivers run")
     receive_on: Literal["switch", "hosts"] = Field(

@@ -13,10 +13,18 @@ forwarded packet is ``busy share x its share of the busy samples / forwarded pac
 in microseconds of the switch's core. Inclusive shares of a few entry points (``--children``:
 callees counted too, so they overlap) are printed beside it.
 
+``--receive-on hosts`` sets the topology's ``cpu.receive_on: hosts`` (issue 52: RPS of the hosts'
+interfaces to the hosts' core, so the receivers' IP + UDP receive leaves the switch's core). The
+work it moves is then on the hosts' core, which this bench does not sample with perf: each run also
+records the hosts' core's busy and softirq shares (/proc/stat) and the packets each core's backlog
+processed per forwarded packet (/proc/net/softnet_stat), for both cores, so where the receive went
+is in the same JSON.
+
 Run (needs root, the exclusive quiet lock for timing, the testbed lock)::
 
     flock -x /tmp/qoslab-quiet.lock flock /tmp/qoslab-testbed.lock \\
-        .venv/bin/python bench/pathcost_bench.py --rates 50 100 --seconds 5 [--datapath bridge|ingress]
+        .venv/bin/python bench/pathcost_bench.py --rates 50 100 --seconds 5 [--datapath bridge|ingress] \\
+        [--receive-on switch|hosts]
 """
 
 from __future__ import annotations
@@ -121,6 +129,11 @@ def _busy(cpu: int) -> list[int]:
     raise RuntimeError(f"cpu{cpu} not in /proc/stat")
 
 
+def _softnet() -> list[int]:
+    """Packets each CPU's backlog processed so far (/proc/net/softnet_stat, column 1, one line per CPU)."""
+    return [int(line.split()[0], 16) for line in Path("/proc/net/softnet_stat").read_text().splitlines()]
+
+
 def _tx_packets(ns: str) -> int:
     return sum(int(s.get("tx", {}).get("packets", 0)) for dev, s in read_links(ns).items() if dev.startswith("Gi"))
 
@@ -140,13 +153,16 @@ def _report(data: Path, children: bool) -> list[tuple[float, str]]:
     return rows
 
 
-def measure(mbit: int, seconds: float, datapath: str | None) -> dict:
+def measure(mbit: int, seconds: float, datapath: str | None, receive_on: str = "switch") -> dict:
     base = load_topology(TOPOLOGY)
     sw = {**base.switch.model_dump(mode="json"), "management": {"host": "127.0.0.1", "port": 8026}}
     if datapath is not None:
         sw["datapath"] = datapath
-    topo = load_topology(TOPOLOGY, name="bpc", link={**base.link.model_dump(), "rate": mbit * 1_000_000}, switch=sw)
-    cpu = min(topo.cpu.switch_set)
+    assert base.cpu is not None
+    topo = load_topology(TOPOLOGY, name="bpc", link={**base.link.model_dump(), "rate": mbit * 1_000_000}, switch=sw,
+                         cpu={**base.cpu.model_dump(), "receive_on": receive_on})
+    assert topo.cpu is not None
+    cpu, hcpu = min(topo.cpu.switch_set), min(topo.cpu.host_set)
     tb = Testbed(topo)
     tb.down()
     tb.up()
@@ -159,10 +175,12 @@ def measure(mbit: int, seconds: float, datapath: str | None) -> dict:
             try:
                 time.sleep(2.0)
                 data = Path(d) / "perf.data"
+                h0, s0 = _busy(hcpu), _softnet()
                 c0, p0, t0 = _busy(cpu), _tx_packets(ns), time.monotonic()
                 subprocess.run(["perf", "record", "-q", "-C", str(cpu), "-g", "-o", str(data), "--", "sleep",
                                 str(seconds)], check=True, capture_output=True)
                 c1, p1, t1 = _busy(cpu), _tx_packets(ns), time.monotonic()
+                h1, s1 = _busy(hcpu), _softnet()
             finally:
                 fr.stop()
             stacks, self_rows, incl_rows = _stacks(data), _report(data, False), _report(data, True)
@@ -171,6 +189,11 @@ def measure(mbit: int, seconds: float, datapath: str | None) -> dict:
     dc = [b - a for a, b in zip(c0, c1, strict=True)]
     busy = 1 - (dc[3] + dc[4]) / max(sum(dc), 1)
     pps = (p1 - p0) / (t1 - t0)
+    dh = [b - a for a, b in zip(h0, h1, strict=True)]
+    hosts_core = {"busy": round(1 - (dh[3] + dh[4]) / max(sum(dh), 1), 3),
+                  "softirq": round(dh[6] / max(sum(dh), 1), 3)}
+    fwd = max(p1 - p0, 1)
+    backlog = {f"cpu{c}": round((s1[c] - s0[c]) / fwd, 2) for c in (hcpu, cpu)}
     comp: dict[str, int] = {}
     for st in stacks:
         k = classify_stack(st)
@@ -180,8 +203,11 @@ def measure(mbit: int, seconds: float, datapath: str | None) -> dict:
     us_per_pkt = busy * 1e6 / pps if pps else float("nan")
     per_comp = {k: round(us_per_pkt * v / busy_pct, 2) for k, v in sorted(comp.items(), key=lambda kv: -kv[1])}
     incl = {s: p for p, s in incl_rows if s in INCLUSIVE}
-    return {"rate_mbit": mbit, "datapath": datapath or "bridge", "window_s": round(t1 - t0, 2),
+    return {"rate_mbit": mbit, "datapath": datapath or "bridge", "receive_on": receive_on,
+            "window_s": round(t1 - t0, 2),
             "forwarded_pps": round(pps), "switch_core_busy": round(busy, 3), "us_per_packet": round(us_per_pkt, 2),
+            "hosts_core": hosts_core, "backlog_packets_per_forwarded": backlog,
+            "load_avg": Path("/proc/loadavg").read_text().split()[:3],
             "us_per_packet_by_component": per_comp,
             "samples": {"busy": int(busy_pct), "idle": idle},
             "inclusive_percent_of_samples": {k: incl[k] for k in INCLUSIVE if k in incl},
@@ -194,7 +220,8 @@ def table(files: list[Path]) -> str:
     runs = [r for f in files for r in json.loads(f.read_text())["runs"]]
     comps = sorted({c for r in runs for c in r["us_per_packet_by_component"]},
                    key=lambda c: -max(r["us_per_packet_by_component"].get(c, 0) for r in runs))
-    head = [f"{r['datapath']} {r['rate_mbit']} Mbit/s" for r in runs]
+    head = [f"{r['datapath']}{', rx on ' + r['receive_on'] if r.get('receive_on', 'switch') != 'switch' else ''} "
+            f"{r['rate_mbit']} Mbit/s" for r in runs]
     out = ["| us of the switch core per forwarded packet | " + " | ".join(head) + " |",
            "|---|" + "---|" * len(runs)]
     for c in comps:
@@ -202,6 +229,13 @@ def table(files: list[Path]) -> str:
     out.append("| **total** | " + " | ".join(f"**{r['us_per_packet']:.2f}**" for r in runs) + " |")
     out.append("| forwarded packets/s | " + " | ".join(str(r["forwarded_pps"]) for r in runs) + " |")
     out.append("| switch core busy | " + " | ".join(str(r["switch_core_busy"]) for r in runs) + " |")
+    if any("hosts_core" in r for r in runs):
+        out.append("| hosts' core busy (softirq) | " + " | ".join(
+            f"{r['hosts_core']['busy']} ({r['hosts_core']['softirq']})" if "hosts_core" in r else "-" for r in runs)
+            + " |")
+        out.append("| backlog packets per forwarded packet, hosts' core / switch core | " + " | ".join(
+            " / ".join(str(v) for v in r["backlog_packets_per_forwarded"].values())
+            if "backlog_packets_per_forwarded" in r else "-" for r in runs) + " |")
     return "\n".join(out)
 
 
@@ -210,6 +244,8 @@ def main() -> None:
     ap.add_argument("--rates", type=int, nargs="+", default=[50, 100])
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--datapath", default=None)
+    ap.add_argument("--receive-on", default="switch", choices=["switch", "hosts"],
+                    help="the topology's cpu.receive_on (issue 52): where the hosts' interfaces' receive runs")
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/pathcost-<datapath>.json)")
     ap.add_argument("--table", nargs="+", type=Path, help="print the markdown table of these result files, run nothing")
     a = ap.parse_args()
@@ -218,10 +254,10 @@ def main() -> None:
         return
     runs = []
     for mbit in a.rates:
-        r = measure(mbit, a.seconds, a.datapath)
+        r = measure(mbit, a.seconds, a.datapath, a.receive_on)
         runs.append(r)
         print(json.dumps({k: v for k, v in r.items() if k != "top_self_symbols"}, indent=1), flush=True)
-    out = Path(a.out) if a.out else RESULTS / f"pathcost-{a.datapath or 'bridge'}.json"
+    out = Path(a.out) if a.out else RESULTS / f"pathcost-{a.datapath or 'bridge'}-rx{a.receive_on}.json"
     out.write_text(json.dumps({"command": " ".join(sys.argv), "runs": runs}, indent=1) + "\n")
 
 

@@ -23,6 +23,19 @@ CoNEXT 2012):
 - ``steer``: RPS (``/sys/class/net/DEV/queues/rx-0/rps_cpus``) of every switch port and host
   interface to ``switch_cpus``, so the packets' path through veth, bridge, qdiscs and the
   receiving stack runs on the switch's cores, not on the core of whichever host sent them;
+- ``receive_on`` (issue 52): where the hosts' interfaces (the host end of each veth, ``eth0`` in
+  the host's namespace) process what they receive: ``switch`` (default, the placement of every
+  result before it) steers them with the switch ports to ``switch_cpus``; ``hosts`` steers them to
+  ``hosts_cpus``, so a host's IP + UDP receive (the softirq that delivers a flood to its socket)
+  costs the hosts' cores, as on a real node, and not the switch's core (the largest item of the
+  switch core's cost per flood packet, bench/README.md "Switch path cost"). Needs ``steer``.
+  The **flood senders stay on ``switch_cpus``** in both: a thesis flood source is a machine of its
+  own (V.C.1: one D-ITG sender per target, each on its own NIC), not one of the workload's nodes,
+  and the hosts' cores carry exactly the workload hosts' budgets (``host_cores`` x hosts =
+  ``hosts_cpus``), so a sender there would take budget no thesis node paid (the ``senders-on-hosts``
+  variant of ``bench/cpubudget_bench.py`` reads it as loss). The topology does not mark flood
+  hosts (the flood file names its sources), so ``receive_on`` applies to every host interface; a
+  UDP flood's sources receive next to nothing;
 - ``br_netfilter``: ``net.bridge.bridge-nf-call-iptables`` (and ip6tables, arptables) in the
   switch namespace; the testbed's QoS uses nftables' bridge family, which does not need it, and a
   real switch runs no IP firewall on bridged frames (off by default);
@@ -31,8 +44,9 @@ CoNEXT 2012):
   sensitivity row of docs/scale-model.md.
 
 Checks (:func:`check_cpu`, called when an embedded topology is loaded, errors name the field):
-the cpusets exist on this machine and do not overlap; a host's capacity fits its cpuset; a
-capacity's quota is at least the kernel's 1 ms (``cpu.cfs_quota_us`` >= 1000). Whether the
+the cpusets exist on this machine and do not overlap; ``receive_on: hosts`` has ``steer``; a
+host's capacity fits its cpuset; a capacity's quota is at least the kernel's 1 ms
+(``cpu.cfs_quota_us`` >= 1000). Whether the
 hosts a campaign uses can all get their capacity at once is the playbook's check
 (:func:`budget_sum_problem`).
 """
@@ -103,6 +117,19 @@ def cpu_mask(cpus: Iterable[int]) -> str:
     return ",".join([f"{words[0]:x}", *(f"{w:08x}" for w in words[1:])])
 
 
+def mask_cpus(text: str) -> frozenset[int]:
+    """The inverse of :func:`cpu_mask`: sysfs's ``"2"`` -> {1}, ``"0,00000003"`` -> {0, 1}, ``"0"`` -> {}
+    (what ``rps_cpus`` reads back). Raises ValueError for anything that is not a hex mask."""
+    s = text.strip() if isinstance(text, str) else ""
+    words = s.split(",")
+    if not s or any(not w or len(w) > 8 or any(c not in "0123456789abcdefABCDEF" for c in w) for w in words):
+        raise ValueError(f"{text!r} is not a CPU mask (hex words, e.g. 2 or 0,00000003)")
+    m = 0
+    for w in words:
+        m = (m << 32) | int(w, 16)
+    return frozenset(i for i in range(m.bit_length()) if m >> i & 1)
+
+
 class CpuBlock(StrictModel):
     """The ``cpu:`` block of a topology (see the module doc). ``hosts_cpus`` and ``switch_cpus``
     are cpuset lists; ``host_cores`` cores; ``period_ms`` milliseconds."""
@@ -111,9 +138,13 @@ class CpuBlock(StrictModel):
     switch_cpus: str = Field(description="cpuset of the switch, the flood senders and the harness, e.g. '1'")
     host_cores: float = Field(strict=True, gt=0, le=1024, description="CPU capacity of a host, cores")
     period_ms: float = Field(10.0, strict=True, ge=1, le=1000, description="CFS bandwidth period, ms")
-    steer: bool = Field(True, strict=True, description="RPS of switch ports and host interfaces to switch_cpus")
+    steer: bool = Field(True, strict=True, description="RPS of the switch ports (and the host interfaces: see "
+                                                       "receive_on) to switch_cpus")
     br_netfilter: bool = Field(False, strict=True, description="bridge-nf-call-iptables in the switch namespace")
     flood_receivers: Literal["host", "switch"] = Field("host", description="where a flood's receivers run")
+    receive_on: Literal["switch", "hosts"] = Field(
+        "switch", description="CPUs that process what the host interfaces receive (RPS): switch = switch_cpus "
+                              "(default), hosts = hosts_cpus (a host's receive costs the hosts' cores); needs steer")
 
     @field_validator("hosts_cpus", "switch_cpus", mode="before")
     @classmethod
@@ -121,6 +152,14 @@ class CpuBlock(StrictModel):
         if isinstance(v, bool) or not isinstance(v, (str, int)):
             raise ValueError(f"{v!r} is not a CPU list (write e.g. 0, 0-3 or 0,2)")
         return format_cpulist(parse_cpulist(str(v)))
+
+    def rps_masks(self) -> tuple[str, str]:
+        """The ``rps_cpus`` masks (:func:`cpu_mask`) of (the switch ports and SPAN ports, the hosts'
+        interfaces): ``"0"`` (no RPS: the receiving CPU does the work) for both without ``steer``."""
+        if not self.steer:
+            return "0", "0"
+        sw = cpu_mask(self.switch_set)
+        return sw, cpu_mask(self.host_set) if self.receive_on == "hosts" else sw
 
     @property
     def host_set(self) -> frozenset[int]:
@@ -168,6 +207,9 @@ def check_cpu(block: CpuBlock | None, host_cpus: Mapping[str, float | None], onl
             if missing:
                 raise FieldProblem(("cpu", name), f"CPU {format_cpulist(missing)} is not on this machine "
                                                   f"(online: {format_cpulist(online)})")
+    if block.receive_on == "hosts" and not block.steer:
+        raise FieldProblem(("cpu", "receive_on"), "receive_on: hosts steers the host interfaces with RPS, which "
+                                                  "steer: false turns off: set steer: true or receive_on: switch")
     both = hs & ss
     if both:
         raise FieldProblem(("cpu", "switch_cpus"), f"CPU {format_cpulist(both)} is in both hosts_cpus and "

@@ -13,7 +13,9 @@ applied to this machine.
 - **The switch's cores**: RPS (``queues/rx-0/rps_cpus``) of every switch port and host
   interface steers the packets' receive path (veth, bridge, the ports' qdiscs and nftables, the
   receiving stack) to ``switch_cpus`` (Documentation/networking/scaling.rst); the virtual switch,
-  the flood senders and the harness run with that CPU affinity.
+  the flood senders and the harness run with that CPU affinity. With ``receive_on: hosts`` the
+  host interfaces' RPS goes to ``hosts_cpus`` instead (the receiving stack on the hosts' cores;
+  :meth:`~qoslab.scale.cpu.CpuBlock.rps_masks`); :meth:`CpuPlacement.rps` reads the masks back.
 - **br_netfilter**: ``net.bridge.bridge-nf-call-{iptables,ip6tables,arptables}`` in the switch
   namespace as the block says (off by default: the QoS is nftables' bridge family).
 
@@ -37,7 +39,7 @@ from pathlib import Path
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import cgroups
 from ..portnames import linux_ifname
-from ..scale.cpu import CpuBlock, cpu_mask, format_cpulist, host_cores
+from ..scale.cpu import CpuBlock, format_cpulist, host_cores, mask_cpus
 from ..testbedplan import HOST_IF, host_namespace, switch_namespace
 from ..topology import Topology
 
@@ -161,14 +163,32 @@ class CpuPlacement:
 
     def _steer(self) -> None:
         assert self.block is not None
-        mask = cpu_mask(self.block.switch_set) if self.block.steer else "0"
-        sw = [linux_ifname(h.port) for h in self.topo.hosts] + [linux_ifname(p) for p in
-                                                                 self.topo.switch.span_destinations]
+        sw_mask, host_mask = self.block.rps_masks()
         _in_ns(switch_namespace(self.topo.name), "; ".join(
-            f"echo {mask} > /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in sw))
+            f"echo {sw_mask} > /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in self._switch_ifs()))
         for h in self.topo.hosts:
             ns = host_namespace(self.topo.name, h.name)
-            _in_ns(ns, f"echo {mask} > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus")
+            _in_ns(ns, f"echo {host_mask} > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus")
+
+    def _switch_ifs(self) -> list[str]:
+        return [linux_ifname(h.port) for h in self.topo.hosts] + [linux_ifname(p) for p in
+                                                                  self.topo.switch.span_destinations]
+
+    def rps(self) -> dict[str, frozenset[int]]:
+        """The CPUs each interface's RPS steers to now, read back from sysfs: ``"switch/DEV"`` for a
+        switch port, ``"HOST"`` for a host's interface; an empty set is no RPS ({} without a block).
+        Raises QoslabError naming the namespace whose files could not be read."""
+        if self.block is None:
+            return {}
+        out: dict[str, frozenset[int]] = {}
+        ifs = self._switch_ifs()
+        masks = _in_ns(switch_namespace(self.topo.name), "; ".join(
+            f"cat /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in ifs)).split()
+        out.update({f"switch/{d}": mask_cpus(m) for d, m in zip(ifs, masks, strict=True)})
+        for h in self.topo.hosts:
+            ns = host_namespace(self.topo.name, h.name)
+            out[h.name] = mask_cpus(_in_ns(ns, f"cat /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus"))
+        return out
 
     def _br_netfilter(self) -> None:
         assert self.block is not None
@@ -254,11 +274,12 @@ def _write(path: Path, value: str) -> None:
         raise QoslabError(f"cannot write {value!r} to {path}: {e.strerror or e}") from None
 
 
-def _in_ns(ns: str, script: str) -> None:
+def _in_ns(ns: str, script: str) -> str:
     p = subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", script], capture_output=True, text=True, timeout=30)
     if p.returncode != 0:
         raise QoslabError(f"in namespace {ns}: `{script[:120]}` failed: {(p.stderr or p.stdout).strip()[:200]}")
+    return p.stdout
 
 
-__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "parse_cpu_stat", "placement_of",
-           "set_affinity"]
+__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "parse_cpu_stat",
+           "placement_of", "set_affinity"]

@@ -364,9 +364,10 @@ def main() -> None:
     import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
     import cases_i50 as i50  # issue 50's (YAML 1.1 forms, each field its own type), after the others
     import cases_i51 as i51  # issue 51's cases (the slurm: block), after issue 50's
+    import cases_i52 as i52  # issue 52's (cpu.receive_on), after issue 51's
 
     for kind, base, cases in (("topology", TOPOLOGY, TOPOLOGY_CASES + i45.TOPOLOGY_CASES + i42.TOPOLOGY_CASES
-                               + i50.TOPOLOGY_CASES + i51.TOPOLOGY_CASES),
+                               + i50.TOPOLOGY_CASES + i51.TOPOLOGY_CASES + i52.TOPOLOGY_CASES),
                               ("flood", FLOOD, FLOOD_CASES + i50.FLOOD_CASES),
                               ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES + i50.PROFILE_CASES),
                               ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES

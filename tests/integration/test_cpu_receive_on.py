@@ -1,0 +1,98 @@
+"""Issue 52 on real namespaces: ``cpu.receive_on: hosts`` steers the host interfaces' receive path
+(RPS of ``eth0`` in each host's namespace) to ``hosts_cpus`` while the switch ports stay on
+``switch_cpus`` (the masks read back from sysfs), and the receive work of a flood then runs on the
+hosts' core: every packet the flood delivers is processed by that core's backlog (where the IP +
+UDP receive runs, /proc/net/softnet_stat), which the default placement (the control, same flood)
+leaves to the switch's core."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ECENET, REPO
+from qoslab.testbed import Testbed
+from qoslab.topology import load_topology
+from qoslab.trafficgen import load_flood
+from qoslab.trafficgen.ditg import DitgGenerator
+
+from .conftest import free_port, unique_name
+
+pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2 or not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists(),
+                                reason="CPU budgets need two CPUs and the cgroup v1 cpu hierarchy")
+
+HOSTS_CPU, SWITCH_CPU = 0, 1
+BLOCK = {"hosts_cpus": str(HOSTS_CPU), "switch_cpus": str(SWITCH_CPU), "host_cores": 0.25, "period_ms": 10}
+
+
+def _topology(tmp: Path, suffix: str, **cpu: object) -> Path:
+    data = yaml.safe_load(ECENET.read_text())
+    data.update(name=unique_name(suffix), cpu={**BLOCK, **cpu})
+    data["switch"]["management"]["port"] = free_port()
+    data["link"]["rate"] = "20Mbit"
+    p = tmp / f"{data['name']}.yaml"
+    p.write_text(yaml.safe_dump(data, sort_keys=False))
+    return p
+
+
+def _softnet() -> list[tuple[int, int]]:
+    """Per CPU: (packets its backlog processed, RPS inter-processor wake-ups it received):
+    /proc/net/softnet_stat's columns 1 and 10 (net/core/net-procfs.c), hex, one line per CPU."""
+    out = []
+    for line in Path("/proc/net/softnet_stat").read_text().splitlines():
+        f = line.split()
+        out.append((int(f[0], 16), int(f[9], 16) if len(f) > 9 else 0))
+    return out
+
+
+def _flood(tb: Testbed, tmp: Path) -> tuple[list[tuple[int, int]], int]:
+    """The campaign's flood (4 flows at 1.1x the link, senders on the switch's core) for 3 s:
+    (softnet deltas per CPU, packets the receivers got)."""
+    defn = load_flood(REPO / "traffic-gen" / "campaign-flood.yaml")
+    a = _softnet()
+    with DitgGenerator(defn, tb.topo, tb.executor, tmp, duration_s=3) as fr:
+        fr.start()
+        time.sleep(3.0)
+        res = fr.stop()
+    b = _softnet()
+    assert not res.errors, res.errors
+    got = sum(f.packets_received for f in res.flows)
+    assert got > 10000, res.flows  # 4 x ~1,730 packets/s at 20 Mbit/s for ~3 s
+    return [(y[0] - x[0], y[1] - x[1]) for x, y in zip(a, b, strict=True)], got
+
+
+def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path):
+    tb = Testbed(load_topology(_topology(tmp_path, "r", receive_on="hosts")))
+    tb.up()
+    try:
+        rps = tb.cpu.rps()
+        assert {rps[h.name] for h in tb.topo.hosts} == {frozenset({HOSTS_CPU})}, rps
+        ports = {k: v for k, v in rps.items() if k.startswith("switch/")}
+        assert len(ports) == len(tb.topo.hosts) + len(tb.topo.switch.span_destinations)
+        assert set(ports.values()) == {frozenset({SWITCH_CPU})}, ports
+        d, got = _flood(tb, tmp_path)
+    finally:
+        tb.down()
+    # each delivered packet crosses two backlogs: the switch port's (switch core) and the flooded
+    # host's eth0 (hosts' core, where ip_rcv .. udp_rcv run), woken there by RPS IPIs from the senders' core
+    assert d[HOSTS_CPU][0] >= 0.9 * got, f"hosts' core processed {d[HOSTS_CPU][0]} of {got} delivered packets {d}"
+    assert d[SWITCH_CPU][0] >= 0.9 * got, f"switch core processed {d[SWITCH_CPU][0]} of {got} {d}"
+    assert d[HOSTS_CPU][1] > 0, f"no RPS wake-ups of the hosts' core {d}"
+
+
+def test_the_default_leaves_the_hosts_receive_work_on_the_switchs_core(tmp_path):
+    tb = Testbed(load_topology(_topology(tmp_path, "s")))
+    tb.up()
+    try:
+        rps = tb.cpu.rps()
+        assert set(rps.values()) == {frozenset({SWITCH_CPU})}, rps
+        d, got = _flood(tb, tmp_path)
+    finally:
+        tb.down()
+    assert d[SWITCH_CPU][0] >= 1.8 * got, f"switch core processed {d[SWITCH_CPU][0]} of 2 x {got} {d}"
+    # the hosts' core takes none of it (what it processed is other users' loopback traffic)
+    assert d[HOSTS_CPU][0] < 0.3 * got, f"hosts' core processed {d[HOSTS_CPU][0]} of {got} delivered packets {d}"

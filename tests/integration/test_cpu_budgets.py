@@ -6,43 +6,27 @@ virtual switch on the switch's cores, and steers the switch ports' packet proces
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import ECENET, REPO
+from conftest import REPO
 from qoslab.testbed import Testbed
 from qoslab.testbed.procs import descendants
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator
 
-from .conftest import free_port, unique_name
+from .cpu_helpers import HOSTS_CPU, NEEDS_CPU_BUDGETS, SWITCH_CPU, cpu_topology
 
-pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2 or not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists(),
-                                reason="CPU budgets need two CPUs and the cgroup v1 cpu hierarchy")
-
-HOSTS_CPU, SWITCH_CPU = 0, 1
-BLOCK = {"hosts_cpus": str(HOSTS_CPU), "switch_cpus": str(SWITCH_CPU), "host_cores": 0.25, "period_ms": 10}
-
-
-def _topology(tmp: Path, suffix: str, **cpu: object) -> Path:
-    data = yaml.safe_load(ECENET.read_text())
-    data.update(name=unique_name(suffix), cpu={**BLOCK, **cpu})
-    data["switch"]["management"]["port"] = free_port()
-    data["link"]["rate"] = "20Mbit"
-    p = tmp / f"{data['name']}.yaml"
-    p.write_text(yaml.safe_dump(data, sort_keys=False))
-    return p
+pytestmark = NEEDS_CPU_BUDGETS
 
 
 @pytest.fixture(scope="module")
 def budgeted(tmp_path_factory):
-    tb = Testbed(load_topology(_topology(tmp_path_factory.mktemp("cpu"), "c")))
+    tb = Testbed(load_topology(cpu_topology(tmp_path_factory.mktemp("cpu"), "c")))
     tb.up()
     try:
         yield tb
@@ -134,7 +118,7 @@ def test_switch_port_packet_processing_runs_on_the_switchs_cores(budgeted, tmp_p
     d = _host_to_host_udp(budgeted)
     assert d[SWITCH_CPU] > 3000 and d[SWITCH_CPU] > 5 * d[HOSTS_CPU], f"packets processed per CPU {d}"
     # the control: the same topology without steering does the bridge's work on the sender's core
-    tb = Testbed(load_topology(_topology(tmp_path, "n", steer=False)))
+    tb = Testbed(load_topology(cpu_topology(tmp_path, "n", steer=False)))
     tb.up()
     try:
         d = _host_to_host_udp(tb)

@@ -7,36 +7,18 @@ leaves to the switch's core."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
-import pytest
-import yaml
-
-from conftest import ECENET, REPO
+from conftest import REPO
 from qoslab.testbed import Testbed
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator
 
-from .conftest import free_port, unique_name
+from .cpu_helpers import HOSTS_CPU, NEEDS_CPU_BUDGETS, SWITCH_CPU, cpu_topology
 
-pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2 or not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists(),
-                                reason="CPU budgets need two CPUs and the cgroup v1 cpu hierarchy")
-
-HOSTS_CPU, SWITCH_CPU = 0, 1
-BLOCK = {"hosts_cpus": str(HOSTS_CPU), "switch_cpus": str(SWITCH_CPU), "host_cores": 0.25, "period_ms": 10}
-
-
-def _topology(tmp: Path, suffix: str, **cpu: object) -> Path:
-    data = yaml.safe_load(ECENET.read_text())
-    data.update(name=unique_name(suffix), cpu={**BLOCK, **cpu})
-    data["switch"]["management"]["port"] = free_port()
-    data["link"]["rate"] = "20Mbit"
-    p = tmp / f"{data['name']}.yaml"
-    p.write_text(yaml.safe_dump(data, sort_keys=False))
-    return p
+pytestmark = NEEDS_CPU_BUDGETS
 
 
 def _softnet() -> list[tuple[int, int]]:
@@ -66,7 +48,7 @@ def _flood(tb: Testbed, tmp: Path) -> tuple[list[tuple[int, int]], int]:
 
 
 def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path):
-    tb = Testbed(load_topology(_topology(tmp_path, "r", receive_on="hosts")))
+    tb = Testbed(load_topology(cpu_topology(tmp_path, "r", receive_on="hosts")))
     tb.up()
     try:
         rps = tb.cpu.rps()
@@ -85,7 +67,7 @@ def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path
 
 
 def test_the_default_leaves_the_hosts_receive_work_on_the_switchs_core(tmp_path):
-    tb = Testbed(load_topology(_topology(tmp_path, "s")))
+    tb = Testbed(load_topology(cpu_topology(tmp_path, "s")))
     tb.up()
     try:
         rps = tb.cpu.rps()

@@ -1,8 +1,8 @@
 """The campaign's SQLite results store, ``trials.sqlite``: the schedule and one row per trial,
 each committed as the trial ends (WAL journal, synchronous FULL), so a killed run loses at most
-the trial it was in. This module is the only code that speaks SQL (tests/unit/test_architecture.py
-checks it); statistics, censoring, sweeps, the CLI, the report notebook and the benchmarks read
-through it.
+the trial it was in. This module and its schema (:mod:`.storeschema`) are the only code that
+speaks SQL (tests/unit/test_architecture.py checks it); statistics, censoring, sweeps, the CLI,
+the report notebook and the benchmarks read through it.
 
 A row's ``status`` is ``pending``, ``running`` (an attempt is under way, or was killed: the next
 run sets it back to pending), ``done``, ``failed`` (its last run used up its retries; the next
@@ -43,84 +43,9 @@ from ..errors import QoslabError
 from .fsguard import SQLITE_SIDECARS, check_regular, os_error_cause, remove_new_empty, write_problem
 from .playbook import ScheduledTrial
 from .row import BASE_COLUMNS, METRICS, STATUSES, TrialRow, json_why, metrics_problem, row_of
+from .storeschema import MIGRATIONS, SCHEMA, connect_ro, problem, upgrade, wanted
 
 __all__ = ["BASE_COLUMNS", "METRICS", "MIGRATIONS", "SCHEMA", "STATUSES", "Store", "TrialRow"]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS trials (
-  idx INTEGER PRIMARY KEY, condition TEXT NOT NULL, trial INTEGER NOT NULL, warmup INTEGER NOT NULL,
-  status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
-  elapsed_s REAL, total_s REAL, checksum INTEGER, valid INTEGER,
-  flood_json TEXT, capture_summary TEXT, config_hash TEXT, phases_json TEXT, error TEXT,
-  started REAL, finished REAL);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-"""
-#: The ``trials`` columns of :data:`SCHEMA` (every qoslab store has them: the first one had).
-SCHEMA_COLUMNS = ("idx", "condition", "trial", "warmup", "status", "attempts", "elapsed_s", "total_s", "checksum",
-                  "valid", "flood_json", "capture_summary", "config_hash", "phases_json", "error", "started",
-                  "finished")
-#: Schema migrations: user_version N -> N+1 is MIGRATIONS[N] (columns name -> SQLite type added).
-#: 0 -> 1: the worker busy times and the failure count (the first campaigns had neither).
-#: 1 -> 2: the workload's declared metrics (issue 34: ``{"set": MetricSet, "values": name -> number}``).
-MIGRATIONS: list[dict[str, str]] = [
-    {"busy_max_s": "REAL", "failures": "INTEGER NOT NULL DEFAULT 0"},
-    {"metrics_json": "TEXT"},
-]
-
-
-def _connect_ro(path: Path) -> sqlite3.Connection:
-    """A read-only connection that writes nothing beside ``path`` (see the module doc)."""
-    immutable = "" if Path(f"{path}-wal").exists() else "&immutable=1"
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True, isolation_level=None)
-    db.execute("PRAGMA query_only = ON")
-    return db
-
-
-def _problem(db: sqlite3.Connection) -> str | None:
-    """Why the database of ``db`` is not a qoslab campaign store this qoslab can open, or None."""
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not {"trials", "meta"} <= tables:
-        return "it has no trials and meta tables" + (f" (tables: {', '.join(sorted(tables))[:120]})" if tables
-                                                     else ": an empty database")
-    have = {r[1] for r in db.execute("PRAGMA table_info(trials)")}
-    missing = [c for c in SCHEMA_COLUMNS if c not in have]
-    if missing:
-        return f"its trials table lacks the column(s) {', '.join(missing[:5])}"
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version > len(MIGRATIONS):
-        return f"schema version {version} is newer than this qoslab's {len(MIGRATIONS)} (made by a newer qoslab)"
-    return None
-
-
-def _wanted(columns: Mapping[str, str] | None) -> dict[str, str]:
-    """Every column a store must have beyond the schema's: the migrations' and the meters'."""
-    if columns is None:
-        from qoslab.meters.base import meter_columns
-        columns = meter_columns()
-    return {c: t for m in MIGRATIONS for c, t in m.items()} | dict(columns)
-
-
-def _upgrade(db: sqlite3.Connection, columns: Mapping[str, str] | None) -> None:
-    """Apply the migrations due and add the missing meter columns, on ``db`` (a writable
-    connection to a new store or to a migration's copy)."""
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    have = {r[1] for r in db.execute("PRAGMA table_info(trials)")}
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for n in range(version, len(MIGRATIONS)):
-            for col, typ in MIGRATIONS[n].items():
-                if col not in have:  # a store made between migrations may have some
-                    db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
-                    have.add(col)
-        for col, typ in _wanted(columns).items():
-            if col not in have:  # column names come from code (meters), never input
-                db.execute(f"ALTER TABLE trials ADD COLUMN {col} {typ}")
-        db.execute(f"PRAGMA user_version = {max(version, len(MIGRATIONS))}")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
 
 #: SQLite's texts for a write the file system refused (full, read-only, no permission): named
 #: by the file system's state (qoslab.trials.fsguard), not as a foreign file.
@@ -157,12 +82,12 @@ class Store:
         existed = {p for p in sidecars if p.exists()}
         try:
             if exists:
-                self._db = _connect_ro(path)  # checked read-only first: a foreign file is refused untouched
-                problem = _problem(self._db)
-                if problem is not None:
-                    raise QoslabError(f"{path}: not a qoslab campaign store: {problem}")
+                self._db = connect_ro(path)  # checked read-only first: a foreign file is refused untouched
+                why_not = problem(self._db)
+                if why_not is not None:
+                    raise QoslabError(f"{path}: not a qoslab campaign store: {why_not}")
                 due = self._db.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS) or \
-                    bool(set(_wanted(columns)) - set(self.columns()))
+                    bool(set(wanted(columns)) - set(self.columns()))
                 if readonly:
                     return
                 self._db.close()
@@ -173,7 +98,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")
             if not exists:
                 self._db.executescript(SCHEMA)
-                _upgrade(self._db, columns)
+                upgrade(self._db, columns)
         except QoslabError:
             self._close_quietly()
             raise
@@ -202,7 +127,7 @@ class Store:
             try:
                 src.backup(dst)
                 dst.execute("PRAGMA synchronous=FULL")
-                _upgrade(dst, columns)
+                upgrade(dst, columns)
             finally:
                 dst.close()
         finally:

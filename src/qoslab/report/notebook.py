@@ -59,13 +59,16 @@ def _execute(params: dict, out_dir: Path) -> Path:
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
+    from qoslab.report.kernel import ReportKernelManager
+
     out_dir = out_dir.resolve()  # the notebook runs with cwd=out_dir: a relative path would nest
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / "report.ipynb"
     try:
         papermill.execute_notebook(_notebook(), str(executed), parameters={**params, "out_dir": str(out_dir)},
                                    progress_bar=False, cwd=str(out_dir), kernel_name="python3",
-                                   execution_timeout=CELL_TIMEOUT_S, config=Config(KERNEL_CONFIG))
+                                   execution_timeout=CELL_TIMEOUT_S, config=Config(KERNEL_CONFIG),
+                                   kernel_manager_class=ReportKernelManager)
     except papermill.PapermillExecutionError as e:
         raise QoslabError(f"the report notebook failed in cell {e.exec_count}: {e.ename}: {e.evalue} "
                           "(nothing written)") from None

@@ -43,7 +43,15 @@ class FlowResult:
     ``plain``), ``target_pps`` the packets/s the sender was set to send (under kernel pacing its
     host link's rate, which may be below ``requested_pps``; ``shortfall`` compares with it) and
     ``host_drops`` the packets its source host's own egress queue dropped while it ran (kernel
-    pacing only: there the sender should block, not lose packets; None = not read). Under kernel
+    pacing only: there the sender should block, not lose packets; None = not read).
+    ``packets_sent`` and ``packets_received`` are D-ITG's logs' counts (both log in batches of 50
+    packets: a sender stopped by SIGTERM mid-flow leaves up to 49 of its last packets out of its
+    log, and its receiver, which then never sees the flow's end, up to 49 of its own; measured
+    here, a flow of ~274 packets logged 250 on both sides), so ``loss_pct`` compares two
+    truncated counts. ``packets_left_host`` is exact: under kernel pacing on the embedded testbed
+    the flow's HTB class's count of the packets that left its host for the receiver (the class
+    matches the destination, so D-ITG's TCP signalling to it, ~10 segments, is in it), read after
+    the drain just before the class is removed (None elsewhere). Under kernel
     pacing ``sent_pps`` counts what left the host during the sender's life: its packets less those
     still queued at its host when it stopped (a blocked sender has written up to a socket buffer,
     ~92 frames, ahead of the wire: 0.1 s at 10 Mbit/s, 10 % of a 1 s flood). ``sent_from`` says
@@ -77,6 +85,7 @@ class FlowResult:
     host_drops: int | None = None
     sent_from: str | None = None
     sent_bound: float | None = None
+    packets_left_host: int | None = None
 
 
 @dataclass

@@ -297,6 +297,7 @@ class DitgGenerator:
         # and series): all side by side, short trials' decodes are mostly process start, not CPU
         # (four flows decoded one after another took 0.5-1.1 s, flow by flow 0.1 s); the kernel
         # pacing's classes (their queues drained) are removed meanwhile, one tc per flooder
+        self.kernel.read_totals()  # what left each host, before its class goes
         with ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)) + 1) as pool:
             removed = pool.submit(self.kernel.remove)
             flows = list(pool.map(self._decode, self.flows))
@@ -354,6 +355,7 @@ class DitgGenerator:
                 got = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0))
                 if got is not None:
                     r.sent_pps, r.sent_from, r.sent_bound = got
+                r.packets_left_host = self.kernel.sent_total.get(f.index)  # exact (see FlowResult)
             # the receiver log's summary and series side by side in one command (run_itgdecs)
             recv, series = run_itgdecs(recv_log, [
                 ([], f"{dd}/recv-{f.index}.txt", self._dir(f.dst) / f"recv-{f.index}.txt"),

@@ -1,8 +1,9 @@
 """A playbook with a ``derive:`` block (issue 48): ``qoslab campaign run`` measures this machine's
-receive cost in congested trials and its uncongested run time in a pilot, derives the host
-capacity and the scale knobs by the rules, prints them first, runs the campaign on the derived
+receive cost in congested trials and its uncongested run time and bytes in a pilot, derives the
+host capacity, the workload (rule 3b: the rays per pixel whose network share is nearest the
+target) and the scale knobs by the rules, prints them first, runs the campaign on the derived
 topology and records the derivation in provenance.json. Serial lane: the derivation measures
-this machine's CPU."""
+this machine's CPU. (Rule 3's time cap on the campaign side: tests/unit/test_derive_moved.py.)"""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     conds = [c for c in shipped["conditions"] if c["name"] in ("no congestion fifo", "congestion thesis")]
     shipped_playbook(tmp_path, "thesis-faithful-cpu-onmachine", tfile, trials=2, warmup=0, capture="off",
                      trial_timeout_s=120, conditions=conds,
-                     derive={**shipped["derive"], "rx_cost_trials": 2, "pilot_trials": 2, "supersample": [1]})
+                     derive={**shipped["derive"], "rx_cost_trials": 2, "pilot_trials": 2, "network_share": 0.5,
+                             "rays": [1, 2]})  # one pilot: 1 ray is far below a share of 0.5, the pilot stops
     folder = tmp_path / "campaign"
     try:
         r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), timeout=900)
@@ -45,12 +47,20 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     # rule 2: the receive cost of the congested trials, the CPU rule's capacity (capped at 0.25 cores)
     assert len(rec["rx_cost_trials"]) == 2 and 1 < rec["rx_cost_us"] < 200
     assert 0 < rec["derived"]["host_cores"] <= 0.25
-    # rule 3: one pilot value tried (supersample 1), its mean is T; rule 4: rto_min = s x 200 ms
-    assert list(rec["pilots"]) == ["1"] and len(rec["pilots"]["1"]) == 2 and rec["derived"]["supersample"] == 1
+    # rule 3b: one pilot (1 ray: the cost of the test stays that of rule 3's single pilot), its trials'
+    # bytes from the manager, the share nearest the target among those tried; its mean is T; rule 4:
+    # rto_min = s x 200 ms (2 and 3 rays on the testbed: docs/scale-model.md's exploratory pilots;
+    # a distributed 3-ray render against its reference: java-workload's RayTracerTest)
+    assert list(rec["pilots"]) == ["1"] and len(rec["pilots"]["1"]) == 2 and rec["derived"]["rays"] == 1
+    assert all(130_000 < b < 160_000 for b in rec["pilot_bytes"]["1"]), rec["pilot_bytes"]
+    assert rec["network_share"] == rec["pilot_shares"]["1"] < 0.5 == rec["target_network_share"]
+    assert any(d.startswith("network share") and "below the target 0.5 even at 1 ray(s)" in d
+               for d in rec["deviations"]), rec["deviations"]
+    assert not (folder / "derive" / "pilot-rays2").exists()
     s = rec["uncongested_s"] / 38.10
     assert rec["time_scale"] == pytest.approx(s, rel=1e-3)
     assert rec["derived"]["rto_min_ms"] == pytest.approx(max(1.0, s * 200), abs=0.002)
-    assert rec["committed"]["supersample"] == 2 and any(d.startswith("supersample 1") for d in rec["differs"])
+    assert rec["committed"]["rays"] == 4 and "rays 1 (committed 4, -75.0 %)" in rec["differs"]
     # the console says it before the trials' results; the campaign ran on the derived topology
     out = r.stdout
     assert "scale model derived on this machine" in out and "DIFFERS from the playbook's committed values" in out
@@ -61,6 +71,10 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     assert ran["cpu"]["host_cores"] == rec["derived"]["host_cores"]
     assert ran["scale"]["rto_min_ms"] == rec["derived"]["rto_min_ms"]
     played, _ = read_yaml(folder / "playbook.yaml")
-    assert played["workload"]["supersample"] == 1 and played.get("derive") is None
+    assert played["workload"]["rays"] == 1 and played.get("derive") is None
     stats = json.loads((folder / "stats.json").read_text())
     assert stats["conditions"]
+    # the manager was told the rays (--rays 1) and checked every render against the reference (JGF's)
+    results = [json.loads(p.read_text()) for p in sorted(folder.glob("trials/*/workload/workload-result.json"))]
+    assert len(results) == 4 and all(x["rays"] == 1 and x["checksum"] == x["reference"] == 2676692 and x["valid"]
+                                     for x in results), results

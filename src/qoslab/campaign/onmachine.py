@@ -10,7 +10,9 @@ loses at most the trial it cut (run the same command with the same ``--out`` aga
   judged ``ok``, or of all done trials when none was);
 - ``derive/pilot-ssN/``: the baseline condition, ``pilot_trials`` trials at supersample N, on the
   topology with the derived host capacity (``derive/topology-pilot.yaml``, copied to the pilot
-  campaign's own ``derive/topology.yaml``);
+  campaign's own ``derive/topology.yaml``); under rule 3b (``network_share`` given)
+  ``derive/pilot-raysN/`` at N rays per pixel, each trial's bytes read from its
+  ``trials/NNNN/workload/workload-result.json`` (the manager's ``bytes_sent`` + ``bytes_received``);
 - ``derive/topology.yaml``: the topology the campaign then runs (host capacity and scale knobs
   derived), and ``derive/derivation.json``: the measurements, the values, the committed values
   they replace and which differ; the same record goes into the campaign's ``provenance.json``
@@ -34,12 +36,17 @@ from typing import Any
 from ..errors import ConfigError, QoslabError
 from ..scale.derive import RealCluster, load_real_cluster
 from ..scale.onmachine import (
+    DeriveSpec,
+    Pilot,
+    choose_rays,
     choose_supersample,
     derive_scale,
     derived_topology,
     differences,
     host_cores,
     next_pilot,
+    next_rays,
+    pilot_share,
     values,
 )
 from ..topology import load_topology
@@ -58,7 +65,8 @@ SEED = 48
 def _measure(pb: Playbook, pb_path: Path, folder: Path, update: dict[str, Any],
              log: Callable[[str], None]) -> list[dict[str, Any]]:
     """Run (or resume) one measuring campaign in ``folder``: ``pb`` with ``update`` applied, no
-    capture, no warm-up; returns its done trials as {condition, elapsed_s, fidelity, rx_cost_us}."""
+    capture, no warm-up; returns its done trials as {condition, elapsed_s, fidelity, rx_cost_us,
+    run_bytes} (run_bytes: the manager's RMI socket bytes, both directions; None without a result)."""
     if not (folder / "trials.sqlite").exists():
         sub = pb.model_copy(update={"warmup": 0, "capture": "off", "seed": SEED, "retries": 1, "derive": None,
                                     **update})
@@ -67,7 +75,18 @@ def _measure(pb: Playbook, pb_path: Path, folder: Path, update: dict[str, Any],
     with Store(folder / "trials.sqlite", readonly=True) as st:
         rows = st.trials(warmup=False)
         return [{"condition": r.condition, "elapsed_s": r.elapsed_s, "fidelity": r.get("fidelity"),
-                 "rx_cost_us": r.get("rx_cost_us")} for r in rows if r.status == "done"]
+                 "rx_cost_us": r.get("rx_cost_us"), "run_bytes": _run_bytes(folder, r.idx)}
+                for r in rows if r.status == "done"]
+
+
+def _run_bytes(folder: Path, idx: int) -> int | None:
+    """The manager's RMI bytes of trial ``idx`` (``bytes_sent`` + ``bytes_received`` of its
+    workload-result.json), or None when the file or the counts are missing."""
+    try:
+        res = json.loads((folder / "trials" / f"{idx:04d}" / "workload" / "workload-result.json").read_text())
+        return int(res["bytes_sent"]) + int(res["bytes_received"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _rx_cost(rows: list[dict[str, Any]], folder: Path) -> float:
@@ -90,9 +109,10 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
                       log: Callable[[str], None] = lambda s: None) -> tuple[Playbook, dict[str, Any]]:
     """Apply ``pb.derive``'s rules on this machine in the campaign folder's ``derive/`` (see the
     module doc); returns the playbook to run (:func:`derived_playbook`: its topology
-    ``derive/topology.yaml``, the derived supersample, no ``derive``) and the derivation's record.
-    Raises ConfigError for a bad real cluster file, QoslabError when a rule cannot be met (no
-    receive cost measured, even the smallest supersample too slow)."""
+    ``derive/topology.yaml``, the derived supersample or rays per pixel, no ``derive``) and the
+    derivation's record. Raises ConfigError for a bad real cluster file, QoslabError when a rule
+    cannot be met (no receive cost measured, even the smallest workload too slow, a pilot without
+    byte counts under rule 3b)."""
     spec = pb.derive
     if spec is None:
         raise QoslabError(f"{pb_path}: no derive: block")
@@ -112,46 +132,114 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
     log(f"derive (rule 2): rx_cost_us {rx:g} -> host_cores {cores:g}")
     pilot_topo = dump_yaml(derived_topology(data, cores))
     (work / "topology-pilot.yaml").write_text(pilot_topo)
+    pilot = _Pilot(pb, pb_path, work, pilot_topo, base, log)
+    rule3: dict[str, Any]
+    if spec.network_share is None:
+        ss, t_unc, rule3 = _rule3(pilot, spec, pb_path)
+        work_update: dict[str, Any] = {"supersample": ss}
+    else:
+        rays, t_unc, rule3 = _rule3b(pilot, spec, rate, pb_path)
+        work_update = {"rays": rays, "supersample": 1}
+    rule3_dev = rule3.pop("_deviations", [])
+    d = derive_scale(real, rate, rx, round(t_unc, 3))
+    final = derived_topology(data, cores, d)
+    (work / "topology.yaml").write_text(dump_yaml(final))
+    wl = pb.workload
+    if spec.network_share is None:
+        committed = values(data, getattr(wl, "supersample", 1))
+        derived = values(final, work_update["supersample"])
+    else:
+        committed = values(data, 1, getattr(wl, "rays_per_pixel", 1))
+        derived = values(final, 1, work_update["rays"])
+    rules = "2-4" if spec.network_share is None else "2, 3b, 4"
+    record = {"rules": f"docs/scale-model.md, thesis-faithful-cpu: the rules {rules} (qoslab.scale.onmachine)",
+              "real": spec.real, "spec": spec.model_dump(mode="json"), "link_rate_bps": rate,
+              "rx_cost_us": rx, "rx_cost_trials": rx_rows, **rule3, "uncongested_s": round(t_unc, 3),
+              "time_scale": d.time_scale, "derived": derived, "committed": committed,
+              "differs": differences(committed, derived), "deviations": d.deviations + rule3_dev,
+              "machine": machine_facts(), "seconds": round(time.monotonic() - t0, 1)}
+    (work / "derivation.json").write_text(json.dumps(record, indent=1) + "\n")
+    return derived_playbook(pb, **work_update), record
+
+
+class _Pilot:
+    """Runs (or resumes) one pilot campaign of the baseline condition under ``derive/NAME/``."""
+
+    def __init__(self, pb: Playbook, pb_path: Path, work: Path, topo: str, base: str,
+                 log: Callable[[str], None]):
+        self.pb, self.pb_path, self.work, self.topo, self.base, self.log = pb, pb_path, work, topo, base, log
+        self.trials = pb.derive.pilot_trials if pb.derive else 3
+
+    def run(self, name: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+        folder = self.work / name
+        if not (folder / "trials.sqlite").exists():  # a made pilot runs from its snapshot
+            (folder / DERIVED).mkdir(parents=True, exist_ok=True)
+            (folder / DERIVED / "topology.yaml").write_text(self.topo)
+        bcond = [c for c in self.pb.conditions if c.name == self.base]
+        wl = self.pb.workload.model_copy(update=update)
+        sub = {"conditions": bcond, "baseline": self.base, "trials": self.trials,
+               "topology": f"{DERIVED}/topology.yaml", "workload": wl}
+        rows = _measure(self.pb, self.pb_path, folder, sub, self.log)
+        rows = [r for r in rows if r["elapsed_s"] is not None]
+        if not rows:
+            raise QoslabError(f"{folder}: no pilot trial finished")
+        return rows
+
+
+def _rule3(pilot: _Pilot, spec: DeriveSpec, pb_path: Path) -> tuple[int, float, dict[str, Any]]:
+    """Rule 3 (the time cap): (supersample, T, the record's ``pilots``)."""
     pilots: dict[int, list[float]] = {}
-    bcond = [c for c in pb.conditions if c.name == base]
     while (ss := next_pilot(pilots, spec)) is not None:
-        log(f"derive (rule 3): pilot at supersample {ss}, {spec.pilot_trials} uncongested trial(s)")
-        wl = pb.workload.model_copy(update={"supersample": ss})
-        pilot = work / f"pilot-ss{ss}"
-        if not (pilot / "trials.sqlite").exists():  # a made pilot runs from its snapshot
-            (pilot / DERIVED).mkdir(parents=True, exist_ok=True)
-            (pilot / DERIVED / "topology.yaml").write_text(pilot_topo)
-        rows = _measure(pb, pb_path, pilot, {"conditions": bcond, "baseline": base, "trials": spec.pilot_trials,
-                                             "topology": f"{DERIVED}/topology.yaml", "workload": wl}, log)
-        pilots[ss] = [r["elapsed_s"] for r in rows if r["elapsed_s"] is not None]
-        if not pilots[ss]:
-            raise QoslabError(f"{pilot}: no pilot trial finished")
-        log(f"derive (rule 3): supersample {ss}: {statistics.mean(pilots[ss]):.3f} s")
+        pilot.log(f"derive (rule 3): pilot at supersample {ss}, {spec.pilot_trials} uncongested trial(s)")
+        pilots[ss] = [r["elapsed_s"] for r in pilot.run(f"pilot-ss{ss}", {"supersample": ss})]
+        pilot.log(f"derive (rule 3): supersample {ss}: {statistics.mean(pilots[ss]):.3f} s")
     try:
         ss, t_unc = choose_supersample(pilots, spec.max_uncongested_s)
     except ValueError as e:
         raise QoslabError(f"{pb_path}: derive: {e}") from None
-    d = derive_scale(real, rate, rx, round(t_unc, 3))
-    final = derived_topology(data, cores, d)
-    (work / "topology.yaml").write_text(dump_yaml(final))
-    committed = values(data, getattr(pb.workload, "supersample", 1))
-    derived = values(final, ss)
-    record = {"rules": "docs/scale-model.md, thesis-faithful-cpu: the rules 2-4 (qoslab.scale.onmachine)",
-              "real": spec.real, "spec": spec.model_dump(mode="json"), "link_rate_bps": rate,
-              "rx_cost_us": rx, "rx_cost_trials": rx_rows, "pilots": pilots, "uncongested_s": round(t_unc, 3),
-              "time_scale": d.time_scale, "derived": derived, "committed": committed,
-              "differs": differences(committed, derived), "deviations": d.deviations,
-              "machine": machine_facts(), "seconds": round(time.monotonic() - t0, 1)}
-    (work / "derivation.json").write_text(json.dumps(record, indent=1) + "\n")
-    return derived_playbook(pb, ss), record
+    return ss, t_unc, {"pilots": pilots}
 
 
-def derived_playbook(pb: Playbook, supersample: int) -> Playbook:
+def _rule3b(pilot: _Pilot, spec: DeriveSpec, rate: int, pb_path: Path) -> tuple[int, float, dict[str, Any]]:
+    """Rule 3b (the network share): (rays per pixel, T, the record's ``pilots``, ``pilot_bytes``,
+    ``pilot_shares``, ``target_network_share``, ``network_share`` and ``_deviations``)."""
+    assert spec.network_share is not None
+    pilots: dict[int, Pilot] = {}
+    shares: dict[int, float] = {}
+    while (n := next_rays(pilots, spec, rate)) is not None:
+        pilot.log(f"derive (rule 3b): pilot at {n} ray(s) per pixel, {spec.pilot_trials} uncongested trial(s)")
+        rows = pilot.run(f"pilot-rays{n}", {"rays": n, "supersample": 1})
+        pilots[n] = ([r["elapsed_s"] for r in rows], [r["run_bytes"] for r in rows if r["run_bytes"] is not None])
+        try:
+            t, b, shares[n] = pilot_share(pilots[n], rate)
+        except ValueError as e:
+            raise QoslabError(f"{pilot.work / f'pilot-rays{n}'}: {e}") from None
+        pilot.log(f"derive (rule 3b): {n} ray(s): {t:.3f} s, {b:.0f} B, network share {shares[n]:.5f} "
+                  f"(target {spec.network_share:g})")
+    try:
+        rays, t_unc, share = choose_rays(pilots, rate, spec.network_share, spec.max_uncongested_s)
+    except ValueError as e:
+        raise QoslabError(f"{pb_path}: derive: {e}") from None
+    dev = []
+    if rays == spec.candidates[0] and share < spec.network_share:
+        dev.append(f"network share {share:.5f} below the target {spec.network_share:g} even at {rays} ray(s) per pixel")
+    elif rays == max(pilots) and share > spec.network_share:
+        dev.append(f"network share {share:.5f} above the target {spec.network_share:g} at {rays} rays per pixel, the "
+                   f"most the pilot ran (candidates or max_uncongested_s {spec.max_uncongested_s:g} s ran out)")
+    return rays, t_unc, {"pilots": {k: list(v[0]) for k, v in pilots.items()},
+                         "pilot_bytes": {k: list(v[1]) for k, v in pilots.items()},
+                         "pilot_shares": {k: round(v, 6) for k, v in shares.items()},
+                         "target_network_share": spec.network_share, "network_share": round(share, 6),
+                         "_deviations": dev}
+
+
+def derived_playbook(pb: Playbook, supersample: int, rays: int | None = None) -> Playbook:
     """``pb`` as its campaign runs it after the derivation: the topology ``derive/topology.yaml``
-    (relative to the campaign folder, :func:`.snapshot.input_path`), the derived supersample, no
-    ``derive`` block."""
+    (relative to the campaign folder, :func:`.snapshot.input_path`), the derived supersample (rule
+    3) or rays per pixel (rule 3b), no ``derive`` block."""
     return pb.model_copy(update={"topology": f"{DERIVED}/topology.yaml", "derive": None,
-                                 "workload": pb.workload.model_copy(update={"supersample": supersample})})
+                                 "workload": pb.workload.model_copy(update={"supersample": supersample,
+                                                                            "rays": rays})})
 
 
 def attach(folder: Path, record: dict[str, Any]) -> None:
@@ -167,8 +255,11 @@ def attach(folder: Path, record: dict[str, Any]) -> None:
 def summary_lines(record: dict[str, Any]) -> list[str]:
     """What the console prints first: the derived values, and which differ from the committed ones."""
     v = record["derived"]
+    work = (f"supersample {v['supersample']}" if "supersample" in v else
+            f"{v['rays']} ray(s) per pixel (network share {record['network_share']:.5f}, target "
+            f"{record['target_network_share']:g})")
     out = [f"scale model derived on this machine: host_cores {v['host_cores']:g} (rx_cost_us "
-           f"{record['rx_cost_us']:g}), supersample {v['supersample']} (uncongested {record['uncongested_s']:g} s), "
+           f"{record['rx_cost_us']:g}), {work} (uncongested {record['uncongested_s']:g} s), "
            f"rto_min {v['rto_min_ms']:g} ms, switch queue {v['switch_queue_ms']:g} ms, s = {record['time_scale']:.4g}"]
     if record["differs"]:
         out.append("DIFFERS from the playbook's committed values: " + "; ".join(record["differs"]))

@@ -124,6 +124,7 @@ def references(pb: Playbook, conds: list[ConditionPlan], path: Path) -> list[tup
     wl: Any = pb.workload
     what = (f"hosts {', '.join(wl.hosts)}, size {wl.size}, {wl.frames} frame(s), rows per call {wl.rows_per_call}"
             + (f", supersample {wl.supersample}" if wl.supersample > 1 else "")
+            + (f", {wl.rays} ray(s) per pixel" if getattr(wl, "rays", None) is not None else "")
             if wl.kind == "raytracer" else wl.describe())
     what += ", JIT C1 only (-XX:TieredStopAtLevel=1)" if getattr(wl, "jit", "tiered") == "c1" else ""
     out.append(("workload", what + (f"; {sum(1 for c in pb.conditions if c.workload)} condition(s) "
@@ -133,8 +134,12 @@ def references(pb: Playbook, conds: list[ConditionPlan], path: Path) -> list[tup
     if pb.derive is not None:
         d = pb.derive
         n = len([c for c in pb.conditions if c.congestion])
+        rule3 = (f"supersample of {d.supersample} under {d.max_uncongested_s:g} s" if d.network_share is None else
+                 f"candidate of rays per pixel {d.candidates}, ascending until the network share is <= "
+                 f"{d.network_share:g} "
+                 f"(rule 3b: the nearest in ratio; pilots under {d.max_uncongested_s:g} s)")
         out.append(("derive", f"from {d.real} before the trials: {d.rx_cost_trials} trial(s) of each of {n} congested "
                               f"condition(s) (rx_cost_us -> host_cores), then {d.pilot_trials} uncongested per "
-                              f"supersample of {d.supersample} under {d.max_uncongested_s:g} s; the topology's and "
-                              "workload's values above are the committed ones, replaced by what this machine gives"))
+                              f"{rule3}; the topology's and workload's values above are the committed ones, "
+                              "replaced by what this machine gives"))
     return out

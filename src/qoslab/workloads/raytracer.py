@@ -36,8 +36,9 @@ class RaytracerSettings(JvmWorkloadBase):
     RMI call, or "all"; ``codec``: serializable | externalizable; ``frames``: renders per run;
     ports: RMI registry and render-service export port (fixed, so a QoS profile can match them);
     ``supersample``: k x k rays per pixel (1 = the JGF benchmark; compute grows k^2-fold, bytes do
-    not; checksums in java-workload). Invalid values raise pydantic's ValidationError (ConfigError
-    with file and line when loaded from a playbook)."""
+    not; checksums in java-workload); ``rays``: N rays per pixel on a cols x rows sub-pixel grid
+    instead (1-16, issue 48: a finer compute knob; N = k*k is supersample k). Invalid values raise
+    pydantic's ValidationError (ConfigError with file and line when loaded from a playbook)."""
 
     kind: Literal["raytracer"] = "raytracer"
     size: str = "A"
@@ -47,6 +48,9 @@ class RaytracerSettings(JvmWorkloadBase):
     registry_port: int = Field(1099, ge=1, le=65535)
     export_port: int = Field(1100, ge=1, le=65535)
     supersample: int = Field(1, ge=1, le=4)
+    rays: int | None = Field(None, ge=1, le=16, description=(
+        "rays per pixel on a cols x rows grid of sub-pixels (1-16; compute grows N-fold, bytes do not; "
+        "k*k = supersample k); None: supersample's k x k"))
 
     @field_validator("size", mode="before")
     @classmethod
@@ -69,7 +73,15 @@ class RaytracerSettings(JvmWorkloadBase):
     def _ports(self) -> RaytracerSettings:
         if self.registry_port == self.export_port:
             raise SubFieldProblem(("export_port",), f"export port {self.export_port} equals the registry port")
+        if self.rays is not None and self.supersample > 1:
+            raise SubFieldProblem(("rays",), f"rays {self.rays} and supersample {self.supersample}: give one "
+                                             "(k x k rays = supersample k)")
         return self
+
+    @property
+    def rays_per_pixel(self) -> int:
+        """The rays traced per pixel: ``rays``, or supersample^2."""
+        return self.rays if self.rays is not None else self.supersample ** 2
 
     @classmethod
     def checked(cls, **values: Any) -> RaytracerSettings:
@@ -86,7 +98,8 @@ class RaytracerSettings(JvmWorkloadBase):
 
     def describe(self) -> str:
         return (f"raytracer on {', '.join(self.hosts)}, size {self.size}, {self.frames} frame(s), rows per call "
-                f"{self.rows_per_call}" + (f", supersample {self.supersample}" if self.supersample > 1 else ""))
+                f"{self.rows_per_call}" + (f", supersample {self.supersample}" if self.supersample > 1 else "")
+                + (f", {self.rays} rays per pixel" if self.rays is not None else ""))
 
 
 #: The RayTracer's settings under their first name (every run is a RayTracer run's settings).
@@ -143,6 +156,7 @@ def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Execut
                         "--timeout", f"{settings.timeout_s:g}", *marking, "--calls-out", node_calls,
                         *(["--go-file", gate.arm(ex)] if gate is not None else []),
                         *(["--supersample", str(settings.supersample)] if settings.supersample > 1 else []),
+                        *(["--rays", str(settings.rays)] if settings.rays is not None else []),
                         hostname=address_of(head), root=ex.qoslab_root, jit=settings.jit)
     # the manager bounds every call by timeout_s; this outer bound only catches a wedged JVM
     res = ex.run(argv, timeout=settings.timeout_s * (settings.frames + 2) + 60, check=False)

@@ -362,6 +362,7 @@ def _make(base: str, case: tuple) -> tuple[str, int | None, str]:
 def main() -> None:
     import cases_i42 as i42  # issue 42's cases (the cpu: block), after issue 45's
     import cases_i45 as i45  # issue 45's cases, appended so that earlier files keep their numbers
+    import cases_i48 as i48  # issue 48's rule 3b (derive: network_share, rays; workload rays), after 51's
     import cases_i50 as i50  # issue 50's (YAML 1.1 forms, each field its own type), after the others
     import cases_i51 as i51  # issue 51's cases (the slurm: block), after issue 50's
     import cases_i52 as i52  # issue 52's (cpu.receive_on), after issue 51's
@@ -371,7 +372,7 @@ def main() -> None:
                               ("flood", FLOOD, FLOOD_CASES + i50.FLOOD_CASES),
                               ("profile", PROFILE, PROFILE_CASES + i45.PROFILE_CASES + i50.PROFILE_CASES),
                               ("playbook", PLAYBOOK, PLAYBOOK_CASES + i45.PLAYBOOK_CASES + i50.PLAYBOOK_CASES
-                               + i51.PLAYBOOK_CASES),
+                               + i51.PLAYBOOK_CASES + i48.PLAYBOOK_CASES),
                               ("real", i45.REAL, i45.REAL_CASES + i42.REAL_CASES)):
         d = HERE / kind
         d.mkdir(exist_ok=True)

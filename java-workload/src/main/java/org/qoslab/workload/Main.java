@@ -75,6 +75,10 @@ public final class Main implements Runnable {
         @Option(names = "--supersample", defaultValue = "1",
                 description = "k x k rays per pixel (1 = the JGF benchmark): compute grows k^2-fold, bytes do not.")
         int supersample;
+        @Option(names = "--rays", defaultValue = "0",
+                description = "Rays per pixel on a cols x rows grid of sub-pixels (4 = --supersample 2; 2, 3, 6: finer steps); "
+                        + "compute grows n-fold, bytes do not. 0 = --supersample's k x k.")
+        int rays;
         @Option(names = "--registry-port", defaultValue = "1099") int registryPort;
         @Option(names = "--dscp", defaultValue = "-1", description = "DSCP (0-63) for the manager's RMI sockets.")
         int dscp;
@@ -104,6 +108,7 @@ public final class Main implements Runnable {
                 c.codec = codec;
                 c.frames = frames;
                 c.supersample = supersample;
+                c.rays = rays;
                 c.registryPort = registryPort;
                 c.dscp = dscp;
                 c.callTimeoutS = timeout;
@@ -173,12 +178,15 @@ public final class Main implements Runnable {
         @Option(names = "--size", defaultValue = "A") String size;
         @Option(names = "--frames", defaultValue = "1") int frames;
         @Option(names = "--supersample", defaultValue = "1") int supersample;
+        @Option(names = "--rays", defaultValue = "0", description = "Rays per pixel (0 = --supersample's k x k).") int rays;
 
         @Override
         public Integer call() {
             Map<String, Object> r;
             try {
-                r = Manager.runSequential(Manager.parseSize(size), frames, supersample);
+                if (rays > 0 && supersample > 1) throw new IllegalArgumentException("--rays and --supersample: give one");
+                if (supersample < 1 || supersample > 16) throw new IllegalArgumentException("--supersample must be 1-16");
+                r = Manager.runSequentialRays(Manager.parseSize(size), frames, rays > 0 ? rays : supersample * supersample);
             } catch (IllegalArgumentException e) {
                 log("error: " + e.getMessage());
                 return 1;

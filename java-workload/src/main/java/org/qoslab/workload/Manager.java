@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.qoslab.workload.render.Rays;
 import org.qoslab.workload.render.Renderer;
 import org.qoslab.workload.render.Scene;
 import org.qoslab.workload.rmi.MarkingSocketFactory;
@@ -68,6 +69,11 @@ public final class Manager {
         public int frames = 1;
         /** k x k rays per pixel (1 = the JGF benchmark): compute grows k^2-fold, bytes do not. */
         public int supersample = 1;
+        /** Rays per pixel on a cols x rows grid ({@code render.Rays}, issue 48); 0 = supersample^2. */
+        public int rays = 0;
+
+        /** The rays per pixel the workers trace: {@link #rays}, or supersample^2 when it is 0. */
+        public int raysPerPixel() { return rays > 0 ? rays : supersample * supersample; }
         public int registryPort = 1099;
         public int dscp = -1;
         /** Seconds a single RMI call (lookup, prepare or render) may take before the run fails. */
@@ -83,18 +89,15 @@ public final class Manager {
     }
 
     /**
-     * Reference checksum for a width and supersampling k: JGF's for k = 1; for k > 1 qoslab's own
-     * (size A, k = 2..4), computed with {@code java -jar qoslab-workload.jar sequential --size A
-     * --supersample K} (one JVM, no RMI; java-workload/README.md, "Supersampling"); null otherwise.
+     * Reference checksum for a width and a number of rays per pixel: JGF's for one ray; for 2..16
+     * qoslab's own (size A; 4, 9, 16 = supersample 2, 3, 4), computed with {@code java -jar
+     * qoslab-workload.jar sequential --size A --rays N} (one JVM, no RMI; {@link Rays#referenceA});
+     * null otherwise.
      */
-    public static Long referenceChecksum(int width, int supersample) {
-        if (supersample == 1) return referenceChecksum(width);
-        if (width != 150 || supersample < 2 || supersample > QOSLAB_REFVAL_A.length + 1) return null;
-        return QOSLAB_REFVAL_A[supersample - 2];
+    public static Long referenceChecksum(int width, int rays) {
+        if (rays == 1) return referenceChecksum(width);
+        return width == 150 ? Rays.referenceA(rays) : null;
     }
-
-    /** qoslab's size-A checksums for k = 2, 3, 4 (see {@link #referenceChecksum(int, int)}). */
-    static final long[] QOSLAB_REFVAL_A = {2720036L, 2719939L, 2722019L};
 
     /** Rows of worker {@code w} of {@code n} in a {@code width}-row image (cyclic distribution). */
     public static int[] rowsOf(int w, int n, int width) {
@@ -145,6 +148,8 @@ public final class Manager {
         if (n == 0) throw new WorkloadException("no workers given");
         if (c.frames < 1) throw new WorkloadException("--frames must be >= 1");
         if (c.supersample < 1 || c.supersample > 16) throw new WorkloadException("--supersample must be 1-16");
+        if (c.rays < 0 || c.rays > Rays.MAX) throw new WorkloadException("--rays must be 1-" + Rays.MAX);
+        if (c.rays > 0 && c.supersample > 1) throw new WorkloadException("--rays and --supersample: give one");
         long tStart = System.nanoTime();
         MarkingSocketFactory csf = new MarkingSocketFactory(c.dscp, c.connectTimeoutMs);
         ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
@@ -182,7 +187,7 @@ public final class Manager {
                 Registry reg = LocateRegistry.getRegistry(e.address, e.port > 0 ? e.port : c.registryPort, csf);
                 RenderService s = timed(c.callLog, e, "lookup", -1, 0, -1,
                         () -> (RenderService) reg.lookup(RenderService.NAME));
-                timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width, c.supersample); return null; });
+                timed(c.callLog, e, "prepare", -1, 1, -1, () -> { s.prepare(scene, c.width, c.raysPerPixel()); return null; });
                 return s;
             }));
         }
@@ -231,7 +236,7 @@ public final class Manager {
     /** Validate every frame and build the result fields (times in ns in, seconds out). */
     private static Map<String, Object> result(Config c, Render r, long totalNs, long renderNs) {
         int n = c.workers.size();
-        Long ref = referenceChecksum(c.width, c.supersample);
+        Long ref = referenceChecksum(c.width, c.raysPerPixel());
         long[] perFrame = new long[c.frames];
         for (int f = 0; f < c.frames; f++) for (int w = 0; w < n; w++) perFrame[f] += r.frameSums[w][f];
         long imageSum = Renderer.checksum(r.image, 0, r.image.length);
@@ -247,6 +252,7 @@ public final class Manager {
         out.put("codec", c.codec);
         out.put("frames", c.frames);
         out.put("supersample", c.supersample);
+        out.put("rays", c.raysPerPixel());
         out.put("dscp", c.dscp < 0 ? null : (Object) c.dscp);
         out.put("elapsed_render_s", renderNs / 1e9);
         out.put("elapsed_total_s", totalNs / 1e9);
@@ -353,8 +359,13 @@ public final class Manager {
 
     /** {@link #runSequential(int, int)} with {@code supersample} x {@code supersample} rays per pixel. */
     public static Map<String, Object> runSequential(int width, int frames, int supersample) {
+        return runSequentialRays(width, frames, supersample * supersample);
+    }
+
+    /** {@link #runSequential(int, int)} with {@code rays} rays per pixel ({@link Rays#grid}). */
+    public static Map<String, Object> runSequentialRays(int width, int frames, int rays) {
         long t0 = System.nanoTime();
-        Renderer r = new Renderer(Scene.jgf(), width, supersample);
+        Renderer r = Renderer.withRays(Scene.jgf(), width, rays);
         int[] image = new int[width * width];
         long first = -1;
         boolean consistent = true;
@@ -364,10 +375,12 @@ public final class Manager {
             if (first < 0) first = sum; else consistent &= sum == first;
         }
         long t1 = System.nanoTime();
-        Long ref = referenceChecksum(width, supersample);
+        Long ref = referenceChecksum(width, rays);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("mode", "sequential");
-        out.put("supersample", supersample);
+        int k = (int) Math.round(Math.sqrt(rays));
+        out.put("supersample", k * k == rays ? (Object) k : null);
+        out.put("rays", rays);
         out.put("size", sizeLabel(width));
         out.put("width", width);
         out.put("workers", 0);

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.qoslab.workload.render.Rays;
 import org.qoslab.workload.render.Renderer;
 import org.qoslab.workload.render.Scene;
 import org.qoslab.workload.rmi.RenderService;
@@ -176,7 +177,7 @@ class RayTracerTest {
         // k = 2 at size A: qoslab's reference (Manager.QOSLAB_REFVAL_A), reached again when a fresh
         // renderer does the rows in reverse order (any row distribution gives the same image)
         Map<String, Object> r = Manager.runSequential(150, 1, 2);
-        assertEquals(Manager.referenceChecksum(150, 2), r.get("checksum"));
+        assertEquals(Manager.referenceChecksum(150, 4), r.get("checksum"));
         assertEquals(Boolean.TRUE, r.get("valid"));
         Renderer rr = new Renderer(Scene.jgf(), 150, 2);
         int[] px = new int[150 * 150];
@@ -186,8 +187,51 @@ class RayTracerTest {
         // same image size as k = 1, a different image (the JGF reference holds only for k = 1)
         assertNotEquals(Manager.REFVAL_A, sum);
         assertEquals(Manager.REFVAL_A, Manager.referenceChecksum(150, 1));
-        assertNull(Manager.referenceChecksum(150, 5));
+        assertNull(Manager.referenceChecksum(150, 17));
+        assertNull(Manager.referenceChecksum(151, 4));
         assertThrows(IllegalArgumentException.class, () -> new Renderer(Scene.jgf(), 150, 0));
+    }
+
+    @Test
+    void raysPerPixelAreAFinerKnobOnASubPixelGridAndKTimesKIsSupersampleK() {
+        // issue 48: n rays on a cols x rows grid, rows the largest divisor <= sqrt(n)
+        assertArrayEquals(new int[] {1, 1}, Rays.grid(1));
+        assertArrayEquals(new int[] {2, 1}, Rays.grid(2));
+        assertArrayEquals(new int[] {3, 2}, Rays.grid(6));
+        assertArrayEquals(new int[] {3, 3}, Rays.grid(9));
+        assertArrayEquals(new int[] {7, 1}, Rays.grid(7));
+        assertThrows(IllegalArgumentException.class, () -> Rays.grid(0));
+        assertThrows(IllegalArgumentException.class, () -> Rays.grid(Rays.MAX + 1));
+        // k * k rays is supersample k, pixel for pixel
+        int w = 40;
+        int[] a = new int[w * w], b = new int[w * w];
+        Renderer sq = new Renderer(Scene.jgf(), w, 3), rays = Renderer.withRays(Scene.jgf(), w, 9);
+        for (int y = 0; y < w; y++) { sq.renderRow(y, a, y * w); rays.renderRow(y, b, y * w); }
+        assertArrayEquals(a, b);
+        assertEquals(9, rays.rays());
+        // 2 rays: its own image, between 1 and 4 rays', and its committed reference in one JVM
+        Map<String, Object> seq = Manager.runSequentialRays(150, 1, 2);
+        assertEquals(Rays.referenceA(2), seq.get("checksum"));
+        assertEquals(Boolean.TRUE, seq.get("valid"));
+        assertNull(seq.get("supersample"));
+        assertNotEquals(Manager.REFVAL_A, seq.get("checksum"));
+        assertNotEquals(Manager.referenceChecksum(150, 4), seq.get("checksum"));
+        for (int n = 2; n <= 16; n++) assertNotNull(Rays.referenceA(n), "reference of " + n + " rays");
+    }
+
+    @Test
+    void distributedRenderWithRaysIsCheckedAgainstItsReference() throws Exception {
+        Manager.Config c = config(4, 150, 5, "serializable");
+        c.rays = 3;
+        Map<String, Object> r = Manager.run(c);
+        assertEquals(3, r.get("rays"));
+        assertEquals(Rays.referenceA(3), r.get("reference"));
+        assertEquals(r.get("reference"), r.get("checksum"));
+        assertEquals(Boolean.TRUE, r.get("valid"));
+        Manager.Config both = config(1, 150, 5, "serializable");
+        both.rays = 4;
+        both.supersample = 2;
+        assertThrows(WorkloadException.class, () -> Manager.run(both));
     }
 
     @Test

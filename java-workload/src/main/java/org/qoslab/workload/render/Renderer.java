@@ -21,7 +21,8 @@ import java.util.List;
  * k = 1 is the JGF benchmark itself, bit for bit (sub-pixel offset 0). The JGF reference checksum
  * holds only for k = 1; for k > 1 qoslab's own references ({@code Manager.referenceChecksum}) were
  * computed with this class in one JVM (the {@code sequential} command) and are regression values,
- * not JGF's.
+ * not JGF's. {@link #withRays} traces any number of rays per pixel on a cols x rows grid
+ * ({@link Rays}, issue 48): a knob finer than k x k, with its own size-A references.
  *
  * <p>Not thread-safe: one Renderer per thread. Each pixel depends only on its own coordinates,
  * so any distribution of rows over renderers gives the same image.
@@ -35,7 +36,7 @@ public final class Renderer {
     private final Vec eye;
     private final Vec viewDir, upStep, leftStep;
     private final int width;
-    private final int supersample;
+    private final int cols, rows;
 
     // Shared temporaries, reused exactly as in the JGF code (see class comment).
     private final Hit hit = new Hit();
@@ -67,10 +68,29 @@ public final class Renderer {
      * @param supersample k: rays per pixel on a k x k grid (1 = the JGF benchmark; at most 16)
      */
     public Renderer(Scene scene, int width, int supersample) {
+        this(scene, width, checkSupersample(supersample), supersample);
+    }
+
+    /**
+     * A renderer tracing {@code rays} rays per pixel on the grid of {@link Rays#grid} (issue 48):
+     * {@code rays = k * k} is {@code new Renderer(scene, width, k)}, bit for bit.
+     *
+     * @throws IllegalArgumentException for a width below 1 or rays outside 1..{@link Rays#MAX}
+     */
+    public static Renderer withRays(Scene scene, int width, int rays) {
+        int[] g = Rays.grid(rays);
+        return new Renderer(scene, width, g[0], g[1]);
+    }
+
+    private static int checkSupersample(int k) {
+        if (k < 1 || k > 16) throw new IllegalArgumentException("supersample must be 1-16: " + k);
+        return k;
+    }
+
+    private Renderer(Scene scene, int width, int cols, int rows) {
         if (width <= 0) throw new IllegalArgumentException("width must be positive: " + width);
-        if (supersample < 1 || supersample > 16)
-            throw new IllegalArgumentException("supersample must be 1-16: " + supersample);
-        this.supersample = supersample;
+        this.cols = cols;
+        this.rows = rows;
         this.spheres = scene.spheres.toArray(new Scene.Sphere[0]);
         this.lights = scene.lights.toArray(new Scene.Light[0]);
         this.width = width;
@@ -91,8 +111,8 @@ public final class Renderer {
 
     public int width() { return width; }
 
-    /** k of the k x k rays per pixel (1 = JGF). */
-    public int supersample() { return supersample; }
+    /** Rays traced per pixel (cols x rows of its sub-pixel grid; 1 = JGF). */
+    public int rays() { return cols * rows; }
 
     /**
      * Render row {@code y} into {@code out[offset .. offset+width)} as 0xAARRGGBB pixels.
@@ -102,14 +122,13 @@ public final class Renderer {
     public long renderRow(int y, int[] out, int offset) {
         if (y < 0 || y >= width) throw new IllegalArgumentException("row " + y + " outside 0.." + (width - 1));
         long sum = 0;
-        int k = supersample;
         for (int x = 0; x < width; x++) {
             double cr = 0, cg = 0, cb = 0;
-            for (int sy = 0; sy < k; sy++) {
-                // sub-pixel centre offset in pixels: 0 when k = 1 (the JGF ray, bit for bit)
-                double ylen = 2.0 * (y + (sy + 0.5) / k - 0.5) / width - 1.0;
-                for (int sx = 0; sx < k; sx++) {
-                    double xlen = 2.0 * (x + (sx + 0.5) / k - 0.5) / width - 1.0;
+            for (int sy = 0; sy < rows; sy++) {
+                // sub-pixel centre offset in pixels: 0 for one ray (the JGF ray, bit for bit)
+                double ylen = 2.0 * (y + (sy + 0.5) / rows - 0.5) / width - 1.0;
+                for (int sx = 0; sx < cols; sx++) {
+                    double xlen = 2.0 * (x + (sx + 0.5) / cols - 0.5) / width - 1.0;
                     Vec dir = Vec.combine(xlen, leftStep, ylen, upStep);
                     dir.add(viewDir);
                     dir.normalize();
@@ -117,7 +136,7 @@ public final class Renderer {
                     cr += col.x; cg += col.y; cb += col.z;
                 }
             }
-            double n = k * k;
+            double n = cols * rows;
             int r = Math.min(255, (int) (cr / n * 255.0));
             int g = Math.min(255, (int) (cg / n * 255.0));
             int b = Math.min(255, (int) (cb / n * 255.0));

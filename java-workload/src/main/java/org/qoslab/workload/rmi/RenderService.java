@@ -10,8 +10,9 @@ public interface RenderService extends Remote {
     String NAME = "qoslab-render";
 
     /** Receive the scene once per run and prepare a renderer for a {@code width} x {@code width} image
-     * with {@code supersample} x {@code supersample} rays per pixel (1 = the JGF benchmark). */
-    void prepare(Scene scene, int width, int supersample) throws RemoteException;
+     * tracing {@code rays} rays per pixel on the sub-pixel grid of {@code render.Rays.grid} (1 = the JGF
+     * benchmark; k * k = supersample k). */
+    void prepare(Scene scene, int width, int rays) throws RemoteException;
 
     /**
      * Render the given rows (0-based, each in 0..width-1) of the prepared scene.

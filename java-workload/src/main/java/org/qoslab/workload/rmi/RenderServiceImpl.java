@@ -12,9 +12,9 @@ public final class RenderServiceImpl implements RenderService {
     public RenderServiceImpl(String description) { this.description = description; }
 
     @Override
-    public synchronized void prepare(Scene scene, int width, int supersample) throws RemoteException {
+    public synchronized void prepare(Scene scene, int width, int rays) throws RemoteException {
         try {
-            renderer = new Renderer(scene, width, supersample);
+            renderer = Renderer.withRays(scene, width, rays);
         } catch (IllegalArgumentException e) {
             throw new RemoteException(e.getMessage());
         }

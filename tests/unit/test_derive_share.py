@@ -132,15 +132,21 @@ class C1Trials:
         return st
 
 
-@pytest.fixture
-def derived(tmp_path, monkeypatch):
-    """The share playbook's derivation run for real into a campaign folder (its trials stood in for)."""
-    monkeypatch.setattr(onmachine, "Runner", C1Trials)
+def _small_playbook(tmp_path) -> Path:
+    """The share playbook cut to two conditions, 2 trials, 2 probe and 2 pilot trials (pb.yaml)."""
     data = yaml.safe_load(SHARE_PB.read_text())
     data.update(trials=2, warmup=0, capture="off", conditions=data["conditions"][:2],
                 derive={**data["derive"], "rx_cost_trials": 2, "pilot_trials": 2})
     pfile = tmp_path / "pb.yaml"
     pfile.write_text(yaml.safe_dump(data, sort_keys=False))
+    return pfile
+
+
+@pytest.fixture
+def derived(tmp_path, monkeypatch):
+    """The share playbook's derivation run for real into a campaign folder (its trials stood in for)."""
+    monkeypatch.setattr(onmachine, "Runner", C1Trials)
+    pfile = _small_playbook(tmp_path)
     lines: list[str] = []
     folder = tmp_path / "campaign"
     onmachine.create_campaign(load_playbook(pfile), pfile, folder, None, False, lines.append)
@@ -174,11 +180,7 @@ def test_a_pilot_without_byte_counts_stops_the_derivation_naming_it(tmp_path, mo
             return st
 
     monkeypatch.setattr(onmachine, "Runner", NoBytes)
-    data = yaml.safe_load(SHARE_PB.read_text())
-    data.update(trials=2, warmup=0, capture="off", conditions=data["conditions"][:2],
-                derive={**data["derive"], "rx_cost_trials": 2, "pilot_trials": 2})
-    pfile = tmp_path / "pb.yaml"
-    pfile.write_text(yaml.safe_dump(data, sort_keys=False))
+    pfile = _small_playbook(tmp_path)
     with pytest.raises(QoslabError) as e:
         onmachine.create_campaign(load_playbook(pfile), pfile, tmp_path / "c", None, False, lambda s: None)
     assert str(e.value).startswith(str(tmp_path / "c" / "derive" / "pilot-rays1")) and "byte counts" in str(e.value)

@@ -6,7 +6,7 @@ PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
 	docs-gen bench clean help venv-check test-integration-concurrent test-integration-serial test-pooled \
-	test-java-timed test-pooled-timed
+	test-java-timed test-pooled-timed lint-timed docs-timed
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
 # clock) run after the parallel ones, alone. The integration tests in two lanes
@@ -52,8 +52,7 @@ test:
 
 test-stages:
 	@$(TIMED) setup $(MAKE) --no-print-directory setup
-	@$(TIMED) lint $(MAKE) --no-print-directory lint
-	@$(TIMED) docs $(MAKE) --no-print-directory docs
+	@$(TIMED) "lint | docs" $(MAKE) --no-print-directory -j2 lint-timed docs-timed
 	@$(TIMED) "test-java | pool" $(MAKE) --no-print-directory -j2 test-java-timed test-pooled-timed
 	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
@@ -62,6 +61,14 @@ test-stages:
 # CPU-seconds here (the RayTracer's renders), while the pool left its two cores 19 % idle over
 # 494 s (about 190 core-seconds: its integration modules wait on SSH, Slurm and TIME-WAIT). Beside a
 # pool, on this machine loaded by two other test runs, test-java took 1m25s, the pool 11m31s.
+# lint (ruff, mypy: one core) beside the docs site (docs_gen --check, mkdocs: one core), each with
+# its own [time] line (issue 53: 10 s and 6-7 s one after the other in a clean clone's make test).
+lint-timed:
+	@$(TIMED) lint $(MAKE) --no-print-directory lint
+
+docs-timed:
+	@$(TIMED) docs $(MAKE) --no-print-directory docs
+
 test-java-timed:
 	@$(TIMED) test-java $(MAKE) --no-print-directory test-java
 

@@ -164,18 +164,26 @@ _CALIBRATIONS: dict = {}
 def calibrated(testbed, tmp_path_factory):
     """Calibrate the thesis flood's four flows on the module testbed (stored under its own name,
     removed afterwards), so floods use calibrated pacing instead of -poll. A later module whose
-    testbed has the same topology but for its name and the switch's management port (the default
-    ``testbed`` of every module; test_switch's, named for its data path) gets the calibration
-    measured first, stored again under the module's testbed's name, as ``campaign run`` reuses a
-    stored calibration of its topology (Calibration.load: same kernel, payload, sender): about
-    12 s less for every such module."""
+    testbed has the same topology but for its labels and the switch's platform (name,
+    description, the switch's model, hostname and management endpoint: the default ``testbed`` of
+    every module; test_switch's, named for its data path; the Catalyst 9300 and Arista 7280R3
+    variants of ecenet in test_datapath_9300 and test_datapath_eos) gets the calibration measured
+    first, stored again under the module's testbed's name, as ``campaign run`` reuses a stored
+    calibration of its topology (Calibration.load: same kernel, payload, sender): 15-16 s less for
+    every such module (measured in the serial lane: the 9300 and EOS modules' set-up 16 s each with
+    their own calibration). A calibration measures ITGSend's sent packets/s against its -C rate on
+    the hosts (trafficgen/calibrate.py, before any profile is pushed): the platform changes the
+    switch's CLI dialect and what a pushed profile compiles to, not the hosts, links, port buffers
+    or data path the key keeps."""
     import dataclasses
 
     from qoslab.trafficgen import calibrate, load_flood
 
     topo = testbed.topo.model_dump(mode="json")
-    topo["switch"].pop("management", None)  # its free loopback port differs from module to module
-    topo.pop("name", None)  # a label: the links, hosts and switch are what the senders' pacing meets
+    for label in ("management", "model", "hostname"):  # the platform's CLI and its free loopback port
+        topo["switch"].pop(label, None)
+    for label in ("name", "description"):  # labels: the links, hosts and data path meet the senders' pacing
+        topo.pop(label, None)
     key = json.dumps(topo, sort_keys=True)
     cal = _CALIBRATIONS.get(key)
     if cal is None:

@@ -34,6 +34,15 @@ test_slurm_submit and test_slurm_mpi moved here (280 s of the serial lane: submi
 70 s), the pool took 490 s (3 workers) and 462 s (4 workers) on the shared machine, both Slurm
 modules passing (submit 133 s and 141 s, MPI 67 s).
 
+Reviewed for issue 53's last criterion (make test <= 20 min on a clean clone; serial lane 13m13s
+at 1e8f0b9 on the quiet machine), no module moved: test_interrupt bounds the campaign's end at
+10 s after the signal under the flood, test_rtt_meter and test_scale_knobs measure, test_testbed
+snapshots every namespace, the kill-and-resume campaigns (test_campaign, test_ssh_campaign,
+test_slurm_campaign) run the RayTracer under the flood. A testbed's own set-up is about 1 s here
+(ecenet up 0.9-1.0 s, down 0.4-0.5 s), so one testbed per session reset between modules would
+save little; the module set-ups that cost 15-16 s were flood calibrations, now shared by the
+ecenet platform variants (conftest.calibrated).
+
 A module is in the concurrent lane only when listed here, with why it may share the machine; a
 test of it that measures stays serial (SERIAL_TESTS).
 """

@@ -3,7 +3,17 @@ receive cost in congested trials and its uncongested run time and bytes in a pil
 host capacity, the workload (rule 3b: the rays per pixel whose network share is nearest the
 target) and the scale knobs by the rules, prints them first, runs the campaign on the derived
 topology and records the derivation in provenance.json. Serial lane: the derivation measures
-this machine's CPU. (Rule 3's time cap on the campaign side: tests/unit/test_derive_moved.py.)"""
+this machine's CPU. (Rule 3's time cap on the campaign side: tests/unit/test_derive_moved.py.)
+
+Its trial counts are the schema's least (rx_cost_trials 2, pilot_trials 2, trials 2 of two
+conditions). Where its 120 s went (issue 53, one run here, before rule 3b): the
+derivation 58.6 s, the campaign's 4 trials 54 s, and in the 8 trials the workload manager's JVM
+start on the 0.10-0.16-core hosts (``manager_start_s``) 4.1-14.1 s each, 59 s in all (the first
+trial of each campaign 8.6-14.1 s, while its pool's workers still start). A dynamic AppCDS
+archive of the workload's classes (-XX:SharedArchiveFile) saved about 0.06 of the manager's 0.33
+CPU-seconds of start at full speed and 0.2-0.8 s of a manager run at 0.12 cores (loopback, noisy
+shared machine); not adopted: a truncated archive crashes JDK 17.0.15's JVM (SIGBUS) instead of
+falling back."""
 
 from __future__ import annotations
 

@@ -54,8 +54,11 @@ def cluster(tmp_path_factory):
     slurmdbd (this lane runs nothing beside it). Shared, the second campaign may wait for ports
     its hosts still hold in TIME-WAIT from the first (campaign/portwait.py): after the smoke the
     kill test took 31.4 s in make test's serial lane and 69.7 s in a run of this module alone,
-    36-38 s on a testbed of its own before; the testbed and cluster start in 5 s, so a cluster
-    per test (``@pytest.fixture`` without the module scope) is the other choice, not yet measured."""
+    36-38 s on a testbed of its own before. A cluster per test (``@pytest.fixture`` without the
+    module scope), measured in the serial lane's conditions: the module took 106.8 s (smoke 19.6
+    s, kill 67.9 s, set-ups 4.9 and 8.6 s) against 91.3 s shared (smoke 32.9 s, kill 51.4 s): the
+    kill test's own resume waits out its killed workers' TIME-WAIT either way, so the module
+    keeps one cluster."""
     yield from module_cluster(tmp_path_factory.mktemp("slurm"), "q", {"time_limit": "20"}, machine_wide=True)
 
 

@@ -9,6 +9,7 @@ processes a run left behind; after ``testbed down`` nothing is left."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -18,6 +19,7 @@ import time
 import pytest
 
 from qoslab.campaign.trialplan import LIFETIME_MARGIN_S
+from qoslab.executors.local import NETNS_MARKER
 from qoslab.stats import ANALYSIS_JAR
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.testbed.procs import cmdline, pid_alive
@@ -73,16 +75,23 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
                 if status == "done":
                     assert done_at.setdefault(idx, fin) == fin, f"trial {idx} ran again after it was done"
             args = ["campaign", "run", "--resume", str(folder)]
-        # processes a run left behind (here: started by hand, no parent-death signal) are ended
-        # by the next `testbed up` when no campaign holds the testbed
-        strays = [subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "600"], start_new_session=True)
+        # processes a run left behind (here: started by hand with the marker the hosts' executors
+        # give theirs, no parent-death signal) are ended by the next `testbed up` when no campaign
+        # holds the testbed; the operator's own process there (no marker) is not
+        strays = [subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "600"], start_new_session=True,
+                                   env={**os.environ, NETNS_MARKER: ns})
                   for ns in (tb.namespace("jp-2"), span_namespace(name))]
+        operators = subprocess.Popen(["ip", "netns", "exec", tb.namespace("jp-2"), "sleep", "600"],
+                                     start_new_session=True)
         time.sleep(0.3)
         up = subprocess.run([sys.executable, "-m", "qoslab", "testbed", "up", "-t", str(tfile)], capture_output=True,
                             text=True, timeout=60)
         assert up.returncode == 0 and "ended 2 processes" in up.stdout, up.stdout + up.stderr
         for s in strays:
             s.wait(5)
+        assert operators.poll() is None, "`testbed up` ended a process qoslab did not start"
+        operators.kill()
+        operators.wait()
         switch_pid = json.loads(tb.state_file.read_text())["switch_pid"]  # the campaign built the testbed:
         # its last run takes it down again
         # the final, undisturbed resume finishes the campaign, given as a folder relative to the

@@ -208,3 +208,33 @@ def test_a_cluster_topology_is_never_built(write_yaml, ecenet_data):
     ecenet_data.update(environment="cluster", experiment_network="198.18.0.0/24", flood_rate_cap="40Mbit")
     with pytest.raises(QoslabError, match="real cluster"):
         Testbed(load_topology(write_yaml(ecenet_data)))
+
+
+def test_end_survivors_ends_what_qoslab_started_and_leaves_the_operators_processes(testbed):
+    """Issue 51's CI failure: a campaign's clean-up of the hosts ended a ``squeue`` the operator ran
+    in the login node's namespace (it ended every process there). Now only processes the hosts'
+    executors started are ended, with what they started in turn (a daemon that detached and left
+    its session), by the environment marker they inherit; a process started in the same
+    namespace by hand (``ip netns exec``, as ``qoslab testbed exec`` and a Slurm client do) stays."""
+    ex = testbed.executor("jp-2")
+    ours = ex.start(["sleep", "300"])
+    pidfile = f"/tmp/qoslab-survivor-{os.getpid()}.pid"
+    ex.run(["sh", "-c", f"setsid sleep 301 </dev/null >/dev/null 2>&1 & echo $! > {pidfile}"], timeout=10)
+    daemon = int(open(pidfile).read())
+    os.unlink(pidfile)
+    theirs = subprocess.Popen(["ip", "netns", "exec", testbed.namespace("jp-2"), "sleep", "302"],
+                              start_new_session=True)
+    try:
+        assert {ours.pid, daemon, theirs.pid} <= set(namespace_pids([testbed.namespace("jp-2")])[testbed.namespace("jp-2")])
+        ended = testbed.end_survivors()
+        assert ours.pid in ended and daemon in ended and theirs.pid not in ended
+        assert ex.wait(ours, 5) is not None
+        deadline = time.monotonic() + 5
+        while os.path.exists(f"/proc/{daemon}") and "Z" not in open(f"/proc/{daemon}/stat").read().split(")")[1][:3]:
+            assert time.monotonic() < deadline, "the detached daemon survived"
+            time.sleep(0.05)
+        assert theirs.poll() is None, "the operator's process was ended"
+    finally:
+        theirs.kill()
+        theirs.wait()
+        ex.stop(ours)

@@ -93,7 +93,8 @@ class Launch:
 
     def _end(self, launched: Future[Any]) -> None:
         """After an interrupt: end the workload's processes (on the testbed every process in the
-        hosts' namespaces, by PID; elsewhere the pool's workers) so the trial stops within seconds,
+        hosts' namespaces that its executors started, by PID; elsewhere the pool's workers) so the
+        trial stops within seconds,
         and again every END_SWEEP_S until the lane running the workload is done (issue 45): the lane
         arms the go gate before it spawns the manager, and on a loaded machine the spawn (the fork,
         ``ip netns exec``, the JVM) can enter the head node's namespace after the first sweep; that

@@ -203,9 +203,10 @@ class Runner:
 
     def _end_leftovers(self, tb: Testbed | None, nodes: Nodes) -> None:
         """A killed run may have left trial processes (JVMs, D-ITG, iperf3, the capture) in the hosts
-        and the SPAN namespace: this campaign holds the testbed's lock, so they are its own; end
-        them by PID (the testbed's sshd stays). Over SSH also the processes marked with this
-        campaign's run id and its old work roots on every node."""
+        and the SPAN namespace: this campaign holds the testbed's lock, so those its executors
+        started (their environment's marker, :meth:`..testbed.Testbed.end_survivors`) are its own;
+        end them by PID (the testbed's sshd and an operator's processes stay). Over SSH also the
+        processes marked with this campaign's run id and its old work roots on every node."""
         killed = cgroups.end_all(self._cgroup)
         if killed:
             self.log(f"ended {len(killed)} processes an interrupted run left in its trials' cgroups: "

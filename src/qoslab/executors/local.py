@@ -28,6 +28,13 @@ from .base import BackgroundProcess, CommandResult, shared_fetch, shared_node_di
 
 #: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
 LIFETIME_KILL_AFTER_S = 5
+#: Environment variable every process a :class:`NetnsExecutor` starts carries (value: the
+#: namespace), inherited by what it starts in turn (a daemon that detaches, MPI's ``orted``, a Slurm
+#: step's tasks): the testbed's clean-up of the hosts ends only processes marked so (or over SSH
+#: with :data:`~qoslab.executors.sshscripts.RUN_MARKER`), never one an operator or a Slurm client
+#: started in a host's namespace (issue 51: a campaign's clean-up ended a ``squeue`` run on the
+#: login node).
+NETNS_MARKER = "QOSLAB_NETNS"
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
 #: util-linux ``setpriv`` sets the parent-death signal of a command run in the foreground
@@ -50,15 +57,16 @@ class SubprocessExecutor:
         #: ``cgroup.procs`` files every process started here joins (the host's CPU budget) and the
         #: CPU affinity it gets (the switch's cores for a process standing for the network)
         self.cgroups, self.cpus = tuple(cgroups), cpus
+        #: variables every process started here gets in its environment (:data:`NETNS_MARKER`)
+        self.marker: dict[str, str] = {}
 
     def _argv(self, argv: Sequence[str]) -> list[str]:
         if isinstance(argv, str):
             raise TypeError("argv must be a sequence of strings, not one string")
         return self._prefix + [str(a) for a in argv]
 
-    @staticmethod
-    def _env(env: Mapping[str, str] | None) -> dict[str, str] | None:
-        return None if env is None else {**os.environ, **env}
+    def _env(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
+        return None if env is None and not self.marker else {**os.environ, **(env or {}), **self.marker}
 
     def run(self, argv: Sequence[str], *, timeout: float = 60.0, check: bool = True, input: str | None = None,
             cwd: str | Path | None = None, env: Mapping[str, str] | None = None) -> CommandResult:
@@ -264,6 +272,7 @@ class NetnsExecutor(SubprocessExecutor):
                  cpus: frozenset[int] | None = None, emulation_cpus: frozenset[int] | None = None) -> None:
         super().__init__(node, ["ip", "netns", "exec", namespace], cgroups=cgroups, cpus=cpus)
         self.namespace = namespace
+        self.marker = {NETNS_MARKER: namespace}
         self._emulation_cpus = emulation_cpus
 
     def as_emulation(self) -> NetnsExecutor:

@@ -45,6 +45,7 @@ from ..topology import repo_root
 from . import slurmalloc, slurmmpi
 from .base import BackgroundProcess, CommandResult, shared_fetch, shared_node_dir
 from .local import PR_SET_PDEATHSIG, kill_group
+from .sshscripts import RUN_MARKER
 
 #: Seconds the srun client may take beyond a command's own timeout (step launch, I/O).
 SRUN_MARGIN_S = 15.0
@@ -122,7 +123,10 @@ class SlurmExecutor:
                 f"--job-name={self.step_name}", *([f"--chdir={cwd}"] if cwd else [])]
 
     def _env(self, env: Mapping[str, str] | None) -> dict[str, str]:
-        return {**os.environ, **self.alloc.client.env, **(env or {})}
+        """srun's environment, exported to the step's tasks (srun's default ``--export=ALL``): with
+        :data:`~.sshscripts.RUN_MARKER` (this run's id), which the testbed's clean-up of the hosts
+        ends by (:meth:`qoslab.testbed.Testbed.end_survivors`)."""
+        return {**os.environ, **self.alloc.client.env, **(env or {}), RUN_MARKER: self.run_id}
 
     @staticmethod
     def _rc(rc: int | None) -> int | None:

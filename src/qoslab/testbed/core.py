@@ -19,6 +19,8 @@ from typing import Any
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import NetnsExecutor
+from ..executors.local import NETNS_MARKER
+from ..executors.sshscripts import RUN_MARKER
 from ..testbedplan import (
     STATE_DIR,
     build_plan,
@@ -34,7 +36,7 @@ from . import netlink, probes, slurm, sshd
 from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
 from .cpuplace import CpuPlacement
 from .neigh import NEIGH_SAVED, ensure_neighbour_capacity, restore_neighbour_capacity
-from .procs import cmdline, kill_pids, list_namespaces, namespace_pids
+from .procs import cmdline, environ_marked, kill_pids, list_namespaces, namespace_pids
 from .statedir import campaign_running, private_dir, state_dir
 
 #: Seconds the virtual Catalyst may take to listen on its management endpoint.
@@ -202,15 +204,22 @@ class Testbed:
         return UpReport(True, stale, time.monotonic() - t0, notes=[note] if note else [])
 
     def end_survivors(self) -> list[int]:
-        """End (SIGTERM, then SIGKILL; by PID) every process in the hosts' namespaces and the SPAN
-        namespace: on a testbed no campaign runs on, they are what a killed run left (D-ITG,
-        iperf3, workload and capture JVMs). The Slurm cluster's daemons and step managers stay
-        (a step whose processes are gone ends), and so do the testbed's own sshd servers and the sessions they
-        serve (their PIDs from the sshd state folder, see :meth:`sshd_pids`): a campaign
-        driving the hosts over SSH keeps its connections. Returns the PIDs signalled."""
+        """End (SIGTERM, then SIGKILL; by PID) the processes qoslab started in the hosts' namespaces
+        and the SPAN namespace: on a testbed no campaign runs on, they are what a killed run left
+        (D-ITG, iperf3, workload and capture JVMs). qoslab's are those whose environment carries
+        :data:`~qoslab.executors.local.NETNS_MARKER` with one of these namespaces (every process a
+        host's executor starts, and what those start in turn) or
+        :data:`~qoslab.executors.sshscripts.RUN_MARKER` (over SSH, a Slurm step's tasks); anything
+        else there is the operator's and stays (a ``squeue`` on the login node, a shell of
+        ``qoslab testbed exec``). Of those, the Slurm cluster's daemons and step managers stay too
+        (a step whose processes are gone ends), and so do the testbed's own sshd servers and the
+        sessions they serve (:meth:`sshd_pids`): a campaign driving the hosts over SSH keeps its
+        connections. Returns the PIDs signalled."""
         keep = set(self.sshd_pids()) | slurm.keep_pids(self.topo)
-        pids = [p for ps in namespace_pids([*self.host_namespaces(), self.span_ns]).values() for p in ps
-                if p not in keep]
+        namespaces = [*self.host_namespaces(), self.span_ns]
+        markers: dict[str, frozenset[str] | None] = {NETNS_MARKER: frozenset(namespaces), RUN_MARKER: None}
+        pids = [p for ps in namespace_pids(namespaces).values() for p in ps
+                if p not in keep and environ_marked(p, markers)]
         return kill_pids(pids) if pids else []
 
     def down(self) -> DownReport:

@@ -87,6 +87,23 @@ def cmdline(pid: int) -> list[str]:
     return [a.decode(errors="replace") for a in raw.split(b"\0") if a]
 
 
+def environ_marked(pid: int, markers: dict[str, frozenset[str] | None]) -> bool:
+    """True when the environment ``pid`` was started with (``/proc/PID/environ``) holds one of
+    ``markers``: variable name -> the values that count (None: any value). False when the process
+    is gone or its environment unreadable (another user's, without root)."""
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    for entry in raw.split(b"\0"):
+        name, sep, value = entry.partition(b"=")
+        if sep and name.decode(errors="replace") in markers:
+            want = markers[name.decode(errors="replace")]
+            if want is None or value.decode(errors="replace") in want:
+                return True
+    return False
+
+
 def cpu_ticks(pid: int) -> int | None:
     """utime + stime of ``pid`` in clock ticks (``os.sysconf("SC_CLK_TCK")`` per second), or None
     when it is gone."""

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar
 ECHO = Path(__file__).parents[2] / "examples" / "command-echo"
 #: The head: a daemon (sleep) detached by a double fork and setsid, its PID in PIDDIR, then the
 #: echo client against the kept server.
-HEAD = """import os, sys
+HEAD = """import os, sys, time
 piddir, client = sys.argv[1], sys.argv[2:]
 if os.fork() == 0:
     os.setsid()
@@ -36,6 +36,13 @@ if os.fork() == 0:
         for fd in (0, 1, 2):
             os.close(fd)
         os.execvp("sleep", ["sleep", "600"])
+    for _ in range(500):  # the PID once it is sleep's: a loaded machine may not have run its exec yet
+        try:
+            if open(f"/proc/{pid}/comm").read().strip() == "sleep":
+                break
+        except OSError:
+            break
+        time.sleep(0.01)
     tmp = os.path.join(piddir, f"{pid}.new")  # renamed when written: a reader never sees it empty
     with open(tmp, "w") as f:
         f.write(str(pid))
@@ -68,8 +75,8 @@ def test_a_trials_detached_daemon_is_ended_at_its_end_and_the_pool_survives(tmp_
     folder = tmp_path / "campaign"
     tb = Testbed(load_topology(tfile))
     try:
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(pfile), "--out", str(folder)],
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", str(pfile), "--out", str(folder),
+                            "--no-report"], capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         daemons = [int(p) for f in sorted(piddir.glob("*.pid")) for p in f.read_text().split()]
         assert len(daemons) == 2, f"each trial's head leaves one daemon: {daemons}"

@@ -48,7 +48,7 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
                              "rays": [1, 2]})  # one pilot: 1 ray is far below a share of 0.5, the pilot stops
     folder = tmp_path / "campaign"
     try:
-        r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), timeout=900)
+        r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), "--no-report", timeout=900)
         print(r.stdout[-4000:], r.stderr[-3000:])
         assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:]
     finally:

@@ -24,11 +24,13 @@ def test_factorial_quick_playbook_runs_to_the_factorial_block(tmp_path):
                      capture="off", trial_timeout_s=120)
     folder = tmp_path / "campaign"
     try:
-        r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), timeout=900)
+        r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), "--no-report", timeout=900)
         print(r.stdout[-3000:], r.stderr[-3000:])
         assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:]
     finally:
         Calibration.path(name).unlink(missing_ok=True)
+    # --no-report: the statistics and results, no notebook (its 10-20 s; test_report renders reports)
+    assert not (folder / "report.html").exists() and f"qoslab report {folder}" in " ".join(r.stdout.split())
     stats = json.loads((folder / "stats.json").read_text())
     names = {"none / fifo", "none / thesis", "campaign-flood / fifo", "campaign-flood / thesis", "incast / fifo",
              "incast / thesis"}

@@ -148,7 +148,7 @@ def test_kill_9_mid_trial_then_resume_in_the_same_allocation(tmp_path, cluster):
         time.sleep(0.2)
     assert _running_in_hosts(tb) == []
     assert client(tb, "squeue", "-h", "-o", "%i").strip() == job  # the allocation waits for the resume
-    qoslab_ok("campaign", "run", "--resume", str(folder))
+    qoslab_ok("campaign", "run", "--resume", str(folder), "--no-report")
     rows = trial_states(folder)
     assert sorted(c for c, s, v in rows if s == "done" and v == 1) == ["congestion thesis"] * 2 + \
         ["no congestion fifo"] * 2, rows

@@ -93,8 +93,8 @@ def test_quick_campaign_over_ssh_killed_in_a_congested_trial_resumes_and_leaves_
                               conditions=[c for c in quick["conditions"] if c["name"] != "congestion fifo"])
         _kill_9_in_a_congested_trial(tb, ["campaign", "run", str(pb), "--out", str(folder), "--trials", "2"],
                                      tmp_path / "runner.log", lease)
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)],
-                           capture_output=True, text=True, timeout=900)
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder),
+                            "--no-report"], capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         rows = trial_states(folder, "condition, status, valid, warmup, capture_summary, flood_json")
         main = [row for row in rows if not row[3]]

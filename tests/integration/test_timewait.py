@@ -65,7 +65,8 @@ def test_kill9_during_a_congested_command_trial_then_resume_burns_no_retry(tmp_p
         assert r.returncode == -9, f"no kill: {r.stdout[-1500:]} {r.stderr[-1500:]}"
         # what the test is about: the first trial's connections hold the worker's port in TIME-WAIT
         assert _time_wait(tb, "jp-2", PORT) > 0
-        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)],
+        r = subprocess.run([sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder),
+                            "--no-report"],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         assert "leave TIME-WAIT" in r.stdout

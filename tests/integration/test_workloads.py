@@ -154,7 +154,7 @@ def test_command_campaign_over_netns_survives_kill_9_and_resumes(tmp_path):
         while _comms(tb, ("python3", "java")) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert _comms(tb, ("python3", "java")) == []
-        r = qoslab("campaign", "run", "--resume", str(folder), timeout=300)
+        r = qoslab("campaign", "run", "--resume", str(folder), "--no-report", timeout=300)
         assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
         assert _done(folder) == {"no congestion fifo": N, "congestion thesis": N}
         _check_results(folder)
@@ -169,7 +169,7 @@ def test_command_campaign_over_ssh(tmp_path):
     tb = Testbed(load_topology(tfile))
     folder = tmp_path / "campaign"
     try:
-        r = qoslab("campaign", "run", str(pfile), "--out", str(folder), timeout=600)
+        r = qoslab("campaign", "run", str(pfile), "--out", str(folder), "--no-report", timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         assert _done(folder) == {"no congestion fifo": N, "congestion thesis": N}
         _check_results(folder)

@@ -162,9 +162,14 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                  smoke: bool = typer.Option(False, "--smoke", help="Try the campaign once: one trial per "
                                                                    "condition, no warm-up, no statistics."),
                  rerun_invalid: bool = typer.Option(False, "--rerun-invalid", help="With --resume: run counted "
-                                                    "trials judged invalid again (meta lists them).")) -> None:
+                                                    "trials judged invalid again (meta lists them)."),
+                 report: bool = typer.Option(True, "--report/--no-report", help="Render report.html once the "
+                                             "campaign is complete (the notebook: 10-20 s); with --no-report "
+                                             "the statistics and results only, `qoslab report FOLDER` renders "
+                                             "it later.")) -> None:
     """Run a campaign (or --resume one): every trial stored as it ends, then trials.csv,
-    stats.json and report.html (with --smoke: one trial per condition, values only)."""
+    stats.json and report.html (with --smoke: one trial per condition, values only; with
+    --no-report: no report.html)."""
     from ..campaign import Runner
     from ..stats import stopping
 
@@ -183,11 +188,12 @@ def campaign_run(playbook: Path | None = typer.Argument(None, help="Campaign pla
                         stop_check=stopping.check)
         bar.pending, bar.means = _prepare(runner, rerun_invalid, confirm_flood)
         store = runner.run()
-    _finish(runner, store, folder)
+    _finish(runner, store, folder, report)
 
 
-def _finish(runner: Any, store: Any, folder: Path) -> None:
-    """After a run: the counts, then (a complete campaign) the statistics, results and report."""
+def _finish(runner: Any, store: Any, folder: Path, report: bool = True) -> None:
+    """After a run: the counts, then (a complete campaign) the statistics, results and (``report``)
+    the report."""
     from ..report import campaign_report
     from ..stats import campaign_stats
     from ..stats.campaign import censored_failed_trials
@@ -213,6 +219,10 @@ def _finish(runner: Any, store: Any, folder: Path) -> None:
         console.print(f"[yellow]{stats['censored']['trials']} trial(s) timed out and count at their lower bound "
                       f"(censor_timeouts): {', '.join(stats['censored']['conditions'])}[/yellow]")
     print_results(stats, getattr(runner.pb.workload, "kind", "raytracer"), folder)
+    if not report:
+        console.print(f"campaign folder: {folder}\nreport: not rendered (--no-report): qoslab report {folder}",
+                      markup=False, soft_wrap=True)  # one line: the command copies whole
+        return
     with console.status("executing the report notebook ..."):
         page = campaign_report(folder)
     console.print(f"campaign folder: {folder}\nreport: {page}")

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import QoslabError
 from ..executors import cgroups, slurmalloc
 from ..meters.fidelityjudge import invalid_texts
+from ..trials.layout import trial_dir
 from ..trials.playbook import Playbook
 from ..trials.store import Store
 from .portwait import same_failure, wait_ports_free
@@ -120,7 +121,7 @@ class TrialAttempts:
 
     def _fresh_dir(self, idx: int) -> Path:
         """``trials/NNNN`` for a new attempt: an earlier attempt's folder is kept as ``NNNN.attempt-K``."""
-        tdir = self.out / "trials" / f"{idx:04d}"
+        tdir = trial_dir(self.out, idx)
         if tdir.exists():
             k = 1
             while tdir.with_name(f"{tdir.name}.attempt-{k}").exists():

@@ -50,6 +50,7 @@ from ..scale.onmachine import (
     values,
 )
 from ..topology import load_topology
+from ..trials.layout import workload_result
 from ..trials.playbook import Playbook, resolve_path
 from ..trials.store import Store
 from ..yamlio import dump_yaml, read_yaml
@@ -83,7 +84,7 @@ def _run_bytes(folder: Path, idx: int) -> int | None:
     """The manager's RMI bytes of trial ``idx`` (``bytes_sent`` + ``bytes_received`` of its
     workload-result.json), or None when the file or the counts are missing."""
     try:
-        res = json.loads((folder / "trials" / f"{idx:04d}" / "workload" / "workload-result.json").read_text())
+        res = json.loads(workload_result(folder, idx).read_text())
         return int(res["bytes_sent"]) + int(res["bytes_received"])
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..trials.layout import workload_result
 from ..trials.store import Store
 
 
@@ -28,7 +29,7 @@ def counted_results(camp: Path | None, stats: Mapping[str, Any]) -> dict[str, li
     with Store(camp / "trials.sqlite", readonly=True) as store:
         rows = [r for r in store.trials(counted=True) if r.idx not in left_out]
     for r in rows:
-        path = camp / "trials" / f"{r.idx:04d}" / "workload" / "workload-result.json"
+        path = workload_result(camp, r.idx)
         try:
             out.setdefault(r.condition, []).append(json.loads(path.read_text()))
         except (OSError, ValueError):

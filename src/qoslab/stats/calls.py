@@ -16,6 +16,7 @@ from typing import Any
 from qoslab.meters.calls import read_jsonl
 from qoslab.stats.fidelity import is_invalid
 from qoslab.stats.jar import run_analysis
+from qoslab.trials.layout import workload_dir
 from qoslab.trials.store import Store
 from qoslab.workloads.pool import CALLS_FILE
 
@@ -25,7 +26,7 @@ KEEP = ("worker", "method", "frame", "index", "rows", "latency_ms", "request_byt
 
 def manager_calls_path(folder: Path, idx: int) -> Path:
     """Where a trial's manager call times are (its workload folder)."""
-    return folder / "trials" / f"{idx:04d}" / "workload" / CALLS_FILE
+    return workload_dir(folder, idx) / CALLS_FILE
 
 
 def pooled_records(trials: Iterable[tuple[str, int, Sequence[Mapping[str, Any]]]]) -> list[dict[str, Any]]:

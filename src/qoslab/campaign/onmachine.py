@@ -30,6 +30,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -134,33 +135,41 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
     pilot_topo = dump_yaml(derived_topology(data, cores))
     (work / "topology-pilot.yaml").write_text(pilot_topo)
     pilot = _Pilot(pb, pb_path, work, pilot_topo, base, log)
-    rule3: dict[str, Any]
-    if spec.network_share is None:
-        ss, t_unc, rule3 = _rule3(pilot, spec, pb_path)
-        work_update: dict[str, Any] = {"supersample": ss}
-    else:
-        rays, t_unc, rule3 = _rule3b(pilot, spec, rate, pb_path)
-        work_update = {"rays": rays, "supersample": 1}
-    rule3_dev = rule3.pop("_deviations", [])
-    d = derive_scale(real, rate, rx, round(t_unc, 3))
+    choice = _rule3(pilot, spec, pb_path) if spec.network_share is None else _rule3b(pilot, spec, rate, pb_path)
+    d = derive_scale(real, rate, rx, round(choice.t_unc, 3))
     final = derived_topology(data, cores, d)
     (work / "topology.yaml").write_text(dump_yaml(final))
-    wl = pb.workload
-    if spec.network_share is None:
-        committed = values(data, getattr(wl, "supersample", 1))
-        derived = values(final, work_update["supersample"])
-    else:
-        committed = values(data, 1, getattr(wl, "rays_per_pixel", 1))
-        derived = values(final, 1, work_update["rays"])
-    rules = "2-4" if spec.network_share is None else "2, 3b, 4"
+    committed, derived = values(data, *choice.committed(pb.workload)), values(final, *choice.derived)
+    t_unc, rules = choice.t_unc, choice.rules
     record = {"rules": f"docs/scale-model.md, thesis-faithful-cpu: the rules {rules} (qoslab.scale.onmachine)",
               "real": spec.real, "spec": spec.model_dump(mode="json"), "link_rate_bps": rate,
-              "rx_cost_us": rx, "rx_cost_trials": rx_rows, **rule3, "uncongested_s": round(t_unc, 3),
+              "rx_cost_us": rx, "rx_cost_trials": rx_rows, **choice.record, "uncongested_s": round(t_unc, 3),
               "time_scale": d.time_scale, "derived": derived, "committed": committed,
-              "differs": differences(committed, derived), "deviations": d.deviations + rule3_dev,
+              "differs": differences(committed, derived), "deviations": d.deviations + choice.deviations,
               "machine": machine_facts(), "seconds": round(time.monotonic() - t0, 1)}
     (work / "derivation.json").write_text(json.dumps(record, indent=1) + "\n")
-    return derived_playbook(pb, **work_update), record
+    return derived_playbook(pb, **choice.update), record
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """What rule 3 or rule 3b chose: the workload's ``update`` (supersample, rays), T (``t_unc``,
+    seconds: the chosen pilot's mean uncongested run time), the derivation record's keys of that
+    rule, its deviations, the rules' label, and the (supersample, rays) of :func:`values` for the
+    derived workload (``derived``) and for the playbook's committed one (:meth:`committed`)."""
+
+    update: dict[str, Any]
+    t_unc: float
+    record: dict[str, Any]
+    deviations: list[str]
+    rules: str
+    derived: tuple[int, ...]
+
+    def committed(self, wl: Any) -> tuple[int, ...]:
+        """(supersample,) under rule 3, (1, rays per pixel) under rule 3b, of the workload ``wl``."""
+        if "rays" in self.update:
+            return 1, getattr(wl, "rays_per_pixel", 1)
+        return (getattr(wl, "supersample", 1),)
 
 
 class _Pilot:
@@ -187,8 +196,8 @@ class _Pilot:
         return rows
 
 
-def _rule3(pilot: _Pilot, spec: DeriveSpec, pb_path: Path) -> tuple[int, float, dict[str, Any]]:
-    """Rule 3 (the time cap): (supersample, T, the record's ``pilots``)."""
+def _rule3(pilot: _Pilot, spec: DeriveSpec, pb_path: Path) -> _Choice:
+    """Rule 3 (the time cap): the supersample, T and the record's ``pilots``."""
     pilots: dict[int, list[float]] = {}
     while (ss := next_pilot(pilots, spec)) is not None:
         pilot.log(f"derive (rule 3): pilot at supersample {ss}, {spec.pilot_trials} uncongested trial(s)")
@@ -198,12 +207,13 @@ def _rule3(pilot: _Pilot, spec: DeriveSpec, pb_path: Path) -> tuple[int, float, 
         ss, t_unc = choose_supersample(pilots, spec.max_uncongested_s)
     except ValueError as e:
         raise QoslabError(f"{pb_path}: derive: {e}") from None
-    return ss, t_unc, {"pilots": pilots}
+    return _Choice({"supersample": ss}, t_unc, {"pilots": pilots}, [], "2-4", (ss,))
 
 
-def _rule3b(pilot: _Pilot, spec: DeriveSpec, rate: int, pb_path: Path) -> tuple[int, float, dict[str, Any]]:
-    """Rule 3b (the network share): (rays per pixel, T, the record's ``pilots``, ``pilot_bytes``,
-    ``pilot_shares``, ``target_network_share``, ``network_share`` and ``_deviations``)."""
+def _rule3b(pilot: _Pilot, spec: DeriveSpec, rate: int, pb_path: Path) -> _Choice:
+    """Rule 3b (the network share): the rays per pixel, T, the record's ``pilots``,
+    ``pilot_bytes``, ``pilot_shares``, ``target_network_share`` and ``network_share``, and the
+    deviations (the target out of the candidates' reach)."""
     assert spec.network_share is not None
     pilots: dict[int, Pilot] = {}
     shares: dict[int, float] = {}
@@ -227,11 +237,11 @@ def _rule3b(pilot: _Pilot, spec: DeriveSpec, rate: int, pb_path: Path) -> tuple[
     elif rays == max(pilots) and share > spec.network_share:
         dev.append(f"network share {share:.5f} above the target {spec.network_share:g} at {rays} rays per pixel, the "
                    f"most the pilot ran (candidates or max_uncongested_s {spec.max_uncongested_s:g} s ran out)")
-    return rays, t_unc, {"pilots": {k: list(v[0]) for k, v in pilots.items()},
-                         "pilot_bytes": {k: list(v[1]) for k, v in pilots.items()},
-                         "pilot_shares": {k: round(v, 6) for k, v in shares.items()},
-                         "target_network_share": spec.network_share, "network_share": round(share, 6),
-                         "_deviations": dev}
+    record = {"pilots": {k: list(v[0]) for k, v in pilots.items()},
+              "pilot_bytes": {k: list(v[1]) for k, v in pilots.items()},
+              "pilot_shares": {k: round(v, 6) for k, v in shares.items()},
+              "target_network_share": spec.network_share, "network_share": round(share, 6)}
+    return _Choice({"rays": rays, "supersample": 1}, t_unc, record, dev, "2, 3b, 4", (1, rays))
 
 
 def derived_playbook(pb: Playbook, supersample: int, rays: int | None = None) -> Playbook:

@@ -154,6 +154,9 @@ def test_the_sbatch_script_carries_the_slurm_block_and_resumes_the_folder(tmp_pa
         f"-m qoslab campaign run --resume {tmp_path / 'c'}")
     embedded = sbatch_script(topo, tmp_path / "c", "j", root_netns=Path("/run/qoslab/slurm-t/root-netns"))
     assert embedded.splitlines()[-1].startswith("exec nsenter --net=/run/qoslab/slurm-t/root-netns ")
+    quiet = sbatch_script(topo, tmp_path / "c", "j", root_netns=None, report=False)  # campaign submit --no-report
+    assert quiet.splitlines()[-1].endswith(f"-m qoslab campaign run --resume {tmp_path / 'c'} --no-report")
+    assert quiet.splitlines()[:-1] == sbatch_script(topo, tmp_path / "c", "j", root_netns=None).splitlines()[:-1]
 
 
 def test_submit_refuses_a_playbook_of_another_executor(tmp_path):

@@ -53,15 +53,18 @@ def client_for(pb: Any, path: Path) -> tuple[Any, SlurmClient, Path | None]:
 
 
 def sbatch_script(topo: Any, folder: Path, job_name: str, *, root_netns: Path | None,
-                  env: dict[str, str] | None = None) -> str:
+                  env: dict[str, str] | None = None, report: bool = True) -> str:
     """The batch script (pure): ``#SBATCH`` lines from the topology's ``slurm:`` block (nodes =
     its hosts, time limit, partition, account, constraint, node names), output to
     ``FOLDER/slurm/job-%j.out``, then ``qoslab campaign run --resume FOLDER`` from this checkout
-    (in this machine's network namespace, through the handle ``root_netns``, when given)."""
+    (in this machine's network namespace, through the handle ``root_netns``, when given; with
+    ``--no-report`` unless ``report``: the job that completes the campaign then leaves the report
+    to ``qoslab report FOLDER`` outside its allocation)."""
     folder = folder.resolve()
     lines = ["#!/bin/sh", f"#SBATCH --job-name={job_name}", *(f"#SBATCH {o}" for o in request_options(topo)),
              f"#SBATCH --output={folder}/slurm/job-%j.out"]
-    run = [sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder)]
+    run = [sys.executable, "-m", "qoslab", "campaign", "run", "--resume", str(folder),
+           *(() if report else ("--no-report",))]
     prefix = ["nsenter", f"--net={root_netns}"] if root_netns is not None else []
     exports = ["env", *(f"{k}={v}" for k, v in (env or {}).items())] if env else []
     lines += [f"cd {shlex.quote(str(repo_root()))} || exit 1",
@@ -70,7 +73,7 @@ def sbatch_script(topo: Any, folder: Path, job_name: str, *, root_netns: Path | 
 
 
 def submit(topo: Any, folder: Path, job_name: str, client: SlurmClient, follow_ups: int,
-           root_netns: Path | None) -> list[str]:
+           root_netns: Path | None, report: bool = True) -> list[str]:
     """Write the batch script into ``folder/slurm/`` and submit it ``1 + follow_ups`` times, each
     job after the previous one ended (``afterany``); returns the job IDs. Raises QoslabError with
     sbatch's message when a submission is refused (the jobs submitted so far are cancelled)."""
@@ -78,7 +81,8 @@ def submit(topo: Any, folder: Path, job_name: str, client: SlurmClient, follow_u
     d = folder / "slurm"
     d.mkdir(parents=True, exist_ok=True)
     script = d / "campaign.sbatch"
-    script.write_text(sbatch_script(topo, folder, job_name, root_netns=root_netns, env=dict(client.env)))
+    script.write_text(sbatch_script(topo, folder, job_name, root_netns=root_netns, env=dict(client.env),
+                                    report=report))
     jobs: list[str] = []
     for i in range(1 + follow_ups):
         dep: Sequence[str] = [f"--dependency=afterany:{jobs[-1]}"] if jobs else []

@@ -138,12 +138,15 @@ def campaign_submit(playbook: Path = typer.Argument(..., help="Campaign playbook
                     out: Path | None = typer.Option(None, help="Campaign folder (default results/campaigns/...)."),
                     follow_ups: int = typer.Option(1, "--follow-ups", min=0, max=20,
                                                    help="Jobs that resume the campaign after the previous one ended "
-                                                        "(its time limit, a node failure).")) -> None:
+                                                        "(its time limit, a node failure)."),
+                    report: bool = typer.Option(True, "--report/--no-report", help="The job that completes the "
+                                                "campaign renders report.html (10-20 s of its allocation); with "
+                                                "--no-report `qoslab report FOLDER` renders it afterwards.")) -> None:
     """Submit a campaign as Slurm batch jobs (sbatch): the first runs it in its allocation, each
     follow-up (--dependency=afterany) resumes the folder. Prints the job IDs."""
     from .campaignsubmit import submit_command
 
-    submit_command(playbook, follow_ups, lambda: _campaign_folder(playbook, trials, out, None))
+    submit_command(playbook, follow_ups, lambda: _campaign_folder(playbook, trials, out, None), report)
 
 
 @app.command("run")

@@ -1,0 +1,4 @@
+"""``python -m qoslab`` runs the CLI."""
+from .cli import main
+
+main()

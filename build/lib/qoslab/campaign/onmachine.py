@@ -1,0 +1,299 @@
+"""Runs a playbook's ``derive:`` rules on this machine before its trials (issue 48; the rules and
+their constants: :mod:`qoslab.scale.onmachine`, docs/scale-model.md).
+
+Each measurement is a small campaign of its own under the campaign folder's ``derive/`` (no
+capture, no warm-up, seed 48), run and resumed like any campaign, so a kill during the derivation
+loses at most the trial it cut (run the same command with the same ``--out`` again):
+
+- ``derive/rx-cost/``: the playbook's congested conditions, ``rx_cost_trials`` each, on the
+  playbook's topology: this machine's ``rx_cost_us`` (median of the trials the fidelity monitor
+  judged ``ok``, or of all done trials when none was);
+- ``derive/pilot-ssN/``: the baseline condition, ``pilot_trials`` trials at supersample N, on the
+  topology with the derived host capacity (``derive/topology-pilot.yaml``, copied to the pilot
+  campaign's own ``derive/topology.yaml``); under rule 3b (``network_share`` given)
+  ``derive/pilot-raysN/`` at N rays per pixel, each trial's bytes read from its
+  ``trials/NNNN/workload/workload-result.json`` (the manager's ``bytes_sent`` + ``bytes_received``);
+- ``derive/topology.yaml``: the topology the campaign then runs (host capacity and scale knobs
+  derived), and ``derive/derivation.json``: the measurements, the values, the committed values
+  they replace and which differ; the same record goes into the campaign's ``provenance.json``
+  (key ``derivation``).
+
+The derived playbooks (the campaign's and each pilot's ``playbook.yaml``) name their topology
+``derive/topology.yaml``, relative to their own folder (:func:`.snapshot.input_path`), never by
+the absolute path of the folder they were made in: a campaign folder moved or committed elsewhere
+keeps a playbook that names its own files, with the SHA-256 its snapshot recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, QoslabError
+from ..scale.derive import RealCluster, load_real_cluster
+from ..scale.onmachine import (
+    DeriveSpec,
+    Pilot,
+    choose_rays,
+    choose_supersample,
+    derive_scale,
+    derived_topology,
+    differences,
+    host_cores,
+    next_pilot,
+    next_rays,
+    pilot_share,
+    values,
+)
+from ..topology import load_topology
+from ..trials.layout import workload_result
+from ..trials.playbook import Playbook, resolve_path
+from ..trials.store import Store
+from ..yamlio import dump_yaml, read_yaml
+from .folder import create, process_commit
+from .linkcal import machine_facts
+from .runner import Runner
+from .snapshot import DERIVED
+
+#: The seed of the derivation's own campaigns (the issue's number: fixed before any of them ran).
+SEED = 48
+
+
+def _measure(pb: Playbook, pb_path: Path, folder: Path, update: dict[str, Any],
+             log: Callable[[str], None]) -> list[dict[str, Any]]:
+    """Run (or resume) one measuring campaign in ``folder``: ``pb`` with ``update`` applied, no
+    capture, no warm-up; returns its done trials as {condition, elapsed_s, fidelity, rx_cost_us,
+    run_bytes} (run_bytes: the manager's RMI socket bytes, both directions; None without a result)."""
+    if not (folder / "trials.sqlite").exists():
+        sub = pb.model_copy(update={"warmup": 0, "capture": "off", "seed": SEED, "retries": 1, "derive": None,
+                                    **update})
+        create(sub, pb_path, folder).close()
+    Runner(folder, log=log).run().close()
+    with Store(folder / "trials.sqlite", readonly=True) as st:
+        rows = st.trials(warmup=False)
+        return [{"condition": r.condition, "elapsed_s": r.elapsed_s, "fidelity": r.get("fidelity"),
+                 "rx_cost_us": r.get("rx_cost_us"), "run_bytes": _run_bytes(folder, r.idx)}
+                for r in rows if r.status == "done"]
+
+
+def _run_bytes(folder: Path, idx: int) -> int | None:
+    """The manager's RMI bytes of trial ``idx`` (``bytes_sent`` + ``bytes_received`` of its
+    workload-result.json), or None when the file or the counts are missing."""
+    try:
+        res = json.loads(workload_result(folder, idx).read_text())
+        return int(res["bytes_sent"]) + int(res["bytes_received"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _rx_cost(rows: list[dict[str, Any]], folder: Path) -> float:
+    ok = [r for r in rows if r["fidelity"] == "ok" and r["rx_cost_us"] is not None]
+    use = ok or [r for r in rows if r["rx_cost_us"] is not None]
+    if not use:
+        raise QoslabError(f"{folder}: no congested trial measured rx_cost_us (see `qoslab campaign status {folder}`)")
+    return round(float(statistics.median(r["rx_cost_us"] for r in use)), 3)
+
+
+def read_inputs(pb: Playbook) -> tuple[RealCluster, dict[str, Any], int]:
+    """What the rules start from: the real cluster of ``pb.derive``, the topology file's plain data
+    and its link rate (bits/s, as the topology model reads it: ``50Mbit`` or ``50000000``)."""
+    assert pb.derive is not None
+    data, _ = read_yaml(resolve_path(pb.topology))
+    return load_real_cluster(resolve_path(pb.derive.real)), data, load_topology(resolve_path(pb.topology)).link.rate
+
+
+def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
+                      log: Callable[[str], None] = lambda s: None) -> tuple[Playbook, dict[str, Any]]:
+    """Apply ``pb.derive``'s rules on this machine in the campaign folder's ``derive/`` (see the
+    module doc); returns the playbook to run (:func:`derived_playbook`: its topology
+    ``derive/topology.yaml``, the derived supersample or rays per pixel, no ``derive``) and the
+    derivation's record. Raises ConfigError for a bad real cluster file, QoslabError when a rule
+    cannot be met (no receive cost measured, even the smallest workload too slow, a pilot without
+    byte counts under rule 3b)."""
+    spec = pb.derive
+    if spec is None:
+        raise QoslabError(f"{pb_path}: no derive: block")
+    t0, work = time.monotonic(), folder / DERIVED
+    real, data, rate = read_inputs(pb)
+    work.mkdir(parents=True, exist_ok=True)
+    congested = [c for c in pb.conditions if c.congestion]
+    base = pb.baseline or pb.conditions[0].name
+    log(f"derive (rule 2): this machine's receive cost, {spec.rx_cost_trials} congested trial(s) per condition")
+    rx_rows = _measure(pb, pb_path, work / "rx-cost", {"conditions": congested, "baseline": congested[0].name,
+                                                       "trials": spec.rx_cost_trials}, log)
+    rx = _rx_cost(rx_rows, work / "rx-cost")
+    try:
+        cores = host_cores(real, rate, rx, spec.max_host_cores)
+    except ValueError as e:
+        raise ConfigError(f"{spec.real}: {e}") from None
+    log(f"derive (rule 2): rx_cost_us {rx:g} -> host_cores {cores:g}")
+    pilot_topo = dump_yaml(derived_topology(data, cores))
+    (work / "topology-pilot.yaml").write_text(pilot_topo)
+    pilot = _Pilot(pb, pb_path, work, pilot_topo, base, log)
+    choice = _rule3(pilot, spec, pb_path) if spec.network_share is None else _rule3b(pilot, spec, rate, pb_path)
+    d = derive_scale(real, rate, rx, round(choice.t_unc, 3))
+    final = derived_topology(data, cores, d)
+    (work / "topology.yaml").write_text(dump_yaml(final))
+    committed, derived = values(data, *choice.committed(pb.workload)), values(final, *choice.derived)
+    t_unc, rules = choice.t_unc, choice.rules
+    record = {"rules": f"docs/scale-model.md, thesis-faithful-cpu: the rules {rules} (qoslab.scale.onmachine)",
+              "real": spec.real, "spec": spec.model_dump(mode="json"), "link_rate_bps": rate,
+              "rx_cost_us": rx, "rx_cost_trials": rx_rows, **choice.record, "uncongested_s": round(t_unc, 3),
+              "time_scale": d.time_scale, "derived": derived, "committed": committed,
+              "differs": differences(committed, derived), "deviations": d.deviations + choice.deviations,
+              "machine": machine_facts(), "seconds": round(time.monotonic() - t0, 1)}
+    (work / "derivation.json").write_text(json.dumps(record, indent=1) + "\n")
+    return derived_playbook(pb, **choice.update), record
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """What rule 3 or rule 3b chose: the workload's ``update`` (supersample, rays), T (``t_unc``,
+    seconds: the chosen pilot's mean uncongested run time), the derivation record's keys of that
+    rule, its deviations, the rules' label, and the (supersample, rays) of :func:`values` for the
+    derived workload (``derived``) and for the playbook's committed one (:meth:`committed`)."""
+
+    update: dict[str, Any]
+    t_unc: float
+    record: dict[str, Any]
+    deviations: list[str]
+    rules: str
+    derived: tuple[int, ...]
+
+    def committed(self, wl: Any) -> tuple[int, ...]:
+        """(supersample,) under rule 3, (1, rays per pixel) under rule 3b, of the workload ``wl``."""
+        if "rays" in self.update:
+            return 1, getattr(wl, "rays_per_pixel", 1)
+        return (getattr(wl, "supersample", 1),)
+
+
+class _Pilot:
+    """Runs (or resumes) one pilot campaign of the baseline condition under ``derive/NAME/``."""
+
+    def __init__(self, pb: Playbook, pb_path: Path, work: Path, topo: str, base: str,
+                 log: Callable[[str], None]):
+        self.pb, self.pb_path, self.work, self.topo, self.base, self.log = pb, pb_path, work, topo, base, log
+        self.trials = pb.derive.pilot_trials if pb.derive else 3
+
+    def run(self, name: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+        folder = self.work / name
+        if not (folder / "trials.sqlite").exists():  # a made pilot runs from its snapshot
+            (folder / DERIVED).mkdir(parents=True, exist_ok=True)
+            (folder / DERIVED / "topology.yaml").write_text(self.topo)
+        bcond = [c for c in self.pb.conditions if c.name == self.base]
+        wl = self.pb.workload.model_copy(update=update)
+        sub = {"conditions": bcond, "baseline": self.base, "trials": self.trials,
+               "topology": f"{DERIVED}/topology.yaml", "workload": wl}
+        rows = _measure(self.pb, self.pb_path, folder, sub, self.log)
+        rows = [r for r in rows if r["elapsed_s"] is not None]
+        if not rows:
+            raise QoslabError(f"{folder}: no pilot trial finished")
+        return rows
+
+
+def _rule3(pilot: _Pilot, spec: DeriveSpec, pb_path: Path) -> _Choice:
+    """Rule 3 (the time cap): the supersample, T and the record's ``pilots``."""
+    pilots: dict[int, list[float]] = {}
+    while (ss := next_pilot(pilots, spec)) is not None:
+        pilot.log(f"derive (rule 3): pilot at supersample {ss}, {spec.pilot_trials} uncongested trial(s)")
+        pilots[ss] = [r["elapsed_s"] for r in pilot.run(f"pilot-ss{ss}", {"supersample": ss})]
+        pilot.log(f"derive (rule 3): supersample {ss}: {statistics.mean(pilots[ss]):.3f} s")
+    try:
+        ss, t_unc = choose_supersample(pilots, spec.max_uncongested_s)
+    except ValueError as e:
+        raise QoslabError(f"{pb_path}: derive: {e}") from None
+    return _Choice({"supersample": ss}, t_unc, {"pilots": pilots}, [], "2-4", (ss,))
+
+
+def _rule3b(pilot: _Pilot, spec: DeriveSpec, rate: int, pb_path: Path) -> _Choice:
+    """Rule 3b (the network share): the rays per pixel, T, the record's ``pilots``,
+    ``pilot_bytes``, ``pilot_shares``, ``target_network_share`` and ``network_share``, and the
+    deviations (the target out of the candidates' reach)."""
+    assert spec.network_share is not None
+    pilots: dict[int, Pilot] = {}
+    shares: dict[int, float] = {}
+    while (n := next_rays(pilots, spec, rate)) is not None:
+        pilot.log(f"derive (rule 3b): pilot at {n} ray(s) per pixel, {spec.pilot_trials} uncongested trial(s)")
+        rows = pilot.run(f"pilot-rays{n}", {"rays": n, "supersample": 1})
+        pilots[n] = ([r["elapsed_s"] for r in rows], [r["run_bytes"] for r in rows if r["run_bytes"] is not None])
+        try:
+            t, b, shares[n] = pilot_share(pilots[n], rate)
+        except ValueError as e:
+            raise QoslabError(f"{pilot.work / f'pilot-rays{n}'}: {e}") from None
+        pilot.log(f"derive (rule 3b): {n} ray(s): {t:.3f} s, {b:.0f} B, network share {shares[n]:.5f} "
+                  f"(target {spec.network_share:g})")
+    try:
+        rays, t_unc, share = choose_rays(pilots, rate, spec.network_share, spec.max_uncongested_s)
+    except ValueError as e:
+        raise QoslabError(f"{pb_path}: derive: {e}") from None
+    dev = []
+    if rays == spec.candidates[0] and share < spec.network_share:
+        dev.append(f"network share {share:.5f} below the target {spec.network_share:g} even at {rays} ray(s) per pixel")
+    elif rays == max(pilots) and share > spec.network_share:
+        dev.append(f"network share {share:.5f} above the target {spec.network_share:g} at {rays} rays per pixel, the "
+                   f"most the pilot ran (candidates or max_uncongested_s {spec.max_uncongested_s:g} s ran out)")
+    record = {"pilots": {k: list(v[0]) for k, v in pilots.items()},
+              "pilot_bytes": {k: list(v[1]) for k, v in pilots.items()},
+              "pilot_shares": {k: round(v, 6) for k, v in shares.items()},
+              "target_network_share": spec.network_share, "network_share": round(share, 6)}
+    return _Choice({"rays": rays, "supersample": 1}, t_unc, record, dev, "2, 3b, 4", (1, rays))
+
+
+def derived_playbook(pb: Playbook, supersample: int, rays: int | None = None) -> Playbook:
+    """``pb`` as its campaign runs it after the derivation: the topology ``derive/topology.yaml``
+    (relative to the campaign folder, :func:`.snapshot.input_path`), the derived supersample (rule
+    3) or rays per pixel (rule 3b), no ``derive`` block."""
+    return pb.model_copy(update={"topology": f"{DERIVED}/topology.yaml", "derive": None,
+                                 "workload": pb.workload.model_copy(update={"supersample": supersample,
+                                                                            "rays": rays})})
+
+
+def attach(folder: Path, record: dict[str, Any]) -> None:
+    """Add the derivation's record to ``folder``'s provenance.json (key ``derivation``)."""
+    path = folder / "provenance.json"
+    prov = json.loads(path.read_text())
+    prov["derivation"] = record
+    tmp = path.with_suffix(".json.new")
+    tmp.write_text(json.dumps(prov, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def summary_lines(record: dict[str, Any]) -> list[str]:
+    """What the console prints first: the derived values, and which differ from the committed ones."""
+    v = record["derived"]
+    work = (f"supersample {v['supersample']}" if "supersample" in v else
+            f"{v['rays']} ray(s) per pixel (network share {record['network_share']:.5f}, target "
+            f"{record['target_network_share']:g})")
+    out = [f"scale model derived on this machine: host_cores {v['host_cores']:g} (rx_cost_us "
+           f"{record['rx_cost_us']:g}), {work} (uncongested {record['uncongested_s']:g} s), "
+           f"rto_min {v['rto_min_ms']:g} ms, switch queue {v['switch_queue_ms']:g} ms, s = {record['time_scale']:.4g}"]
+    if record["differs"]:
+        out.append("DIFFERS from the playbook's committed values: " + "; ".join(record["differs"]))
+    else:
+        out.append("the same as the playbook's committed values (within 5 %)")
+    return out
+
+
+def create_campaign(pb: Playbook, pb_path: Path, folder: Path, trials: int | None, smoke: bool,
+                    log: Callable[[str], None]) -> None:
+    """Make the campaign folder (:func:`.folder.create`); with a ``derive:`` block, first derive the
+    scale model on this machine into ``folder/derive`` (a smoke try-out skips it: the committed
+    values) and record it in the provenance."""
+    process_commit()  # read before the derivation's trials: what every segment of this process names
+    if pb.derive is None or smoke:
+        if pb.derive is not None:
+            log("smoke: derive: skipped, the playbook's committed values run")
+        create(pb.model_copy(update={"derive": None}), pb_path, folder, trials, smoke=smoke).close()
+        return
+    if (folder / "trials.sqlite").exists():
+        raise QoslabError(f"{folder} already holds a campaign: resume it with --resume {folder}")
+    run, record = derive_on_machine(pb, pb_path, folder, log)
+    for line in summary_lines(record):
+        log(line)
+    create(run, pb_path, folder, trials).close()
+    attach(folder, record)

@@ -1,0 +1,285 @@
+"""The testbed's CPU placement (issue 42): a topology's ``cpu:`` block (:mod:`qoslab.scale.cpu`)
+applied to this machine.
+
+- **Host cgroups**: one per host, ``qoslab-testbed/TOPOLOGY/HOST`` in the cgroup v1 ``cpuset``,
+  ``cpu`` and ``cpuacct`` hierarchies: ``cpuset.cpus`` = the block's ``hosts_cpus``,
+  ``cpu.cfs_period_us`` / ``cpu.cfs_quota_us`` = the host's capacity (cores x period per period),
+  ``cpuacct.usage`` its CPU time; the testbed's groups ``qoslab-testbed`` and its ``TOPOLOGY`` have
+  the largest CFS weight (:data:`HOSTS_WEIGHT`), so another user's process on the hosts' cores runs only in
+  the time the hosts leave. Every process the testbed's executors start on a host joins
+  them in the child between fork and exec (:meth:`CpuPlacement.procs_files`; the host's sshd too,
+  so an SSH session's processes inherit them). Kernel interface:
+  Documentation/admin-guide/cgroup-v1/cpusets.rst and scheduler/sched-bwc.rst.
+- **The switch's cores**: RPS (``queues/rx-0/rps_cpus``) of every switch port and host
+  interface steers the packets' receive path (veth, bridge, the ports' qdiscs and nftables, the
+  receiving stack) to ``switch_cpus`` (Documentation/networking/scaling.rst); the virtual switch,
+  the flood senders and the harness run with that CPU affinity. With ``receive_on: hosts`` the
+  host interfaces' RPS goes to ``hosts_cpus`` instead (the receiving stack on the hosts' cores;
+  :meth:`~qoslab.scale.cpu.CpuBlock.rps_masks`); :meth:`CpuPlacement.rps` reads the masks back.
+- **br_netfilter**: ``net.bridge.bridge-nf-call-{iptables,ip6tables,arptables}`` in the switch
+  namespace as the block says (off by default: the QoS is nftables' bridge family).
+
+Why cgroup v1: on this machine's kind (a hybrid hierarchy, systemd not running) the ``cpu``,
+``cpuacct`` and ``cpuset`` controllers are bound to v1 hierarchies and the unified (v2) one holds
+none of them, so ``cpu.max``/``cpuset.cpus`` of v2 are not available; the v1 files are the same
+kernel mechanism (CFS bandwidth control, cpusets). A machine without the v1 hierarchies refuses a
+``cpu:`` block with :class:`~qoslab.errors.EnvironmentProblem` naming what is missing. The v1
+hierarchies are independent of the v2 one that tracks a trial's processes
+(:mod:`qoslab.executors.cgroups`), so a process is in both.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import EnvironmentProblem, QoslabError
+from ..executors import cgroups
+from ..portnames import linux_ifname
+from ..scale.cpu import CpuBlock, format_cpulist, host_cores, mask_cpus
+from ..testbedplan import HOST_IF, host_namespace, switch_namespace
+from ..topology import Topology
+
+#: The top of the testbeds' host cgroups in each v1 hierarchy.
+ROOT_NAME = "qoslab-testbed"
+#: The v1 controllers a cpu: block needs.
+CONTROLLERS = ("cpuset", "cpu", "cpuacct")
+#: CFS weight of a testbed's host group against the other tasks of the machine (``cpu.shares``,
+#: v1's maximum; a task at nice 0 weighs 1024): Documentation/scheduler/sched-design-CFS.rst.
+HOSTS_WEIGHT = 262144
+#: The br_netfilter switches of a namespace (net/bridge/br_netfilter_hooks.c).
+BR_NF_SYSCTLS = ("net.bridge.bridge-nf-call-iptables", "net.bridge.bridge-nf-call-ip6tables",
+                 "net.bridge.bridge-nf-call-arptables")
+
+
+def find_v1(mounts: str) -> dict[str, Path]:
+    """Controller -> mount point of each cgroup v1 hierarchy in ``mounts`` (the text of
+    /proc/self/mounts) that carries one of :data:`CONTROLLERS` (co-mounted ones share a path,
+    e.g. ``/sys/fs/cgroup/cpu,cpuacct``). Pure."""
+    out: dict[str, Path] = {}
+    for line in mounts.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[2] == "cgroup":
+            opts = set(f[3].split(","))
+            for c in CONTROLLERS:
+                if c in opts:
+                    out[c] = Path(f[1])
+    return out
+
+
+@dataclass(frozen=True)
+class HostCpu:
+    """One host cgroup's counters: CPU time (``cpuacct.usage``, ns), CFS periods elapsed and
+    throttled (``cpu.stat``: ``nr_periods``, ``nr_throttled``) and time throttled (ns)."""
+
+    usage_ns: int
+    nr_periods: int
+    nr_throttled: int
+    throttled_ns: int
+
+
+def parse_cpu_stat(text: str) -> dict[str, int]:
+    """``cpu.stat`` (``key value`` lines) -> {key: int}. Pure."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        k, _, v = line.partition(" ")
+        if v.strip().lstrip("-").isdigit():
+            out[k] = int(v)
+    return out
+
+
+class CpuPlacement:
+    """The placement of ``topology``'s testbed (see the module doc); ``mounts`` overrides
+    /proc/self/mounts (tests). Raises EnvironmentProblem when the topology has a ``cpu:`` block
+    and this machine lacks a v1 hierarchy it needs."""
+
+    def __init__(self, topology: Topology, mounts: str | None = None) -> None:
+        self.topo = topology
+        self.block: CpuBlock | None = topology.cpu
+        self.ctl: dict[str, Path] = {}
+        if self.block is None:
+            return
+        if mounts is None:
+            mounts = Path("/proc/self/mounts").read_text()
+        self.ctl = find_v1(mounts)
+        missing = [c for c in CONTROLLERS if c not in self.ctl]
+        if missing:
+            raise EnvironmentProblem(
+                f"topology {topology.name}: its cpu: block needs the cgroup v1 {', '.join(missing)} hierarch"
+                f"{'ies' if len(missing) > 1 else 'y'} (mounted at /sys/fs/cgroup/<controller>); this machine "
+                "has none: remove the cpu: block or mount them")
+
+    @property
+    def active(self) -> bool:
+        """Whether the topology has a ``cpu:`` block."""
+        return self.block is not None
+
+    def _dir(self, controller: str, host: str | None = None) -> Path:
+        d = self.ctl[controller] / ROOT_NAME / self.topo.name
+        return d / host if host else d
+
+    def procs_files(self, host: str) -> list[str]:
+        """The ``cgroup.procs`` files a process started on ``host`` joins ([] without a block)."""
+        if self.block is None:
+            return []
+        dirs = {str(self._dir(c, host)) for c in CONTROLLERS}
+        return sorted(f"{d}/cgroup.procs" for d in dirs)
+
+    def switch_cpus(self) -> frozenset[int] | None:
+        """The switch's cores (the affinity of the virtual switch, the senders, the harness), or None."""
+        return self.block.switch_set if self.block is not None else None
+
+    # -- apply / remove --------------------------------------------------------------------------
+    def apply(self) -> None:
+        """Make the host cgroups, steer the ports' packet processing, set br_netfilter. Raises
+        QoslabError naming the file or command that failed."""
+        if self.block is None:
+            return
+        b = self.block
+        for c in sorted({str(self.ctl[c]) for c in CONTROLLERS}):
+            for d in (Path(c) / ROOT_NAME, Path(c) / ROOT_NAME / self.topo.name):
+                d.mkdir(exist_ok=True)
+        # the hosts' cores are the hosts': the testbed's group has the largest CFS weight, so another
+        # user's process there runs only in the time the hosts leave (their quotas still cap them)
+        for d in (self.ctl["cpu"] / ROOT_NAME, self._dir("cpu")):  # the weight counts among the root's tasks
+            _write(d / "cpu.shares", str(HOSTS_WEIGHT))
+        cs = self.ctl["cpuset"]
+        for d in (cs / ROOT_NAME, self._dir("cpuset")):  # a v1 cpuset starts empty: fill it from its parent
+            _write(d / "cpuset.cpus", (d.parent / "cpuset.cpus").read_text().strip())
+            _write(d / "cpuset.mems", (d.parent / "cpuset.mems").read_text().strip())
+        for h in self.topo.hosts:
+            for c in CONTROLLERS:
+                self._dir(c, h.name).mkdir(exist_ok=True)
+            _write(self._dir("cpuset", h.name) / "cpuset.cpus", b.hosts_cpus)
+            _write(self._dir("cpuset", h.name) / "cpuset.mems", (cs / "cpuset.mems").read_text().strip())
+            cpu = self._dir("cpu", h.name)
+            _write(cpu / "cpu.cfs_period_us", str(b.period_us))
+            _write(cpu / "cpu.cfs_quota_us", str(b.quota_us(host_cores(b, h.cpu))))
+        self._steer()
+        self._br_netfilter()
+
+    def _steer(self) -> None:
+        assert self.block is not None
+        sw_mask, host_mask = self.block.rps_masks()
+        _in_ns(switch_namespace(self.topo.name), "; ".join(
+            f"echo {sw_mask} > /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in self._switch_ifs()))
+        for h in self.topo.hosts:
+            ns = host_namespace(self.topo.name, h.name)
+            _in_ns(ns, f"echo {host_mask} > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus")
+
+    def _switch_ifs(self) -> list[str]:
+        return [linux_ifname(h.port) for h in self.topo.hosts] + [linux_ifname(p) for p in
+                                                                  self.topo.switch.span_destinations]
+
+    def rps(self) -> dict[str, frozenset[int]]:
+        """The CPUs each interface's RPS steers to now, read back from sysfs: ``"switch/DEV"`` for a
+        switch port, ``"HOST"`` for a host's interface; an empty set is no RPS ({} without a block).
+        Raises QoslabError naming the namespace whose files could not be read."""
+        if self.block is None:
+            return {}
+        out: dict[str, frozenset[int]] = {}
+        ifs = self._switch_ifs()
+        masks = _in_ns(switch_namespace(self.topo.name), "; ".join(
+            f"cat /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in ifs)).split()
+        out.update({f"switch/{d}": mask_cpus(m) for d, m in zip(ifs, masks, strict=True)})
+        for h in self.topo.hosts:
+            ns = host_namespace(self.topo.name, h.name)
+            out[h.name] = mask_cpus(_in_ns(ns, f"cat /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus"))
+        return out
+
+    def _br_netfilter(self) -> None:
+        assert self.block is not None
+        v = "1" if self.block.br_netfilter else "0"
+        # the sysctls exist only once br_netfilter is loaded; absent, the bridge calls no netfilter
+        _in_ns(switch_namespace(self.topo.name), "; ".join(
+            f"[ ! -e /proc/sys/{s.replace('.', '/')} ] || sysctl -qw {s}={v}" for s in BR_NF_SYSCTLS))
+
+    def remove(self) -> list[str]:
+        """Remove the host cgroups (their processes must be gone: the testbed ends them first);
+        returns the directories that could not be removed (a process still in them)."""
+        left: list[str] = []
+        for c in sorted({str(p) for p in find_v1(Path("/proc/self/mounts").read_text()).values()}):
+            top = Path(c) / ROOT_NAME / self.topo.name
+            if not top.is_dir():
+                continue
+            for d in [*(p for p in top.iterdir() if p.is_dir()), top]:
+                try:
+                    d.rmdir()
+                except OSError:
+                    left.append(str(d))
+            try:
+                (Path(c) / ROOT_NAME).rmdir()
+            except OSError:
+                pass  # another testbed's groups are in it
+        return left
+
+    # -- reading -----------------------------------------------------------------------------------
+    def read(self, hosts: list[str]) -> dict[str, HostCpu]:
+        """The counters of ``hosts``' cgroups now ({} without a block; a host whose files cannot be
+        read is left out)."""
+        out: dict[str, HostCpu] = {}
+        if self.block is None:
+            return out
+        for h in hosts:
+            try:
+                usage = int((self._dir("cpuacct", h) / "cpuacct.usage").read_text())
+                st = parse_cpu_stat((self._dir("cpu", h) / "cpu.stat").read_text())
+            except (OSError, ValueError):
+                continue
+            out[h] = HostCpu(usage, st.get("nr_periods", 0), st.get("nr_throttled", 0), st.get("throttled_time", 0))
+        return out
+
+
+def placement_of(topology: Topology) -> CpuPlacement:
+    """The :class:`CpuPlacement` of ``topology`` (inactive without a ``cpu:`` block)."""
+    return CpuPlacement(topology)
+
+
+def joiner(files: list[str]) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that moves the child into the cgroups of ``files`` (``cgroup.procs``
+    paths, :meth:`CpuPlacement.procs_files`), or None for none; a file it cannot write ends the
+    child with code 126 (never a process outside its budget)."""
+    if not files:
+        return None
+
+    def join() -> None:
+        if not cgroups.join_files(files):
+            os._exit(126)
+
+    return join
+
+
+def set_affinity(cpus: frozenset[int] | None) -> frozenset[int] | None:
+    """Pin this process to ``cpus``: every thread it has now (/proc/self/task; the call applies
+    per thread) and so every thread and child they start later; returns the affinity the calling
+    thread had (for restoring), None when ``cpus`` is None (nothing changed)."""
+    if cpus is None:
+        return None
+    before = frozenset(os.sched_getaffinity(0))
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(tid), cpus)
+        except (OSError, ValueError):
+            continue  # a thread that ended meanwhile
+    return before
+
+
+def _write(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except OSError as e:
+        raise QoslabError(f"cannot write {value!r} to {path}: {e.strerror or e}") from None
+
+
+def _in_ns(ns: str, script: str) -> str:
+    p = subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", script], capture_output=True, text=True, timeout=30)
+    if p.returncode != 0:
+        raise QoslabError(f"in namespace {ns}: `{script[:120]}` failed: {(p.stderr or p.stdout).strip()[:200]}")
+    return p.stdout
+
+
+__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "parse_cpu_stat",
+           "placement_of", "set_affinity"]

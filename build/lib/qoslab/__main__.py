@@ -1,4 +1,0 @@
-"""``python -m qoslab`` runs the CLI."""
-from .cli import main
-
-main()

@@ -225,7 +225,13 @@ def test_end_survivors_ends_what_qoslab_started_and_leaves_the_operators_process
     theirs = subprocess.Popen(["ip", "netns", "exec", testbed.namespace("jp-2"), "sleep", "302"],
                               start_new_session=True)
     try:
-        assert {ours.pid, daemon, theirs.pid} <= set(namespace_pids([testbed.namespace("jp-2")])[testbed.namespace("jp-2")])
+        # `ip netns exec` enters the namespace after its fork: wait for it (a check at once failed
+        # here: the process was still in the test's namespace)
+        ns = testbed.namespace("jp-2")
+        deadline = time.monotonic() + 5
+        while not {ours.pid, daemon, theirs.pid} <= set(namespace_pids([ns])[ns]):
+            assert time.monotonic() < deadline, (ours.pid, daemon, theirs.pid, namespace_pids([ns])[ns])
+            time.sleep(0.05)
         ended = testbed.end_survivors()
         assert ours.pid in ended and daemon in ended and theirs.pid not in ended
         assert ex.wait(ours, 5) is not None

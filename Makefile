@@ -5,17 +5,18 @@ QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
-	docs-gen bench clean help venv-check test-integration-concurrent test-integration-serial test-pooled \
+	docs-gen bench clean help venv-check test-integration-concurrent test-integration-paired test-integration-serial test-pooled \
 	test-java-timed test-pooled-timed lint-timed docs-timed
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
-# clock) run after the parallel ones, alone. The integration tests in two lanes
+# clock) run after the parallel ones, alone. The integration tests in three lanes
 # (tests/integration/lanes.py): the modules marked `concurrent` (they wait, SSH, timeouts, kill -9
 # and resume, and assert no rate or time) in xdist workers, each worker's testbeds under its own
-# name; then the others one at a time with nothing beside them (data paths, floods, CPU, timing: one
-# testbed on a 2-core machine). `make test` runs the concurrent lane in the unit and client tests'
-# pool (test-pooled, PARALLEL_WORKERS workers), then the serial lane; `make test-integration` runs
-# the two lanes alone (INTEGRATION_WORKERS workers).
+# name; the `paired` ones (data paths whose rates the kernel sets, the cores mostly idle) two at a
+# time; then the others one at a time with nothing beside them (timer-paced floods, CPU, timing:
+# one testbed on a 2-core machine). `make test` runs the concurrent lane in the unit and client
+# tests' pool (test-pooled, PARALLEL_WORKERS workers), then the paired and the serial lanes; `make
+# test-integration` runs the three lanes alone (INTEGRATION_WORKERS workers for the first).
 XDIST := -n auto --dist loadfile -m "not serial"
 INTEGRATION_WORKERS ?= 3
 PARALLEL_WORKERS ?= 3
@@ -54,6 +55,7 @@ test-stages:
 	@$(TIMED) setup $(MAKE) --no-print-directory setup
 	@$(TIMED) "lint | docs" $(MAKE) --no-print-directory -j2 lint-timed docs-timed
 	@$(TIMED) "test-java | pool" $(MAKE) --no-print-directory -j2 test-java-timed test-pooled-timed
+	@$(TIMED) "integration, paired" $(MAKE) --no-print-directory test-integration-paired
 	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
 # make test runs the Java tests beside the parallel pool (issue 53), each with its own [time] line,
@@ -116,16 +118,23 @@ test-pooled: venv-check
 	  --durations=30 --junitxml=$(JUNIT)-pooled.xml tests/integration tests/unit tests/clients
 	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
 
-test-integration: test-integration-concurrent test-integration-serial
+test-integration: test-integration-concurrent test-integration-paired test-integration-serial
 
 test-integration-concurrent: venv-check
 	@mkdir -p .setup
 	$(PYTEST) -q -n $(INTEGRATION_WORKERS) --dist loadfile --no-loadscope-reorder -m concurrent --durations=30 \
 	  --junitxml=$(JUNIT)-integration-concurrent.xml tests/integration
 
+# The paired lane (tests/integration/lanes.py PAIRED): data-path modules whose rates the kernel sets
+# and that leave the cores mostly idle, two at a time (243 s one at a time, 143-145 s paired here).
+test-integration-paired: venv-check
+	@mkdir -p .setup
+	$(PYTEST) -q -n 2 --dist loadfile --no-loadscope-reorder -m paired --durations=30 \
+	  --junitxml=$(JUNIT)-integration-paired.xml tests/integration
+
 test-integration-serial: venv-check
 	@mkdir -p .setup
-	$(PYTEST) -q -m "not concurrent" --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
+	$(PYTEST) -q -m "not concurrent and not paired" --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
 
 bench: setup
 	$(VENV)/bin/python bench/run_benchmarks.py

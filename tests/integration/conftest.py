@@ -16,7 +16,7 @@ from conftest import ECENET
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology, load_variant
 
-from .lanes import is_concurrent, longest_first, named_by, port_slice
+from .lanes import is_concurrent, is_paired, longest_first, named_by, port_slice
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("iperf3") is None,
@@ -31,6 +31,8 @@ def pytest_collection_modifyitems(items):
             item.add_marker(needs_root)
             if is_concurrent(item.path.stem, item.name):
                 item.add_marker(pytest.mark.concurrent)
+            elif is_paired(item.path.stem, item.name):
+                item.add_marker(pytest.mark.paired)
     longest_first(items)
 
 
@@ -86,6 +88,23 @@ def unique_name(suffix: str = "") -> str:
     """Topology name unique to this pytest process (1-12 chars). ``suffix`` starts with a letter:
     the process's part ends at the first non-digit (see :func:`named_here`)."""
     return f"t{os.getpid() % 100000}{suffix}"
+
+
+def pids_in_testbed(tb: Testbed, comms: tuple[str, ...] = ("ITGSend", "ITGRecv", "ITGDec")) -> set[int]:
+    """PIDs of the processes named ``comms`` (default D-ITG's) living in ``tb``'s host namespaces: a
+    test that checks its flood left none behind must not see another worker's testbed (issue 53's
+    paired lane runs two data-path modules at once)."""
+    from qoslab.testbed.procs import namespace_pids
+
+    out = set()
+    for pids in namespace_pids(tb.host_namespaces()).values():
+        for pid in pids:
+            try:
+                if open(f"/proc/{pid}/comm").read().strip() in comms:
+                    out.add(pid)
+            except OSError:
+                continue
+    return out
 
 
 def named_here(ns: str) -> bool:

@@ -10,30 +10,14 @@ import pytest
 from qoslab.errors import ConfigError
 from qoslab.registry import generators
 from qoslab.trafficgen import load_flood, open_flood
-from qoslab.trafficgen.ditg import ditg_pids
 
-from .conftest import THESIS_FLOOD, qoslab
-
-
-def _iperf3_pids() -> list[int]:
-    import os
-    from pathlib import Path
-
-    out = []
-    for e in os.scandir("/proc"):
-        if e.name.isdigit():
-            try:
-                if Path(f"/proc/{e.name}/comm").read_text().strip() == "iperf3":
-                    out.append(int(e.name))
-            except OSError:
-                pass
-    return out
+from .conftest import THESIS_FLOOD, pids_in_testbed, qoslab
 
 
 def test_iperf3_flood_saturates_the_four_destination_ports(testbed, tmp_path):
     """`qoslab flood run traffic-gen/thesis-flood.yaml --generator iperf3 --duration 10`: every
     destination port receives >= 95 % of the link rate, like D-ITG; nothing is left running."""
-    before = set(_iperf3_pids())
+    before = pids_in_testbed(testbed, ("iperf3",))
     topo_file = tmp_path / "topo.yaml"
     import yaml
 
@@ -50,7 +34,7 @@ def test_iperf3_flood_saturates_the_four_destination_ports(testbed, tmp_path):
         assert f["packets_received"] > 0 and f["packets_sent"] >= f["packets_received"]
         assert 9 <= f["duration_s"] <= 11.5
         assert f["series"], "per-interval series from the server"
-    assert set(_iperf3_pids()) <= before
+    assert pids_in_testbed(testbed, ("iperf3",)) <= before
 
 
 def test_generator_names_are_validated_and_backends_share_the_result_shape(testbed, tmp_path, write_yaml):
@@ -59,14 +43,14 @@ def test_generator_names_are_validated_and_backends_share_the_result_shape(testb
     with pytest.raises(ConfigError, match=r"generator: unknown generator 'trex' \(known: ditg, iperf3"):
         load_flood(write_yaml({**data, "generator": "trex"}, "bad.yaml"))
     defn = load_flood(write_yaml({**data, "generator": "iperf3", "duration_s": 2}, "ok.yaml"))
-    before = set(ditg_pids())
+    before = pids_in_testbed(testbed)
     with open_flood(defn, testbed.topo, testbed.executor, tmp_path / "f") as fr:  # type: ignore[attr-defined]
         assert fr.name == "iperf3"
         fr.start()
         fr.wait()
     r = fr.result
     assert r is not None and r.ok and len(r.flows) == 4
-    assert set(ditg_pids()) <= before
+    assert pids_in_testbed(testbed) <= before
 
 
 def yaml_data(path):

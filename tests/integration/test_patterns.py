@@ -10,9 +10,8 @@ import json
 import pytest
 
 from qoslab.trafficgen import load_flood, open_flood, resolve
-from qoslab.trafficgen.ditg import ditg_pids
 
-from .conftest import THESIS_FLOOD
+from .conftest import THESIS_FLOOD, pids_in_testbed
 
 REPO = THESIS_FLOOD.parents[1]
 SECONDS = 10
@@ -46,12 +45,12 @@ def test_incast_three_senders_into_one_port(testbed, tmp_path):
 
 
 def test_on_off_bursts_mean_rate(testbed, calibrated, tmp_path):
-    before = set(ditg_pids())
+    before = pids_in_testbed(testbed)
     rates = _run(testbed, "on-off", tmp_path, calibration=calibrated)
     assert [r["flow"] for r in rates] == ["jp-5>jp-1", "jp-6>jp-2"]
     for r in rates:
         assert r["ratio"] == pytest.approx(1.0, abs=0.05), r
-    assert set(ditg_pids()) <= before
+    assert pids_in_testbed(testbed) <= before
 
 
 def test_tcp_bulk_fills_the_receivers_link(testbed, tmp_path, write_yaml):

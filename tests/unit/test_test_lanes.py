@@ -68,6 +68,44 @@ def test_the_serial_lane_keeps_the_data_path_and_timing_modules():
     assert not lanes.is_concurrent("test_switch", "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]")
 
 
+#: Modules that must stay alone (serial lane): which core does the work, CPU budgets and the
+#: fidelity monitor's CPU view, timing against the wall clock, machine-wide snapshots.
+ALONE = ("test_cpu_receive_on", "test_cpu_budgets", "test_fidelity", "test_derive_onmachine", "test_calls",
+         "test_kernel_pacing", "test_testbed", "test_interrupt", "test_rtt_meter", "test_campaign",
+         "test_ssh_campaign", "test_slurm_campaign", "test_scale")
+#: What a paired module must not do: list the machine's namespaces or processes (the other worker's
+#: testbed would show in them) or pace a flood by a process's timer against a calibration it makes
+#: while the other module runs (the shared `calibrated` fixture is measured before any profile).
+SNAPSHOTS = (r"\bnetns_snapshot\b", r"\bditg_pids\(", r"\blist_namespaces\(", r"scandir\(\"/proc\"\)")
+
+
+def test_every_paired_module_exists_says_why_and_is_not_one_that_must_run_alone():
+    for name, (seconds, why) in lanes.PAIRED.items():
+        assert (INTEGRATION / f"{name}.py").is_file(), name
+        assert seconds > 0 and len(why) > 20, name
+        assert name not in ALONE, name
+        text = (INTEGRATION / f"{name}.py").read_text()
+        found = [m for m in SNAPSHOTS if re.search(m, text)]
+        assert not found, f"{name} uses {found}: it would see the other paired module's testbed"
+
+
+def test_a_test_is_in_one_lane_at_most():
+    assert lanes.is_paired("test_datapath", "test_police_holds_a_udp_flow_to_the_police_rate[bridge]")
+    assert not lanes.is_concurrent("test_datapath", "test_police_holds_a_udp_flow_to_the_police_rate[bridge]")
+    flooded = "test_thesis_profile_wins_back_the_link_for_cluster_traffic[bridge]"
+    assert lanes.is_paired("test_switch", flooded) and not lanes.is_concurrent("test_switch", flooded)
+    assert lanes.is_concurrent("test_switch", "test_netmiko_round_trip_and_ios_errors[bridge]")
+    assert not lanes.is_paired("test_switch", "test_netmiko_round_trip_and_ios_errors[bridge]")
+    assert not lanes.is_paired("test_cpu_receive_on", "test_x") and not lanes.is_paired("test_ssh", "test_x")
+
+
+def test_longest_first_orders_the_paired_lane_too():
+    items = [_item("test_testbed", "a"), _item("test_scale_knobs", "k"), _item("test_trafficgen", "t1"),
+             _item("test_trafficgen", "t2"), _item("test_datapath_eos", "e")]
+    lanes.longest_first(items)
+    assert [i.name for i in items] == ["a", "t1", "t2", "e", "k"]  # the serial one kept in place
+
+
 def _item(module: str, test: str) -> SimpleNamespace:
     return SimpleNamespace(path=INTEGRATION / f"{module}.py", name=test)
 

@@ -6,7 +6,7 @@ PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
 	docs-gen bench clean help venv-check test-integration-concurrent test-integration-paired test-integration-serial test-pooled \
-	test-java-timed test-pooled-timed lint-timed docs-timed
+	lint-timed docs-timed
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
 # clock) run after the parallel ones, alone. The integration tests in three lanes
@@ -52,17 +52,16 @@ test:
 	  echo "stage times:"; cat .setup/test-times.txt; exit $$rc
 
 test-stages:
-	@$(TIMED) setup $(MAKE) --no-print-directory setup
+	@QOSLAB_SETUP_JAVA_TESTS=1 $(TIMED) "setup + test-java" $(MAKE) --no-print-directory setup
 	@$(TIMED) "lint | docs" $(MAKE) --no-print-directory -j2 lint-timed docs-timed
-	@$(TIMED) "test-java | pool" $(MAKE) --no-print-directory -j2 test-java-timed test-pooled-timed
+	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
 	@$(TIMED) "integration, paired" $(MAKE) --no-print-directory test-integration-paired
 	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
-# make test runs the Java tests beside the parallel pool (issue 53), each with its own [time] line,
-# the pair the wall time of both: alone mvn test took 66 s of a clean clone's make test and 89
-# CPU-seconds here (the RayTracer's renders), while the pool left its two cores 19 % idle over
-# 494 s (about 190 core-seconds: its integration modules wait on SSH, Slurm and TIME-WAIT). Beside a
-# pool, on this machine loaded by two other test runs, test-java took 1m25s, the pool 11m31s.
+# make test runs the Java tests (mvn test: the RayTracer's renders, 89 CPU-seconds) in its set-up,
+# beside pip's install of the Python environment (QOSLAB_SETUP_JAVA_TESTS=1, scripts/setup.sh),
+# which keeps about one of the two cores busy; they had run beside the parallel pool, which has no
+# idle core (issue 53). `make test-java` runs them alone.
 # lint (ruff, mypy: one core) beside the docs site (docs_gen --check, mkdocs: one core), each with
 # its own [time] line (issue 53: 10 s and 6-7 s one after the other in a clean clone's make test).
 lint-timed:
@@ -70,12 +69,6 @@ lint-timed:
 
 docs-timed:
 	@$(TIMED) docs $(MAKE) --no-print-directory docs
-
-test-java-timed:
-	@$(TIMED) test-java $(MAKE) --no-print-directory test-java
-
-test-pooled-timed:
-	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
 
 # The fast tests: no namespaces, no root (the .venv comes from one `make setup` as root), in parallel.
 test-unit: venv-check lint

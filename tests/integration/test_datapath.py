@@ -102,9 +102,11 @@ def test_thesis_rewrites_the_ds_field_span_tx_after_rx_before(testbed, tmp_path)
     assert data22.get("0", 0) > 0.95 * sum(data22.values()), data22
     ack21, ack22 = c21["control/ack"]["dscp"], c22["control/ack"]["dscp"]  # the ACKs jp-1 -> jp-2
     assert ack21.get("0", 0) > 0.9 * sum(ack21.values()) and ack22.get("40", 0) > 0.9 * sum(ack22.values())
-    # the switch's own counters agree: Gi1/0/1 received 0 and sent 40
+    # the switch's own counters agree: Gi1/0/1 received 0 and sent 40. Its received 40s are jp-1's
+    # resets (above): 87 of 3,981 (2.2 %) in make test's paired lane, where the iperf3 test's end
+    # left more segments in flight; an rx-side rewrite would make them all 40, so 10 % still tells
     stats = read_statistics(VirtualSwitch(testbed.topo), ["Gi1/0/1"])["GigabitEthernet1/0/1"]
-    assert stats.dscp_out[40] > 100 and stats.dscp_in[0] > 100 and stats.dscp_in[40] < 0.02 * stats.dscp_in[0]
+    assert stats.dscp_out[40] > 100 and stats.dscp_in[0] > 100 and stats.dscp_in[40] < 0.1 * stats.dscp_in[0]
 
 
 def test_fifo_leaves_the_ds_field_alone(testbed, tmp_path):

@@ -6,7 +6,7 @@ PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
 	docs-gen bench clean help venv-check test-integration-concurrent test-integration-paired test-integration-serial test-pooled \
-	lint-timed docs-timed
+	lint-timed docs-timed lock
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
 # clock) run after the parallel ones, alone. The integration tests in three lanes
@@ -34,6 +34,7 @@ help:
 	@echo "make docs   - the documentation site (mkdocs --strict) into site/; fails when a generated page drifted"
 	@echo "make docs-gen - regenerate the CLI, schema and platform pages and the command outputs (docs/)"
 	@echo "make bench  - benchmarks, JSON results in bench/results/"
+	@echo "make lock   - requirements/lock.txt: the Python libraries' versions set-up installs (UPGRADE=1: newest)"
 
 setup:
 	@bash scripts/setup.sh
@@ -87,6 +88,12 @@ lint: venv-check
 docs: venv-check
 	$(VENV)/bin/python scripts/docs_gen.py --check
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+# requirements/lock.txt: every Python library's version, as scripts/setup.sh installs them (uv); the
+# pins already there are kept (UPGRADE=1: the newest that pyproject.toml allows), for Debian 12's python3.
+lock: venv-check
+	$(VENV)/bin/uv pip compile -q pyproject.toml --extra test --extra cluster --python /usr/bin/python3 \
+	  $(if $(UPGRADE),--upgrade) --custom-compile-command "make lock" -o requirements/lock.txt
 
 docs-gen: venv-check
 	$(VENV)/bin/python scripts/docs_gen.py

@@ -93,11 +93,31 @@ fi
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ]; then
+# The Python environment: the versions of requirements/lock.txt (`make lock`; every machine gets the
+# same libraries), installed by uv (Astral's pip-compatible installer, pinned below, itself installed
+# by pip into .venv): on a clean clone here 53 s where pip took 127 s for the same 215 packages, both
+# compiling their bytecode (issue 53). uv reads the index settings pip's environment gives
+# (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS, PIP_CERT); when it cannot install, pip does,
+# with the same lock.
+UV_VERSION=0.13.9
+LOCK=requirements/lock.txt
+if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ] || [ "$LOCK" -nt .venv/.installed ]; then
   log "creating Python environment .venv ($($PY --version))"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e '.[test,cluster]'
+  uv_env=()
+  [ -z "${PIP_INDEX_URL:-}" ] || uv_env+=("UV_INDEX_URL=$PIP_INDEX_URL")
+  [ -z "${PIP_EXTRA_INDEX_URL:-}" ] || uv_env+=("UV_EXTRA_INDEX_URL=$PIP_EXTRA_INDEX_URL")
+  [ -z "${PIP_FIND_LINKS:-}" ] || uv_env+=("UV_FIND_LINKS=$PIP_FIND_LINKS")
+  [ -z "${PIP_CERT:-}" ] || uv_env+=("SSL_CERT_FILE=$PIP_CERT")
+  if .venv/bin/pip install -q "uv==$UV_VERSION" >/dev/null 2>&1 \
+      && env "${uv_env[@]}" .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode \
+           -c "$LOCK" -e '.[test,cluster]'; then
+    :
+  else
+    log "uv could not install the environment: pip installs it (slower)"
+    .venv/bin/pip install -q --upgrade pip >/dev/null
+    .venv/bin/pip install -q -c "$LOCK" -e '.[test,cluster]'
+  fi
   touch .venv/.installed
 else
   log "Python environment: up to date"

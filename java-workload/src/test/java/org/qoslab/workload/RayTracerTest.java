@@ -64,9 +64,15 @@ class RayTracerTest {
         assertEquals(Boolean.TRUE, r.get("valid"));
     }
 
+    /**
+     * Every worker count and both call modes at size A; size B (JGF's 500 x 500, 3.4-6.5 s a render
+     * here) once per call mode, on 3 workers (which do not divide its 500 rows) and on 4: how rows
+     * are dealt does not depend on the size, and its 8 renders had
+     * been 35 of the Java tests' 75 s on the critical path of make test's set-up (issue 53).
+     */
     @ParameterizedTest(name = "size {0}, {1} workers, rows per call {2}")
     @CsvSource({"150,1,1", "150,2,1", "150,3,1", "150,4,1", "150,1,0", "150,2,0", "150,3,0", "150,4,0",
-                "500,1,1", "500,2,1", "500,3,1", "500,4,1", "500,1,0", "500,2,0", "500,3,0", "500,4,0"})
+                "500,3,1", "500,4,0"})
     void distributedChecksumEqualsJgfReference(int width, int workers, int rowsPerCall) throws Exception {
         Map<String, Object> r = Manager.run(config(workers, width, rowsPerCall, "serializable"));
         long ref = width == 150 ? Manager.REFVAL_A : Manager.REFVAL_B;

@@ -5,6 +5,8 @@ derivation, the thesis's receive cost, and the placement's parsers."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conftest import ECENET, REPO
@@ -163,6 +165,50 @@ def test_a_block_on_a_machine_without_the_v1_hierarchies_is_an_environment_probl
     with pytest.raises(EnvironmentProblem, match="cpuset, cpu, cpuacct"):
         CpuPlacement(t, mounts="cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n")
     assert not CpuPlacement(load_topology(ECENET), mounts="").active
+
+
+def test_a_booted_manager_is_moved_from_its_boot_group_into_the_hosts_budget(tmp_path):
+    """admit() on a v1 tree made of plain files (the kernel's cgroup.procs takes one PID per write;
+    a plain file keeps the last): every PID of the host's boot group is written to the host's
+    cgroup.procs in each hierarchy (cpu,cpuacct co-mounted: once), a PID that ended is skipped."""
+    t = load_topology(REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml")
+    mounts = (f"cgroup {tmp_path}/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n"
+              f"cgroup {tmp_path}/cpuset cgroup rw,cpuset 0 0\n")
+    place = CpuPlacement(t, mounts=mounts)
+    host = t.hosts[0].name
+    boot = place.boot_procs_files(host)
+    assert boot == sorted({f"{tmp_path}/{c}/qoslab-testbed/{t.name}/boot:{host}/cgroup.procs"
+                           for c in ("cpu,cpuacct", "cpuset")})
+    assert set(boot).isdisjoint(place.procs_files(host)) and all(":" not in h.name for h in t.hosts)
+    written: dict[str, list[str]] = {}
+    for f in [*boot, *place.procs_files(host)]:
+        Path(f).parent.mkdir(parents=True, exist_ok=True)
+        Path(f).write_text("")
+    for f in boot:
+        Path(f).write_text("4242\n4343\n")
+
+    real_write = Path.write_text
+
+    def record(self: Path, data: str, *a, **k) -> int:
+        written.setdefault(str(self), []).append(data)
+        if data == "4343":
+            raise ProcessLookupError(3, "No such process")
+        return real_write(self, data, *a, **k)
+
+    import unittest.mock as um
+
+    with um.patch.object(Path, "write_text", record):
+        assert place.admit(host) == 2  # 4242 in each of the two hierarchies; 4343 had ended
+    assert {k: v for k, v in written.items()} == {f: ["4242", "4343"] for f in place.procs_files(host)}
+    assert CpuPlacement(load_topology(ECENET), mounts="").boot_procs_files(host) == []
+    assert CpuPlacement(load_topology(ECENET), mounts="").admit(host) == 0
+
+
+def test_an_unreadable_boot_group_names_its_file(tmp_path):
+    t = load_topology(REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml")
+    place = CpuPlacement(t, mounts=f"cgroup {tmp_path}/c cgroup rw,cpu,cpuacct,cpuset 0 0\n")
+    with pytest.raises(QoslabError, match=r"cannot read .*/boot:jp-1/cgroup.procs"):
+        place.admit("jp-1")
 
 
 def _m(loss: float | None, share: float = 0.9) -> Measurements:

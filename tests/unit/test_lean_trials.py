@@ -233,6 +233,49 @@ def test_go_gate_opens_aborts_and_aborts_a_late_arm(tmp_path):
     assert (tmp_path / "x" / "go").read_text() == "abort\n"
 
 
+def test_a_booting_manager_is_admitted_into_its_budget_before_the_go(tmp_path):
+    """A manager started on an executor with a boot group (the testbed's hosts under a cpu: block)
+    is waited for until its ready file appears, then moved into its host's budget, then given its
+    go, in that order; elsewhere (no boot group) the gate neither waits nor moves anything."""
+    import threading
+
+    from qoslab.executors import LocalExecutor, NetnsExecutor
+    from qoslab.workloads.gate import GoGate, boots
+
+    events: list[str] = []
+    host = NetnsExecutor("jp-1", "qsl-x-jp-1", cgroups=["/cg/jp-1/cgroup.procs"],
+                         boot_cgroups=["/cg/boot:jp-1/cgroup.procs"], admit=lambda: events.append("admit") or 1)
+    plain = NetnsExecutor("jp-1", "qsl-x-jp-1")
+    assert boots(host) and not boots(plain) and not boots(LocalExecutor()) and plain.as_booting() is plain
+    g = GoGate(tmp_path / "w" / "go")
+    ex = g.executor(host)
+    assert ex.cgroups == ("/cg/boot:jp-1/cgroup.procs",) and ex.admit_boot is not None and host.admit_boot is None
+    # the backend arms the gate with the booting executor; the node's folder is this machine's
+    ex.node_dir = lambda p: str(p)  # type: ignore[method-assign]
+    g.arm(ex)
+    ready = tmp_path / "w" / "go.ready"
+
+    def manager() -> None:
+        time.sleep(0.2)
+        events.append("ready")
+        ready.write_text("")
+
+    t = threading.Thread(target=manager)
+    t.start()
+    waited = g.wait_booted(lambda: True, timeout_s=10)
+    t.join()
+    assert 0.15 < waited < 5 and events == ["ready"]
+    g.open()
+    assert events == ["ready", "admit"] and (tmp_path / "w" / "go").read_text() == "go\n"
+    # a manager that died (alive() false) or never writes the file (an older jar): no hang
+    g2 = GoGate(tmp_path / "v" / "go")
+    g2.arm(ex)
+    assert g2.wait_booted(lambda: False, timeout_s=10) < 1 and g2.wait_booted(lambda: True, timeout_s=0.1) < 1
+    plain_gate = GoGate(tmp_path / "u" / "go")
+    plain_gate.arm(LocalExecutor())
+    assert plain_gate.wait_booted(lambda: True, timeout_s=10) == 0.0
+
+
 def test_offline_executor_and_commands_not_found(tmp_path):
     from qoslab.errors import QoslabError
     from qoslab.executors import LocalExecutor, NetnsExecutor, offline

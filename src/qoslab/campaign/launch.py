@@ -12,7 +12,9 @@ settle (0.13-0.16 s), and the 0.06-0.13 s of the receivers' start or the push (w
 had) came on top of every congested trial (issue 42: 0.32-0.36 s median harness overhead of the
 congested conditions after the rtt meter's fix, ``bench/results/overhead-newquick-after-rtt.json``).
 Any other backend (``command``, or a trial without a flood) starts once the flood is established,
-as before; the meters' window begins right before the manager's run either way.
+as before; the meters' window begins right before the manager's run either way. On the embedded
+testbed with a ``cpu:`` block every trial of a gated backend is gated: its manager boots outside
+its host's CPU budget and is moved into it before the go (:mod:`qoslab.workloads.gate`).
 
 ``overhead_s`` of the trial counts the workload from its launch, less the manager's wait at the
 gate (``go_wait_s``: the harness's time when the trial's preparation outlasts the JVM's boot).
@@ -29,7 +31,7 @@ from typing import Any
 from qoslab.meters.base import MeterSet, TrialContext
 
 from ..workloads import backend
-from ..workloads.gate import GO_FILE, GoGate
+from ..workloads.gate import GO_FILE, GoGate, boots
 from .trialenv import TrialEnv
 from .trialplan import TrialPlan
 from .watchdog import interrupt_requested
@@ -48,11 +50,16 @@ class Launch:
                  flood: Any) -> None:
         self.env, self.plan, self.tdir, self.ctx, self.meters, self.flood = env, plan, tdir, ctx, meters, flood
         self.be = backend(plan.workload_kind)
-        gated = flood is not None and getattr(self.be, "gated", False)
+        # with a flood, or (any trial) when its manager boots outside its host's CPU budget (.gate)
+        gated = getattr(self.be, "gated", False) and (flood is not None or self._boots())
         self.gate = GoGate(tdir / "workload" / GO_FILE) if gated else None
         self.started = time.monotonic()
         self.future: Future[Any] | None = env.lanes().submit(self._run) if self.gate is not None else None
         self._closed = False
+
+    def _boots(self) -> bool:
+        hosts: list[str] = getattr(self.plan.workload, "hosts", None) or []
+        return bool(hosts) and boots(self.env.executor_of(hosts[0]))
 
     def _on_started(self, workers: Any) -> None:
         self.ctx.workers, self.ctx.flood = workers, self.flood
@@ -68,7 +75,8 @@ class Launch:
 
     def run(self) -> Any:
         """The workload's run, once the flood is established: an ungated backend starts now; a
-        gated one gets its go (and the meters their window) as soon as its manager waits for it.
+        gated one gets its go (and the meters their window) as soon as its manager waits for it
+        (one that boots outside its host's CPU budget: once it has booted, :meth:`GoGate.wait_booted`).
         Returns the backend's :class:`qoslab.workloads.base.WorkloadRun`; raises what it raised."""
         if self.future is None or self.gate is None:  # (both None or neither: the two for the type checker)
             self.started = time.monotonic()
@@ -76,6 +84,8 @@ class Launch:
         while not self.gate.armed.wait(0.005) and not self.future.done():
             pass
         if self.gate.armed.is_set():
+            future = self.future
+            self.gate.wait_booted(lambda: not future.done() and not interrupt_requested())
             self.meters.window_begin()
             self.gate.open()
         return self.future.result()
@@ -94,8 +104,8 @@ class Launch:
     def _end(self, launched: Future[Any]) -> None:
         """After an interrupt: end the workload's processes (on the testbed every process in the
         hosts' namespaces that its executors started, by PID; elsewhere the pool's workers) so the
-        trial stops within seconds,
-        and again every END_SWEEP_S until the lane running the workload is done (issue 45): the lane
+        trial stops within seconds, and again every END_SWEEP_S until the lane running the workload
+        is done (issue 45): the lane
         arms the go gate before it spawns the manager, and on a loaded machine the spawn (the fork,
         ``ip netns exec``, the JVM) can enter the head node's namespace after the first sweep; that
         manager then read ``go`` and ran its whole run while the trial waited for it (the Ctrl-C

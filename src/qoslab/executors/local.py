@@ -269,11 +269,28 @@ class NetnsExecutor(SubprocessExecutor):
     """
 
     def __init__(self, node: str, namespace: str, *, cgroups: Sequence[str] = (),
-                 cpus: frozenset[int] | None = None, emulation_cpus: frozenset[int] | None = None) -> None:
+                 cpus: frozenset[int] | None = None, emulation_cpus: frozenset[int] | None = None,
+                 boot_cgroups: Sequence[str] = (), admit: Callable[[], int] | None = None) -> None:
         super().__init__(node, ["ip", "netns", "exec", namespace], cgroups=cgroups, cpus=cpus)
         self.namespace = namespace
         self.marker = {NETNS_MARKER: namespace}
         self._emulation_cpus = emulation_cpus
+        self._boot_cgroups, self._admit = list(boot_cgroups), admit
+        #: For an executor of :meth:`as_booting`: moves the processes it started into the host's CPU
+        #: budget (returns how many moved); None when they are in it from their start.
+        self.admit_boot: Callable[[], int] | None = None
+
+    def as_booting(self) -> NetnsExecutor:
+        """The same node for a process that boots before its measured run (a workload manager
+        behind a go gate, :mod:`qoslab.workloads.gate`): it starts in the host's boot group (the
+        hosts' cores, no quota) and :attr:`admit_boot` moves it into the host's budget before the
+        go; ``self`` when the host has no budget (no ``cpu:`` block)."""
+        if not self._boot_cgroups or self._admit is None:
+            return self
+        ex = NetnsExecutor(self.node, self.namespace, cgroups=self._boot_cgroups, cpus=self.cpus,
+                           emulation_cpus=self._emulation_cpus)
+        ex.admit_boot = self._admit
+        return ex
 
     def as_emulation(self) -> NetnsExecutor:
         """The same node for a process that stands for the network rather than for the host (a

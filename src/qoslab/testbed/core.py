@@ -97,9 +97,11 @@ class Testbed:
 
     def executor(self, host: str) -> NetnsExecutor:
         """Executor running commands inside ``host``'s namespace (in the host's CPU budget when the
-        topology has a ``cpu:`` block; its ``as_emulation()`` runs on the switch's cores)."""
+        topology has a ``cpu:`` block; its ``as_emulation()`` runs on the switch's cores, its
+        ``as_booting()`` in the host's boot group)."""
         return NetnsExecutor(host, self.namespace(host), cgroups=self.cpu.procs_files(host),
-                             emulation_cpus=self.cpu.switch_cpus())
+                             emulation_cpus=self.cpu.switch_cpus(), boot_cgroups=self.cpu.boot_procs_files(host),
+                             admit=lambda: self.cpu.admit(host))
 
     def sshd_up(self) -> list[str]:
         """Start an sshd in every host namespace that has none (:mod:`.sshd`); returns the hosts

@@ -10,6 +10,11 @@ applied to this machine.
   them in the child between fork and exec (:meth:`CpuPlacement.procs_files`; the host's sshd too,
   so an SSH session's processes inherit them). Kernel interface:
   Documentation/admin-guide/cgroup-v1/cpusets.rst and scheduler/sched-bwc.rst.
+- **Boot groups**: beside each host's, ``qoslab-testbed/TOPOLOGY/boot:HOST`` on the same cores
+  without a quota: a workload's manager JVM boots there (0.3-0.4 s at full speed; 4-5.6 s at the
+  0.15 cores of a thesis-faithful-cpu host, ``manager_start_s`` of the committed runs) and
+  :meth:`CpuPlacement.admit` moves it into the host's cgroups before its measured run
+  (:mod:`qoslab.workloads.gate`).
 - **The switch's cores**: RPS (``queues/rx-0/rps_cpus``) of every switch port and host
   interface steers the packets' receive path (veth, bridge, the ports' qdiscs and nftables, the
   receiving stack) to ``switch_cpus`` (Documentation/networking/scaling.rst); the virtual switch,
@@ -45,6 +50,9 @@ from ..topology import Topology
 
 #: The top of the testbeds' host cgroups in each v1 hierarchy.
 ROOT_NAME = "qoslab-testbed"
+#: A host's boot group is ``BOOT_PREFIX + HOST`` beside the host's (a host name cannot start with it:
+#: it holds a colon, :meth:`CpuPlacement.boot_procs_files`).
+BOOT_PREFIX = "boot:"
 #: The v1 controllers a cpu: block needs.
 CONTROLLERS = ("cpuset", "cpu", "cpuacct")
 #: CFS weight of a testbed's host group against the other tasks of the machine (``cpu.shares``,
@@ -128,6 +136,43 @@ class CpuPlacement:
         dirs = {str(self._dir(c, host)) for c in CONTROLLERS}
         return sorted(f"{d}/cgroup.procs" for d in dirs)
 
+    def boot_procs_files(self, host: str) -> list[str]:
+        """The ``cgroup.procs`` files of ``host``'s boot group ([] without a block): on the hosts'
+        cores without the host's CPU quota, where a workload's manager JVM boots before its run
+        (:meth:`admit` moves it into the host's budget at the go; :mod:`qoslab.workloads.gate`)."""
+        if self.block is None:
+            return []
+        return sorted({f"{self._boot_dir(c, host)}/cgroup.procs" for c in CONTROLLERS})
+
+    def _boot_dir(self, controller: str, host: str) -> Path:
+        return self._dir(controller) / f"{BOOT_PREFIX}{host}"
+
+    def admit(self, host: str) -> int:
+        """Move every process of ``host``'s boot group into the host's cgroups (its CPU budget);
+        returns how many moved (0 without a block). Writing a PID to a v1 ``cgroup.procs`` moves
+        all its threads (Documentation/admin-guide/cgroup-v1/cgroups.rst). Raises QoslabError
+        naming the file that could not be written (a process that ended meanwhile is skipped)."""
+        if self.block is None:
+            return 0
+        moved = 0
+        for c in sorted({str(self.ctl[c]) for c in CONTROLLERS}):
+            ctl = next(k for k in CONTROLLERS if str(self.ctl[k]) == c)
+            try:
+                pids = (self._boot_dir(ctl, host) / "cgroup.procs").read_text().split()
+            except OSError as e:
+                raise QoslabError(f"cannot read {self._boot_dir(ctl, host) / 'cgroup.procs'}: "
+                                  f"{e.strerror or e}") from None
+            target = self._dir(ctl, host) / "cgroup.procs"
+            for pid in pids:
+                try:
+                    target.write_text(pid)
+                except ProcessLookupError:
+                    continue  # it ended meanwhile
+                except OSError as e:
+                    raise QoslabError(f"cannot move process {pid} into {target}: {e.strerror or e}") from None
+                moved += 1
+        return moved
+
     def switch_cpus(self) -> frozenset[int] | None:
         """The switch's cores (the affinity of the virtual switch, the senders, the harness), or None."""
         return self.block.switch_set if self.block is not None else None
@@ -158,6 +203,11 @@ class CpuPlacement:
             cpu = self._dir("cpu", h.name)
             _write(cpu / "cpu.cfs_period_us", str(b.period_us))
             _write(cpu / "cpu.cfs_quota_us", str(b.quota_us(host_cores(b, h.cpu))))
+            # its boot group: the hosts' cores, no quota (a v1 group's default: cfs_quota_us -1)
+            for c in CONTROLLERS:
+                self._boot_dir(c, h.name).mkdir(exist_ok=True)
+            _write(self._boot_dir("cpuset", h.name) / "cpuset.cpus", b.hosts_cpus)
+            _write(self._boot_dir("cpuset", h.name) / "cpuset.mems", (cs / "cpuset.mems").read_text().strip())
         self._steer()
         self._br_netfilter()
 

@@ -125,7 +125,7 @@ class JavaWorkerWorkload:
             pool: Pool | None = None, lifetime_s: float | None = None, gate: Any = None) -> WorkloadRun:
         out_dir.mkdir(parents=True, exist_ok=True)
         head = settings.hosts[0]
-        ex = executor_of(head)
+        ex = gate.executor(executor_of(head)) if gate is not None else executor_of(head)  # (gate: boots unbudgeted)
 
         def manager(logs: dict[str, Path]) -> dict:
             argv = java_command(*self.manager_args(settings, address_of), *marking(settings.dscp),

@@ -145,7 +145,7 @@ def _run_manager(settings: WorkloadSettings, executor_of: Callable[[str], Execut
     Raises QoslabError when it prints no result."""
     marking = ["--dscp", str(settings.dscp)] if settings.dscp is not None else []
     head = settings.hosts[0]
-    ex = executor_of(head)
+    ex = gate.executor(executor_of(head)) if gate is not None else executor_of(head)  # (gate: boots unbudgeted)
     spec = ",".join(f"{h}={address_of(h)}" for h in settings.hosts)
     calls = out_dir / CALLS_FILE
     calls.unlink(missing_ok=True)

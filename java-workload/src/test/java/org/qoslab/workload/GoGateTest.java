@@ -29,6 +29,23 @@ class GoGateTest {
     }
 
     @Test
+    void waitingMarksTheBootDoneWithAReadyFile() throws Exception {
+        Path go = dir.resolve("go"), ready = dir.resolve("go.ready");
+        Thread t = new Thread(() -> {
+            try {
+                while (!Files.exists(ready)) Thread.sleep(5);
+                Files.writeString(go, "go\n");
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        t.start();
+        assertTrue(GoGate.await(go, 10) < 5);  // the go came only after the ready file appeared
+        t.join();
+        assertTrue(Files.exists(ready));
+    }
+
+    @Test
     void aFileThatIsThereAlreadyMeansNoWait() throws Exception {
         Path go = Files.writeString(dir.resolve("go"), "go\n");
         assertTrue(GoGate.await(go, 10) < 0.05);

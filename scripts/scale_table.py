@@ -24,10 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from qoslab.scale.measure import testbed_world as measured_world  # noqa: E402
 from qoslab.scale.model import THESIS, World, compare  # noqa: E402
 from qoslab.topology import load_topology  # noqa: E402
+from qoslab.trials.storeschema import connect_ro  # noqa: E402
 
 
 def _rows(db: Path, sql: str, *args: object) -> list[sqlite3.Row]:
-    con = sqlite3.connect(db)
+    con = connect_ro(db)  # a committed campaign's store: nothing written beside it (no -wal, -shm)
     con.row_factory = sqlite3.Row
     try:
         return list(con.execute(sql, args))

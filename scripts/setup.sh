@@ -99,10 +99,14 @@ PY=/usr/bin/python3
 # compiling their bytecode (issue 53). uv reads the index settings pip's environment gives
 # (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS, PIP_CERT); when it cannot install, pip does,
 # with the same lock.
+# `make run` (set-up run) installs qoslab's own dependencies only; `make test` adds the test and
+# cluster extras (the vendors' clients and parsers, Ansible, the linters, the docs site).
 UV_VERSION=0.13.9
 LOCK=requirements/lock.txt
-if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ] || [ "$LOCK" -nt .venv/.installed ]; then
-  log "creating Python environment .venv ($($PY --version))"
+if [ "$WHAT" = run ]; then spec=.; py_stamp=.venv/.installed-run; else spec='.[test,cluster]'; py_stamp=.venv/.installed; fi
+fresh() { [ -f "$1" ] && [ ! pyproject.toml -nt "$1" ] && [ ! "$LOCK" -nt "$1" ]; }
+if [ ! -x .venv/bin/python ] || ! { fresh .venv/.installed || { [ "$WHAT" = run ] && fresh .venv/.installed-run; }; }; then
+  log "creating Python environment .venv ($($PY --version)): $spec"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
   uv_env=()
   [ -z "${PIP_INDEX_URL:-}" ] || uv_env+=("UV_INDEX_URL=$PIP_INDEX_URL")
@@ -111,14 +115,14 @@ if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ] || [ "$L
   [ -z "${PIP_CERT:-}" ] || uv_env+=("SSL_CERT_FILE=$PIP_CERT")
   if .venv/bin/pip install -q "uv==$UV_VERSION" >/dev/null 2>&1 \
       && env "${uv_env[@]}" .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode \
-           -c "$LOCK" -e '.[test,cluster]'; then
+           -c "$LOCK" -e "$spec"; then
     :
   else
     log "uv could not install the environment: pip installs it (slower)"
     .venv/bin/pip install -q --upgrade pip >/dev/null
-    .venv/bin/pip install -q -c "$LOCK" -e '.[test,cluster]'
+    .venv/bin/pip install -q -c "$LOCK" -e "$spec"
   fi
-  touch .venv/.installed
+  touch "$py_stamp"
 else
   log "Python environment: up to date"
 fi

@@ -5,7 +5,6 @@ helpers, the link calibration's rule and the mesh ping's packets."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import statistics
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from qoslab.stats.fidelity import console_lines, fidelity_block
 from qoslab.testbed.mesh import checksum, echo_request, parse_reply
 from qoslab.trials.playbook import Playbook, ScheduledTrial
 from qoslab.trials.store import Store
+from qoslab.trials.storeschema import connect_ro
 
 TH = FidelityThresholds()
 LINK = 10e6
@@ -126,7 +126,9 @@ def test_the_real_mpj_ping_pong_is_not_judged_invalid_and_the_flooded_trials_kee
     port_utilisation 0.43-0.46 (MPJ's bursts; the kernel's dequeue trace showed the port at the
     link rate whenever it held packets, module doc). With the strict test they are not judged;
     the flooded trials are still judged by the queue at both ends, at 0.998-1.0."""
-    db = sqlite3.connect(REPO / "docs/results/mechanisms-mpj-20261125/trials.sqlite")
+    # read-only and immutable (storeschema.connect_ro): a plain connect to this WAL store made its
+    # -wal and -shm files while test_report_readonly checksummed docs/results (CI of 2026-11-30)
+    db = connect_ro(REPO / "docs/results/mechanisms-mpj-20261125/trials.sqlite")
     rows = db.execute("SELECT idx, condition, fidelity_port_util, fidelity_json FROM trials "
                       "WHERE fidelity_json IS NOT NULL").fetchall()
     quiet = [r for r in rows if r[1].startswith("none")]

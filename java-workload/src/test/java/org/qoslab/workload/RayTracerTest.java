@@ -4,7 +4,6 @@ import org.qoslab.common.Json;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.net.ServerSocket;
 import java.rmi.registry.Registry;
 import java.rmi.server.UnicastRemoteObject;
 import java.util.ArrayList;
@@ -30,7 +29,7 @@ class RayTracerTest {
     static final List<Integer> ports = new ArrayList<>();
 
     static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) { return s.getLocalPort(); }
+        return TestPorts.freeTcp();  // below the ephemeral range (TestPorts)
     }
 
     @BeforeAll

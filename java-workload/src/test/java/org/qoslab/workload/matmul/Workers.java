@@ -1,7 +1,5 @@
 package org.qoslab.workload.matmul;
 
-import java.net.DatagramSocket;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,11 +10,11 @@ final class Workers implements AutoCloseable {
     final List<MatmulWorker.Options> options = new ArrayList<>();
 
     static int freeTcp() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) { return s.getLocalPort(); }
+        return org.qoslab.workload.TestPorts.freeTcp();
     }
 
     static int freeUdp() throws Exception {
-        try (DatagramSocket s = new DatagramSocket(0)) { return s.getLocalPort(); }
+        return org.qoslab.workload.TestPorts.freeUdp();
     }
 
     static Workers start(int count, int dscp) throws Exception {

@@ -6,8 +6,9 @@ per host, munge, slurmdbd and its MariaDB: about 5 s to start).
 Tests that share a cluster (test_slurm_submit's, for the module) do so through topology files
 of one name and management port (:meth:`ModuleCluster.topology`): each test's ``slurm:`` block
 (time limit, partition) is read when a campaign takes its allocation, the cluster itself is the
-running one. Of two RayTracer campaigns one after the other on one testbed, the second may wait
-out the first's TIME-WAIT on the workers' ports (test_slurm_campaign's fixture has the numbers)."""
+running one. Of two RayTracer campaigns one after the other on one testbed, the second had waited
+out the first's TIME-WAIT on the workers' ports until the runner learnt that the RayTracer's
+servers bind with SO_REUSEADDR (test_slurm_campaign's fixture has the numbers)."""
 
 from __future__ import annotations
 

@@ -58,7 +58,9 @@ def cluster(tmp_path_factory):
     module scope), measured in the serial lane's conditions: the module took 106.8 s (smoke 19.6
     s, kill 67.9 s, set-ups 4.9 and 8.6 s) against 91.3 s shared (smoke 32.9 s, kill 51.4 s): the
     kill test's own resume waits out its killed workers' TIME-WAIT either way, so the module
-    keeps one cluster."""
+    keeps one cluster. (Those waits are gone: the RayTracer's servers bind with SO_REUSEADDR and
+    the runner no longer waits for its ports, campaign/attempts.py; the kill test's resume had
+    waited 58 s of its 84 s in make test's CI of 2026-11-30.)"""
     yield from module_cluster(tmp_path_factory.mktemp("slurm"), "q", {"time_limit": "20"}, machine_wide=True)
 
 

@@ -258,9 +258,13 @@ def test_wait_ports_free_waits_only_while_a_port_is_in_time_wait():
     assert wait_ports_free(lambda h: stuck, ["jp-1"], [7300], limit_s=0.05, poll_s=0.01) >= 0.05  # type: ignore
 
 
+COMMAND = {"kind": "command", "hosts": ["jp-1", "jp-2"], "port": 7300, "worker": "server --port {port}",
+           "head": "client --servers {workers}", "timeout_s": 60}
+
+
 def test_resume_waits_for_time_wait_before_the_first_and_every_retried_attempt(tmp_path, monkeypatch):
-    folder = _folder(tmp_path, retries=1)
-    tables = _Tables([TCP_HEAD + _tcp(1099), TCP_HEAD + _tcp(1099), TCP_HEAD])  # the RayTracer's registry port
+    folder = _folder(tmp_path, retries=1, workload=COMMAND)  # a user's server may bind without SO_REUSEADDR
+    tables = _Tables([TCP_HEAD + _tcp(7300), TCP_HEAD + _tcp(7300), TCP_HEAD])  # the command's worker port
     seen: list[int] = []
 
     def fake(env, cond, tdir, due):
@@ -278,6 +282,21 @@ def test_resume_waits_for_time_wait_before_the_first_and_every_retried_attempt(t
     # 2 hosts read per round: the first attempt after 2 rounds (port 1099 in TIME-WAIT in the first), the
     # next trial on the warm workers without a check, its retry (fresh workers) after one more round
     assert seen[:3] == [4, 4, 6] and seen[3:] == [6] * (len(seen) - 3)
+
+
+def test_a_java_workload_whose_servers_reuse_their_address_does_not_wait_for_time_wait(tmp_path, monkeypatch):
+    """The RayTracer's (and matmul's, pingpong's, sort's) servers bind with SO_REUSEADDR (java-workload
+    ReuseAddressTest): its registry port in TIME-WAIT is no reason to wait; no table is read."""
+    from qoslab.workloads import backend
+
+    assert [k for k in ("raytracer", "matmul", "pingpong", "sort", "mpj", "command", "mpi")
+            if getattr(backend(k), "binds_reuse_address", False)] == ["raytracer", "matmul", "pingpong", "sort"]
+    folder = _folder(tmp_path, retries=1)
+    tables = _Tables([TCP_HEAD + _tcp(1099)])  # the registry port in TIME-WAIT for ever
+    monkeypatch.setattr(attempts_mod, "run_trial", lambda env, cond, tdir, due: ROW)
+    r = Runner(folder)
+    r._loop(_env(r, tables))
+    assert all(v["status"] == "done" for v in _rows(folder).values()) and tables.calls == 0
 
 
 def test_a_campaign_whose_every_attempt_fails_the_same_way_stops(tmp_path, monkeypatch):

@@ -17,6 +17,7 @@ from ..meters.fidelityjudge import invalid_texts
 from ..trials.layout import trial_dir
 from ..trials.playbook import Playbook
 from ..trials.store import Store
+from ..workloads import backend, kind_of
 from .portwait import same_failure, wait_ports_free
 from .trial import run_trial
 from .trialenv import TrialEnv
@@ -102,8 +103,13 @@ class TrialAttempts:
 
     def _wait_ports(self, env: TrialEnv, cname: str) -> None:
         """Wait for the condition's workload TCP ports to leave TIME-WAIT on its hosts (testbed
-        or cluster alike, through the executors)."""
+        or cluster alike, through the executors), unless its backend's servers bind with
+        ``SO_REUSEADDR`` (``binds_reuse_address``: a socket in TIME-WAIT does not keep them from
+        binding; the killed Slurm campaign's resume had waited 58 s for nothing, issue 53)."""
         s = self.pb.workload_of(self.pb.condition(cname))
+        if getattr(backend(kind_of(s)), "binds_reuse_address", False):
+            self.fresh_workers = False
+            return
         ports = [p for _, proto, p in s.listen_ports() if proto == "tcp"]
         waited = wait_ports_free(env.executor_of, list(s.hosts), ports, self.log)
         if waited:

@@ -233,6 +233,11 @@ class Raytracer:
     settings_model = RaytracerSettings
     #: The manager waits for a go gate (:mod:`.gate`) when the trial passes one.
     gated = True
+    #: Its servers (RMI registries and exports, socket servers) bind with SO_REUSEADDR: OpenJDK's
+    #: default for a ServerSocket on Linux, set explicitly for the others (java-workload
+    #: ReuseAddressTest): a killed worker's connections in TIME-WAIT do not keep its successor from
+    #: binding, so the runner does not wait for them (:mod:`qoslab.campaign.portwait`).
+    binds_reuse_address = True
 
     def open_pool(self, executor_of: ExecutorOf, address_of: AddressOf, log_dir: Path,
                   lifetime_s: float | None = None, renew_below_s: float = 0.0) -> Pool:

@@ -95,7 +95,8 @@ PAIRED: dict[str, tuple[float, str]] = {
     "test_datapath_9300": (40, "queue shares and counters of a flooded 9300 port (HTB, tc); 13 % of the cores"),
     "test_datapath": (38, "DSCP rewrite, WTD thresholds, policers: tc and nftables counters; 21 % of the cores"),
     "test_capture": (33, "a SPAN capture of a 10 Mbit/s flood agrees with tshark; 37 % of the cores"),
-    "test_patterns": (28, "flood patterns' mean rates on 10 Mbit/s links; 8 % of the cores"),
+    "test_patterns": (28, "incast and TCP bulk on 10 Mbit/s links, kernel-paced; 8 % of the cores "
+                          "(its timer-paced on-off bursts stay serial: UNPAIRED_TESTS)"),
     "test_datapath_eos": (21, "the EOS profile's queue shares and drop counters (tc); 18 % of the cores"),
     "test_switch": (19, "the flooded port's TCP share under the thesis profile (HTB, tc); 19 % of the cores"),
     "test_generators": (14, "an iperf3 flood's rates on 10 Mbit/s links; 42 % of the cores"),
@@ -103,9 +104,19 @@ PAIRED: dict[str, tuple[float, str]] = {
 }
 
 
+#: Tests of a paired module whose flood a process's timer paces (the kernel cannot express the
+#: pattern): they stay in the serial lane (module -> names). The on-off bursts' mean rate, paced
+#: by ITGSend's timer, came out at 0.866 of the asked beside another data-path module in make
+#: test's CI of 2026-11-30 (1.0 +- 0.05 alone).
+UNPAIRED_TESTS: dict[str, frozenset[str]] = {
+    "test_patterns": frozenset({"test_on_off_bursts_mean_rate"}),
+}
+
+
 def is_paired(module: str, test: str) -> bool:
     """True when test ``test`` of integration module ``module`` runs in the paired lane."""
-    return module in PAIRED and not is_concurrent(module, test)
+    return (module in PAIRED and not is_concurrent(module, test)
+            and test.split("[")[0] not in UNPAIRED_TESTS.get(module, frozenset()))
 
 
 #: Tests of a concurrent module that measure, and so stay in the serial lane (module -> names):

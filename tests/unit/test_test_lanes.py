@@ -99,6 +99,24 @@ def test_a_test_is_in_one_lane_at_most():
     assert not lanes.is_paired("test_cpu_receive_on", "test_x") and not lanes.is_paired("test_ssh", "test_x")
 
 
+def test_a_paired_modules_timer_paced_floods_stay_serial():
+    """The patterns a process's timer paces (on-off, ramp: the kernel cannot express them) are not
+    run beside another module: every test of a paired module that floods with one is listed in
+    lanes.UNPAIRED_TESTS, and a listed test exists in its module."""
+    for module, names in lanes.UNPAIRED_TESTS.items():
+        assert module in lanes.PAIRED, module
+        text = (INTEGRATION / f"{module}.py").read_text()
+        for n in names:
+            assert re.search(rf"^def {n}\(", text, re.M), (module, n)
+            assert not lanes.is_paired(module, n) and not lanes.is_paired(module, n + "[x]")
+    assert lanes.is_paired("test_patterns", "test_incast_three_senders_into_one_port")
+    for module in lanes.PAIRED:
+        text = (INTEGRATION / f"{module}.py").read_text()
+        for m in re.finditer(r"^def (test_\w+)\(.*?(?=^def |\Z)", text, re.M | re.S):
+            if re.search(r"[\"'](on-off|ramp)[\"']", m.group(0)):
+                assert m.group(1) in lanes.UNPAIRED_TESTS.get(module, ()), (module, m.group(1))
+
+
 def test_longest_first_orders_the_paired_lane_too():
     items = [_item("test_testbed", "a"), _item("test_scale_knobs", "k"), _item("test_trafficgen", "t1"),
              _item("test_trafficgen", "t2"), _item("test_datapath_eos", "e")]

@@ -179,7 +179,7 @@ def test_a_booted_manager_is_moved_from_its_boot_group_into_the_hosts_budget(tmp
     boot = place.boot_procs_files(host)
     assert boot == sorted({f"{tmp_path}/{c}/qoslab-testbed/{t.name}/boot:{host}/cgroup.procs"
                            for c in ("cpu,cpuacct", "cpuset")})
-    assert set(boot).isdisjoint(place.procs_files(host)) and all(":" not in h.name for h in t.hosts)
+    assert set(boot).isdisjoint(place.procs_files(host))
     written: dict[str, list[str]] = {}
     for f in [*boot, *place.procs_files(host)]:
         Path(f).parent.mkdir(parents=True, exist_ok=True)
@@ -199,7 +199,7 @@ def test_a_booted_manager_is_moved_from_its_boot_group_into_the_hosts_budget(tmp
 
     with um.patch.object(Path, "write_text", record):
         assert place.admit(host) == 2  # 4242 in each of the two hierarchies; 4343 had ended
-    assert {k: v for k, v in written.items()} == {f: ["4242", "4343"] for f in place.procs_files(host)}
+    assert written == {f: ["4242", "4343"] for f in place.procs_files(host)}
     assert CpuPlacement(load_topology(ECENET), mounts="").boot_procs_files(host) == []
     assert CpuPlacement(load_topology(ECENET), mounts="").admit(host) == 0
 

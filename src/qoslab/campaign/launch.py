@@ -105,11 +105,11 @@ class Launch:
         """After an interrupt: end the workload's processes (on the testbed every process in the
         hosts' namespaces that its executors started, by PID; elsewhere the pool's workers) so the
         trial stops within seconds, and again every END_SWEEP_S until the lane running the workload
-        is done (issue 45): the lane
-        arms the go gate before it spawns the manager, and on a loaded machine the spawn (the fork,
-        ``ip netns exec``, the JVM) can enter the head node's namespace after the first sweep; that
-        manager then read ``go`` and ran its whole run while the trial waited for it (the Ctrl-C
-        test's "still running 60 s after SIGINT", 2 of 10 runs beside two busy loops)."""
+        is done (issue 45): the lane arms the go gate before it spawns the manager, and on a loaded
+        machine the spawn (the fork, ``ip netns exec``, the JVM) can enter the head node's namespace
+        after the first sweep; that manager then read ``go`` and ran its whole run while the trial
+        waited for it (the Ctrl-C test's "still running 60 s after SIGINT", 2 of 10 runs beside two
+        busy loops)."""
         env = self.env
         while not launched.done():
             if env.testbed is not None:

@@ -11,7 +11,7 @@ applied to this machine.
   so an SSH session's processes inherit them). Kernel interface:
   Documentation/admin-guide/cgroup-v1/cpusets.rst and scheduler/sched-bwc.rst.
 - **Boot groups**: beside each host's, ``qoslab-testbed/TOPOLOGY/boot:HOST`` on the same cores
-  without a quota: a workload's manager JVM boots there (0.3-0.4 s at full speed; 4-5.6 s at the
+  without a quota: a workload's manager JVM boots there (0.34-0.42 s at full speed; 4.2-5.6 s at the
   0.15 cores of a thesis-faithful-cpu host, ``manager_start_s`` of the committed runs) and
   :meth:`CpuPlacement.admit` moves it into the host's cgroups before its measured run
   (:mod:`qoslab.workloads.gate`).
@@ -155,14 +155,12 @@ class CpuPlacement:
         if self.block is None:
             return 0
         moved = 0
-        for c in sorted({str(self.ctl[c]) for c in CONTROLLERS}):
-            ctl = next(k for k in CONTROLLERS if str(self.ctl[k]) == c)
+        for ctl in {str(self.ctl[c]): c for c in CONTROLLERS}.values():  # co-mounted controllers: once
+            source, target = self._boot_dir(ctl, host) / "cgroup.procs", self._dir(ctl, host) / "cgroup.procs"
             try:
-                pids = (self._boot_dir(ctl, host) / "cgroup.procs").read_text().split()
+                pids = source.read_text().split()
             except OSError as e:
-                raise QoslabError(f"cannot read {self._boot_dir(ctl, host) / 'cgroup.procs'}: "
-                                  f"{e.strerror or e}") from None
-            target = self._dir(ctl, host) / "cgroup.procs"
+                raise QoslabError(f"cannot read {source}: {e.strerror or e}") from None
             for pid in pids:
                 try:
                     target.write_text(pid)

@@ -14,16 +14,16 @@ A backend that supports the gate has ``gated = True`` and passes ``gate`` to its
 settled, as before).
 
 **Boot outside the host's CPU budget** (issue 53): on the embedded testbed with a ``cpu:`` block a
-host has a fraction of a core (0.15 in thesis-faithful-cpu), and a manager JVM that booted in it took
-4-5.6 s a trial (``manager_start_s`` median of the committed on-machine runs; 0.3-0.4 s at full
-speed), time that is neither the workload nor the network's and that outlasted the congested trials'
-preparation, so part of it fell inside the meters' window. The backend starts the manager with
-:meth:`GoGate.executor` (the host's boot group: its cores, no quota; :mod:`qoslab.testbed.cpuplace`),
-the manager creates ``go.ready`` when it waits (java-workload ``GoGate``), and the trial
-(:meth:`GoGate.wait_booted`, then :meth:`GoGate.open`) moves it into the host's budget before the
-go: its run, lookups included, is measured in the budget as before. With a boot group every trial
-of a gated backend is gated, with a flood or not; elsewhere (SSH, real nodes, no ``cpu:`` block)
-nothing changes.
+host has a fraction of a core (0.15 in thesis-faithful-cpu), and a manager JVM that booted in it
+took 4.2-5.6 s a trial (``manager_start_s``, the medians of the committed on-machine run's
+conditions; 0.34-0.42 s at full speed), time that is neither the workload nor the network's and that
+outlasted the congested trials' preparation, so part of it fell inside the meters' window. The
+backend starts the manager with :meth:`GoGate.executor` (the host's boot group: its cores, no quota;
+:mod:`qoslab.testbed.cpuplace`), the manager creates ``go.ready`` when it waits (java-workload
+``GoGate``), and the trial (:meth:`GoGate.wait_booted`, then :meth:`GoGate.open`) moves it into the
+host's budget before the go: its run, lookups included, is measured in the budget as before. With a
+boot group every trial of a gated backend is gated, with a flood or not; elsewhere (SSH, real nodes,
+no ``cpu:`` block) nothing changes.
 """
 
 from __future__ import annotations

@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.qoslab.workload.render.Rays;
@@ -164,12 +166,20 @@ public final class Manager {
             long tRender = System.nanoTime();
             Render r = new Render(c, n);
             List<Future<?>> jobs = new ArrayList<>();
+            BlockingQueue<Integer> ended = new LinkedBlockingQueue<>();
             for (int w = 0; w < n; w++) {
                 final int wi = w;
                 List<int[]> calls = chunks(rowsOf(w, n, c.width), c.rowsPerCall);
-                jobs.add(pool.submit(() -> { renderCalls(c, r, wi, services.get(wi), calls); return null; }));
+                jobs.add(pool.submit(() -> {
+                    try {
+                        renderCalls(c, r, wi, services.get(wi), calls);
+                    } finally {
+                        ended.add(wi);
+                    }
+                    return null;
+                }));
             }
-            awaitRender(c, jobs, tRender);
+            awaitRender(c, jobs, ended, tRender);
             long tEnd = System.nanoTime();
             // 3. validate every frame
             return result(c, r, tEnd - tStart, tEnd - tRender);
@@ -219,17 +229,46 @@ public final class Manager {
         }
     }
 
-    /** Wait for every worker's job: at most its calls times the call timeout (a failure carries the render's elapsed time). */
-    private static void awaitRender(Config c, List<Future<?>> jobs, long tRender) throws WorkloadException {
+    /**
+     * Wait for every worker's job, in the order they end: the first that fails ends the render at once
+     * (a dead worker is named within its failed call, not after the other workers' frames), and a job
+     * still running past its budget (its calls times the call timeout, from the render's start) is a
+     * call timeout. A failure carries the render's elapsed time. {@code ended} receives each job's
+     * index when it returns or throws.
+     */
+    private static void awaitRender(Config c, List<Future<?>> jobs, BlockingQueue<Integer> ended, long tRender)
+            throws WorkloadException {
         int n = jobs.size();
+        double[] budgetS = new double[n];
+        long[] deadline = new long[n];
         for (int w = 0; w < n; w++) {
             long calls = (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size();
-            try {
-                await(jobs.get(w), c.workers.get(w), "render", c.callTimeoutS * Math.max(1, calls));
-            } catch (WorkloadException e) {
-                throw new WorkloadException(e.getMessage(), e.getCause(), (System.nanoTime() - tRender) / 1e9,
-                        isCallTimeout(e));
+            budgetS[w] = c.callTimeoutS * Math.max(1, calls);
+            deadline[w] = tRender + (long) Math.ceil(budgetS[w] * 1e9);
+        }
+        boolean[] done = new boolean[n];
+        try {
+            for (int left = n; left > 0; left--) {
+                int first = -1;  // the running job whose budget ends first
+                for (int w = 0; w < n; w++) if (!done[w] && (first < 0 || deadline[w] < deadline[first])) first = w;
+                Integer w;
+                try {
+                    w = ended.poll(Math.max(0, deadline[first] - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new WorkloadException("interrupted while waiting for worker " + c.workers.get(first));
+                }
+                if (w == null) {  // its budget ended before it did
+                    jobs.get(first).cancel(true);
+                    throw new WorkloadException("worker " + c.workers.get(first) + ": render did not finish within "
+                            + budgetS[first] + " s");
+                }
+                done[w] = true;
+                await(jobs.get(w), c.workers.get(w), "render", budgetS[w]);  // it ended: its failure, if any
             }
+        } catch (WorkloadException e) {
+            throw new WorkloadException(e.getMessage(), e.getCause(), (System.nanoTime() - tRender) / 1e9,
+                    isCallTimeout(e));
         }
     }
 

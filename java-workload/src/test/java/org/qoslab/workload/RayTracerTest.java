@@ -293,6 +293,45 @@ class RayTracerTest {
         }
     }
 
+    /** A worker whose every render call fails at once (a worker that died between calls answers so). */
+    static final class FailingService implements RenderService {
+        @Override public void prepare(Scene scene, int width, int supersample) { }
+        @Override public RowBlock render(int[] rows, String codec) throws java.rmi.RemoteException {
+            throw new java.rmi.RemoteException("worker gone");
+        }
+        @Override public String describe() { return "failing"; }
+    }
+
+    @Test
+    void aFailingWorkerEndsTheRenderAtOnceNotAfterTheOthersCalls() throws Exception {
+        // worker 0 answers each call after 3 s (then gives up); worker 1 fails its first call: the
+        // manager names worker 1 at once (it had waited for worker 0's job first: 3 s, naming worker 0)
+        SlowService slow = new SlowService(3000);
+        FailingService failing = new FailingService();
+        int reg = freePort();
+        Registry r = java.rmi.registry.LocateRegistry.createRegistry(reg);
+        int reg2 = freePort();
+        Registry r2 = java.rmi.registry.LocateRegistry.createRegistry(reg2);
+        try {
+            r.rebind(RenderService.NAME, UnicastRemoteObject.exportObject(slow, 0));
+            r2.rebind(RenderService.NAME, UnicastRemoteObject.exportObject(failing, 0));
+            Manager.Config c = config(0, 150, 0, "serializable");
+            c.workers.add(new Manager.Endpoint("jp-2", "127.0.0.1", reg));
+            c.workers.add(new Manager.Endpoint("jp-3", "127.0.0.1", reg2));
+            long t0 = System.nanoTime();
+            WorkloadException e = assertThrows(WorkloadException.class, () -> Manager.run(c));
+            double s = (System.nanoTime() - t0) / 1e9;
+            assertTrue(e.getMessage().contains("worker jp-3") && e.getMessage().contains("worker gone"), e.getMessage());
+            assertFalse(e.callTimeout());
+            assertTrue(s < 2.5, "the manager took " + s + " s to name the failed worker");
+        } finally {
+            UnicastRemoteObject.unexportObject(slow, true);
+            UnicastRemoteObject.unexportObject(failing, true);
+            UnicastRemoteObject.unexportObject(r, true);
+            UnicastRemoteObject.unexportObject(r2, true);
+        }
+    }
+
     @Test
     void callTimeoutIsReadTimedOutOrAnOverrunNotAnyOtherFailure() {
         Exception readTimeout = new java.rmi.UnmarshalException("error unmarshalling return",

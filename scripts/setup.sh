@@ -65,11 +65,9 @@ else
   log "Debian packages: all present"
 fi
 
-# Build the Java reactor when any pom or Java source is newer than the last build: in the background,
-# beside the Python environment (independent; on a clean clone each takes a minute or more).
-# QOSLAB_SETUP_JAVA_TESTS=1 (make test) runs the Java tests there too, built or not: pip's install
-# keeps about one of the two cores busy, and the tests' 89 CPU-seconds (the RayTracer's renders)
-# had run beside make test's pool, which has no idle core (issue 53).
+# Build the Java reactor (without its tests: `make test` runs them in a stage of their own, beside
+# lint and the docs) when any pom or Java source is newer than the last build: in the background,
+# beside the Python environment (independent; 8 s and 7 s on a clean clone here).
 stamp=.setup/java.stamp
 mkdir -p .setup
 mvn_pid=
@@ -77,15 +75,13 @@ goal=
 skip=
 if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-common java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
   goal=package
-  [ "${QOSLAB_SETUP_JAVA_TESTS:-0}" = 1 ] || skip=-DskipTests
-elif [ "${QOSLAB_SETUP_JAVA_TESTS:-0}" = 1 ]; then
-  goal=test
+  skip=-DskipTests
 else
   log "Java modules: up to date"
 fi
 if [ -n "$goal" ]; then
-  log "Java modules: mvn $goal${skip:+ $skip}, beside the Python environment"
-  mvn -q -B ${skip:-} "$goal" >.setup/mvn-package.log 2>&1 &
+  log "Java modules: mvn $goal $skip, beside the Python environment"
+  mvn -q -B "$skip" "$goal" >.setup/mvn-package.log 2>&1 &
   mvn_pid=$!
   # a failing step below (set -e) ends the build too instead of leaving it running
   trap '[ -z "$mvn_pid" ] || kill "$mvn_pid" 2>/dev/null || true' EXIT
@@ -101,9 +97,16 @@ PY=/usr/bin/python3
 # with the same lock.
 # `make run` (set-up run) installs qoslab's own dependencies only; `make test` adds the test and
 # cluster extras (the vendors' clients and parsers, Ansible, the linters, the docs site).
+# Bytecode: `run` compiles every package it installs (its CLI starts often, and a Python that may
+# not write bytecode, PYTHONDONTWRITEBYTECODE, would parse them at every start). The full
+# environment does not: 52,000 .py files, 37,400 of them in genie and ansible_collections, of which
+# the tests import a few hundred; its compile took 45 of uv's 52 s here (7 s without, issue 53).
+# The Makefile lets Python write the bytecode of what is imported, once (it unexports
+# PYTHONDONTWRITEBYTECODE).
 UV_VERSION=0.13.9
 LOCK=requirements/lock.txt
-if [ "$WHAT" = run ]; then spec=.; py_stamp=.venv/.installed-run; else spec='.[test,cluster]'; py_stamp=.venv/.installed; fi
+if [ "$WHAT" = run ]; then spec=.; py_stamp=.venv/.installed-run; compile=--compile-bytecode
+else spec='.[test,cluster]'; py_stamp=.venv/.installed; compile=; fi
 fresh() { [ -f "$1" ] && [ ! pyproject.toml -nt "$1" ] && [ ! "$LOCK" -nt "$1" ]; }
 if [ ! -x .venv/bin/python ] || ! { fresh .venv/.installed || { [ "$WHAT" = run ] && fresh .venv/.installed-run; }; }; then
   log "creating Python environment .venv ($($PY --version)): $spec"
@@ -114,13 +117,13 @@ if [ ! -x .venv/bin/python ] || ! { fresh .venv/.installed || { [ "$WHAT" = run 
   [ -z "${PIP_FIND_LINKS:-}" ] || uv_env+=("UV_FIND_LINKS=$PIP_FIND_LINKS")
   [ -z "${PIP_CERT:-}" ] || uv_env+=("SSL_CERT_FILE=$PIP_CERT")
   if .venv/bin/pip install -q "uv==$UV_VERSION" >/dev/null 2>&1 \
-      && env "${uv_env[@]}" .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode \
+      && env "${uv_env[@]}" .venv/bin/uv pip install -q --python .venv/bin/python $compile \
            -c "$LOCK" -e "$spec"; then
     :
   else
     log "uv could not install the environment: pip installs it (slower)"
     .venv/bin/pip install -q --upgrade pip >/dev/null
-    .venv/bin/pip install -q -c "$LOCK" -e "$spec"
+    .venv/bin/pip install -q "$([ -n "$compile" ] && echo --compile || echo --no-compile)" -c "$LOCK" -e "$spec"
   fi
   touch "$py_stamp"
 else
@@ -129,7 +132,7 @@ fi
 
 # qoslab's own modules as bytecode: pip compiles every package it installs, but not the sources of
 # an editable install, and a Python that may not write bytecode (PYTHONDONTWRITEBYTECODE, set on
-# this CI machine) compiles them again at every start: `import qoslab.cli` 0.44 s -> 0.34 s
+# this CI machine, when not run by make) compiles them again at every start: `import qoslab.cli` 0.44 s -> 0.34 s
 # (issue 53; every CLI call, switch and report kernel of make test starts one). Up-to-date files
 # are skipped; a source edited later is compiled at import as before.
 .venv/bin/python -m compileall -q -j 0 src/qoslab >/dev/null
@@ -138,13 +141,7 @@ if [ -n "$mvn_pid" ]; then
   if wait "$mvn_pid"; then
     mvn_pid=
     touch "$stamp"
-    if [ -z "${skip:-}" ]; then
-      n=$(grep -ho '<testsuite [^>]*' */target/surefire-reports/TEST-*.xml 2>/dev/null | grep -o ' tests="[0-9]*"' \
-          | grep -o '[0-9][0-9]*' | awk '{ s += $1 } END { print s + 0 }')
-      log "Java modules: mvn $goal passed (${n:-0} JUnit tests; reports in */target/surefire-reports/)"
-    else
-      log "Java modules: built"
-    fi
+    log "Java modules: built"
   else
     mvn_pid=
     tail -n 40 .setup/mvn-package.log >&2

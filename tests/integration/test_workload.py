@@ -93,9 +93,10 @@ def test_killed_worker_fails_the_manager_quickly_naming_it(testbed, tmp_path):
     assert r["valid"] is False
     assert "worker jp-3 (198.18.0.3)" in r["error"], r["error"]
     assert elapsed < 20 + 15, elapsed
-    # the manager names the dead worker at its first failed call, 1 s into the render, not after the
-    # other workers' three size-B frames (it waited for them in worker order: 16 s here, 2.6 s now)
-    assert r["elapsed_render_s"] < 5, r
+    # the manager names the dead worker at its first failed call, not after the other workers' three
+    # size-B frames (it waited for them in worker order: 16 s here, 2.6 s now). A kill that lands
+    # before the render (lookup and prepare, on a busy machine) carries no render time.
+    assert r.get("elapsed_render_s", 0) < 5, r
 
 
 def test_worker_pool_serves_several_runs_and_restarts_a_dead_worker(testbed, tmp_path):

@@ -7,13 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.qoslab.workload.render.Rays;
 import org.qoslab.workload.render.Renderer;
 import org.qoslab.workload.render.Scene;
@@ -203,7 +200,7 @@ public final class Manager {
         }
         List<RenderService> services = new ArrayList<>();
         for (int w = 0; w < c.workers.size(); w++)
-            services.add(await(found.get(w), c.workers.get(w), "lookup/prepare at registry port " + c.registryPort,
+            services.add(JobWait.await(found.get(w), c.workers.get(w), "lookup/prepare at registry port " + c.registryPort,
                     c.callTimeoutS));
         return services;
     }
@@ -230,42 +227,18 @@ public final class Manager {
     }
 
     /**
-     * Wait for every worker's job, in the order they end: the first that fails ends the render at once
-     * (a dead worker is named within its failed call, not after the other workers' frames), and a job
-     * still running past its budget (its calls times the call timeout, from the render's start) is a
-     * call timeout. A failure carries the render's elapsed time. {@code ended} receives each job's
-     * index when it returns or throws.
+     * Wait for every worker's job in the order they end ({@link JobWait#all}): the first that fails
+     * ends the render at once, a job past its budget (its calls times the call timeout, from the
+     * render's start) is a call timeout. A failure carries the render's elapsed time.
      */
     private static void awaitRender(Config c, List<Future<?>> jobs, BlockingQueue<Integer> ended, long tRender)
             throws WorkloadException {
         int n = jobs.size();
         double[] budgetS = new double[n];
-        long[] deadline = new long[n];
-        for (int w = 0; w < n; w++) {
-            long calls = (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size();
-            budgetS[w] = c.callTimeoutS * Math.max(1, calls);
-            deadline[w] = tRender + (long) Math.ceil(budgetS[w] * 1e9);
-        }
-        boolean[] done = new boolean[n];
+        for (int w = 0; w < n; w++)
+            budgetS[w] = c.callTimeoutS * Math.max(1, (long) c.frames * chunks(rowsOf(w, n, c.width), c.rowsPerCall).size());
         try {
-            for (int left = n; left > 0; left--) {
-                int first = -1;  // the running job whose budget ends first
-                for (int w = 0; w < n; w++) if (!done[w] && (first < 0 || deadline[w] < deadline[first])) first = w;
-                Integer w;
-                try {
-                    w = ended.poll(Math.max(0, deadline[first] - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new WorkloadException("interrupted while waiting for worker " + c.workers.get(first));
-                }
-                if (w == null) {  // its budget ended before it did
-                    jobs.get(first).cancel(true);
-                    throw new WorkloadException("worker " + c.workers.get(first) + ": render did not finish within "
-                            + budgetS[first] + " s");
-                }
-                done[w] = true;
-                await(jobs.get(w), c.workers.get(w), "render", budgetS[w]);  // it ended: its failure, if any
-            }
+            JobWait.all(jobs, ended, c.workers, "render", budgetS, tRender);
         } catch (WorkloadException e) {
             throw new WorkloadException(e.getMessage(), e.getCause(), (System.nanoTime() - tRender) / 1e9,
                     isCallTimeout(e));
@@ -333,20 +306,6 @@ public final class Manager {
         } catch (Exception e) {
             log.end(p, who.name, who.address, method, frame, index, rows, rootMessage(e));
             throw e;
-        }
-    }
-
-    private static <T> T await(Future<T> f, Endpoint who, String what, double timeoutS) throws WorkloadException {
-        try {
-            return f.get((long) Math.ceil(timeoutS * 1000), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            f.cancel(true);
-            throw new WorkloadException("worker " + who + ": " + what + " did not finish within " + timeoutS + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WorkloadException("interrupted while waiting for worker " + who);
-        } catch (ExecutionException e) {
-            throw new WorkloadException("worker " + who + ": " + what + " failed: " + rootMessage(e.getCause()), e.getCause());
         }
     }
 

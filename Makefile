@@ -5,7 +5,7 @@ QOSLAB := $(VENV)/bin/qoslab
 PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
-	docs-gen bench clean help venv-check test-integration-concurrent test-integration-paired test-integration-serial test-pooled \
+	docs-gen bench clean help venv-check test-integration-concurrent test-integration-paired test-integration-idle test-integration-serial test-pooled \
 	lint-timed docs-timed test-java-timed lock
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
@@ -63,7 +63,7 @@ test-stages:
 	@$(TIMED) "setup" $(MAKE) --no-print-directory setup
 	@$(TIMED) "test-java | lint | docs" $(MAKE) --no-print-directory -j3 test-java-timed lint-timed docs-timed
 	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
-	@$(TIMED) "integration, paired" $(MAKE) --no-print-directory test-integration-paired
+	@$(TIMED) "integration, paired | idle" $(MAKE) --no-print-directory -j2 test-integration-paired test-integration-idle
 	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
 # make test runs the Java tests (mvn test: the RayTracer's renders, 64 CPU-seconds, 47 s here) beside
@@ -128,7 +128,7 @@ test-pooled: venv-check
 	  --durations=30 --junitxml=$(JUNIT)-pooled.xml tests/integration tests/unit tests/clients
 	$(if $(SERIAL_FILES),$(PYTEST) -q -m serial --junitxml=$(JUNIT)-serial.xml $(SERIAL_FILES))
 
-test-integration: test-integration-concurrent test-integration-paired test-integration-serial
+test-integration: test-integration-concurrent test-integration-paired test-integration-idle test-integration-serial
 
 test-integration-concurrent: venv-check
 	@mkdir -p .setup
@@ -142,9 +142,15 @@ test-integration-paired: venv-check
 	$(PYTEST) -q -n 2 --dist loadfile --no-loadscope-reorder -m paired --durations=30 \
 	  --junitxml=$(JUNIT)-integration-paired.xml tests/integration
 
+# The idle lane (tests/integration/lanes.py IDLE): modules with no testbed and nothing timed that only
+# compute, at nice 19 beside the paired lane, on the cycles its modules leave idle.
+test-integration-idle: venv-check
+	@mkdir -p .setup
+	nice -n 19 $(PYTEST) -q -m idle --durations=30 --junitxml=$(JUNIT)-integration-idle.xml tests/integration
+
 test-integration-serial: venv-check
 	@mkdir -p .setup
-	$(PYTEST) -q -m "not concurrent and not paired" --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
+	$(PYTEST) -q -m "not concurrent and not paired and not idle" --durations=30 --junitxml=$(JUNIT)-integration.xml tests/integration
 
 bench: setup
 	$(VENV)/bin/python bench/run_benchmarks.py

@@ -16,7 +16,7 @@ from conftest import ECENET
 from qoslab.testbed import Testbed, list_namespaces
 from qoslab.topology import load_topology, load_variant
 
-from .lanes import is_concurrent, is_paired, longest_first, named_by, port_slice
+from .lanes import is_concurrent, is_idle, is_paired, longest_first, named_by, port_slice
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("iperf3") is None,
@@ -29,7 +29,9 @@ def pytest_collection_modifyitems(items):
         if "integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
             item.add_marker(needs_root)
-            if is_concurrent(item.path.stem, item.name):
+            if is_idle(item.path.stem, item.name):
+                item.add_marker(pytest.mark.idle)
+            elif is_concurrent(item.path.stem, item.name):
                 item.add_marker(pytest.mark.concurrent)
             elif is_paired(item.path.stem, item.name):
                 item.add_marker(pytest.mark.paired)

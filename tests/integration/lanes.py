@@ -71,7 +71,6 @@ CONCURRENT: dict[str, tuple[float, str]] = {
     "test_timewait": (76, "waits for TIME-WAIT to clear (60 s); asserts trial counts and no burned retry"),
     "test_ansible": (70, "ansible-playbook twice over SSH: idempotence (changed=0), no timing"),
     "test_workloads": (67, "workload validity, kill -9 + resume to N trials; no timing assertion"),
-    "test_report_readonly": (51, "no testbed: reports of the committed campaigns change no byte"),
     "test_report": (19, "no testbed: the notebook and its HTML in headless Chromium"),
     "test_preflight": (17, "preflight checks over SSH: pass, or fail naming host and check"),
     "test_executor": (17, "the executor contract on netns (a 0.5 s timeout bounded by 5 s)"),
@@ -101,7 +100,27 @@ PAIRED: dict[str, tuple[float, str]] = {
     "test_switch": (19, "the flooded port's TCP share under the thesis profile (HTB, tc); 19 % of the cores"),
     "test_generators": (14, "an iperf3 flood's rates on 10 Mbit/s links; 42 % of the cores"),
     "test_scale_knobs": (7, "route metrics (rto_min, quickack) and bfifo limits: tc and ip route state"),
+    "test_factorial": (25, "the factorial playbook's structure (six conditions, the factorial block): no rate, "
+                           "share or time asserted; its floods kernel-paced (1.1x) and iperf3 (incast); the "
+                           "fidelity monitor's outside-load check off (the other module is outside load)"),
 }
+
+
+#: The idle lane: modules with no testbed, no timing and no rate asserted, that only compute. make
+#: test runs them at nice 19 beside the paired lane (a second pytest process), on the cycles its two
+#: data-path modules leave idle (8-42 % of the cores each, above): a nice-19 process gets about 1.5 %
+#: of a core against a nice-0 one (the kernel's CFS weights 15 : 1024) and the floods' rates are set
+#: by HTB in softirq, which no process's nice delays. test_report_readonly renders 14 notebooks:
+#: 112 CPU-seconds, the pool's largest (per-test CPU in its xdist workers' cgroups, issue 53).
+IDLE: dict[str, tuple[float, str]] = {
+    "test_report_readonly": (109, "no testbed: reports of the committed campaigns change no byte; "
+                                  "112 CPU-seconds, nothing timed"),
+}
+
+
+def is_idle(module: str, test: str) -> bool:
+    """True when test ``test`` of integration module ``module`` runs in the idle lane."""
+    return module in IDLE
 
 
 #: Tests of a paired module whose flood a process's timer paces (the kernel cannot express the

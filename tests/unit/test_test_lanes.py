@@ -187,3 +187,23 @@ def test_each_worker_picks_switch_ports_in_its_own_slice_below_the_ephemeral_ran
     low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     assert max(taken) < low and min(taken) >= 1024
     assert lanes.port_slice("gw11") == lanes.port_slice("gw0")  # past the slices: modulo
+
+
+def test_an_idle_module_builds_no_testbed_measures_nothing_and_is_in_no_other_lane():
+    """The idle lane (nice 19 beside the paired lane) takes only modules that compute: no testbed
+    fixture or Testbed, nothing of MEASURES, no wall-clock bound; none is concurrent or paired."""
+    assert lanes.IDLE
+    for name, (seconds, why) in lanes.IDLE.items():
+        text = (INTEGRATION / f"{name}.py").read_text()
+        assert seconds > 0 and len(why) > 20, name
+        found = [m for m in (*MEASURES, r"\btestbed\b", r"\bTestbed\(", r"monotonic\(") if re.search(m, text)]
+        assert not found, f"{name} uses {found}: it does not belong in the idle lane"
+        assert name not in lanes.CONCURRENT and name not in lanes.PAIRED, name
+        assert lanes.is_idle(name, "test_x") and not lanes.is_idle("test_datapath", "test_x")
+
+
+def test_make_test_runs_the_idle_lane_beside_the_paired_one_at_nice_19_and_not_in_the_serial_lane():
+    make = (REPO / "Makefile").read_text()
+    assert re.search(r"-j2 test-integration-paired test-integration-idle", make)
+    assert re.search(r"nice -n 19 \$\(PYTEST\) -q -m idle ", make)
+    assert re.search(r'-m "not concurrent and not paired and not idle"', make)

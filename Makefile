@@ -9,14 +9,16 @@ PYTEST := $(VENV)/bin/pytest
 	lint-timed docs-timed test-java-timed lock
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
-# clock) run after the parallel ones, alone. The integration tests in three lanes
+# clock) run after the parallel ones, alone. The integration tests in four lanes
 # (tests/integration/lanes.py): the modules marked `concurrent` (they wait, SSH, timeouts, kill -9
 # and resume, and assert no rate or time) in xdist workers, each worker's testbeds under its own
 # name; the `paired` ones (data paths whose rates the kernel sets, the cores mostly idle) two at a
-# time; then the others one at a time with nothing beside them (timer-paced floods, CPU, timing:
+# time; the `idle` ones (no testbed, nothing timed, only computing) at nice 19 beside the paired
+# ones; then the others one at a time with nothing beside them (timer-paced floods, CPU, timing:
 # one testbed on a 2-core machine). `make test` runs the concurrent lane in the unit and client
-# tests' pool (test-pooled, PARALLEL_WORKERS workers), then the paired and the serial lanes; `make
-# test-integration` runs the three lanes alone (INTEGRATION_WORKERS workers for the first).
+# tests' pool (test-pooled, PARALLEL_WORKERS workers), then the paired and idle lanes together,
+# then the serial lane; `make test-integration` runs the lanes alone (INTEGRATION_WORKERS workers
+# for the first).
 XDIST := -n auto --dist loadfile -m "not serial"
 INTEGRATION_WORKERS ?= 3
 # 4 workers in the pool: its modules wait (SSH, Slurm's time limits, TIME-WAIT) as much as they

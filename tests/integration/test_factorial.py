@@ -1,11 +1,7 @@
 """The quick factorial playbook (playbooks/factorial-quick.yaml: flood {none, campaign-flood,
 incast} x profile {fifo, thesis}) validates, expands into six named conditions and runs on its
 own testbed (2 trials per condition, no capture), ending in stats.json with the factorial block:
-the thesis profile's recovery under each flood (BCa) and the interval of their difference.
-
-Paired lane (tests/integration/lanes.py): it asserts the campaign's structure, no rate, share or
-time; the fidelity monitor's outside-load check is off (the other module of the lane is load
-outside this testbed), its other checks stay on."""
+the thesis profile's recovery under each flood (BCa) and the interval of their difference."""
 
 from __future__ import annotations
 
@@ -25,8 +21,7 @@ pytestmark = pytest.mark.skipif(not ANALYSIS_JAR.exists(), reason="analysis jar 
 def test_factorial_quick_playbook_runs_to_the_factorial_block(tmp_path):
     name = unique_name("f")
     shipped_playbook(tmp_path, "factorial-quick", topology_copy(tmp_path, name), trials=2, warmup=0, seed=11,
-                     capture="off", trial_timeout_s=120,
-                     fidelity={"max_outside_cores": 64})
+                     capture="off", trial_timeout_s=120)
     folder = tmp_path / "campaign"
     try:
         r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), "--no-report", timeout=900)

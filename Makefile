@@ -6,18 +6,18 @@ PYTEST := $(VENV)/bin/pytest
 
 .PHONY: setup setup-run run test test-stages test-unit test-python test-fast test-integration test-java lint docs \
 	docs-gen bench clean help venv-check test-integration-concurrent test-integration-paired test-integration-idle test-integration-serial test-pooled \
-	lint-timed docs-timed test-java-timed test-pooled-then-paired lock
+	lint-timed docs-timed test-java-timed lock
 # The unit and client tests in parallel (pytest-xdist, a test file per worker: a client module's
 # virtual switch on its own free loopback port). Tests marked `serial` (CPU shares against the wall
 # clock) run after the parallel ones, alone. The integration tests in four lanes
 # (tests/integration/lanes.py): the modules marked `concurrent` (they wait, SSH, timeouts, kill -9
 # and resume, and assert no rate or time) in xdist workers, each worker's testbeds under its own
 # name; the `paired` ones (data paths whose rates the kernel sets, the cores mostly idle) two at a
-# time; the `idle` ones (no testbed, nothing timed, only computing) at nice 19 beside the pool and
-# the paired ones; then the others one at a time with nothing beside them (timer-paced floods, CPU, timing:
+# time; the `idle` ones (no testbed, nothing timed, only computing) at nice 19 beside the paired
+# ones; then the others one at a time with nothing beside them (timer-paced floods, CPU, timing:
 # one testbed on a 2-core machine). `make test` runs the concurrent lane in the unit and client
-# tests' pool (test-pooled, PARALLEL_WORKERS workers), then the paired lane, the idle lane beside
-# both, then the serial lane; `make test-integration` runs the lanes alone (INTEGRATION_WORKERS workers
+# tests' pool (test-pooled, PARALLEL_WORKERS workers), then the paired and idle lanes together,
+# then the serial lane; `make test-integration` runs the lanes alone (INTEGRATION_WORKERS workers
 # for the first).
 XDIST := -n auto --dist loadfile -m "not serial"
 INTEGRATION_WORKERS ?= 3
@@ -64,7 +64,8 @@ test:
 test-stages:
 	@$(TIMED) "setup" $(MAKE) --no-print-directory setup
 	@$(TIMED) "test-java | lint | docs" $(MAKE) --no-print-directory -j3 test-java-timed lint-timed docs-timed
-	@$(TIMED) "pool, paired | idle" $(MAKE) --no-print-directory -j2 test-integration-idle test-pooled-then-paired
+	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
+	@$(TIMED) "integration, paired | idle" $(MAKE) --no-print-directory -j2 test-integration-paired test-integration-idle
 	@$(TIMED) "integration, serial" $(MAKE) --no-print-directory test-integration-serial
 
 # make test runs the Java tests (mvn test: the RayTracer's renders, 64 CPU-seconds, 47 s here) beside
@@ -143,14 +144,8 @@ test-integration-paired: venv-check
 	$(PYTEST) -q -n 2 --dist loadfile --no-loadscope-reorder -m paired --durations=30 \
 	  --junitxml=$(JUNIT)-integration-paired.xml tests/integration
 
-# make test's pool, then the paired lane, each with its [time] line; the idle lane runs beside both.
-test-pooled-then-paired:
-	@$(TIMED) "unit+clients+concurrent" $(MAKE) --no-print-directory test-pooled
-	@$(TIMED) "integration, paired" $(MAKE) --no-print-directory test-integration-paired
-
 # The idle lane (tests/integration/lanes.py IDLE): modules with no testbed and nothing timed that only
-# compute, at nice 19 beside the pool and the paired lane, on the cycles they leave idle (the pool:
-# 693 CPU-seconds in 474 s on 2 cores, its modules' waits; the paired lane: 8-42 % of the cores).
+# compute, at nice 19 beside the paired lane, on the cycles its modules leave idle.
 test-integration-idle: venv-check
 	@mkdir -p .setup
 	nice -n 19 $(PYTEST) -q -m idle --durations=30 --junitxml=$(JUNIT)-integration-idle.xml tests/integration

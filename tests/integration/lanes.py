@@ -107,9 +107,8 @@ PAIRED: dict[str, tuple[float, str]] = {
 
 
 #: The idle lane: modules with no testbed, no timing and no rate asserted, that only compute. make
-#: test runs them at nice 19 (a pytest process of their own) beside the pool and then the paired
-#: lane, on the cycles those leave idle (the pool's modules wait; the paired lane's two data-path
-#: modules use 8-42 % of the cores each, above): a nice-19 process gets about 1.5 %
+#: test runs them at nice 19 beside the paired lane (a second pytest process), on the cycles its two
+#: data-path modules leave idle (8-42 % of the cores each, above): a nice-19 process gets about 1.5 %
 #: of a core against a nice-0 one (the kernel's CFS weights 15 : 1024) and the floods' rates are set
 #: by HTB in softirq, which no process's nice delays. test_report_readonly renders 14 notebooks:
 #: 112 CPU-seconds, the pool's largest (per-test CPU in its xdist workers' cgroups, issue 53).

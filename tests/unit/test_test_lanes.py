@@ -202,9 +202,8 @@ def test_an_idle_module_builds_no_testbed_measures_nothing_and_is_in_no_other_la
         assert lanes.is_idle(name, "test_x") and not lanes.is_idle("test_datapath", "test_x")
 
 
-def test_make_test_runs_the_idle_lane_beside_the_pool_and_paired_lane_at_nice_19_not_in_the_serial_one():
+def test_make_test_runs_the_idle_lane_beside_the_paired_one_at_nice_19_and_not_in_the_serial_lane():
     make = (REPO / "Makefile").read_text()
-    assert re.search(r"-j2 test-integration-idle test-pooled-then-paired", make)
-    assert re.search(r"test-pooled-then-paired:\n.*test-pooled\n.*test-integration-paired\n", make)
+    assert re.search(r"-j2 test-integration-paired test-integration-idle", make)
     assert re.search(r"nice -n 19 \$\(PYTEST\) -q -m idle ", make)
     assert re.search(r'-m "not concurrent and not paired and not idle"', make)

@@ -110,7 +110,9 @@ PAIRED: dict[str, tuple[float, str]] = {
 #: test runs them at nice 19 beside the paired lane (a second pytest process), on the cycles its two
 #: data-path modules leave idle (8-42 % of the cores each, above): a nice-19 process gets about 1.5 %
 #: of a core against a nice-0 one (the kernel's CFS weights 15 : 1024) and the floods' rates are set
-#: by HTB in softirq, which no process's nice delays. test_report_readonly renders 14 notebooks:
+#: by HTB in softirq, which no process's nice delays. Beside the pool too (tried in make test's CI
+#: of 2026-11-30 10:32) it slowed the pool from 6m27s to 8m09s (likely: the pool's testbeds and
+#: Slurm run processes in cgroups of their own, and a nice level ranks a process only in its group). test_report_readonly renders 14 notebooks:
 #: 112 CPU-seconds, the pool's largest (per-test CPU in its xdist workers' cgroups, issue 53).
 IDLE: dict[str, tuple[float, str]] = {
     "test_report_readonly": (109, "no testbed: reports of the committed campaigns change no byte; "

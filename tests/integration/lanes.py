@@ -112,8 +112,9 @@ PAIRED: dict[str, tuple[float, str]] = {
 #: of a core against a nice-0 one (the kernel's CFS weights 15 : 1024) and the floods' rates are set
 #: by HTB in softirq, which no process's nice delays. Beside the pool too (tried in make test's CI
 #: of 2026-11-30 10:32) it slowed the pool from 6m27s to 8m09s (likely: the pool's testbeds and
-#: Slurm run processes in cgroups of their own, and a nice level ranks a process only in its group). test_report_readonly renders 14 notebooks:
-#: 112 CPU-seconds, the pool's largest (per-test CPU in its xdist workers' cgroups, issue 53).
+#: Slurm run processes in cgroups of their own, and a nice level ranks a process only in its
+#: group). test_report_readonly renders 14 notebooks: 112 CPU-seconds, the pool's largest (per-test
+#: CPU in its xdist workers' cgroups, issue 53).
 IDLE: dict[str, tuple[float, str]] = {
     "test_report_readonly": (109, "no testbed: reports of the committed campaigns change no byte; "
                                   "112 CPU-seconds, nothing timed"),

@@ -6,7 +6,10 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -139,33 +142,58 @@ public final class MatmulManager {
 
     /** Reach every worker once, in parallel, before {@code deadlineNanos} (System.nanoTime). */
     private static void hello(Config c, MechanismClient client, ExecutorService pool, long deadlineNanos) throws WorkloadException {
-        int k = c.workers.size();
-        List<Future<String>> hellos = new ArrayList<>();
-        for (int w = 0; w < k; w++) {
+        List<Callable<String>> calls = new ArrayList<>();
+        List<WorkerAddr> who = new ArrayList<>();
+        List<String> what = new ArrayList<>();
+        for (int w = 0; w < c.workers.size(); w++) {
             final int wi = w;
-            hellos.add(pool.submit(() -> client.hello(wi)));
+            calls.add(() -> client.hello(wi));
+            who.add(c.workers.get(w));
+            what.add("connect (" + c.mechanism + " port " + client.port(c.workers.get(w)) + ")");
         }
-        for (int w = 0; w < k; w++)
-            await(hellos.get(w), c.workers.get(w), "connect (" + c.mechanism + " port " + client.port(c.workers.get(w)) + ")",
-                    deadlineNanos, Double.NaN);
+        awaitAll(pool, calls, who, what, deadlineNanos, Double.NaN);
     }
 
     /** Every task at once, one thread each; each records its call's start and end (System.nanoTime). */
     private static void runAll(Config c, MechanismClient client, ExecutorService pool, List<Task> tasks, long tCalls0,
                                long deadlineNanos) throws WorkloadException {
-        List<Future<Task>> running = new ArrayList<>();
+        List<Callable<Task>> calls = new ArrayList<>();
+        List<WorkerAddr> who = new ArrayList<>();
+        List<String> what = new ArrayList<>();
         for (Task t : tasks) {
-            running.add(pool.submit(() -> {
+            calls.add(() -> {
                 t.start = System.nanoTime();
                 t.reply = t.plan == null ? client.spa(t.worker, t.request) : client.mca(t.worker, t.plan, t.request);
                 t.end = System.nanoTime();
                 return t;
-            }));
+            });
+            who.add(c.workers.get(t.worker));
+            what.add(t.plan == null ? "SPA task" : "MCA " + t.plan);
         }
-        for (int i = 0; i < tasks.size(); i++) {
-            Task t = tasks.get(i);
-            String what = t.plan == null ? "SPA task" : "MCA " + t.plan;
-            await(running.get(i), c.workers.get(t.worker), what, deadlineNanos, tCalls0);
+        awaitAll(pool, calls, who, what, deadlineNanos, tCalls0);
+    }
+
+    /** Runs {@code calls} on {@code pool} and waits for them in the order they end, so a failed call
+     *  is named at once, not after the calls before it in the list (as the RayTracer manager's
+     *  JobWait.all, issue 53); past {@code deadlineNanos} (System.nanoTime) the first still running
+     *  in list order is the timeout. Call i is named by {@code who.get(i)} and {@code what.get(i)}. */
+    private static <T> void awaitAll(ExecutorService pool, List<Callable<T>> calls, List<WorkerAddr> who, List<String> what,
+                                     long deadlineNanos, double phaseStartNanos) throws WorkloadException {
+        CompletionService<T> ended = new ExecutorCompletionService<>(pool);
+        Map<Future<T>, Integer> running = new LinkedHashMap<>();
+        for (int i = 0; i < calls.size(); i++) running.put(ended.submit(calls.get(i)), i);
+        while (!running.isEmpty()) {
+            Future<T> f;
+            try {
+                f = ended.poll(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new WorkloadException("interrupted while waiting for the workers");
+            }
+            if (f == null) f = running.keySet().iterator().next();  // past the deadline
+            Integer i = running.remove(f);
+            if (i == null) continue;  // taken above as the first still running, and ended since
+            await(f, who.get(i), what.get(i), deadlineNanos, phaseStartNanos);
         }
     }
 

@@ -258,6 +258,29 @@ class MatmulTest {
         }
     }
 
+    /** A worker that fails is named at once, not after a slow worker before it in the list has
+     *  used the whole timeout (the calls are waited for in the order they end). */
+    @Test
+    void aFailingWorkerIsNamedBeforeASlowOneAheadOfIt() throws Exception {
+        try (java.net.ServerSocket hole = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread accept = new Thread(() -> {  // accepts and never answers
+                List<java.net.Socket> held = new ArrayList<>();
+                try { while (true) held.add(hole.accept()); } catch (java.io.IOException end) { /* closed */ }
+            });
+            accept.setDaemon(true);
+            accept.start();
+            MatmulManager.Config c = config("socket", "spa", 20, 0);
+            c.workers.add(new WorkerAddr("slow", "127.0.0.1", Workers.freeTcp(), hole.getLocalPort(), Workers.freeUdp()));
+            c.workers.add(new WorkerAddr("jp-9", "127.0.0.1", Workers.freeTcp(), Workers.freeTcp(), Workers.freeUdp()));
+            c.timeoutS = 6;
+            long t0 = System.nanoTime();
+            WorkloadException e = assertThrows(WorkloadException.class, () -> MatmulManager.run(c));
+            double s = (System.nanoTime() - t0) / 1e9;
+            assertTrue(e.getMessage().contains("worker jp-9 (127.0.0.1)"), e.getMessage());
+            assertTrue(s < 3.0, "named after " + s + " s, the timeout is 6 s");
+        }
+    }
+
     @Test
     void workerAddressesFromTheBasePort() {
         WorkerAddr w = WorkerAddr.parse("jp-3=198.18.0.3:2000", 1200);

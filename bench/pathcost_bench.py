@@ -53,6 +53,9 @@ from qoslab.trafficgen.ditg import DitgGenerator
 from qoslab.vswitch.counters import read_links
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from machinefacts import machine_facts  # noqa: E402
+
 TOPOLOGY = ROOT / "playbooks" / "topologies" / "ecenet-cpu.yaml"
 RESULTS = ROOT / "bench" / "results"
 
@@ -292,7 +295,7 @@ def main() -> None:
         runs.append(r)
         print(json.dumps({k: v for k, v in r.items() if k != "top_self_symbols"}, indent=1), flush=True)
     out = Path(a.out) if a.out else RESULTS / f"pathcost-{a.datapath or 'bridge'}-rx{a.receive_on}.json"
-    out.write_text(json.dumps({"command": " ".join(sys.argv), "runs": runs}, indent=1) + "\n")
+    out.write_text(json.dumps({"command": " ".join(sys.argv), "machine": machine_facts(), "runs": runs}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -20,18 +20,17 @@ records the hosts' core's busy and softirq shares (/proc/stat) and the packets e
 processed per forwarded packet (/proc/net/softnet_stat), for both cores, so where the receive went
 is in the same JSON.
 
-``--host-napi`` (with ``--receive-on hosts``; an experiment, not a testbed option) switches each
-host interface's receive from RPS to a NAPI poll thread of its own pinned to the hosts' core
-(``ethtool -K eth0 gro on``, which gives a veth a NAPI context, ``/sys/class/net/eth0/threaded``
-1, RPS off, ``taskset`` of the ``napi/eth0-N`` kernel thread): the switch's core then hands each
-packet to a ring and wakes a thread instead of queueing it to the other core's backlog with an
-inter-processor interrupt.
+``--rx-usecs N`` (with ``--receive-on hosts``) sets the topology's ``cpu.rx_usecs``: each host
+interface receives in a NAPI thread on the hosts' core polled every N us while packets arrive,
+instead of RPS's inter-processor interrupt per packet (``qoslab.scale.cpu``). (The commit that
+added this bench's ``--host-napi``, 26d2307, measured plain NAPI threads woken per packet:
+``bench/results/pathcost-napi-napi*-100Mbit.json``.)
 
 Run (needs root, the exclusive quiet lock for timing, the testbed lock)::
 
     flock -x /tmp/qoslab-quiet.lock flock /tmp/qoslab-testbed.lock \\
         .venv/bin/python bench/pathcost_bench.py --rates 50 100 --seconds 5 [--datapath bridge|ingress] \\
-        [--receive-on switch|hosts] [--host-napi]
+        [--receive-on switch|hosts] [--rx-usecs N]
 """
 
 from __future__ import annotations
@@ -46,8 +45,8 @@ import time
 from pathlib import Path
 
 from qoslab.testbed import Testbed
-from qoslab.testbedplan import HOST_IF, host_namespace, switch_namespace
-from qoslab.topology import Topology, load_topology
+from qoslab.testbedplan import switch_namespace
+from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator
 from qoslab.vswitch.counters import read_links
@@ -163,40 +162,20 @@ def _report(data: Path, children: bool) -> list[tuple[float, str]]:
     return rows
 
 
-def _host_napi(topo: Topology, cpu: int) -> list[str]:
-    """Each host interface's receive on a NAPI thread pinned to ``cpu`` (``--host-napi``); returns
-    the threads' names. Raises CalledProcessError naming the command that failed."""
-    for h in topo.hosts:
-        subprocess.run(["ip", "netns", "exec", host_namespace(topo.name, h.name), "sh", "-c",
-                        f"ethtool -K {HOST_IF} gro on && echo 1 > /sys/class/net/{HOST_IF}/threaded && "
-                        f"echo 0 > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus"], check=True)
-    names = []
-    for p in Path("/proc").iterdir():
-        try:
-            comm = (p / "comm").read_text().strip() if p.name.isdigit() else ""
-        except OSError:
-            continue
-        if comm.startswith(f"napi/{HOST_IF}-"):
-            subprocess.run(["taskset", "-pc", str(cpu), p.name], check=True, capture_output=True)
-            names.append(comm)
-    return names
-
-
 def measure(mbit: int, seconds: float, datapath: str | None, receive_on: str = "switch",
-            host_napi: bool = False) -> dict:
+            rx_usecs: int | None = None) -> dict:
     base = load_topology(TOPOLOGY)
     sw = {**base.switch.model_dump(mode="json"), "management": {"host": "127.0.0.1", "port": 8026}}
     if datapath is not None:
         sw["datapath"] = datapath
     assert base.cpu is not None
     topo = load_topology(TOPOLOGY, name="bpc", link={**base.link.model_dump(), "rate": mbit * 1_000_000}, switch=sw,
-                         cpu={**base.cpu.model_dump(), "receive_on": receive_on})
+                         cpu={**base.cpu.model_dump(), "receive_on": receive_on, "rx_usecs": rx_usecs})
     assert topo.cpu is not None
     cpu, hcpu = min(topo.cpu.switch_set), min(topo.cpu.host_set)
     tb = Testbed(topo)
     tb.down()
     tb.up()
-    napi = _host_napi(topo, hcpu) if host_napi else []
     ns = switch_namespace(topo.name)
     defn = load_flood(ROOT / "traffic-gen" / "campaign-flood.yaml")
     try:
@@ -235,7 +214,7 @@ def measure(mbit: int, seconds: float, datapath: str | None, receive_on: str = "
     per_comp = {k: round(us_per_pkt * v / busy_pct, 2) for k, v in sorted(comp.items(), key=lambda kv: -kv[1])}
     incl = {s: p for p, s in incl_rows if s in INCLUSIVE}
     return {"rate_mbit": mbit, "datapath": datapath or "bridge", "receive_on": receive_on,
-            **({"host_napi_threads": napi} if host_napi else {}),
+            **({"rx_usecs": rx_usecs} if rx_usecs is not None else {}),
             "window_s": round(t1 - t0, 2),
             "forwarded_pps": round(pps), "switch_core_busy": round(busy, 3), "us_per_packet": round(us_per_pkt, 2),
             "hosts_core": hosts_core, "backlog_packets_per_forwarded": backlog,
@@ -246,6 +225,12 @@ def measure(mbit: int, seconds: float, datapath: str | None, receive_on: str = "
             "top_self_symbols": [(round(p, 2), s) for p, s in self_rows[:25]]}
 
 
+def _label(r: dict) -> str:
+    if r.get("rx_usecs"):
+        return f" (rx_usecs {r['rx_usecs']})"
+    return " (NAPI threads)" if r.get("host_napi_threads") else ""
+
+
 def table(files: list[Path]) -> str:
     """A markdown table (components x runs, us of the switch core per forwarded packet) of result
     files of this bench."""
@@ -253,7 +238,7 @@ def table(files: list[Path]) -> str:
     comps = sorted({c for r in runs for c in r["us_per_packet_by_component"]},
                    key=lambda c: -max(r["us_per_packet_by_component"].get(c, 0) for r in runs))
     head = [f"{r['datapath']}{', rx on ' + r['receive_on'] if r.get('receive_on', 'switch') != 'switch' else ''}"
-            f"{' (NAPI threads)' if r.get('host_napi_threads') else ''} "
+            f"{_label(r)} "
             f"{r['rate_mbit']} Mbit/s" for r in runs]
     out = ["| us of the switch core per forwarded packet | " + " | ".join(head) + " |",
            "|---|" + "---|" * len(runs)]
@@ -279,19 +264,20 @@ def main() -> None:
     ap.add_argument("--datapath", default=None)
     ap.add_argument("--receive-on", default="switch", choices=["switch", "hosts"],
                     help="the topology's cpu.receive_on (issue 52): where the hosts' interfaces' receive runs")
-    ap.add_argument("--host-napi", action="store_true",
-                    help="with --receive-on hosts: each host interface's receive on a NAPI thread pinned to the hosts' core")
+    ap.add_argument("--rx-usecs", type=int, default=None, metavar="N",
+                    help="with --receive-on hosts: the topology's cpu.rx_usecs (the hosts' receive in NAPI threads "
+                         "polled every N us)")
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/pathcost-<datapath>.json)")
     ap.add_argument("--table", nargs="+", type=Path, help="print the markdown table of these result files, run nothing")
     a = ap.parse_args()
     if a.table:
         print(table(a.table))
         return
-    if a.host_napi and a.receive_on != "hosts":
-        ap.error("--host-napi moves the hosts' receive, which only --receive-on hosts puts on the hosts' core")
+    if a.rx_usecs is not None and a.receive_on != "hosts":
+        ap.error("--rx-usecs moderates the hosts' receive, which only --receive-on hosts puts on the hosts' core")
     runs = []
     for mbit in a.rates:
-        r = measure(mbit, a.seconds, a.datapath, a.receive_on, a.host_napi)
+        r = measure(mbit, a.seconds, a.datapath, a.receive_on, a.rx_usecs)
         runs.append(r)
         print(json.dumps({k: v for k, v in r.items() if k != "top_self_symbols"}, indent=1), flush=True)
     out = Path(a.out) if a.out else RESULTS / f"pathcost-{a.datapath or 'bridge'}-rx{a.receive_on}.json"

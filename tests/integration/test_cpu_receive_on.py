@@ -7,11 +7,14 @@ leaves to the switch's core."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 from pathlib import Path
 
 from conftest import REPO
 from qoslab.testbed import Testbed
+from qoslab.testbedplan import host_namespace
 from qoslab.topology import load_topology
 from qoslab.trafficgen import load_flood
 from qoslab.trafficgen.ditg import DitgGenerator
@@ -56,7 +59,9 @@ def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path
         ports = {k: v for k, v in rps.items() if k.startswith("switch/")}
         assert len(ports) == len(tb.topo.hosts) + len(tb.topo.switch.span_destinations)
         assert set(ports.values()) == {frozenset({SWITCH_CPU})}, ports
+        i0 = _ipis(HOSTS_CPU)
         d, got = _flood(tb, tmp_path)
+        ipis = _ipis(HOSTS_CPU) - i0
     finally:
         tb.down()
     # each delivered packet crosses two backlogs: the switch port's (switch core) and the flooded
@@ -64,6 +69,8 @@ def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path
     assert d[HOSTS_CPU][0] >= 0.9 * got, f"hosts' core processed {d[HOSTS_CPU][0]} of {got} delivered packets {d}"
     assert d[SWITCH_CPU][0] >= 0.9 * got, f"switch core processed {d[SWITCH_CPU][0]} of {got} {d}"
     assert d[HOSTS_CPU][1] > 0, f"no RPS wake-ups of the hosts' core {d}"
+    # the control of test_rx_usecs_...: RPS interrupts the idle hosts' core for about every packet
+    assert ipis > 0.2 * got, f"the hosts' core received {ipis} IPIs for {got} delivered packets"
 
 
 def test_the_default_leaves_the_hosts_receive_work_on_the_switchs_core(tmp_path):
@@ -78,3 +85,40 @@ def test_the_default_leaves_the_hosts_receive_work_on_the_switchs_core(tmp_path)
     assert d[SWITCH_CPU][0] >= 1.8 * got, f"switch core processed {d[SWITCH_CPU][0]} of 2 x {got} {d}"
     # the hosts' core takes none of it (what it processed is other users' loopback traffic)
     assert d[HOSTS_CPU][0] < 0.3 * got, f"hosts' core processed {d[HOSTS_CPU][0]} of {got} delivered packets {d}"
+
+
+def _ipis(cpu: int) -> int:
+    """Inter-processor interrupts ``cpu`` has received: /proc/interrupts' rows CAL (function call,
+    RPS's) and RES (rescheduling: a thread woken from another CPU)."""
+    n = 0
+    for line in Path("/proc/interrupts").read_text().splitlines():
+        f = line.split()
+        if f and f[0] in ("CAL:", "RES:"):
+            n += int(f[1 + cpu])
+    return n
+
+
+def test_rx_usecs_receives_in_pinned_napi_threads_without_an_interrupt_per_packet(tmp_path):
+    tb = Testbed(load_topology(cpu_topology(tmp_path, "p", receive_on="hosts", rx_usecs=100)))
+    tb.up()
+    try:
+        threads = tb.cpu.rx_threads()
+        assert sorted(threads) == sorted(h.name for h in tb.topo.hosts), threads
+        for host, (pid, cpus, policy, prio) in threads.items():
+            assert cpus == {HOSTS_CPU} and policy == os.SCHED_FIFO and prio == 50, (host, pid, cpus, policy, prio)
+            assert Path(f"/proc/{pid}/comm").read_text().startswith("napi/eth0-"), host
+        rps = tb.cpu.rps()
+        assert {rps[h.name] for h in tb.topo.hosts} == {frozenset()}, rps  # no RPS: the thread receives
+        link = subprocess.run(["ip", "netns", "exec", host_namespace(tb.topo.name, "jp-1"), "ip", "-d", "link",
+                               "show", "eth0"], capture_output=True, text=True, check=True).stdout
+        assert "gro_max_size 0 " in link, link  # GRO on for the NAPI context, merging nothing
+        i0 = _ipis(HOSTS_CPU)
+        d, got = _flood(tb, tmp_path)
+        ipis = _ipis(HOSTS_CPU) - i0
+    finally:
+        tb.down()
+    # the hosts' core received the flood (in its NAPI threads) ...
+    assert d[HOSTS_CPU][0] >= 0.9 * got, f"hosts' core processed {d[HOSTS_CPU][0]} of {got} delivered packets {d}"
+    # ... polled on its own timer: far fewer interrupts from the switch's core than packets (RPS:
+    # one per packet while the hosts' core idles)
+    assert ipis < 0.05 * got, f"the hosts' core received {ipis} IPIs for {got} delivered packets"

@@ -36,6 +36,19 @@ CoNEXT 2012):
   variant of ``bench/cpubudget_bench.py`` reads it as loss). The topology does not mark flood
   hosts (the flood file names its sources), so ``receive_on`` applies to every host interface; a
   UDP flood's sources receive next to nothing;
+- ``rx_usecs`` (issue 52, with ``receive_on: hosts``): a host interface's receive in a NAPI poll
+  thread of its own on ``hosts_cpus`` that, while packets arrive, polls every ``rx_usecs``
+  microseconds on its own core's timer instead of being woken for each packet: a NIC's interrupt
+  moderation (``ethtool -C rx-usecs``; the thesis's nodes' e1000 driver throttled to 8,000
+  interrupts/s, 125 us, by default). Without it (``null``, the default) RPS hands every packet
+  from the switch's core to the hosts' core with an inter-processor interrupt, which costs the
+  switch's core about 15 us a packet in this VM (``native_write_msr``, 45 % of its samples at
+  100 Mbit/s: bench/README.md "Switch path cost"). Kernel means (:func:`host_rx_lines`): GRO on
+  with ``gro_max_size`` 0 (a veth has a NAPI context only with GRO or XDP; size 0 merges nothing,
+  so a host still receives wire-size frames), ``napi_defer_hard_irqs`` :data:`DEFER_POLLS`,
+  ``gro_flush_timeout`` = ``rx_usecs``, ``threaded`` 1 (Documentation/networking/napi.rst, "Software
+  IRQ coalescing" and "Threaded NAPI"); the thread runs on ``hosts_cpus`` at real-time priority
+  :data:`RX_THREAD_PRIORITY` (as a softirq would, ahead of the hosts' processes);
 - ``br_netfilter``: ``net.bridge.bridge-nf-call-iptables`` (and ip6tables, arptables) in the
   switch namespace; the testbed's QoS uses nftables' bridge family, which does not need it, and a
   real switch runs no IP firewall on bridged frames (off by default);
@@ -45,10 +58,9 @@ CoNEXT 2012):
 
 Checks (:func:`check_cpu`, called when an embedded topology is loaded, errors name the field):
 the cpusets exist on this machine and do not overlap; ``receive_on: hosts`` has ``steer``; a
-host's capacity fits its cpuset; a capacity's quota is at least the kernel's 1 ms
-(``cpu.cfs_quota_us`` >= 1000). Whether the
-hosts a campaign uses can all get their capacity at once is the playbook's check
-(:func:`budget_sum_problem`).
+host's capacity fits its cpuset; ``rx_usecs`` has ``receive_on: hosts``; a capacity's quota is
+at least the kernel's 1 ms (``cpu.cfs_quota_us`` >= 1000). Whether the hosts a campaign uses can
+all get their capacity at once is the playbook's check (:func:`budget_sum_problem`).
 """
 
 from __future__ import annotations
@@ -68,6 +80,12 @@ MIN_QUOTA_MS = 1.0
 _CPULIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$", re.ASCII)  # "٠" is no CPU
 #: Highest CPU number a cpuset may name (the kernel's NR_CPUS is at most 8192).
 MAX_CPU = 8191
+#: ``napi_defer_hard_irqs`` of a host interface with ``rx_usecs``: the empty polls the NAPI thread
+#: makes on its timer before it waits to be woken again (Documentation/networking/napi.rst).
+DEFER_POLLS = 10
+#: SCHED_FIFO priority of a host interface's NAPI thread (that of the kernel's threaded interrupt
+#: handlers, kernel/irq/manage.c ``sched_set_fifo``: MAX_RT_PRIO / 2).
+RX_THREAD_PRIORITY = 50
 
 
 def parse_cpulist(text: str) -> frozenset[int]:
@@ -145,6 +163,11 @@ class CpuBlock(StrictModel):
     receive_on: Literal["switch", "hosts"] = Field(
         "switch", description="CPUs that process what the host interfaces receive (RPS): switch = switch_cpus "
                               "(default), hosts = hosts_cpus (a host's receive costs the hosts' cores); needs steer")
+    rx_usecs: int | None = Field(
+        None, strict=True, ge=10, le=10000,
+        description="with receive_on: hosts, a host interface's receive polled every rx_usecs microseconds "
+                    "while packets arrive (interrupt moderation, ethtool -C rx-usecs) by a NAPI thread on "
+                    "hosts_cpus, instead of one inter-processor interrupt per packet (RPS); null = RPS")
 
     @field_validator("hosts_cpus", "switch_cpus", mode="before")
     @classmethod
@@ -155,11 +178,14 @@ class CpuBlock(StrictModel):
 
     def rps_masks(self) -> tuple[str, str]:
         """The ``rps_cpus`` masks (:func:`cpu_mask`) of (the switch ports and SPAN ports, the hosts'
-        interfaces): ``"0"`` (no RPS: the receiving CPU does the work) for both without ``steer``."""
+        interfaces): ``"0"`` (no RPS: the receiving CPU does the work) for both without ``steer``, and
+        for the hosts' interfaces with ``rx_usecs`` (their NAPI thread receives, :func:`host_rx_lines`)."""
         if not self.steer:
             return "0", "0"
         sw = cpu_mask(self.switch_set)
-        return sw, cpu_mask(self.host_set) if self.receive_on == "hosts" else sw
+        if self.receive_on == "hosts":
+            return sw, "0" if self.rx_usecs is not None else cpu_mask(self.host_set)  # rx_usecs: its NAPI thread
+        return sw, sw
 
     @property
     def host_set(self) -> frozenset[int]:
@@ -179,6 +205,21 @@ class CpuBlock(StrictModel):
     def period_us(self) -> int:
         """CFS period in microseconds."""
         return int(round(self.period_ms * 1000))
+
+
+def host_rx_lines(block: CpuBlock, dev: str) -> list[str]:
+    """The shell lines (run in a host's namespace, in order) that put ``dev``'s receive in a NAPI
+    thread polled every ``block.rx_usecs`` (see the module doc); [] without ``rx_usecs``. Pure.
+    The thread it makes is named ``napi/DEV-ID`` (net/core/dev.c ``napi_kthread_create``); pinning
+    it to ``hosts_cpus`` at :data:`RX_THREAD_PRIORITY` is the caller's (it has a PID only then)."""
+    if block.rx_usecs is None:
+        return []
+    d = f"/sys/class/net/{dev}"
+    return [f"ip link set dev {dev} gro_max_size 0",  # merge nothing: wire-size frames, as with GRO off
+            f"ethtool -K {dev} gro on",  # a veth's NAPI context (drivers/net/veth.c veth_gro_requested)
+            f"echo {DEFER_POLLS} > {d}/napi_defer_hard_irqs",
+            f"echo {block.rx_usecs * 1000} > {d}/gro_flush_timeout",  # nanoseconds
+            f"echo 1 > {d}/threaded"]
 
 
 def host_cores(block: CpuBlock, host_cpu: float | None) -> float:
@@ -210,6 +251,10 @@ def check_cpu(block: CpuBlock | None, host_cpus: Mapping[str, float | None], onl
     if block.receive_on == "hosts" and not block.steer:
         raise FieldProblem(("cpu", "receive_on"), "receive_on: hosts steers the host interfaces with RPS, which "
                                                   "steer: false turns off: set steer: true or receive_on: switch")
+    if block.rx_usecs is not None and block.receive_on != "hosts":
+        raise FieldProblem(("cpu", "rx_usecs"), "rx_usecs moderates the hosts' receive on the hosts' cores, which "
+                                                "receive_on: switch does not put there: set receive_on: hosts or "
+                                                "remove rx_usecs")
     both = hs & ss
     if both:
         raise FieldProblem(("cpu", "switch_cpus"), f"CPU {format_cpulist(both)} is in both hosts_cpus and "

@@ -21,6 +21,9 @@ applied to this machine.
   the flood senders and the harness run with that CPU affinity. With ``receive_on: hosts`` the
   host interfaces' RPS goes to ``hosts_cpus`` instead (the receiving stack on the hosts' cores;
   :meth:`~qoslab.scale.cpu.CpuBlock.rps_masks`); :meth:`CpuPlacement.rps` reads the masks back.
+  With ``rx_usecs`` too, each host interface receives in a NAPI thread of its own instead
+  (:func:`~qoslab.scale.cpu.host_rx_lines`), which this module pins to ``hosts_cpus`` at
+  real-time priority; :meth:`CpuPlacement.rx_threads` reads them back.
 - **br_netfilter**: ``net.bridge.bridge-nf-call-{iptables,ip6tables,arptables}`` in the switch
   namespace as the block says (off by default: the QoS is nftables' bridge family).
 
@@ -44,7 +47,7 @@ from pathlib import Path
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import cgroups
 from ..portnames import linux_ifname
-from ..scale.cpu import CpuBlock, format_cpulist, host_cores, mask_cpus
+from ..scale.cpu import RX_THREAD_PRIORITY, CpuBlock, format_cpulist, host_cores, host_rx_lines, mask_cpus
 from ..testbedplan import HOST_IF, host_namespace, switch_namespace
 from ..topology import Topology
 
@@ -108,6 +111,7 @@ class CpuPlacement:
         self.topo = topology
         self.block: CpuBlock | None = topology.cpu
         self.ctl: dict[str, Path] = {}
+        self._rx_pids: dict[str, int] = {}  # host -> its NAPI receive thread (rx_usecs)
         if self.block is None:
             return
         if mounts is None:
@@ -217,6 +221,38 @@ class CpuPlacement:
         for h in self.topo.hosts:
             ns = host_namespace(self.topo.name, h.name)
             _in_ns(ns, f"echo {host_mask} > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus")
+            lines = host_rx_lines(self.block, HOST_IF)
+            if lines:
+                before = napi_threads(HOST_IF)
+                _in_ns(ns, " && ".join(lines))
+                new = sorted(set(napi_threads(HOST_IF)) - set(before))
+                if len(new) != 1:
+                    raise QoslabError(f"in namespace {ns}: `echo 1 > /sys/class/net/{HOST_IF}/threaded` made "
+                                      f"{len(new)} new NAPI threads where one was expected: {new}")
+                self._pin_rx_thread(new[0])
+                self._rx_pids[h.name] = new[0]
+
+    def _pin_rx_thread(self, pid: int) -> None:
+        assert self.block is not None
+        try:
+            os.sched_setaffinity(pid, self.block.host_set)
+            os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(RX_THREAD_PRIORITY))
+        except OSError as e:
+            raise QoslabError(f"cannot pin NAPI thread {pid} to CPU {self.block.hosts_cpus} at SCHED_FIFO "
+                              f"{RX_THREAD_PRIORITY}: {e.strerror or e}") from None
+
+    def rx_threads(self) -> dict[str, tuple[int, frozenset[int], int, int]]:
+        """Each host's NAPI receive thread as it is now, ``HOST -> (PID, its CPUs, its scheduling
+        policy (os.SCHED_*), its priority)`` ({} without ``rx_usecs``, or before :meth:`apply`); a
+        thread that has ended (its interface gone) is left out."""
+        out: dict[str, tuple[int, frozenset[int], int, int]] = {}
+        for host, pid in self._rx_pids.items():
+            try:
+                out[host] = (pid, frozenset(os.sched_getaffinity(pid)), os.sched_getscheduler(pid),
+                             os.sched_getparam(pid).sched_priority)
+            except OSError:
+                continue
+        return out
 
     def _switch_ifs(self) -> list[str]:
         return [linux_ifname(h.port) for h in self.topo.hosts] + [linux_ifname(p) for p in
@@ -281,6 +317,22 @@ class CpuPlacement:
         return out
 
 
+def napi_threads(dev: str, proc: Path = Path("/proc")) -> list[int]:
+    """PIDs of the kernel's NAPI threads of interfaces named ``dev`` (comm ``napi/DEV-ID``, in
+    every namespace: the name has no namespace), in PID order."""
+    out = []
+    for p in proc.iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            comm = (p / "comm").read_text().strip()
+        except OSError:
+            continue  # it ended meanwhile
+        if comm.startswith(f"napi/{dev}-"):
+            out.append(int(p.name))
+    return sorted(out)
+
+
 def placement_of(topology: Topology) -> CpuPlacement:
     """The :class:`CpuPlacement` of ``topology`` (inactive without a ``cpu:`` block)."""
     return CpuPlacement(topology)
@@ -329,5 +381,5 @@ def _in_ns(ns: str, script: str) -> str:
     return p.stdout
 
 
-__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "parse_cpu_stat",
-           "placement_of", "set_affinity"]
+__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads",
+           "parse_cpu_stat", "placement_of", "set_affinity"]

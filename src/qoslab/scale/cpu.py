@@ -48,7 +48,10 @@ CoNEXT 2012):
   so a host still receives wire-size frames), ``napi_defer_hard_irqs`` :data:`DEFER_POLLS`,
   ``gro_flush_timeout`` = ``rx_usecs``, ``threaded`` 1 (Documentation/networking/napi.rst, "Software
   IRQ coalescing" and "Threaded NAPI"); the thread runs on ``hosts_cpus`` at real-time priority
-  :data:`RX_THREAD_PRIORITY` (as a softirq would, ahead of the hosts' processes);
+  :data:`RX_THREAD_PRIORITY` (as a softirq would, ahead of the hosts' processes). **Experimental**:
+  it changes the experiment (docs/results/rx-usecs-quick-20261130: the polls preempt the hosts'
+  processes; at 50 Mbit/s the congested render 2.14 -> 3.77 s), so it is for measuring the switch
+  core's cost, not for results;
 - ``br_netfilter``: ``net.bridge.bridge-nf-call-iptables`` (and ip6tables, arptables) in the
   switch namespace; the testbed's QoS uses nftables' bridge family, which does not need it, and a
   real switch runs no IP firewall on bridged frames (off by default);
@@ -165,9 +168,10 @@ class CpuBlock(StrictModel):
                               "(default), hosts = hosts_cpus (a host's receive costs the hosts' cores); needs steer")
     rx_usecs: int | None = Field(
         None, strict=True, ge=10, le=10000,
-        description="with receive_on: hosts, a host interface's receive polled every rx_usecs microseconds "
-                    "while packets arrive (interrupt moderation, ethtool -C rx-usecs) by a NAPI thread on "
-                    "hosts_cpus, instead of one inter-processor interrupt per packet (RPS); null = RPS")
+        description="experimental (it changes the experiment: docs/results/rx-usecs-quick-20261130): with "
+                    "receive_on: hosts, a host interface's receive polled every rx_usecs microseconds while "
+                    "packets arrive (interrupt moderation, ethtool -C rx-usecs) by a NAPI thread on hosts_cpus, "
+                    "instead of one inter-processor interrupt per packet (RPS); null = RPS")
 
     @field_validator("hosts_cpus", "switch_cpus", mode="before")
     @classmethod

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -92,18 +93,32 @@ def unique_name(suffix: str = "") -> str:
     return f"t{os.getpid() % 100000}{suffix}"
 
 
-def pids_in_testbed(tb: Testbed, comms: tuple[str, ...] = ("ITGSend", "ITGRecv", "ITGDec")) -> set[int]:
+def pids_in_testbed(tb: Testbed, comms: tuple[str, ...] = ("ITGSend", "ITGRecv", "ITGDec"),
+                    logs: Path | None = None) -> set[int]:
     """PIDs of the processes named ``comms`` (default D-ITG's) living in ``tb``'s host namespaces: a
     test that checks its flood left none behind must not see another worker's testbed (issue 53's
-    paired lane runs two data-path modules at once)."""
+    paired lane runs two data-path modules at once). ITGDec runs in this machine's own namespace
+    (``executors.local.offline``: it needs no network), so with ``logs`` (the flood's folder) the
+    processes of those names anywhere whose command line names a path under it count too."""
     from qoslab.testbed.procs import namespace_pids
+
+    def comm(pid: int) -> str:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
 
     out = set()
     for pids in namespace_pids(tb.host_namespaces()).values():
         for pid in pids:
             try:
-                if open(f"/proc/{pid}/comm").read().strip() in comms:
+                if comm(pid) in comms:
                     out.add(pid)
+            except OSError:
+                continue  # it ended meanwhile
+    if logs is not None:
+        for p in Path("/proc").iterdir():
+            try:
+                if p.name.isdigit() and comm(int(p.name)) in comms and \
+                        str(logs) in (p / "cmdline").read_bytes().decode(errors="replace"):
+                    out.add(int(p.name))
             except OSError:
                 continue
     return out

@@ -1,5 +1,5 @@
-"""The integration tests' two lanes (issue 53: ``make test`` under 20 minutes without dropping what
-it proves).
+"""The integration tests' four lanes (issue 53: ``make test`` under 20 minutes without dropping what
+it proves): concurrent, paired, idle (:data:`IDLE`) and serial.
 
 - **Concurrent lane** (``-m concurrent``): modules that wait rather than measure (SSH round trips,
   lease and TIME-WAIT timeouts, kill -9 and resume, notebooks) and assert outcomes, not rates,
@@ -19,6 +19,9 @@ it proves).
   (which core processes a host's packets: the other testbed's softirq work lands on the same
   cores; it stays serial) and two leak checks that listed every D-ITG or iperf3 process of the
   machine (now those of the test's own testbed: conftest.pids_in_testbed).
+- **Idle lane** (``-m idle``, :data:`IDLE`): modules with no testbed and nothing timed that only
+  compute (the report notebooks), at nice 19 beside the paired lane only (beside the pool they
+  slowed it: 8m09s against 7m08s, ci24 of issue 53's last stop).
 - **Serial lane** (everything else): one module at a time with nothing beside it: the floods
   paced by a process's timer, CPU budgets and placement, the fidelity monitor, the on-machine
   derivation, latency agreement, the tests that snapshot every namespace of the machine (a

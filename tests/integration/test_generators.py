@@ -43,14 +43,14 @@ def test_generator_names_are_validated_and_backends_share_the_result_shape(testb
     with pytest.raises(ConfigError, match=r"generator: unknown generator 'trex' \(known: ditg, iperf3"):
         load_flood(write_yaml({**data, "generator": "trex"}, "bad.yaml"))
     defn = load_flood(write_yaml({**data, "generator": "iperf3", "duration_s": 2}, "ok.yaml"))
-    before = pids_in_testbed(testbed)
+    before = pids_in_testbed(testbed, logs=tmp_path)
     with open_flood(defn, testbed.topo, testbed.executor, tmp_path / "f") as fr:  # type: ignore[attr-defined]
         assert fr.name == "iperf3"
         fr.start()
         fr.wait()
     r = fr.result
     assert r is not None and r.ok and len(r.flows) == 4
-    assert pids_in_testbed(testbed) <= before
+    assert pids_in_testbed(testbed, logs=tmp_path) <= before
 
 
 def yaml_data(path):

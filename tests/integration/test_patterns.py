@@ -50,13 +50,13 @@ def test_on_off_bursts_mean_rate(testbed, calibrated, tmp_path):
     two flows of a run): 0.943/0.947 (make test's CI), 1.046/1.048, 0.969/0.975, 0.973/0.979,
     0.978/0.986: the flows of a run agree within 0.01 and the runs spread -6 %..+5 %, most likely
     the error of each run's own calibration of -C (probe 1.5 s; not measured apart)."""
-    before = pids_in_testbed(testbed)
+    before = pids_in_testbed(testbed, logs=tmp_path)
     rates = _run(testbed, "on-off", tmp_path, calibration=calibrated)
     assert [r["flow"] for r in rates] == ["jp-5>jp-1", "jp-6>jp-2"]
     for r in rates:
         assert r["ratio"] == pytest.approx(1.0, abs=0.08), r
     assert abs(rates[0]["ratio"] - rates[1]["ratio"]) <= 0.03, rates
-    assert pids_in_testbed(testbed) <= before
+    assert pids_in_testbed(testbed, logs=tmp_path) <= before
 
 
 def test_tcp_bulk_fills_the_receivers_link(testbed, tmp_path, write_yaml):

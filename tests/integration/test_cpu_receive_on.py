@@ -34,20 +34,33 @@ def _softnet() -> list[tuple[int, int]]:
     return out
 
 
-def _flood(tb: Testbed, tmp: Path) -> tuple[list[tuple[int, int]], int]:
+def _ipis(cpu: int) -> int:
+    """Inter-processor interrupts ``cpu`` has received: /proc/interrupts' rows CAL (function call,
+    RPS's) and RES (rescheduling: a thread woken from another CPU)."""
+    n = 0
+    for line in Path("/proc/interrupts").read_text().splitlines():
+        f = line.split()
+        if f and f[0] in ("CAL:", "RES:"):
+            n += int(f[1 + cpu])
+    return n
+
+
+def _flood(tb: Testbed, tmp: Path) -> tuple[list[tuple[int, int]], int, int]:
     """The campaign's flood (4 flows at 1.1x the link, senders on the switch's core) for 3 s:
-    (softnet deltas per CPU, packets the receivers got)."""
+    (softnet deltas per CPU, packets the receivers got, IPIs the hosts' core received)."""
     defn = load_flood(REPO / "traffic-gen" / "campaign-flood.yaml")
+    i0 = _ipis(HOSTS_CPU)
     a = _softnet()
     with DitgGenerator(defn, tb.topo, tb.executor, tmp, duration_s=3) as fr:
         fr.start()
         time.sleep(3.0)
         res = fr.stop()
     b = _softnet()
+    ipis = _ipis(HOSTS_CPU) - i0
     assert not res.errors, res.errors
     got = sum(f.packets_received for f in res.flows)
     assert got > 10000, res.flows  # 4 x ~1,730 packets/s at 20 Mbit/s for ~3 s
-    return [(y[0] - x[0], y[1] - x[1]) for x, y in zip(a, b, strict=True)], got
+    return [(y[0] - x[0], y[1] - x[1]) for x, y in zip(a, b, strict=True)], got, ipis
 
 
 def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path):
@@ -59,9 +72,7 @@ def test_receive_on_hosts_puts_the_hosts_receive_work_on_the_hosts_core(tmp_path
         ports = {k: v for k, v in rps.items() if k.startswith("switch/")}
         assert len(ports) == len(tb.topo.hosts) + len(tb.topo.switch.span_destinations)
         assert set(ports.values()) == {frozenset({SWITCH_CPU})}, ports
-        i0 = _ipis(HOSTS_CPU)
-        d, got = _flood(tb, tmp_path)
-        ipis = _ipis(HOSTS_CPU) - i0
+        d, got, ipis = _flood(tb, tmp_path)
     finally:
         tb.down()
     # each delivered packet crosses two backlogs: the switch port's (switch core) and the flooded
@@ -79,23 +90,12 @@ def test_the_default_leaves_the_hosts_receive_work_on_the_switchs_core(tmp_path)
     try:
         rps = tb.cpu.rps()
         assert set(rps.values()) == {frozenset({SWITCH_CPU})}, rps
-        d, got = _flood(tb, tmp_path)
+        d, got, _ = _flood(tb, tmp_path)
     finally:
         tb.down()
     assert d[SWITCH_CPU][0] >= 1.8 * got, f"switch core processed {d[SWITCH_CPU][0]} of 2 x {got} {d}"
     # the hosts' core takes none of it (what it processed is other users' loopback traffic)
     assert d[HOSTS_CPU][0] < 0.3 * got, f"hosts' core processed {d[HOSTS_CPU][0]} of {got} delivered packets {d}"
-
-
-def _ipis(cpu: int) -> int:
-    """Inter-processor interrupts ``cpu`` has received: /proc/interrupts' rows CAL (function call,
-    RPS's) and RES (rescheduling: a thread woken from another CPU)."""
-    n = 0
-    for line in Path("/proc/interrupts").read_text().splitlines():
-        f = line.split()
-        if f and f[0] in ("CAL:", "RES:"):
-            n += int(f[1 + cpu])
-    return n
 
 
 def test_rx_usecs_receives_in_pinned_napi_threads_without_an_interrupt_per_packet(tmp_path):
@@ -112,9 +112,7 @@ def test_rx_usecs_receives_in_pinned_napi_threads_without_an_interrupt_per_packe
         link = subprocess.run(["ip", "netns", "exec", host_namespace(tb.topo.name, "jp-1"), "ip", "-d", "link",
                                "show", "eth0"], capture_output=True, text=True, check=True).stdout
         assert "gro_max_size 0 " in link, link  # GRO on for the NAPI context, merging nothing
-        i0 = _ipis(HOSTS_CPU)
-        d, got = _flood(tb, tmp_path)
-        ipis = _ipis(HOSTS_CPU) - i0
+        d, got, ipis = _flood(tb, tmp_path)
     finally:
         tb.down()
     # the hosts' core received the flood (in its NAPI threads) ...

@@ -71,20 +71,14 @@ fi
 stamp=.setup/java.stamp
 mkdir -p .setup
 mvn_pid=
-goal=
-skip=
 if [ ! -f "$stamp" ] || [ -n "$(find pom.xml java-common java-workload capture analysis -newer "$stamp" \( -name pom.xml -o -name '*.java' -o -name '*.properties' \) -print -quit 2>/dev/null)" ]; then
-  goal=package
-  skip=-DskipTests
-else
-  log "Java modules: up to date"
-fi
-if [ -n "$goal" ]; then
-  log "Java modules: mvn $goal $skip, beside the Python environment"
-  mvn -q -B "$skip" "$goal" >.setup/mvn-package.log 2>&1 &
+  log "Java modules: mvn package -DskipTests, beside the Python environment"
+  mvn -q -B -DskipTests package >.setup/mvn-package.log 2>&1 &
   mvn_pid=$!
   # a failing step below (set -e) ends the build too instead of leaving it running
   trap '[ -z "$mvn_pid" ] || kill "$mvn_pid" 2>/dev/null || true' EXIT
+else
+  log "Java modules: up to date"
 fi
 
 PY=/usr/bin/python3
@@ -145,7 +139,7 @@ if [ -n "$mvn_pid" ]; then
   else
     mvn_pid=
     tail -n 40 .setup/mvn-package.log >&2
-    echo "error: mvn $goal failed (whole log: .setup/mvn-package.log)" >&2
+    echo "error: mvn package failed (whole log: .setup/mvn-package.log)" >&2
     exit 1
   fi
 fi

@@ -100,27 +100,12 @@ def pids_in_testbed(tb: Testbed, comms: tuple[str, ...] = ("ITGSend", "ITGRecv",
     paired lane runs two data-path modules at once). ITGDec runs in this machine's own namespace
     (``executors.local.offline``: it needs no network), so with ``logs`` (the flood's folder) the
     processes of those names anywhere whose command line names a path under it count too."""
-    from qoslab.testbed.procs import namespace_pids
+    from qoslab.testbed.procs import cmdline, namespace_pids, pids_by_comm
 
-    def comm(pid: int) -> str:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-
-    out = set()
-    for pids in namespace_pids(tb.host_namespaces()).values():
-        for pid in pids:
-            try:
-                if comm(pid) in comms:
-                    out.add(pid)
-            except OSError:
-                continue  # it ended meanwhile
+    named = set(pids_by_comm(lambda comm: comm in comms))
+    out = named & {pid for pids in namespace_pids(tb.host_namespaces()).values() for pid in pids}
     if logs is not None:
-        for p in Path("/proc").iterdir():
-            try:
-                if p.name.isdigit() and comm(int(p.name)) in comms and \
-                        str(logs) in (p / "cmdline").read_bytes().decode(errors="replace"):
-                    out.add(int(p.name))
-            except OSError:
-                continue
+        out |= {pid for pid in named if any(str(logs) in a for a in cmdline(pid))}
     return out
 
 

@@ -39,11 +39,11 @@ CoNEXT 2012):
 - ``rx_usecs`` (issue 52, with ``receive_on: hosts``): a host interface's receive in a NAPI poll
   thread of its own on ``hosts_cpus`` that, while packets arrive, polls every ``rx_usecs``
   microseconds on its own core's timer instead of being woken for each packet: a NIC's interrupt
-  moderation (``ethtool -C rx-usecs``; the thesis's nodes' e1000 driver throttled to 8,000
-  interrupts/s, 125 us, by default). Without it (``null``, the default) RPS hands every packet
-  from the switch's core to the hosts' core with an inter-processor interrupt, which costs the
-  switch's core about 15 us a packet in this VM (``native_write_msr``, 45 % of its samples at
-  100 Mbit/s: bench/README.md "Switch path cost"). Kernel means (:func:`host_rx_lines`): GRO on
+  moderation (``ethtool -C rx-usecs``). Without it (``null``, the default) RPS hands the packets
+  from the switch's core to the hosts' core with an inter-processor interrupt whenever that core's
+  backlog has gone idle, a VM exit in this VM: ``native_write_msr``, 45 % of the switch core's
+  samples at 100 Mbit/s (about 15 of its 34 us a forwarded packet; bench/README.md "Moderated
+  receive"). Kernel means (:func:`host_rx_lines`): GRO on
   with ``gro_max_size`` 0 (a veth has a NAPI context only with GRO or XDP; size 0 merges nothing,
   so a host still receives wire-size frames), ``napi_defer_hard_irqs`` :data:`DEFER_POLLS`,
   ``gro_flush_timeout`` = ``rx_usecs``, ``threaded`` 1 (Documentation/networking/napi.rst, "Software

@@ -50,6 +50,7 @@ from ..portnames import linux_ifname
 from ..scale.cpu import RX_THREAD_PRIORITY, CpuBlock, format_cpulist, host_cores, host_rx_lines, mask_cpus
 from ..testbedplan import HOST_IF, host_namespace, switch_namespace
 from ..topology import Topology
+from .procs import pids_by_comm
 
 #: The top of the testbeds' host cgroups in each v1 hierarchy.
 ROOT_NAME = "qoslab-testbed"
@@ -223,9 +224,9 @@ class CpuPlacement:
             _in_ns(ns, f"echo {host_mask} > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus")
             lines = host_rx_lines(self.block, HOST_IF)
             if lines:
-                before = napi_threads(HOST_IF)
+                before = set(napi_threads(HOST_IF))
                 _in_ns(ns, " && ".join(lines))
-                new = sorted(set(napi_threads(HOST_IF)) - set(before))
+                new = [pid for pid in napi_threads(HOST_IF) if pid not in before]
                 if len(new) != 1:
                     raise QoslabError(f"in namespace {ns}: `echo 1 > /sys/class/net/{HOST_IF}/threaded` made "
                                       f"{len(new)} new NAPI threads where one was expected: {new}")
@@ -320,17 +321,7 @@ class CpuPlacement:
 def napi_threads(dev: str, proc: Path = Path("/proc")) -> list[int]:
     """PIDs of the kernel's NAPI threads of interfaces named ``dev`` (comm ``napi/DEV-ID``, in
     every namespace: the name has no namespace), in PID order."""
-    out = []
-    for p in proc.iterdir():
-        if not p.name.isdigit():
-            continue
-        try:
-            comm = (p / "comm").read_text().strip()
-        except OSError:
-            continue  # it ended meanwhile
-        if comm.startswith(f"napi/{dev}-"):
-            out.append(int(p.name))
-    return sorted(out)
+    return pids_by_comm(lambda comm: comm.startswith(f"napi/{dev}-"), proc)
 
 
 def placement_of(topology: Topology) -> CpuPlacement:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..testbedplan import NETNS_DIR
@@ -76,6 +77,22 @@ def kill_pids(pids: list[int], grace_s: float = 2.0) -> list[int]:
         except ProcessLookupError:
             pass
     return sent
+
+
+def pids_by_comm(match: Callable[[str], bool], proc: Path = Path("/proc")) -> list[int]:
+    """PIDs of this machine's processes (every namespace) whose name (``/proc/PID/comm``) ``match``
+    accepts, in PID order; one that ends while it is read is left out."""
+    out = []
+    for e in os.scandir(proc):
+        if not e.name.isdigit():
+            continue
+        try:
+            comm = (proc / e.name / "comm").read_text().strip()
+        except OSError:
+            continue
+        if match(comm):
+            out.append(int(e.name))
+    return sorted(out)
 
 
 def cmdline(pid: int) -> list[str]:

@@ -3,10 +3,10 @@ of its log, every ITGSend/ITGRecv/ITGDec running here (leak checks)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..executors import BackgroundProcess, Executor
+from ..testbed.procs import pids_by_comm
 
 
 def own_pids(ex: Executor, proc: BackgroundProcess) -> set[int]:
@@ -28,13 +28,4 @@ def tail(path: Path, n: int = 2) -> str:
 
 def ditg_pids() -> list[int]:
     """PIDs of running ITGSend/ITGRecv/ITGDec processes on this machine (for leak checks)."""
-    out = []
-    for e in os.scandir("/proc"):
-        if e.name.isdigit():
-            try:
-                comm = Path(f"/proc/{e.name}/comm").read_text().strip()
-            except OSError:
-                continue
-            if comm in ("ITGSend", "ITGRecv", "ITGDec"):
-                out.append(int(e.name))
-    return out
+    return pids_by_comm(lambda comm: comm in ("ITGSend", "ITGRecv", "ITGDec"))

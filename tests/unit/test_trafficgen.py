@@ -300,6 +300,10 @@ def test_kernel_pacing_below_and_at_the_link_tells_the_kernel_the_asked_rate(rat
         cls = next(l for l in lines if f"classid 1:{0x100 + f.index:x} " in l)
         told = int(re.search(r"htb rate (\d+)bit ceil (\d+)bit", cls).group(1))
         assert told == pytest.approx(share * 50e6, abs=1)
+        # its buckets hold 20 ms of its rate (a held-up dequeue is made up), at least the link's burst
+        burst, cburst = map(int, re.search(r"burst (\d+)b cburst (\d+)b", cls).groups())
+        assert burst == cburst == max(topo.link.burst_bytes, int(told * 0.02 / 8)) and burst >= told * 0.0199 / 8
+        assert f"burst {topo.link.burst_bytes}b cburst {topo.link.burst_bytes}b" in lines[0]  # the other class's
         # everything to the destination, D-ITG's signalling too (it must queue behind the flood)
         assert lines[-1].endswith(f"u32 match ip dst {f.dst_ip}/32 flowid 1:{0x100 + f.index:x}")
         other = int(re.search(r"classid 1:10 htb rate (\d+)bit", lines[0]).group(1))

@@ -1,0 +1,80 @@
+"""How close each campaign's kernel-paced flood came to its asked rate: for every campaign folder
+given, the congested attempts (every row of its ``trials.sqlite``, warm-ups and attempts the
+fidelity monitor sent back included), how many were judged ``invalid`` for ``offered_load``
+(without and with ``cpu_steal`` among their reasons), and each flow's sent rate as a share of its
+configured packets/s (the HTB class's counter, ``fidelity_json.flows``): min, 10th percentile,
+median, max. Reads only.
+
+    .venv/bin/python bench/offered_load_table.py results/campaigns/A results/campaigns/B ...
+
+Used for bench/README.md, "The flood class's catch-up" (issue 48)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import sys
+from pathlib import Path
+
+
+def campaign_row(folder: Path) -> dict[str, object]:
+    """One campaign's counts and flow ratios (see the module's doc). Raises SystemExit naming the
+    folder without a readable ``trials.sqlite``."""
+    db = folder / "trials.sqlite"
+    if not db.is_file():
+        raise SystemExit(f"error: {folder}: no trials.sqlite (not a campaign folder)")
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        rows = con.execute("SELECT fidelity_reasons, fidelity_json FROM trials "
+                           "WHERE fidelity IS NOT NULL AND flood_json IS NOT NULL").fetchall()
+    except sqlite3.Error as e:
+        raise SystemExit(f"error: {db}: {e}") from None
+    attempts, short, short_steal, ratios = 0, 0, 0, []
+    for reasons, fj in rows:
+        attempts += 1
+        checks = {r.get("check") for r in json.loads(reasons or "[]")}
+        if "offered_load" in checks:
+            if "cpu_steal" in checks:
+                short_steal += 1
+            else:
+                short += 1
+        for f in (json.loads(fj or "{}").get("flows") or []):
+            if f.get("configured_pps"):
+                ratios.append(f["sent_pps"] / f["configured_pps"])
+    ratios.sort()
+    q = (lambda p: round(ratios[min(len(ratios) - 1, int(p * len(ratios)))], 4)) if ratios else (lambda p: None)
+    return {"campaign": folder.name, "congested_attempts": attempts, "offered_load_invalid": short,
+            "offered_load_invalid_with_steal": short_steal, "flows": len(ratios),
+            "sent_min": ratios[0] if ratios else None, "sent_p10": q(0.1),
+            "sent_median": round(statistics.median(ratios), 4) if ratios else None,
+            "sent_max": ratios[-1] if ratios else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folders", nargs="+", type=Path, help="campaign folders (each with trials.sqlite)")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    a = ap.parse_args(argv)
+    rows = [campaign_row(f) for f in a.folders]
+    if a.json:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from machinefacts import machine_facts
+
+        json.dump({"machine": machine_facts(), "campaigns": rows}, sys.stdout, indent=1)
+        print()
+        return 0
+    print("| campaign | congested attempts | invalid for offered_load (and with steal) | flows | sent / asked: "
+          "min, p10, median, max |")
+    print("| --- | --- | --- | --- | --- |")
+    for r in rows:
+        fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
+        print(f"| {r['campaign']} | {r['congested_attempts']} | {r['offered_load_invalid']} "
+              f"({r['offered_load_invalid_with_steal']}) | {r['flows']} | {fmt(r['sent_min'])}, {fmt(r['sent_p10'])}, "
+              f"{fmt(r['sent_median'])}, {fmt(r['sent_max'])} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

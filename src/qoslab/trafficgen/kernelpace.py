@@ -59,7 +59,7 @@ OTHER_MIN_SHARE = 0.01
 #: trials per campaign, campaigns alternating (bench/README.md, "The flood class's catch-up"): with
 #: the link's 2.5 ms the flows sent 0.958-1.000 of their rate (medians 0.992-0.995) and 16 of 28
 #: attempts were ``invalid`` for ``offered_load``; with 20 ms 0.985-1.001 (medians 0.999-1.000), 2 of
-#: 28 (in a campaign with hypervisor steal: a vCPU paused longer than the bucket still loses tokens).
+#: 28 (in a campaign with hypervisor steal; likely, not shown, a vCPU stopped longer than the bucket).
 CATCH_UP_S = 0.02
 
 

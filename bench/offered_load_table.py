@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import statistics
 import sys
 from pathlib import Path
+
+from qoslab.errors import QoslabError
+from qoslab.trials.store import Store
 
 
 def campaign_row(folder: Path) -> dict[str, object]:
@@ -26,13 +28,13 @@ def campaign_row(folder: Path) -> dict[str, object]:
     if not db.is_file():
         raise SystemExit(f"error: {folder}: no trials.sqlite (not a campaign folder)")
     try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        rows = con.execute("SELECT fidelity_reasons, fidelity_json FROM trials "
-                           "WHERE fidelity IS NOT NULL AND flood_json IS NOT NULL").fetchall()
-    except sqlite3.Error as e:
+        with Store(db, readonly=True) as store:
+            rows = [r.as_dict() for r in store.trials()]
+    except QoslabError as e:
         raise SystemExit(f"error: {db}: {e}") from None
     attempts, short, short_steal, ratios = 0, 0, 0, []
-    for reasons, fj in rows:
+    for reasons, fj in ((r.get("fidelity_reasons"), r.get("fidelity_json")) for r in rows
+                        if r.get("fidelity") is not None and r.get("flood_json") is not None):
         attempts += 1
         checks = {r.get("check") for r in json.loads(reasons or "[]")}
         if "offered_load" in checks:

@@ -52,7 +52,7 @@ OTHER_MIN_SHARE = 0.01
 #: least the link's burst; :func:`flood_burst_bytes`). The class's dequeue runs in softirq on the
 #: switch's core, which also forwards the flood and runs its senders; held up there longer than
 #: its bucket, a class loses the tokens of the wait and sends less than its rate for good: a
-#: 0.9999x flood then offers its port 0.98-0.99 of the link, the port's queue drains and never
+#: 0.9999x flood then offers its port 0.95-0.99 of the link, the port's queue drains and never
 #: refills at 0.01 % surplus (``offered_load``, issue 48). With 20 ms the class makes up such a wait
 #: at once and its rate over the trial is the asked one. Measured 2026-11-30 on this 2-core VM,
 #: thesis-faithful-cpu-onmachine-share-boot's derived topology (four 0.9999x flows), 6 + 6 congested

@@ -31,7 +31,7 @@ def campaign_row(folder: Path) -> dict[str, object]:
         with Store(db, readonly=True) as store:
             rows = [r.as_dict() for r in store.trials()]
     except QoslabError as e:
-        raise SystemExit(f"error: {db}: {e}") from None
+        raise SystemExit(f"error: {e}") from None
     attempts, short, short_steal, ratios = 0, 0, 0, []
     for reasons, fj in ((r.get("fidelity_reasons"), r.get("fidelity_json")) for r in rows
                         if r.get("fidelity") is not None and r.get("flood_json") is not None):

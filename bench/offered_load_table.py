@@ -1,6 +1,7 @@
 """How close each campaign's kernel-paced flood came to its asked rate: for every campaign folder
-given, the congested attempts (every row of its ``trials.sqlite``, warm-ups and attempts the
-fidelity monitor sent back included), how many were judged ``invalid`` for ``offered_load``
+given, its congested trials (every row of its ``trials.sqlite``, warm-ups included; a trial the
+fidelity monitor ran again keeps only its last attempt there, so run with ``retries: 0``, as
+``bench/catchup.yaml`` does, to count every attempt), how many were judged ``invalid`` for ``offered_load``
 (without and with ``cpu_steal`` among their reasons), and each flow's sent rate as a share of its
 configured packets/s (the HTB class's counter, ``fidelity_json.flows``): min, 10th percentile,
 median, max. Reads only.
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         json.dump({"machine": machine_facts(), "campaigns": rows}, sys.stdout, indent=1)
         print()
         return 0
-    print("| campaign | congested attempts | invalid for offered_load (and with steal) | flows | sent / asked: "
+    print("| campaign | congested trials (attempts with retries: 0) | invalid for offered_load (and with steal) "
+          "| flows | sent / asked: "
           "min, p10, median, max |")
     print("| --- | --- | --- | --- | --- |")
     for r in rows:

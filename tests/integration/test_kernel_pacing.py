@@ -161,3 +161,44 @@ def test_link_snapshot_brackets_ip_link_and_refuses_a_missing_namespace(testbed)
     assert a.t_from <= a.t_to < b.t_from <= b.t_to and a.spread >= 0
     with pytest.raises(QoslabError, match="qoslab-no-such-ns"):
         netlink.link_snapshot("qoslab-no-such-ns")
+
+
+def test_a_datagram_its_receiver_has_not_read_holds_the_drain(testbed):
+    """The drain ends only when the flood's receivers have read what reached them (a CI run of
+    2026-11-30 stopped a receiver 5 ms after the queues were empty with one packet unread). A
+    UDP socket in jp-2's namespace receives one datagram from jp-6 and does not read it: the
+    queues are empty, yet the drain waits (its whole timeout) and says False; its socket read,
+    the drain ends at once. Both sockets are opened in their namespaces by this process
+    (:func:`.nsproc.call_in`); the datagram goes to jp-2's testbed address."""
+    import socket
+
+    from qoslab.errors import QoslabError
+    from qoslab.testbed.nsproc import call_in, udp_queued_bytes
+    from qoslab.testbed.probes import queues_empty, receivers_idle
+
+    dst = testbed.topo.host("jp-2")
+    ports = [dst.port]
+    rx = call_in(testbed.namespace("jp-2"), lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+    tx = call_in(testbed.namespace("jp-6"), lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+    try:
+        rx.bind((dst.ip, 0))
+        assert receivers_idle(testbed, ports) is True
+        tx.sendto(b"x" * 1400, (dst.ip, rx.getsockname()[1]))
+        deadline = time.monotonic() + 2.0
+        while udp_queued_bytes(testbed.namespace("jp-2")) == 0 and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert udp_queued_bytes(testbed.namespace("jp-2")) > 0
+        assert queues_empty(testbed, ports, ["jp-6"]) is True
+        assert receivers_idle(testbed, ports) is False
+        t0 = time.monotonic()
+        assert testbed.wait_drained(ports, ["jp-6"], timeout_s=0.3) is False
+        assert time.monotonic() - t0 >= 0.3
+        assert rx.recv(2048) == b"x" * 1400
+        t0 = time.monotonic()
+        assert testbed.wait_drained(ports, ["jp-6"], timeout_s=2.0) is True
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        rx.close()
+        tx.close()
+    with pytest.raises(QoslabError, match="qoslab-no-such-ns"):
+        udp_queued_bytes("qoslab-no-such-ns")

@@ -225,7 +225,8 @@ def test_a_halted_flood_drains_before_its_receivers_stop_and_nothing_is_counted_
         signalling = _tcp_out_segments(testbed, f.src) - tcp0[f.src]  # D-ITG's TCP channel, same class
         assert f.packets_left_host is not None and f.packets_left_host > 0, f
         assert 0 < signalling < 50 and delivered + signalling == f.packets_left_host, (
-            f.src, f.packets_left_host, delivered, signalling)
+            f.src, f.packets_left_host, delivered, signalling,  # and where a missing one went:
+            _snmp_row(testbed, f.dst, "Udp"), _snmp_row(testbed, f.dst, "Ip"))
         for logged in (f.packets_sent, f.packets_received):
             assert delivered - 50 < logged <= delivered, (f.src, delivered, f.packets_sent, f.packets_received)
     assert ditg_in(testbed) == []
@@ -237,6 +238,13 @@ def _snmp(testbed, host: str, proto: str, *fields: str) -> int:
     out = testbed.executor(host).run(["cat", "/proc/net/snmp"], check=True).stdout
     head, values = [line.split() for line in out.splitlines() if line.startswith(f"{proto}:")][:2]
     return sum(int(values[head.index(name)]) for name in fields)
+
+
+def _snmp_row(testbed, host: str, proto: str) -> dict[str, int]:
+    """Every counter of ``proto`` in ``host``'s /proc/net/snmp (a failed count's message)."""
+    out = testbed.executor(host).run(["cat", "/proc/net/snmp"], check=True).stdout
+    head, values = [line.split() for line in out.splitlines() if line.startswith(f"{proto}:")][:2]
+    return dict(zip(head[1:], map(int, values[1:]), strict=True))
 
 
 def _udp_in_datagrams(testbed, host: str) -> int:

@@ -28,7 +28,6 @@ an error (nothing is created). :func:`close_all` closes them (the testbed's ``do
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import os
 import socket
@@ -38,11 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QoslabError
+from .nsproc import NETNS_DIR, call_in
 
-NETNS_DIR = "/run/netns"
-
-#: setns(2) flag of a network namespace (linux/sched.h).
-CLONE_NEWNET = 0x40000000
 #: Seconds a dump may take before the socket counts as dead.
 DUMP_TIMEOUT_S = 2.0
 
@@ -111,25 +107,7 @@ def _inode(ns: str) -> int:
 
 def _open_in(ns: str) -> socket.socket:
     """A NETLINK_ROUTE socket in namespace ``ns``, opened by a thread that entered it."""
-    fd = os.open(f"{NETNS_DIR}/{ns}", os.O_RDONLY)
-    got: dict[str, Any] = {}
-
-    def enter_and_open() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.setns(fd, CLONE_NEWNET) != 0:
-            got["error"] = OSError(ctypes.get_errno(), f"setns into {ns}")
-            return
-        got["socket"] = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, socket.NETLINK_ROUTE)
-
-    try:
-        t = threading.Thread(target=enter_and_open, name=f"netns-{ns}")
-        t.start()
-        t.join()
-    finally:
-        os.close(fd)
-    if "error" in got:
-        raise got["error"]
-    sock: socket.socket = got["socket"]
+    sock = call_in(ns, lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, socket.NETLINK_ROUTE))
     sock.bind((0, 0))
     sock.settimeout(DUMP_TIMEOUT_S)
     return sock

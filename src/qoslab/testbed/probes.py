@@ -16,6 +16,7 @@ from ..testbedplan import HOST_IF
 from ..topology import Topology
 from .caps import tc_json
 from .netlink import qdisc_counters
+from .nsproc import udp_queued_bytes
 
 
 class TestbedView(Protocol):
@@ -95,8 +96,9 @@ SETTLE_FRAMES = 40
 SETTLE_WINDOW_MIN_S = 0.05
 #: Seconds between two polls of the drain (one netlink dump per namespace: about 1 ms each).
 DRAIN_POLL_S = 0.002
-#: Seconds the receivers get after the queues are empty to read the last packets off their sockets
-#: (the last packet left the switch port's queue: it is in the receiver's socket within microseconds).
+#: Seconds after the queues and the receivers' sockets were empty before the sockets are looked at
+#: again (a packet that left the switch port's queue is in its receiver's socket within microseconds,
+#: unless a busy CPU holds it in its backlog).
 DRAIN_MARGIN_S = 0.005
 
 
@@ -155,19 +157,38 @@ def queues_empty(tb: TestbedView, ports: list[str], hosts: list[str]) -> bool:
     return not any(q.qlen or q.backlog for p in ports for q in sw.get(linux_ifname(p), []))
 
 
+def receivers_idle(tb: TestbedView, ports: list[str]) -> bool:
+    """True when the hosts behind the switch ``ports`` have nothing left to read: every UDP socket
+    of their namespaces has an empty receive queue (:func:`.nsproc.udp_queued_bytes`). Raises
+    QoslabError when a namespace cannot be read."""
+    hosts = [h.name for h in tb.topo.hosts if h.port in ports]
+    return all(udp_queued_bytes(tb.namespace(h)) == 0 for h in hosts)
+
+
 def wait_drained(tb: TestbedView, ports: list[str], hosts: list[str], timeout_s: float) -> bool:
     """After a flood's senders on ``hosts`` have stopped: wait until their packets have left
-    every queue on the way to the switch ``ports`` (:func:`queues_empty`, polled every
-    DRAIN_POLL_S), then DRAIN_MARGIN_S for the receivers to read them. At 10 Mbit/s a full
-    128 KiB host queue takes 0.105 s. Returns False when the queues were not empty after
-    ``timeout_s`` seconds (the caller goes on: what is still queued counts as lost)."""
+    every queue on the way to the switch ``ports`` (:func:`queues_empty`) and the receivers
+    behind those ports have read them off their sockets (:func:`receivers_idle`), both polled
+    every DRAIN_POLL_S; then, DRAIN_MARGIN_S later (a packet between the port's queue and its
+    socket, in a CPU's backlog, has reached the socket), until the sockets are empty again.
+    At 10 Mbit/s a full 128 KiB host queue takes 0.105 s. Returns False when that was not so
+    after ``timeout_s`` seconds (the caller goes on: what is still queued counts as lost).
+
+    Why the sockets: ``Udp InDatagrams`` counts a datagram when its receiver reads it; in a CI
+    run of 2026-11-30 (two test modules side by side) a receiver stopped 5 ms after the port's
+    queue was empty had not read one of 747 packets, counted lost by D-ITG."""
     deadline = time.monotonic() + timeout_s
-    while not queues_empty(tb, ports, hosts):
+    while not (queues_empty(tb, ports, hosts) and receivers_idle(tb, ports)):
         if time.monotonic() >= deadline:
             return False
         time.sleep(DRAIN_POLL_S)
     time.sleep(DRAIN_MARGIN_S)
+    while not receivers_idle(tb, ports):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(DRAIN_POLL_S)
     return True
+
 
 def ping_matrix(tb: TestbedView, count: int = 1, timeout_s: float = 2.0) -> dict[tuple[str, str], float | None]:
     """Ping every host from every other host (all ordered pairs). Returns ``{(src, dst): rtt_ms

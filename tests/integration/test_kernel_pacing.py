@@ -202,3 +202,55 @@ def test_a_datagram_its_receiver_has_not_read_holds_the_drain(testbed):
         tx.close()
     with pytest.raises(QoslabError, match="qoslab-no-such-ns"):
         udp_queued_bytes("qoslab-no-such-ns")
+
+
+def _port_backlog(testbed, port: str) -> int:
+    """Bytes queued now in the switch ``port``'s egress (toward its host; every qdisc on it)."""
+    from qoslab.portnames import linux_ifname
+    from qoslab.testbed.netlink import qdisc_counters
+
+    qs = qdisc_counters(testbed.switch_ns).get(linux_ifname(port), [])
+    return max((q.backlog for q in qs), default=0)
+
+
+def test_a_flood_class_makes_up_a_wait_at_the_line_rate_not_in_one_burst(testbed, tmp_path):
+    """A kernel-paced 0.9999x flow makes up a wait (its rate bucket holds CATCH_UP_S of its rate)
+    at its host's line rate, as a NIC drains its queue after a stall: never faster, so the
+    flooded switch port, which sends the link rate, gains no queue from it. The wait is made here:
+    the sender (ITGSend and its wrapper) stopped for 0.4 s, long enough for its host queue to
+    empty and the class to fill its bucket (at the test topology's link rate, CATCH_UP_S x rate =
+    20 ms of it, 25 kB), then resumed. The port's queue must hold under four frames before the
+    stop and 0.2 s after the resume. With the class of 68d82ba-f138715 (under 1:1, ceil = rate,
+    both buckets 20 ms) it failed here twice out of two (2026-11-30): the fresh class's full bucket
+    and then the wait's credit left at the veth's speed, and the port held 21.6 kB before the stop
+    and 23.1 kB after (a 0.9999x flood drains it at 100 ppm); with this class 0 and 0."""
+    import signal
+
+    from qoslab.testbed.procs import children
+    from qoslab.trafficgen.kernelpace import CATCH_UP_S
+
+    defn = load_flood(REPO / "traffic-gen" / "thesis-faithful-flood-100ppm.yaml")
+    defn = defn.model_copy(update={"flows": defn.flows[:1]})
+    port = testbed.topo.host(defn.flows[0].dst).port
+    link = testbed.topo.link.rate
+    with DitgGenerator(defn, testbed.topo, testbed.executor, tmp_path / "flood", lifetime_s=60) as fr:
+        fr.start()
+        time.sleep(1.0)  # the socket buffer is full: the class sets the rate
+        before = _port_backlog(testbed, port)
+        proc = next(iter(fr.senders.values()))
+        tree = [proc.pid, *children(proc.pid)]
+        for pid in tree:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.4)  # the host queue empties; the class's bucket fills
+        finally:
+            for pid in tree:
+                os.kill(pid, signal.SIGCONT)
+        time.sleep(0.2)
+        after = max(_port_backlog(testbed, port) for _ in range(20))
+        fr.halt()
+        res = fr.stop()
+    assert res.ok, res.errors
+    credit = link * CATCH_UP_S / 8
+    assert credit > 4 * 1538  # a burst of the old kind would show
+    assert before < 4 * 1538 and after < 4 * 1538, (before, after, credit)

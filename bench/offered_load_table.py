@@ -4,7 +4,9 @@ fidelity monitor ran again keeps only its last attempt there, so run with ``retr
 ``bench/catchup.yaml`` does, to count every attempt), how many were judged ``invalid`` for ``offered_load``
 (without and with ``cpu_steal`` among their reasons), and each flow's sent rate as a share of its
 configured packets/s (the HTB class's counter, ``fidelity_json.flows``): min, 10th percentile,
-median, max. Reads only.
+median, max; the switch's drops a congested trial (packets, all queues of the flooded ports,
+``switch_drops_q1..4``; median) and each congested condition's median render time (seconds, the
+counted trials: status ``done``, not warm-up, fidelity ``ok``). Reads only.
 
     .venv/bin/python bench/offered_load_table.py results/campaigns/A results/campaigns/B ...
 
@@ -34,8 +36,13 @@ def campaign_row(folder: Path) -> dict[str, object]:
     except QoslabError as e:
         raise SystemExit(f"error: {e}") from None
     attempts, short, short_steal, ratios = 0, 0, 0, []
-    for reasons, fj in ((r.get("fidelity_reasons"), r.get("fidelity_json")) for r in rows
-                        if r.get("fidelity") is not None and r.get("flood_json") is not None):
+    congested = [r for r in rows if r.get("fidelity") is not None and r.get("flood_json") is not None]
+    drops = [sum(r.get(f"switch_drops_q{q}") or 0 for q in range(1, 5)) for r in congested]
+    render: dict[str, list[float]] = {}
+    for r in congested:
+        if r.get("status") == "done" and not r.get("warmup") and r.get("fidelity") == "ok" and r.get("elapsed_s"):
+            render.setdefault(str(r["condition"]), []).append(float(r["elapsed_s"]))
+    for reasons, fj in ((r.get("fidelity_reasons"), r.get("fidelity_json")) for r in congested):
         attempts += 1
         checks = {r.get("check") for r in json.loads(reasons or "[]")}
         if "offered_load" in checks:
@@ -52,7 +59,9 @@ def campaign_row(folder: Path) -> dict[str, object]:
             "offered_load_invalid_with_steal": short_steal, "flows": len(ratios),
             "sent_min": ratios[0] if ratios else None, "sent_p10": q(0.1),
             "sent_median": round(statistics.median(ratios), 4) if ratios else None,
-            "sent_max": ratios[-1] if ratios else None}
+            "sent_max": ratios[-1] if ratios else None,
+            "switch_drops_median": statistics.median(drops) if drops else None,
+            "render_median_s": {c: round(statistics.median(v), 3) for c, v in sorted(render.items())}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,13 +79,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("| campaign | congested trials (attempts with retries: 0) | invalid for offered_load (and with steal) "
           "| flows | sent / asked: "
-          "min, p10, median, max |")
-    print("| --- | --- | --- | --- | --- |")
+          "min, p10, median, max | switch drops a trial (median) | render s (median) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
         print(f"| {r['campaign']} | {r['congested_attempts']} | {r['offered_load_invalid']} "
               f"({r['offered_load_invalid_with_steal']}) | {r['flows']} | {fmt(r['sent_min'])}, {fmt(r['sent_p10'])}, "
-              f"{fmt(r['sent_median'])}, {fmt(r['sent_max'])} |")
+              f"{fmt(r['sent_median'])}, {fmt(r['sent_max'])} | {r['switch_drops_median']} | "
+              + ", ".join(f"{c} {v:.3f}" for c, v in r["render_median_s"].items()) + " |")
     return 0
 
 

@@ -39,8 +39,8 @@ link rate, paced by the ceil bucket. Under 1:1 with ceil = link it would borrow 
 send the link rate (the 1.0x flood whose phase locks to the port, docs/scale-model.md); with
 ceil = rate and both buckets 20 ms (68d82ba to f138715) it sent the credit of a wait at the veth's
 speed, up to 20 ms of its rate at once: bursts above the line rate into the switch port, which no
-NIC makes (the port dropped 1341 packets a congested trial, median, in the seed-55 run against
-141-170 in the runs before it). :func:`teardown_lines` undoes it and is safe on a host without a
+NIC makes (the ports dropped 1351 packets a congested trial, median, in the seed-55 run against
+90-160 in the thesis-faithful-cpu runs before it). :func:`teardown_lines` undoes it and is safe on a host without a
 flood class (a killed campaign's leftovers are removed before the next flood installs its own).
 
 Everything here but :func:`install` and :func:`remove` is pure and tested on its lines.
@@ -60,17 +60,16 @@ FILTER_PREF_BASE = 100
 OTHER_MIN_SHARE = 0.01
 #: Seconds of its rate a flood class's rate bucket holds (burst = rate x CATCH_UP_S, at least the
 #: link's burst; :func:`flood_burst_bytes`; the ceil bucket is the link's: the make-up of a wait goes
-#: at the line rate). The class's dequeue runs in softirq on the
-#: switch's core, which also forwards the flood and runs its senders; held up there longer than
-#: its bucket, a class loses the tokens of the wait and sends less than its rate for good: a
-#: 0.9999x flood then offers its port 0.95-0.99 of the link, the port's queue drains and never
-#: refills at 0.01 % surplus (``offered_load``, issue 48). With 20 ms the class makes up such a wait
-#: at once and its rate over the trial is the asked one. Measured 2026-11-30 on this 2-core VM,
-#: thesis-faithful-cpu-onmachine-share-boot's derived topology (four 0.9999x flows), 6 + 6 congested
-#: trials per campaign, campaigns alternating (bench/README.md, "The flood class's catch-up"): with
-#: the link's 2.5 ms the flows sent 0.958-1.000 of their rate (medians 0.992-0.995) and 16 of 28
-#: attempts were ``invalid`` for ``offered_load``; with 20 ms 0.985-1.001 (medians 0.999-1.000), 2 of
-#: 28 (in a campaign with hypervisor steal; likely, not shown, a vCPU stopped longer than the bucket).
+#: at the line rate). The class's dequeue runs in softirq on the switch's core, which also forwards
+#: the flood and runs its senders; held up there longer than its bucket, a class loses the tokens of
+#: the wait for good. With 20 ms of credit it makes up a wait as fast as the line's surplus over its
+#: rate allows: a 0.95x flood's 5 % makes up 20 ms in 0.4 s; a 0.9999x flood's 100 ppm makes up almost
+#: nothing, so a held-up 0.9999x flood falls short and the fidelity monitor's ``offered_load`` check
+#: runs its trial again (issue 48). Measured 2026-11-30 on this 2-core VM, the congested conditions of
+#: thesis-faithful-cpu-onmachine-share-boot's derived topology (four 0.9999x flows), campaigns
+#: alternating (bench/README.md, "The flood class's catch-up"): ``invalid`` for ``offered_load`` in 16
+#: of 28 attempts with the link's 2.5 ms, 2 of 28 with 20 ms sent at the veth's speed (bursts above the
+#: line rate: 731-1525 switch drops a trial), 8 of 28 with 20 ms at the line rate (119-149 drops).
 CATCH_UP_S = 0.02
 
 

@@ -235,9 +235,8 @@ def test_a_halted_flood_drains_before_its_receivers_stop_and_nothing_is_counted_
 def _snmp(testbed, host: str, proto: str, *fields: str) -> int:
     """The sum of ``fields`` of ``proto`` (``Udp``, ``Tcp``) in ``host``'s network namespace's
     /proc/net/snmp (e.g. ``Udp InDatagrams``: UDP datagrams delivered to its sockets)."""
-    out = testbed.executor(host).run(["cat", "/proc/net/snmp"], check=True).stdout
-    head, values = [line.split() for line in out.splitlines() if line.startswith(f"{proto}:")][:2]
-    return sum(int(values[head.index(name)]) for name in fields)
+    row = _snmp_row(testbed, host, proto)
+    return sum(row[name] for name in fields)
 
 
 def _snmp_row(testbed, host: str, proto: str) -> dict[str, int]:

@@ -54,17 +54,22 @@ def call_in(ns: str, fn: Callable[[], T]) -> T:
     return got["value"]  # type: ignore[return-value]
 
 
-def proc_net_text(ns: str, name: str) -> str:
-    """The text of ``/proc/net/<name>`` (e.g. ``udp``) as namespace ``ns`` sees it. Raises
-    QoslabError when the namespace or the file cannot be read."""
-    def read() -> str:
-        with open(f"/proc/thread-self/net/{name}", encoding="ascii") as fh:
-            return fh.read()
+def proc_net_texts(ns: str, *names: str) -> list[str]:
+    """The texts of ``/proc/net/<name>`` for each of ``names`` (e.g. ``udp``, ``udp6``) as namespace
+    ``ns`` sees them, read by one thread in it. Raises QoslabError when the namespace or a file
+    cannot be read."""
+    def read() -> list[str]:
+        out = []
+        for name in names:
+            with open(f"/proc/thread-self/net/{name}", encoding="ascii") as fh:
+                out.append(fh.read())
+        return out
 
     try:
         return call_in(ns, read)
     except OSError as e:
-        raise QoslabError(f"/proc/net/{name} of namespace {ns}: {e.strerror or e}") from None
+        where = str(e.filename).replace("/proc/thread-self/net", "/proc/net") if e.filename else "/proc/net"
+        raise QoslabError(f"{where} of namespace {ns}: {e.strerror or e}") from None
 
 
 def queued_bytes(text: str, source: str = "/proc/net/udp") -> int:
@@ -91,7 +96,9 @@ def queued_bytes(text: str, source: str = "/proc/net/udp") -> int:
 def udp_queued_bytes(ns: str) -> int:
     """Bytes waiting to be read in the UDP (IPv4 and IPv6) sockets of namespace ``ns``. Raises
     QoslabError when the namespace cannot be read."""
-    return sum(queued_bytes(proc_net_text(ns, name), f"/proc/net/{name} of {ns}") for name in ("udp", "udp6"))
+    names = ("udp", "udp6")
+    return sum(queued_bytes(text, f"/proc/net/{name} of {ns}")
+               for name, text in zip(names, proc_net_texts(ns, *names), strict=True))
 
 
-__all__ = ["call_in", "proc_net_text", "queued_bytes", "udp_queued_bytes"]
+__all__ = ["call_in", "proc_net_texts", "queued_bytes", "udp_queued_bytes"]

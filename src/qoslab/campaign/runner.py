@@ -40,6 +40,7 @@ from ..topology import Topology, load_topology
 from ..trafficgen import Calibration, FloodDefinition, calibrate, confirm_cluster_flood, load_flood
 from ..trafficgen.definitions import check_cluster_flood
 from ..trafficgen.ditgpacing import kernel_paced
+from ..trafficgen.ditgsched import sender_prefix
 from ..trafficgen.patterns import expand, resolve
 from ..trials.playbook import Playbook, resolve_path
 from ..trials.store import Store
@@ -164,6 +165,11 @@ class Runner:
         nodes = Nodes(self.pb.executor, self.topo, testbed=tb, local_root=self.out,
                       run_id=run_id_for(self.pb.name, self.out))
         env = None
+        # without one it joins the testbed's CPU shield (testbed/cpuplace.py), once this machine's
+        # answer to "may ITGSend run in the real-time class" is known (it is asked outside the shield)
+        if tb is not None and tb.cpu.shielded:
+            sender_prefix()
+        home = tb.cpu.join_shield() if tb is not None else None
         try:
             self._end_leftovers(tb, nodes)
             self._record_executor_facts(nodes)
@@ -181,6 +187,8 @@ class Runner:
             if self._cgroup is not None:  # the pool's workers are closed: nothing of the run stays
                 cgroups.end_all(self._cgroup)
                 cgroups.remove(self._cgroup)
+            if tb is not None:
+                tb.cpu.leave_shield(home)
             if built and tb is not None:
                 tb.down()
             if affinity is not None:

@@ -150,8 +150,9 @@ def emulation(ex: Executor) -> Executor:
 
 
 def budgeted(ex: Executor) -> bool:
-    """Whether processes started through ``ex`` run in a host's CPU budget (a ``cpu:`` block)."""
-    return bool(getattr(ex, "cgroups", ()))
+    """Whether processes started through ``ex`` run in a host's CPU budget (a ``cpu:`` block), not
+    merely in the testbed's CPU shield (:mod:`qoslab.testbed.cpuplace`)."""
+    return bool(getattr(ex, "in_budget", False))
 
 
 def shared_fetch(node: str, remote_path: str | Path, local_path: str | Path) -> Path:

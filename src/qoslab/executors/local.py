@@ -270,11 +270,16 @@ class NetnsExecutor(SubprocessExecutor):
 
     def __init__(self, node: str, namespace: str, *, cgroups: Sequence[str] = (),
                  cpus: frozenset[int] | None = None, emulation_cpus: frozenset[int] | None = None,
-                 boot_cgroups: Sequence[str] = (), admit: Callable[[], int] | None = None) -> None:
+                 boot_cgroups: Sequence[str] = (), admit: Callable[[], int] | None = None,
+                 in_budget: bool | None = None, emulation_cgroups: Sequence[str] = ()) -> None:
         super().__init__(node, ["ip", "netns", "exec", namespace], cgroups=cgroups, cpus=cpus)
         self.namespace = namespace
         self.marker = {NETNS_MARKER: namespace}
         self._emulation_cpus = emulation_cpus
+        self._emulation_cgroups = tuple(emulation_cgroups)
+        #: whether ``cgroups`` are a host's CPU budget (a ``cpu:`` block; the default when there are
+        #: any) rather than the testbed's CPU shield (:mod:`qoslab.testbed.cpuplace`): False there
+        self.in_budget = bool(self.cgroups) if in_budget is None else in_budget
         self._boot_cgroups, self._admit = list(boot_cgroups), admit
         #: For an executor of :meth:`as_booting`: moves the processes it started into the host's CPU
         #: budget (returns how many moved); None when they are in it from their start.
@@ -295,10 +300,14 @@ class NetnsExecutor(SubprocessExecutor):
     def as_emulation(self) -> NetnsExecutor:
         """The same node for a process that stands for the network rather than for the host (a
         flood sender: on a real cluster it is another machine): outside the host's CPU budget, on
-        the switch's cores when the testbed has a ``cpu:`` block; ``self`` without one."""
-        if not self.cgroups and self._emulation_cpus is None:
+        the switch's cores when the testbed has a ``cpu:`` block; outside the testbed's CPU shield,
+        in ``emulation_cgroups`` (the group the harness came from: ITGSend runs in the real-time
+        class, which a v1 cpu group without real-time runtime refuses, and which no busy loop at
+        normal priority delays); ``self`` without cgroups or switch cores."""
+        if not self.cgroups and self._emulation_cpus is None and not self._emulation_cgroups:
             return self
-        return NetnsExecutor(self.node, self.namespace, cpus=self._emulation_cpus)
+        return NetnsExecutor(self.node, self.namespace, cgroups=self._emulation_cgroups, cpus=self._emulation_cpus,
+                             in_budget=False)
 
     @classmethod
     def for_topology(cls, node: str, topology: Any, *, testbed: Any = None, **_: Any) -> NetnsExecutor:

@@ -34,7 +34,7 @@ from ..topology import Topology
 from ..yamlio import dump_yaml
 from . import netlink, probes, slurm, sshd
 from .caps import probe_capabilities, require_root, run_batches, run_in_namespaces
-from .cpuplace import CpuPlacement
+from .cpuplace import CpuPlacement, joiner
 from .neigh import NEIGH_SAVED, ensure_neighbour_capacity, restore_neighbour_capacity
 from .procs import cmdline, environ_marked, kill_pids, list_namespaces, namespace_pids
 from .statedir import campaign_running, private_dir, state_dir
@@ -97,11 +97,13 @@ class Testbed:
 
     def executor(self, host: str) -> NetnsExecutor:
         """Executor running commands inside ``host``'s namespace (in the host's CPU budget when the
-        topology has a ``cpu:`` block; its ``as_emulation()`` runs on the switch's cores, its
+        topology has a ``cpu:`` block, in the testbed's CPU shield without one; its
+        ``as_emulation()`` runs outside both, on the switch's cores with a block, its
         ``as_booting()`` in the host's boot group)."""
         return NetnsExecutor(host, self.namespace(host), cgroups=self.cpu.procs_files(host),
                              emulation_cpus=self.cpu.switch_cpus(), boot_cgroups=self.cpu.boot_procs_files(host),
-                             admit=lambda: self.cpu.admit(host))
+                             admit=lambda: self.cpu.admit(host), in_budget=self.cpu.active,
+                             emulation_cgroups=self.cpu.emulation_files())
 
     def sshd_up(self) -> list[str]:
         """Start an sshd in every host namespace that has none (:mod:`.sshd`); returns the hosts
@@ -260,9 +262,10 @@ class Testbed:
         topo_file.write_text(dump_yaml(self.topo.model_dump(mode="json")))
         argv = [sys.executable, "-m", "qoslab", "switch", "serve", "-t", str(topo_file)]
         cpus = self.cpu.switch_cpus()  # the switch's cores (None: wherever the scheduler puts it)
+        shield = joiner(self.cpu.shield_files())  # or the testbed's CPU shield (no cpu: block)
         with open(d / "serve.log", "ab") as log:
             p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
-                                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+                                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else shield)
         self._switch_pid = p.pid
         deadline = time.monotonic() + SWITCH_START_TIMEOUT_S
         while not probes.listening(mg.host, mg.port):

@@ -26,6 +26,23 @@ applied to this machine.
   real-time priority; :meth:`CpuPlacement.rx_threads` reads them back.
 - **br_netfilter**: ``net.bridge.bridge-nf-call-{iptables,ip6tables,arptables}`` in the switch
   namespace as the block says (off by default: the QoS is nftables' bridge family).
+- **The shield, without a block** (issue 48): the testbed's group ``qoslab-testbed/TOPOLOGY`` in
+  the v1 ``cpu`` hierarchy alone, no quota and no cpuset, with the same largest CFS weight; every
+  process the hosts' executors start joins it (the workload's JVMs, the flood's ITGRecv, the
+  hosts' sshd). The flood's senders stay outside (``as_emulation``): ITGSend runs in the real-time
+  class (:mod:`qoslab.trafficgen.ditgsched`), which no busy loop at normal priority delays and which
+  a v1 cpu group without real-time runtime (``cpu.rt_runtime_us`` 0, its default) refuses. On a real cluster each node is a machine of its own; on one machine another
+  user's process (a build, a busy loop) would take CPU from the emulated nodes and slow the
+  uncongested trials most (the compute-bound ones), so the slowdown would depend on the machine's
+  other load. In the shield it runs only in the time the testbed leaves. The virtual switch starts
+  in it, and a campaign's harness joins it while it runs (:meth:`CpuPlacement.join_shield`): among
+  the testbed's processes the shares stay what they were without it (the harness alone outside,
+  at 1/256 of the group's weight, prepared each trial 0.19 s slower than the manager JVM booted:
+  ``go_wait_s`` 0.004 -> 0.187 s median, the reproducibility bench's quiet row). Not shielded:
+  the kernel's softirq threads and the flood's senders (below). A machine without the v1 ``cpu`` hierarchy (a unified
+  cgroup v2 host) runs unshielded, as before; :meth:`CpuPlacement.shielded` says which, and the
+  fidelity monitor's ``outside_cores`` still judges a trial beside outside load (the shield keeps
+  the workload's CPU, not the memory bus or the caches).
 
 Why cgroup v1: on this machine's kind (a hybrid hierarchy, systemd not running) the ``cpu``,
 ``cpuacct`` and ``cpuset`` controllers are bound to v1 hierarchies and the unified (v2) one holds
@@ -113,11 +130,25 @@ class CpuPlacement:
         self.block: CpuBlock | None = topology.cpu
         self.ctl: dict[str, Path] = {}
         self._rx_pids: dict[str, int] = {}  # host -> its NAPI receive thread (rx_usecs)
-        if self.block is None:
-            return
         if mounts is None:
-            mounts = Path("/proc/self/mounts").read_text()
+            try:
+                mounts = Path("/proc/self/mounts").read_text()
+            except OSError:
+                mounts = ""
         self.ctl = find_v1(mounts)
+        #: the shield's v1 cpu group (no block, the hierarchy present and writable), else None
+        self.shield: Path | None = None
+        #: the v1 cpu group this process was in when made (where the flood's senders run: outside
+        #: the shield), or None without a shield
+        self.home: Path | None = None
+        if self.block is None:
+            cpu = self.ctl.get("cpu")
+            if cpu is not None and os.access(cpu, os.W_OK):
+                self.shield = cpu / ROOT_NAME / self.topo.name
+                self.home = cpu / own_cpu_group().lstrip("/")
+                if self.home == self.shield or not self.home.is_dir():
+                    self.home = cpu
+            return
         missing = [c for c in CONTROLLERS if c not in self.ctl]
         if missing:
             raise EnvironmentProblem(
@@ -134,10 +165,45 @@ class CpuPlacement:
         d = self.ctl[controller] / ROOT_NAME / self.topo.name
         return d / host if host else d
 
+    @property
+    def shielded(self) -> bool:
+        """Whether the hosts' processes run in the shield (no block; see the module doc): its
+        group exists now."""
+        return self.shield is not None and (self.shield / "cgroup.procs").is_file()
+
+    def shield_files(self) -> list[str]:
+        """The shield's ``cgroup.procs`` file while it exists, else [] (with a block: [])."""
+        return [str(self.shield / "cgroup.procs")] if self.shielded else []
+
+    def emulation_files(self) -> list[str]:
+        """Where a process standing for the network (a flood sender, ``as_emulation``) goes while
+        the testbed is shielded: the ``cgroup.procs`` of :attr:`home`; else [] (it stays where its
+        parent is)."""
+        return [str(self.home / "cgroup.procs")] if self.shielded and self.home is not None else []
+
+    def join_shield(self) -> Path | None:
+        """Move this process (every thread: a v1 ``cgroup.procs`` write moves the thread group) into
+        the shield, beside the processes it starts on the hosts, so that it keeps the share of the
+        cores it had among them; returns the group to go back to (:meth:`leave_shield`), None
+        unshielded (nothing moved). Raises QoslabError naming the file that could not be written."""
+        if not self.shielded or self.shield is None or self.home is None:
+            return None
+        _write(self.shield / "cgroup.procs", str(os.getpid()))
+        return self.home
+
+    def leave_shield(self, home: Path | None) -> None:
+        """Move this process back to ``home`` (what :meth:`join_shield` returned; None: nothing)
+        before the shield's group is removed. A group that is gone is not an error (the process
+        stays where it is); another failure raises QoslabError naming the file."""
+        if home is None or not (home / "cgroup.procs").is_file():
+            return
+        _write(home / "cgroup.procs", str(os.getpid()))
+
     def procs_files(self, host: str) -> list[str]:
-        """The ``cgroup.procs`` files a process started on ``host`` joins ([] without a block)."""
+        """The ``cgroup.procs`` files a process started on ``host`` joins: the host's budget groups
+        with a block, the shield's file without one (:meth:`shield_files`; [] unshielded)."""
         if self.block is None:
-            return []
+            return self.shield_files()
         dirs = {str(self._dir(c, host)) for c in CONTROLLERS}
         return sorted(f"{d}/cgroup.procs" for d in dirs)
 
@@ -185,6 +251,7 @@ class CpuPlacement:
         """Make the host cgroups, steer the ports' packet processing, set br_netfilter. Raises
         QoslabError naming the file or command that failed."""
         if self.block is None:
+            self._apply_shield()
             return
         b = self.block
         for c in sorted({str(self.ctl[c]) for c in CONTROLLERS}):
@@ -213,6 +280,13 @@ class CpuPlacement:
             _write(self._boot_dir("cpuset", h.name) / "cpuset.mems", (cs / "cpuset.mems").read_text().strip())
         self._steer()
         self._br_netfilter()
+
+    def _apply_shield(self) -> None:
+        if self.shield is None:
+            return
+        for d in (self.shield.parent, self.shield):  # the weight counts among the root's tasks
+            d.mkdir(exist_ok=True)
+            _write(d / "cpu.shares", str(HOSTS_WEIGHT))
 
     def _steer(self) -> None:
         assert self.block is not None
@@ -318,6 +392,22 @@ class CpuPlacement:
         return out
 
 
+def own_cpu_group(text: str | None = None) -> str:
+    """This process's group in the v1 ``cpu`` hierarchy, from ``text`` (the content of
+    /proc/self/cgroup: ``ID:CONTROLLERS:PATH`` lines), e.g. ``"/"``; ``"/"`` when no line names
+    the ``cpu`` controller. Pure with ``text``."""
+    if text is None:
+        try:
+            text = Path("/proc/self/cgroup").read_text()
+        except OSError:
+            return "/"
+    for line in text.splitlines():
+        f = line.split(":", 2)
+        if len(f) == 3 and "cpu" in f[1].split(","):
+            return f[2] or "/"
+    return "/"
+
+
 def napi_threads(dev: str, proc: Path = Path("/proc")) -> list[int]:
     """PIDs of the kernel's NAPI threads of interfaces named ``dev`` (comm ``napi/DEV-ID``, in
     every namespace: the name has no namespace), in PID order."""
@@ -372,5 +462,5 @@ def _in_ns(ns: str, script: str) -> str:
     return p.stdout
 
 
-__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads",
+__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads", "own_cpu_group",
            "parse_cpu_stat", "placement_of", "set_affinity"]

@@ -149,7 +149,9 @@ def start(topo: Topology, hosts: list[str] | None = None) -> list[str]:
     d = ensure_keys(topo)
     PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
     started: dict[str, subprocess.Popen[bytes]] = {}
-    place = CpuPlacement(topo)  # an sshd in its host's CPU budget: its sessions' processes inherit it
+    # an sshd in its host's CPU budget: its sessions' processes inherit it; without a cpu: block outside
+    # the testbed's CPU shield, as a real node's sshd is (a flood sender over SSH keeps the real-time class)
+    place = CpuPlacement(topo)
     for h in topo.hosts:
         if (hosts is not None and h.name not in hosts) or _pid_of(d, h.name) is not None:
             continue
@@ -160,7 +162,7 @@ def start(topo: Topology, hosts: list[str] | None = None) -> list[str]:
             started[h.name] = subprocess.Popen(
                 ["ip", "netns", "exec", host_namespace(topo.name, h.name), str(SSHD), "-D", "-e", "-f", str(conf)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                preexec_fn=joiner(place.procs_files(h.name)))
+                preexec_fn=joiner(place.procs_files(h.name) if place.active else place.emulation_files()))
     deadline = time.monotonic() + SSHD_START_TIMEOUT_S
     for host, p in started.items():
         while _pid_of(d, host) is None:  # sshd writes its pid file once it listens

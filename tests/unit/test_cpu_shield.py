@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ECENET, REPO
-from qoslab.executors.base import budgeted, emulation
 from qoslab.errors import QoslabError
+from qoslab.executors.base import budgeted, emulation
 from qoslab.executors.local import NetnsExecutor
 from qoslab.testbed.cpuplace import HOSTS_WEIGHT, CpuPlacement, own_cpu_group
 from qoslab.topology import load_topology

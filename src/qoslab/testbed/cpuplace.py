@@ -27,22 +27,25 @@ applied to this machine.
 - **br_netfilter**: ``net.bridge.bridge-nf-call-{iptables,ip6tables,arptables}`` in the switch
   namespace as the block says (off by default: the QoS is nftables' bridge family).
 - **The shield, without a block** (issue 48): the testbed's group ``qoslab-testbed/TOPOLOGY`` in
-  the v1 ``cpu`` hierarchy alone, no quota and no cpuset, with the same largest CFS weight; every
-  process the hosts' executors start joins it (the workload's JVMs, the flood's ITGRecv, the
-  hosts' sshd). The flood's senders stay outside (``as_emulation``): ITGSend runs in the real-time
-  class (:mod:`qoslab.trafficgen.ditgsched`), which no busy loop at normal priority delays and which
-  a v1 cpu group without real-time runtime (``cpu.rt_runtime_us`` 0, its default) refuses. On a real cluster each node is a machine of its own; on one machine another
-  user's process (a build, a busy loop) would take CPU from the emulated nodes and slow the
-  uncongested trials most (the compute-bound ones), so the slowdown would depend on the machine's
-  other load. In the shield it runs only in the time the testbed leaves. The virtual switch starts
-  in it, and a campaign's harness joins it while it runs (:meth:`CpuPlacement.join_shield`): among
-  the testbed's processes the shares stay what they were without it (the harness alone outside,
-  at 1/256 of the group's weight, prepared each trial 0.19 s slower than the manager JVM booted:
-  ``go_wait_s`` 0.004 -> 0.187 s median, the reproducibility bench's quiet row). Not shielded:
-  the kernel's softirq threads and the flood's senders (below). A machine without the v1 ``cpu`` hierarchy (a unified
-  cgroup v2 host) runs unshielded, as before; :meth:`CpuPlacement.shielded` says which, and the
-  fidelity monitor's ``outside_cores`` still judges a trial beside outside load (the shield keeps
-  the workload's CPU, not the memory bus or the caches).
+  the v1 ``cpu`` hierarchy alone, no quota and no cpuset, with the same largest CFS weight. Every
+  process the hosts' executors start joins it (the workload's JVMs, the flood's ITGRecv), the
+  virtual switch starts in it, and a campaign's harness joins it while it runs
+  (:meth:`CpuPlacement.join_shield`), so among the testbed's processes the shares stay what they
+  were without it. On a real cluster each node is a machine of its own; on one machine another
+  user's process (a build, a busy loop) took CPU from the emulated nodes and slowed the
+  uncongested, compute-bound trials most, so the slowdown depended on the machine's other load
+  (reproducibility bench, a busy loop pinned to CPU 0: 0.72 of the quiet run's slowdown); in the
+  shield it runs only in the time the testbed leaves. The harness alone outside, at 1/256 of the
+  group's weight, prepared each trial later than the manager JVM booted (``go_wait_s`` median 0.004
+  -> 0.187 s, the bench's quiet row): hence it joins. Outside the shield: the flood's senders
+  (``as_emulation``, :meth:`CpuPlacement.emulation_files`: the group the harness came from),
+  because ITGSend runs in the real-time class (:mod:`qoslab.trafficgen.ditgsched`), which no busy
+  loop at normal priority delays and which a v1 cpu group without real-time runtime
+  (``cpu.rt_runtime_us`` 0, its default) refuses; the hosts' sshd (a real node's is its own
+  machine's; a sender over SSH keeps the real-time class); the kernel's softirq threads. A machine
+  without the v1 ``cpu`` hierarchy (a unified cgroup v2 host) runs unshielded, as before
+  (:attr:`CpuPlacement.shielded`). The fidelity monitor's ``outside_cores`` still judges a trial
+  beside outside load: the shield keeps the workload's CPU time, not the caches or memory bus.
 
 Why cgroup v1: on this machine's kind (a hybrid hierarchy, systemd not running) the ``cpu``,
 ``cpuacct`` and ``cpuset`` controllers are bound to v1 hierarchies and the unified (v2) one holds
@@ -462,5 +465,5 @@ def _in_ns(ns: str, script: str) -> str:
     return p.stdout
 
 
-__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads", "own_cpu_group",
-           "parse_cpu_stat", "placement_of", "set_affinity"]
+__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads",
+           "own_cpu_group", "parse_cpu_stat", "placement_of", "set_affinity"]

@@ -115,3 +115,29 @@ def test_the_harness_joins_the_shield_and_goes_back_home_and_the_senders_go_home
     with um.patch.object(Path, "write_text", refuse), \
             pytest.raises(QoslabError, match=r"cannot write '\d+' to .*/qoslab-testbed/.*/cgroup.procs: Permission denied"):
         place.join_shield()
+
+
+def test_the_shield_is_made_again_when_another_testbed_took_its_top_group_and_a_refusal_is_named(tmp_path):
+    import unittest.mock as um
+
+    t = load_topology(ECENET)
+    (tmp_path / "cpu").mkdir()
+    place = CpuPlacement(t, mounts=_v1(tmp_path))
+    real, calls = Path.write_text, []
+
+    def vanish_once(self: Path, data: str, *a, **k) -> int:
+        calls.append(self)
+        if len(calls) == 1:  # another testbed's remove() took the empty top group between mkdir and write
+            raise FileNotFoundError(2, "No such file or directory")
+        return real(self, data, *a, **k)
+
+    with um.patch.object(Path, "write_text", vanish_once):
+        place.apply()
+    assert (place.shield / "cpu.shares").read_text() == str(HOSTS_WEIGHT) and len(calls) == 3
+
+    def refuse(self: Path, data: str, *a, **k) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    with um.patch.object(Path, "write_text", refuse), \
+            pytest.raises(QoslabError, match=r"cannot make the testbed's CPU shield .*qoslab-testbed/.*Permission denied"):
+        place.apply()

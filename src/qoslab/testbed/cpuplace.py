@@ -82,6 +82,8 @@ CONTROLLERS = ("cpuset", "cpu", "cpuacct")
 #: CFS weight of a testbed's host group against the other tasks of the machine (``cpu.shares``,
 #: v1's maximum; a task at nice 0 weighs 1024): Documentation/scheduler/sched-design-CFS.rst.
 HOSTS_WEIGHT = 262144
+#: Times :meth:`CpuPlacement.apply` tries to make the shield while another testbed removes the top group.
+SHIELD_TRIES = 5
 #: The br_netfilter switches of a namespace (net/bridge/br_netfilter_hooks.c).
 BR_NF_SYSCTLS = ("net.bridge.bridge-nf-call-iptables", "net.bridge.bridge-nf-call-ip6tables",
                  "net.bridge.bridge-nf-call-arptables")
@@ -287,9 +289,19 @@ class CpuPlacement:
     def _apply_shield(self) -> None:
         if self.shield is None:
             return
-        for d in (self.shield.parent, self.shield):  # the weight counts among the root's tasks
-            d.mkdir(exist_ok=True)
-            _write(d / "cpu.shares", str(HOSTS_WEIGHT))
+        for _ in range(SHIELD_TRIES):  # another testbed's remove() may take the empty top group meanwhile
+            try:
+                self.shield.mkdir(parents=True, exist_ok=True)
+                for d in (self.shield.parent, self.shield):  # the weight counts among the root's tasks
+                    (d / "cpu.shares").write_text(str(HOSTS_WEIGHT))
+                return
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise QoslabError(f"cannot make the testbed's CPU shield {self.shield} (cpu.shares "
+                                  f"{HOSTS_WEIGHT}): {e.strerror or e}") from None
+        raise QoslabError(f"cannot make the testbed's CPU shield {self.shield}: its parent kept vanishing "
+                          f"({SHIELD_TRIES} tries)")
 
     def _steer(self) -> None:
         assert self.block is not None

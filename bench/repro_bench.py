@@ -118,18 +118,27 @@ def run_one(name: str, extra: list[list[str]], env: dict[str, str], playbook: Pa
     procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
              for cmd in extra]
     t0 = time.monotonic()
+    campaign = subprocess.Popen([str(QOSLAB), "campaign", "run", str(playbook), "--out", str(out)], cwd=REPO,
+                                env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        r = subprocess.run([str(QOSLAB), "campaign", "run", str(playbook), "--out", str(out)], cwd=REPO,
-                           env={**os.environ, **env}, capture_output=True, text=True, timeout=3600)
+        stdout, stderr = campaign.communicate(timeout=3600)
+    except BaseException:  # Ctrl-C, a timeout: the campaign ends itself on SIGINT (its testbed and processes)
+        campaign.send_signal(signal.SIGINT)
+        try:
+            campaign.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            campaign.kill()
+            campaign.communicate()
+        raise
     finally:
         for p in procs:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
     took = time.monotonic() - t0
-    (out.parent / f"{name}.log").write_text(r.stdout + r.stderr)
-    if r.returncode != 0 or not (out / "stats.json").exists():
-        tail = " ".join((r.stderr or r.stdout).strip().splitlines()[-1:])[:300]
-        log(f"  {name}: campaign failed (exit {r.returncode}): {tail}")
+    (out.parent / f"{name}.log").write_text(stdout + stderr)
+    if campaign.returncode != 0 or not (out / "stats.json").exists():
+        tail = " ".join((stderr or stdout).strip().splitlines()[-1:])[:300]
+        log(f"  {name}: campaign failed (exit {campaign.returncode}): {tail}")
         return {"name": name, "folder": str(out.relative_to(REPO)), "error": tail, "seconds": round(took, 1)}
     return {"name": name, "folder": str(out.relative_to(REPO)), "seconds": round(took, 1), **figures(out)}
 
@@ -207,4 +216,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: the running campaign was ended by SIGINT (its folder stays under results/repro/; "
+              "`qoslab campaign run --resume FOLDER` finishes it); no JSON written", file=sys.stderr)
+        sys.exit(130)

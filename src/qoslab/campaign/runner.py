@@ -170,6 +170,8 @@ class Runner:
         if tb is not None and tb.cpu.shielded:
             sender_prefix()
         home = tb.cpu.join_shield() if tb is not None else None
+        if tb is not None:  # the v1 cpu group the run's testbed processes were in (None: unshielded)
+            record_segment_fact(self.out, "cpu_shield", str(tb.cpu.shield) if home is not None else None)
         try:
             self._end_leftovers(tb, nodes)
             self._record_executor_facts(nodes)

@@ -178,7 +178,7 @@ class CpuPlacement:
 
     def shield_files(self) -> list[str]:
         """The shield's ``cgroup.procs`` file while it exists, else [] (with a block: [])."""
-        return [str(self.shield / "cgroup.procs")] if self.shielded else []
+        return [str(self.shield / "cgroup.procs")] if self.shield is not None and self.shielded else []
 
     def emulation_files(self) -> list[str]:
         """Where a process standing for the network (a flood sender, ``as_emulation``) goes while

@@ -130,7 +130,7 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
         prov = json.loads((folder / "provenance.json").read_text())
         assert len(prov["segments"]) == KILLS + 1 and all(s["qoslab_commit"] for s in prov["segments"])
         assert any(s["interrupted"] for s in prov["segments"])
-        shield = Path("/sys/fs/cgroup/cpu/qoslab-testbed") / tb.topo.name  # every run, killed ones too
+        shield = Path(f"/sys/fs/cgroup/cpu/qoslab-shield-{tb.topo.name}")  # every run, killed ones too
         if Path("/sys/fs/cgroup/cpu/cpu.shares").exists():
             assert all(s.get("cpu_shield") == str(shield) for s in prov["segments"]), prov["segments"]
         assert list((folder / "trials").glob("*.attempt-*")), "killed attempts keep their own folders"
@@ -142,7 +142,7 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_n_trials(tmp_path):
         down = subprocess.run([sys.executable, "-m", "qoslab", "testbed", "down", "-t", str(tfile)],
                               capture_output=True, text=True, timeout=60)
     assert down.returncode == 0, down.stderr
-    assert not (Path("/sys/fs/cgroup/cpu/qoslab-testbed") / tb.topo.name).exists()  # the kill -9s left it removable
+    assert not Path(f"/sys/fs/cgroup/cpu/qoslab-shield-{tb.topo.name}").exists()  # the kill -9s left it removable
     assert not [n for n in list_namespaces() if n.startswith(f"qsl-{name}")]
     assert not pid_alive(switch_pid) or "serve" not in cmdline(switch_pid)
     assert not vswitch_dir(name).exists() and not tb.state_file.exists()

@@ -1,7 +1,7 @@
 """The testbed's CPU shield (issue 48) on real namespaces and the kernel's scheduler: without a
-``cpu:`` block every process a host starts runs in the v1 ``cpu`` group
-``qoslab-testbed/TOPOLOGY`` of the largest CFS weight, so a busy loop outside the testbed on the
-same core gets only the time the testbed leaves (without the shield: half each); a flood receiver
+``cpu:`` block every process a host starts runs in the v1 ``cpu`` group ``qoslab-shield-TOPOLOGY``
+of 8 tasks' CFS weight, so a busy loop outside the testbed on the same core as one of its busy
+processes gets about 1/9 of it (without the shield: half); a flood receiver
 keeps its ``pin_cpu``; a flood sender runs outside it, in the real-time class; ``down`` removes the
 group. Serial lane: it measures CPU shares."""
 
@@ -18,7 +18,7 @@ import yaml
 from conftest import ECENET
 from qoslab.executors.base import budgeted, emulation
 from qoslab.testbed import Testbed
-from qoslab.testbed.cpuplace import HOSTS_WEIGHT
+from qoslab.testbed.cpushield import SHIELD_WEIGHT
 from qoslab.testbed.procs import descendants
 from qoslab.topology import load_topology
 
@@ -45,7 +45,7 @@ def shielded(tmp_path_factory):
         yield tb
     finally:
         tb.down()
-    assert not (Path("/sys/fs/cgroup/cpu/qoslab-testbed") / tb.topo.name).exists()
+    assert not Path(f"/sys/fs/cgroup/cpu/qoslab-shield-{tb.topo.name}").exists()
 
 
 def _cpu_cgroup(pid: int) -> str:
@@ -63,9 +63,9 @@ def _ticks(pid: int) -> int:
 
 def test_the_hosts_and_the_flood_senders_processes_run_in_the_shield(shielded):
     tb = shielded
-    want = f"/qoslab-testbed/{tb.topo.name}"
+    want = f"/qoslab-shield-{tb.topo.name}"
     assert tb.cpu.shielded
-    assert Path(f"/sys/fs/cgroup/cpu{want}/cpu.shares").read_text().strip() == str(HOSTS_WEIGHT)
+    assert Path(f"/sys/fs/cgroup/cpu{want}/cpu.shares").read_text().strip() == str(SHIELD_WEIGHT)
     # a host's process (a receiver keeps its pin_cpu: the shield is no budget); a flood sender
     # outside it, in the real-time class the shield's group (no real-time runtime) would refuse
     for ex, group, argv in ((tb.executor("jp-1"), want, ["sleep", "30"]),
@@ -82,7 +82,7 @@ def test_the_hosts_and_the_flood_senders_processes_run_in_the_shield(shielded):
 
 def test_the_virtual_switch_starts_in_the_shield_and_the_harness_joins_it_and_goes_back(shielded):
     tb = shielded
-    want = f"/qoslab-testbed/{tb.topo.name}"
+    want = f"/qoslab-shield-{tb.topo.name}"
     assert tb._switch_pid is not None and _cpu_cgroup(tb._switch_pid) == want
     home = tb.cpu.join_shield()
     try:
@@ -103,8 +103,8 @@ def test_the_virtual_switch_starts_in_the_shield_and_the_harness_joins_it_and_go
 
 def test_a_busy_loop_outside_gets_only_what_the_testbed_leaves(shielded):
     """One busy loop in a host, one in this machine's root cpu group, both pinned to CPU 0: CFS
-    shares the core by weight, 262144 against 1024, so the host's loop keeps >= 0.95 of it (two
-    tasks at equal weight: 0.5 each)."""
+    shares the core by weight, the shield's 8192 (all of it on CPU 0: its only busy task is there)
+    against 1024, so the host's loop keeps 8/9 of it, >= 0.85 (two tasks at equal weight: 0.5 each)."""
     assert _cpu_cgroup(os.getpid()) == "/", "the test must run in the root cpu group to stand for another user"
     ex = shielded.executor("jp-2")
     inside = ex.start(BUSY, lifetime_s=30)
@@ -121,4 +121,4 @@ def test_a_busy_loop_outside_gets_only_what_the_testbed_leaves(shielded):
         ex.stop(inside)
     share = a / max(a + b, 1)
     assert a + b > 0.8 * 3.0 * os.sysconf("SC_CLK_TCK"), f"CPU 0 ran the loops only {a + b} ticks in 3 s"
-    assert share >= 0.95, f"the host's loop got {share:.3f} of CPU 0 ({a} ticks against {b} outside)"
+    assert share >= 0.85, f"the host's loop got {share:.3f} of CPU 0 ({a} ticks against {b} outside)"

@@ -16,7 +16,8 @@ from conftest import ECENET, REPO
 from qoslab.errors import QoslabError
 from qoslab.executors.base import budgeted, emulation
 from qoslab.executors.local import NetnsExecutor
-from qoslab.testbed.cpuplace import HOSTS_WEIGHT, CpuPlacement, own_cpu_group
+from qoslab.testbed.cpuplace import CpuPlacement
+from qoslab.testbed.cpushield import SHIELD_WEIGHT, own_cpu_group
 from qoslab.topology import load_topology
 
 
@@ -30,18 +31,22 @@ def test_without_a_block_the_testbed_gets_one_weighted_cpu_group_and_nothing_els
     t = load_topology(ECENET)
     (tmp_path / "cpu").mkdir()
     place = CpuPlacement(t, mounts=_v1(tmp_path))
-    assert not place.active and place.shield == tmp_path / "cpu" / "qoslab-testbed" / t.name
-    assert not place.shielded and place.procs_files("jp-1") == [] and place.shield_files() == []  # not made yet
+    assert not place.active and place.shield is not None
+    assert place.shield.group == tmp_path / "cpu" / f"qoslab-shield-{t.name}"  # at the top: its own weight
+    assert not place.shielded and place.procs_files("jp-1") == [] and place.shield.files() == []  # not made yet
     place.apply()
-    for d in (tmp_path / "cpu" / "qoslab-testbed", place.shield):
-        assert (d / "cpu.shares").read_text() == str(HOSTS_WEIGHT)
+    assert (place.shield.group / "cpu.shares").read_text() == str(SHIELD_WEIGHT)
+    assert not (tmp_path / "cpu" / "qoslab-testbed").exists()  # the block's parent: not the shield's
     assert not (tmp_path / "cpuset" / "qoslab-testbed").exists()  # no cpuset, no quota: only the weight
-    assert not any(p.name == "cpu.cfs_quota_us" for p in place.shield.rglob("*"))
-    (place.shield / "cgroup.procs").write_text("")  # what the kernel makes with the directory
-    want = [f"{place.shield}/cgroup.procs"]
-    assert place.shielded and place.shield_files() == want
+    assert not any(p.name == "cpu.cfs_quota_us" for p in place.shield.group.rglob("*"))
+    (place.shield.group / "cgroup.procs").write_text("")  # what the kernel makes with the directory
+    want = [f"{place.shield.group}/cgroup.procs"]
+    assert place.shielded and place.shield.files() == want
     assert all(place.procs_files(h.name) == want for h in t.hosts)  # every host: the one group
     assert place.boot_procs_files("jp-1") == [] and place.admit("jp-1") == 0
+    (place.shield.group / "cgroup.procs").unlink()  # the kernel's files go with the directory
+    (place.shield.group / "cpu.shares").unlink()
+    assert place.remove() == [] and not place.shield.group.exists()
 
 
 def test_no_v1_cpu_hierarchy_no_shield():
@@ -55,13 +60,13 @@ def test_no_v1_cpu_hierarchy_no_shield():
 def test_a_block_keeps_its_host_groups_and_makes_no_shield(tmp_path):
     t = load_topology(REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml")
     place = CpuPlacement(t, mounts=_v1(tmp_path))
-    assert place.shield is None and place.shield_files() == []
+    assert place.shield is None and place.emulation_files() == []
     assert place.procs_files("jp-1") == sorted(f"{tmp_path}/{c}/qoslab-testbed/{t.name}/jp-1/cgroup.procs"
                                                for c in ("cpu", "cpuacct", "cpuset"))
 
 
 def test_a_shielded_executor_is_not_budgeted_and_its_flood_senders_run_outside_the_shield():
-    shield, home = ("/sys/fs/cgroup/cpu/qoslab-testbed/t/cgroup.procs",), ("/sys/fs/cgroup/cpu/cgroup.procs",)
+    shield, home = ("/sys/fs/cgroup/cpu/qoslab-shield-t/cgroup.procs",), ("/sys/fs/cgroup/cpu/cgroup.procs",)
     ex = NetnsExecutor("jp-5", "qsl-t-jp-5", cgroups=shield, in_budget=False, emulation_cgroups=home)
     sx = emulation(ex)  # ITGSend's real-time class: refused in a v1 group without real-time runtime
     assert not budgeted(ex) and sx is not ex and sx.cgroups == home and sx.cpus is None and not budgeted(sx)
@@ -77,7 +82,7 @@ def test_a_shielded_executor_is_not_budgeted_and_its_flood_senders_run_outside_t
 
 @pytest.mark.parametrize("text, want", [
     ("12:cpu,cpuacct:/\n0::/\n", "/"),
-    ("9:pids:/\n1:cpu:/qoslab-testbed/ecenetq\n2:cpuacct:/x\n", "/qoslab-testbed/ecenetq"),
+    ("9:pids:/\n1:cpu:/qoslab-shield-ecenetq\n2:cpuacct:/x\n", "/qoslab-shield-ecenetq"),
     ("0::/user.slice/session-1.scope\n", "/"),  # unified only: no v1 cpu line
     ("", "/"), ("garbage\n::\n", "/"),
 ])
@@ -88,17 +93,21 @@ def test_the_own_cpu_group_is_read_from_proc_self_cgroup(text, want):
 def test_the_harness_joins_the_shield_and_goes_back_home_and_the_senders_go_home(tmp_path):
     """join/leave write this process's PID to the groups' cgroup.procs (plain files here; the
     kernel moves the thread group); the flood senders' file is the group the harness came from."""
+    import unittest.mock as um
+
     t = load_topology(ECENET)
     (tmp_path / "cpu").mkdir()
     place = CpuPlacement(t, mounts=_v1(tmp_path))
-    assert place.home == tmp_path / "cpu"  # this test's own group is not in the fake tree: its top
+    assert place.shield is not None
+    shield = place.shield.group
+    assert place.shield.home == tmp_path / "cpu"  # this test's own group is not in the fake tree: its top
     assert place.join_shield() is None and place.emulation_files() == []  # no shield made yet: nothing
     place.apply()
-    (place.shield / "cgroup.procs").write_text("")
+    (shield / "cgroup.procs").write_text("")
     (tmp_path / "cpu" / "cgroup.procs").write_text("")
     assert place.emulation_files() == [f"{tmp_path}/cpu/cgroup.procs"]
     home = place.join_shield()
-    assert home == tmp_path / "cpu" and (place.shield / "cgroup.procs").read_text() == str(os.getpid())
+    assert home == tmp_path / "cpu" and (shield / "cgroup.procs").read_text() == str(os.getpid())
     place.leave_shield(home)
     assert (tmp_path / "cpu" / "cgroup.procs").read_text() == str(os.getpid())
     place.leave_shield(None)
@@ -106,38 +115,13 @@ def test_the_harness_joins_the_shield_and_goes_back_home_and_the_senders_go_home
     real = Path.write_text
 
     def refuse(self: Path, data: str, *a, **k) -> int:
-        if self == place.shield / "cgroup.procs":
+        if self.parent == shield:
             raise PermissionError(13, "Permission denied")
         return real(self, data, *a, **k)
 
-    import unittest.mock as um
-
-    with um.patch.object(Path, "write_text", refuse), \
-            pytest.raises(QoslabError, match=r"cannot write '\d+' to .*/qoslab-testbed/.*/cgroup.procs: Permission denied"):
-        place.join_shield()
-
-
-def test_the_shield_is_made_again_when_another_testbed_took_its_top_group_and_a_refusal_is_named(tmp_path):
-    import unittest.mock as um
-
-    t = load_topology(ECENET)
-    (tmp_path / "cpu").mkdir()
-    place = CpuPlacement(t, mounts=_v1(tmp_path))
-    real, calls = Path.write_text, []
-
-    def vanish_once(self: Path, data: str, *a, **k) -> int:
-        calls.append(self)
-        if len(calls) == 1:  # another testbed's remove() took the empty top group between mkdir and write
-            raise FileNotFoundError(2, "No such file or directory")
-        return real(self, data, *a, **k)
-
-    with um.patch.object(Path, "write_text", vanish_once):
-        place.apply()
-    assert (place.shield / "cpu.shares").read_text() == str(HOSTS_WEIGHT) and len(calls) == 3
-
-    def refuse(self: Path, data: str, *a, **k) -> int:
-        raise PermissionError(13, "Permission denied")
-
-    with um.patch.object(Path, "write_text", refuse), \
-            pytest.raises(QoslabError, match=r"cannot make the testbed's CPU shield .*qoslab-testbed/.*Permission denied"):
-        place.apply()
+    with um.patch.object(Path, "write_text", refuse):
+        with pytest.raises(QoslabError, match=r"cannot write '\d+' to .*/qoslab-shield-.*/cgroup.procs: Permission denied"):
+            place.join_shield()
+        with pytest.raises(QoslabError, match=r"cannot make the testbed's CPU shield .*qoslab-shield-.*Permission denied"):
+            place.apply()
+    assert place.remove() == [str(shield)]  # its files are in it: not empty, named

@@ -262,7 +262,7 @@ class Testbed:
         topo_file.write_text(dump_yaml(self.topo.model_dump(mode="json")))
         argv = [sys.executable, "-m", "qoslab", "switch", "serve", "-t", str(topo_file)]
         cpus = self.cpu.switch_cpus()  # the switch's cores (None: wherever the scheduler puts it)
-        shield = joiner(self.cpu.shield_files())  # or the testbed's CPU shield (no cpu: block)
+        shield = joiner(self.cpu.shield.files() if self.cpu.shield else [])  # or the CPU shield (no cpu: block)
         with open(d / "serve.log", "ab") as log:
             p = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
                                  preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else shield)

@@ -26,26 +26,8 @@ applied to this machine.
   real-time priority; :meth:`CpuPlacement.rx_threads` reads them back.
 - **br_netfilter**: ``net.bridge.bridge-nf-call-{iptables,ip6tables,arptables}`` in the switch
   namespace as the block says (off by default: the QoS is nftables' bridge family).
-- **The shield, without a block** (issue 48): the testbed's group ``qoslab-testbed/TOPOLOGY`` in
-  the v1 ``cpu`` hierarchy alone, no quota and no cpuset, with the same largest CFS weight. Every
-  process the hosts' executors start joins it (the workload's JVMs, the flood's ITGRecv), the
-  virtual switch starts in it, and a campaign's harness joins it while it runs
-  (:meth:`CpuPlacement.join_shield`), so among the testbed's processes the shares stay what they
-  were without it. On a real cluster each node is a machine of its own; on one machine another
-  user's process (a build, a busy loop) took CPU from the emulated nodes and slowed the
-  uncongested, compute-bound trials most, so the slowdown depended on the machine's other load
-  (reproducibility bench, a busy loop pinned to CPU 0: 0.72 of the quiet run's slowdown); in the
-  shield it runs only in the time the testbed leaves. The harness alone outside, at 1/256 of the
-  group's weight, prepared each trial later than the manager JVM booted (``go_wait_s`` median 0.004
-  -> 0.187 s, the bench's quiet row): hence it joins. Outside the shield: the flood's senders
-  (``as_emulation``, :meth:`CpuPlacement.emulation_files`: the group the harness came from),
-  because ITGSend runs in the real-time class (:mod:`qoslab.trafficgen.ditgsched`), which no busy
-  loop at normal priority delays and which a v1 cpu group without real-time runtime
-  (``cpu.rt_runtime_us`` 0, its default) refuses; the hosts' sshd (a real node's is its own
-  machine's; a sender over SSH keeps the real-time class); the kernel's softirq threads. A machine
-  without the v1 ``cpu`` hierarchy (a unified cgroup v2 host) runs unshielded, as before
-  (:attr:`CpuPlacement.shielded`). The fidelity monitor's ``outside_cores`` still judges a trial
-  beside outside load: the shield keeps the workload's CPU time, not the caches or memory bus.
+- **The shield, without a block** (issue 48): :mod:`.cpushield`, one weighted v1 ``cpu`` group
+  the hosts' processes, the virtual switch and a campaign's harness run in.
 
 Why cgroup v1: on this machine's kind (a hybrid hierarchy, systemd not running) the ``cpu``,
 ``cpuacct`` and ``cpuset`` controllers are bound to v1 hierarchies and the unified (v2) one holds
@@ -70,6 +52,8 @@ from ..portnames import linux_ifname
 from ..scale.cpu import RX_THREAD_PRIORITY, CpuBlock, format_cpulist, host_cores, host_rx_lines, mask_cpus
 from ..testbedplan import HOST_IF, host_namespace, switch_namespace
 from ..topology import Topology
+from .cpushield import CpuShield, shield_of
+from .cpushield import write_file as _write
 from .procs import pids_by_comm
 
 #: The top of the testbeds' host cgroups in each v1 hierarchy.
@@ -82,8 +66,6 @@ CONTROLLERS = ("cpuset", "cpu", "cpuacct")
 #: CFS weight of a testbed's host group against the other tasks of the machine (``cpu.shares``,
 #: v1's maximum; a task at nice 0 weighs 1024): Documentation/scheduler/sched-design-CFS.rst.
 HOSTS_WEIGHT = 262144
-#: Times :meth:`CpuPlacement.apply` tries to make the shield while another testbed removes the top group.
-SHIELD_TRIES = 5
 #: The br_netfilter switches of a namespace (net/bridge/br_netfilter_hooks.c).
 BR_NF_SYSCTLS = ("net.bridge.bridge-nf-call-iptables", "net.bridge.bridge-nf-call-ip6tables",
                  "net.bridge.bridge-nf-call-arptables")
@@ -141,18 +123,10 @@ class CpuPlacement:
             except OSError:
                 mounts = ""
         self.ctl = find_v1(mounts)
-        #: the shield's v1 cpu group (no block, the hierarchy present and writable), else None
-        self.shield: Path | None = None
-        #: the v1 cpu group this process was in when made (where the flood's senders run: outside
-        #: the shield), or None without a shield
-        self.home: Path | None = None
+        #: the testbed's CPU shield (no block, the v1 cpu hierarchy present and writable), else None
+        self.shield: CpuShield | None = None
         if self.block is None:
-            cpu = self.ctl.get("cpu")
-            if cpu is not None and os.access(cpu, os.W_OK):
-                self.shield = cpu / ROOT_NAME / self.topo.name
-                self.home = cpu / own_cpu_group().lstrip("/")
-                if self.home == self.shield or not self.home.is_dir():
-                    self.home = cpu
+            self.shield = shield_of(self.ctl, self.topo.name)
             return
         missing = [c for c in CONTROLLERS if c not in self.ctl]
         if missing:
@@ -172,43 +146,27 @@ class CpuPlacement:
 
     @property
     def shielded(self) -> bool:
-        """Whether the hosts' processes run in the shield (no block; see the module doc): its
-        group exists now."""
-        return self.shield is not None and (self.shield / "cgroup.procs").is_file()
-
-    def shield_files(self) -> list[str]:
-        """The shield's ``cgroup.procs`` file while it exists, else [] (with a block: [])."""
-        return [str(self.shield / "cgroup.procs")] if self.shield is not None and self.shielded else []
+        """Whether the hosts' processes run in the shield now (:class:`~.cpushield.CpuShield`)."""
+        return self.shield is not None and self.shield.active
 
     def emulation_files(self) -> list[str]:
-        """Where a process standing for the network (a flood sender, ``as_emulation``) goes while
-        the testbed is shielded: the ``cgroup.procs`` of :attr:`home`; else [] (it stays where its
-        parent is)."""
-        return [str(self.home / "cgroup.procs")] if self.shielded and self.home is not None else []
+        """Where a flood sender goes while shielded (:meth:`~.cpushield.CpuShield.emulation_files`), else []."""
+        return self.shield.emulation_files() if self.shield is not None else []
 
     def join_shield(self) -> Path | None:
-        """Move this process (every thread: a v1 ``cgroup.procs`` write moves the thread group) into
-        the shield, beside the processes it starts on the hosts, so that it keeps the share of the
-        cores it had among them; returns the group to go back to (:meth:`leave_shield`), None
-        unshielded (nothing moved). Raises QoslabError naming the file that could not be written."""
-        if not self.shielded or self.shield is None or self.home is None:
-            return None
-        _write(self.shield / "cgroup.procs", str(os.getpid()))
-        return self.home
+        """This process into the shield (:meth:`~.cpushield.CpuShield.join`); None unshielded."""
+        return self.shield.join() if self.shield is not None else None
 
     def leave_shield(self, home: Path | None) -> None:
-        """Move this process back to ``home`` (what :meth:`join_shield` returned; None: nothing)
-        before the shield's group is removed. A group that is gone is not an error (the process
-        stays where it is); another failure raises QoslabError naming the file."""
-        if home is None or not (home / "cgroup.procs").is_file():
-            return
-        _write(home / "cgroup.procs", str(os.getpid()))
+        """This process back to ``home`` (:meth:`~.cpushield.CpuShield.leave`)."""
+        if self.shield is not None:
+            self.shield.leave(home)
 
     def procs_files(self, host: str) -> list[str]:
         """The ``cgroup.procs`` files a process started on ``host`` joins: the host's budget groups
-        with a block, the shield's file without one (:meth:`shield_files`; [] unshielded)."""
+        with a block, the shield's file without one (:meth:`~.cpushield.CpuShield.files`; [] unshielded)."""
         if self.block is None:
-            return self.shield_files()
+            return self.shield.files() if self.shield is not None else []
         dirs = {str(self._dir(c, host)) for c in CONTROLLERS}
         return sorted(f"{d}/cgroup.procs" for d in dirs)
 
@@ -256,7 +214,8 @@ class CpuPlacement:
         """Make the host cgroups, steer the ports' packet processing, set br_netfilter. Raises
         QoslabError naming the file or command that failed."""
         if self.block is None:
-            self._apply_shield()
+            if self.shield is not None:
+                self.shield.apply()
             return
         b = self.block
         for c in sorted({str(self.ctl[c]) for c in CONTROLLERS}):
@@ -285,23 +244,6 @@ class CpuPlacement:
             _write(self._boot_dir("cpuset", h.name) / "cpuset.mems", (cs / "cpuset.mems").read_text().strip())
         self._steer()
         self._br_netfilter()
-
-    def _apply_shield(self) -> None:
-        if self.shield is None:
-            return
-        for _ in range(SHIELD_TRIES):  # another testbed's remove() may take the empty top group meanwhile
-            try:
-                self.shield.mkdir(parents=True, exist_ok=True)
-                for d in (self.shield.parent, self.shield):  # the weight counts among the root's tasks
-                    (d / "cpu.shares").write_text(str(HOSTS_WEIGHT))
-                return
-            except FileNotFoundError:
-                continue
-            except OSError as e:
-                raise QoslabError(f"cannot make the testbed's CPU shield {self.shield} (cpu.shares "
-                                  f"{HOSTS_WEIGHT}): {e.strerror or e}") from None
-        raise QoslabError(f"cannot make the testbed's CPU shield {self.shield}: its parent kept vanishing "
-                          f"({SHIELD_TRIES} tries)")
 
     def _steer(self) -> None:
         assert self.block is not None
@@ -374,7 +316,7 @@ class CpuPlacement:
     def remove(self) -> list[str]:
         """Remove the host cgroups (their processes must be gone: the testbed ends them first);
         returns the directories that could not be removed (a process still in them)."""
-        left: list[str] = []
+        left: list[str] = self.shield.remove() if self.shield is not None else []
         for c in sorted({str(p) for p in find_v1(Path("/proc/self/mounts").read_text()).values()}):
             top = Path(c) / ROOT_NAME / self.topo.name
             if not top.is_dir():
@@ -405,22 +347,6 @@ class CpuPlacement:
                 continue
             out[h] = HostCpu(usage, st.get("nr_periods", 0), st.get("nr_throttled", 0), st.get("throttled_time", 0))
         return out
-
-
-def own_cpu_group(text: str | None = None) -> str:
-    """This process's group in the v1 ``cpu`` hierarchy, from ``text`` (the content of
-    /proc/self/cgroup: ``ID:CONTROLLERS:PATH`` lines), e.g. ``"/"``; ``"/"`` when no line names
-    the ``cpu`` controller. Pure with ``text``."""
-    if text is None:
-        try:
-            text = Path("/proc/self/cgroup").read_text()
-        except OSError:
-            return "/"
-    for line in text.splitlines():
-        f = line.split(":", 2)
-        if len(f) == 3 and "cpu" in f[1].split(","):
-            return f[2] or "/"
-    return "/"
 
 
 def napi_threads(dev: str, proc: Path = Path("/proc")) -> list[int]:
@@ -463,13 +389,6 @@ def set_affinity(cpus: frozenset[int] | None) -> frozenset[int] | None:
     return before
 
 
-def _write(path: Path, value: str) -> None:
-    try:
-        path.write_text(value)
-    except OSError as e:
-        raise QoslabError(f"cannot write {value!r} to {path}: {e.strerror or e}") from None
-
-
 def _in_ns(ns: str, script: str) -> str:
     p = subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", script], capture_output=True, text=True, timeout=30)
     if p.returncode != 0:
@@ -478,4 +397,4 @@ def _in_ns(ns: str, script: str) -> str:
 
 
 __all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads",
-           "own_cpu_group", "parse_cpu_stat", "placement_of", "set_affinity"]
+           "parse_cpu_stat", "placement_of", "set_affinity"]

@@ -24,13 +24,14 @@ the hosts' sshd (a real node's is its own machine's: a sender over SSH keeps the
 and the kernel's threads (``ksoftirqd``, kworkers: a per-CPU kernel thread cannot be moved).
 
 Why not the largest weight (262144, as the ``cpu:`` block's host groups, which have quotas): the
-kernel threads outside compete with the group at 1024 too. The softirq work the kernel cannot
-finish inline (a woken real-time sender ends the inline loop, kernel/softirq.c) goes to
-``ksoftirqd``, and beside unbudgeted JVMs at 256 tasks' weight it starved: in ``make test``'s
-pool a congested campaign's flood left its HTB classes at 0.05-0.94 of the asked rate
-(``offered_load`` invalid in 4 of 5 attempts, tests/integration/test_timewait.py), never before.
-:data:`SHIELD_WEIGHT` is 8 tasks' weight: on a core where the testbed runs, a busy loop (or
-``ksoftirqd``) gets about 1/5 of it instead of 1/3.
+kernel's threads outside the shield compete with it at 1024 too. With 262144, in ``make test``'s
+pool (several testbeds and test workers at once), a congested campaign's flood left its HTB classes
+at 0.05-0.94 of the asked rate (``offered_load`` invalid in 4 of 5 attempts,
+tests/integration/test_timewait.py, ci37), which never happened in the 20 CI runs before it. The
+likely path (not traced): softirq work the kernel does not finish inline (a woken real-time sender
+ends the inline loop, kernel/softirq.c) goes to ``ksoftirqd``, which then waits behind unbudgeted
+JVMs at 256 tasks' weight. :data:`SHIELD_WEIGHT` is 8 tasks' weight: on a core where the testbed
+runs, a busy loop (or ``ksoftirqd``) gets about 1/9 to 1/5 of it instead of 1/3.
 
 A machine without the v1 ``cpu`` hierarchy (a unified cgroup v2 host) runs unshielded, as
 before. The fidelity monitor's ``outside_cores`` still judges a trial beside outside load: the

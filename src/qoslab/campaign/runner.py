@@ -165,13 +165,14 @@ class Runner:
         nodes = Nodes(self.pb.executor, self.topo, testbed=tb, local_root=self.out,
                       run_id=run_id_for(self.pb.name, self.out))
         env = None
-        # without one it joins the testbed's CPU shield (testbed/cpuplace.py), once this machine's
+        # without one it joins the testbed's CPU shield (testbed/cpushield.py), once this machine's
         # answer to "may ITGSend run in the real-time class" is known (it is asked outside the shield)
         if tb is not None and tb.cpu.shielded:
             sender_prefix()
         home = tb.cpu.join_shield() if tb is not None else None
         if tb is not None:  # the v1 cpu group the run's testbed processes were in (None: unshielded)
-            record_segment_fact(self.out, "cpu_shield", str(tb.cpu.shield) if home is not None else None)
+            shield = tb.cpu.shield.group if tb.cpu.shield is not None and home is not None else None
+            record_segment_fact(self.out, "cpu_shield", None if shield is None else str(shield))
         try:
             self._end_leftovers(tb, nodes)
             self._record_executor_facts(nodes)

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,23 @@ def counted_n(stats: dict, n: int) -> dict[str, int]:
         for e in fid["excluded"]:
             out[e["condition"]] -= 1
     return out
+
+
+def ecenet_testbed(folder: Path, suffix: str, **changes: object) -> Iterator[Testbed]:
+    """A generator fixture's body: ecenet under a unique name (``suffix``) with a free management
+    port and ``changes`` (top-level topology fields), written to ``folder``, its testbed up while the
+    fixture lasts and down after."""
+    data = yaml.safe_load(ECENET.read_text())
+    data.update(name=unique_name(suffix), **changes)
+    data["switch"]["management"]["port"] = free_port()
+    path = folder / f"{data['name']}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    tb = Testbed(load_topology(path))
+    tb.up()
+    try:
+        yield tb
+    finally:
+        tb.down()
 
 
 def unique_name(suffix: str = "") -> str:

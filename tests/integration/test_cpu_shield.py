@@ -17,12 +17,10 @@ import yaml
 
 from conftest import ECENET
 from qoslab.executors.base import budgeted, emulation
-from qoslab.testbed import Testbed
 from qoslab.testbed.cpushield import SHIELD_WEIGHT
 from qoslab.testbed.procs import descendants
-from qoslab.topology import load_topology
 
-from .conftest import free_port, unique_name
+from .conftest import ecenet_testbed
 
 pytestmark = pytest.mark.skipif(
     (os.cpu_count() or 1) < 2 or not Path("/sys/fs/cgroup/cpu/cpu.shares").exists(),
@@ -33,19 +31,11 @@ BUSY = ["taskset", "-c", "0", "sh", "-c", "while :; do :; done"]
 
 @pytest.fixture(scope="module")
 def shielded(tmp_path_factory):
-    data = yaml.safe_load(ECENET.read_text())
-    assert "cpu" not in data
-    data["name"] = unique_name("sh")
-    data["switch"]["management"]["port"] = free_port()
-    p = tmp_path_factory.mktemp("shield") / f"{data['name']}.yaml"
-    p.write_text(yaml.safe_dump(data, sort_keys=False))
-    tb = Testbed(load_topology(p))
-    tb.up()
-    try:
+    assert "cpu" not in yaml.safe_load(ECENET.read_text())
+    tb = None
+    for tb in ecenet_testbed(tmp_path_factory.mktemp("shield"), "sh"):
         yield tb
-    finally:
-        tb.down()
-    assert not Path(f"/sys/fs/cgroup/cpu/qoslab-shield-{tb.topo.name}").exists()
+    assert tb is not None and not Path(f"/sys/fs/cgroup/cpu/qoslab-shield-{tb.topo.name}").exists()
 
 
 def _cpu_cgroup(pid: int) -> str:

@@ -13,7 +13,6 @@ import pytest
 
 from qoslab.testbed import Testbed
 from qoslab.testbedplan import switch_namespace
-from qoslab.topology import load_topology
 
 #: The knobs under test: 20 ms minimum RTO (a tenth of Linux's 200 ms), no delayed ACKs, queues of
 #: 5 ms at the link rate (10 Mbit/s in ecenet: 6250 B).
@@ -60,24 +59,9 @@ def _rto_ms(ss_text: str) -> float:
 
 @pytest.fixture(scope="module")
 def scaled(tmp_path_factory):
-    import yaml
+    from .conftest import ecenet_testbed
 
-    from conftest import ECENET
-
-    from .conftest import free_port, unique_name
-
-    data = yaml.safe_load(ECENET.read_text())
-    data.update(name=unique_name("k"), scale=KNOBS)
-    data["switch"]["management"]["port"] = free_port()
-    data["buffers"] = {}
-    path = tmp_path_factory.mktemp("scale") / "scaled.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    tb = Testbed(load_topology(path))
-    tb.up()
-    try:
-        yield tb
-    finally:
-        tb.down()
+    yield from ecenet_testbed(tmp_path_factory.mktemp("scale"), "k", scale=KNOBS, buffers={})
 
 
 def _flow(tb: Testbed, src: str, dst_addr: str, port: int, n: int, gap: float, sink_ns: str,

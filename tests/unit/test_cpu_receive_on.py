@@ -10,7 +10,7 @@ import pytest
 from conftest import ECENET, REPO
 from qoslab.errors import QoslabError
 from qoslab.scale.cpu import DEFER_POLLS, CpuBlock, check_cpu, cpu_mask, host_rx_lines, mask_cpus
-from qoslab.testbed.cpuplace import napi_threads
+from qoslab.testbed.steering import napi_threads
 from qoslab.topology import load_topology
 from qoslab.yamlio import FieldProblem
 

@@ -15,7 +15,7 @@ applied to this machine.
   0.15 cores of a thesis-faithful-cpu host, ``manager_start_s`` of the committed runs) and
   :meth:`CpuPlacement.admit` moves it into the host's cgroups before its measured run
   (:mod:`qoslab.workloads.gate`).
-- **The switch's cores**: RPS (``queues/rx-0/rps_cpus``) of every switch port and host
+- **The switch's cores** (:mod:`.steering`): RPS (``queues/rx-0/rps_cpus``) of every switch port and host
   interface steers the packets' receive path (veth, bridge, the ports' qdiscs and nftables, the
   receiving stack) to ``switch_cpus`` (Documentation/networking/scaling.rst); the virtual switch,
   the flood senders and the harness run with that CPU affinity. With ``receive_on: hosts`` the
@@ -41,20 +41,17 @@ hierarchies are independent of the v2 one that tracks a trial's processes
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EnvironmentProblem, QoslabError
 from ..executors import cgroups
-from ..portnames import linux_ifname
-from ..scale.cpu import RX_THREAD_PRIORITY, CpuBlock, format_cpulist, host_cores, host_rx_lines, mask_cpus
-from ..testbedplan import HOST_IF, host_namespace, switch_namespace
+from ..scale.cpu import CpuBlock, format_cpulist, host_cores, mask_cpus
 from ..topology import Topology
 from .cpushield import CpuShield, shield_of
 from .cpushield import write_file as _write
-from .procs import pids_by_comm
+from .steering import PacketSteering
 
 #: The top of the testbeds' host cgroups in each v1 hierarchy.
 ROOT_NAME = "qoslab-testbed"
@@ -66,10 +63,6 @@ CONTROLLERS = ("cpuset", "cpu", "cpuacct")
 #: CFS weight of a testbed's host group against the other tasks of the machine (``cpu.shares``,
 #: v1's maximum; a task at nice 0 weighs 1024): Documentation/scheduler/sched-design-CFS.rst.
 HOSTS_WEIGHT = 262144
-#: The br_netfilter switches of a namespace (net/bridge/br_netfilter_hooks.c).
-BR_NF_SYSCTLS = ("net.bridge.bridge-nf-call-iptables", "net.bridge.bridge-nf-call-ip6tables",
-                 "net.bridge.bridge-nf-call-arptables")
-
 
 def find_v1(mounts: str) -> dict[str, Path]:
     """Controller -> mount point of each cgroup v1 hierarchy in ``mounts`` (the text of
@@ -116,7 +109,8 @@ class CpuPlacement:
         self.topo = topology
         self.block: CpuBlock | None = topology.cpu
         self.ctl: dict[str, Path] = {}
-        self._rx_pids: dict[str, int] = {}  # host -> its NAPI receive thread (rx_usecs)
+        #: the switch's and hosts' packet processing (RPS, NAPI threads, br_netfilter), with a block
+        self.steering: PacketSteering | None = PacketSteering(topology, self.block) if self.block else None
         if mounts is None:
             try:
                 mounts = Path("/proc/self/mounts").read_text()
@@ -242,76 +236,16 @@ class CpuPlacement:
                 self._boot_dir(c, h.name).mkdir(exist_ok=True)
             _write(self._boot_dir("cpuset", h.name) / "cpuset.cpus", b.hosts_cpus)
             _write(self._boot_dir("cpuset", h.name) / "cpuset.mems", (cs / "cpuset.mems").read_text().strip())
-        self._steer()
-        self._br_netfilter()
-
-    def _steer(self) -> None:
-        assert self.block is not None
-        sw_mask, host_mask = self.block.rps_masks()
-        _in_ns(switch_namespace(self.topo.name), "; ".join(
-            f"echo {sw_mask} > /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in self._switch_ifs()))
-        for h in self.topo.hosts:
-            ns = host_namespace(self.topo.name, h.name)
-            _in_ns(ns, f"echo {host_mask} > /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus")
-            lines = host_rx_lines(self.block, HOST_IF)
-            if lines:
-                before = set(napi_threads(HOST_IF))
-                _in_ns(ns, " && ".join(lines))
-                new = [pid for pid in napi_threads(HOST_IF) if pid not in before]
-                if len(new) != 1:
-                    raise QoslabError(f"in namespace {ns}: `echo 1 > /sys/class/net/{HOST_IF}/threaded` made "
-                                      f"{len(new)} new NAPI threads where one was expected: {new}")
-                self._pin_rx_thread(new[0])
-                self._rx_pids[h.name] = new[0]
-
-    def _pin_rx_thread(self, pid: int) -> None:
-        assert self.block is not None
-        try:
-            os.sched_setaffinity(pid, self.block.host_set)
-            os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(RX_THREAD_PRIORITY))
-        except OSError as e:
-            raise QoslabError(f"cannot pin NAPI thread {pid} to CPU {self.block.hosts_cpus} at SCHED_FIFO "
-                              f"{RX_THREAD_PRIORITY}: {e.strerror or e}") from None
+        assert self.steering is not None
+        self.steering.apply()
 
     def rx_threads(self) -> dict[str, tuple[int, frozenset[int], int, int]]:
-        """Each host's NAPI receive thread as it is now, ``HOST -> (PID, its CPUs, its scheduling
-        policy (os.SCHED_*), its priority)`` ({} without ``rx_usecs``, or before :meth:`apply`); a
-        thread that has ended (its interface gone) is left out."""
-        out: dict[str, tuple[int, frozenset[int], int, int]] = {}
-        for host, pid in self._rx_pids.items():
-            try:
-                out[host] = (pid, frozenset(os.sched_getaffinity(pid)), os.sched_getscheduler(pid),
-                             os.sched_getparam(pid).sched_priority)
-            except OSError:
-                continue
-        return out
-
-    def _switch_ifs(self) -> list[str]:
-        return [linux_ifname(h.port) for h in self.topo.hosts] + [linux_ifname(p) for p in
-                                                                  self.topo.switch.span_destinations]
+        """Each host's NAPI receive thread ({} without a block): :meth:`.steering.PacketSteering.rx_threads`."""
+        return self.steering.rx_threads() if self.steering is not None else {}
 
     def rps(self) -> dict[str, frozenset[int]]:
-        """The CPUs each interface's RPS steers to now, read back from sysfs: ``"switch/DEV"`` for a
-        switch port, ``"HOST"`` for a host's interface; an empty set is no RPS ({} without a block).
-        Raises QoslabError naming the namespace whose files could not be read."""
-        if self.block is None:
-            return {}
-        out: dict[str, frozenset[int]] = {}
-        ifs = self._switch_ifs()
-        masks = _in_ns(switch_namespace(self.topo.name), "; ".join(
-            f"cat /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in ifs)).split()
-        out.update({f"switch/{d}": mask_cpus(m) for d, m in zip(ifs, masks, strict=True)})
-        for h in self.topo.hosts:
-            ns = host_namespace(self.topo.name, h.name)
-            out[h.name] = mask_cpus(_in_ns(ns, f"cat /sys/class/net/{HOST_IF}/queues/rx-0/rps_cpus"))
-        return out
-
-    def _br_netfilter(self) -> None:
-        assert self.block is not None
-        v = "1" if self.block.br_netfilter else "0"
-        # the sysctls exist only once br_netfilter is loaded; absent, the bridge calls no netfilter
-        _in_ns(switch_namespace(self.topo.name), "; ".join(
-            f"[ ! -e /proc/sys/{s.replace('.', '/')} ] || sysctl -qw {s}={v}" for s in BR_NF_SYSCTLS))
+        """Where each interface's RPS steers now ({} without a block): :meth:`.steering.PacketSteering.rps`."""
+        return self.steering.rps() if self.steering is not None else {}
 
     def remove(self) -> list[str]:
         """Remove the host cgroups (their processes must be gone: the testbed ends them first);
@@ -349,12 +283,6 @@ class CpuPlacement:
         return out
 
 
-def napi_threads(dev: str, proc: Path = Path("/proc")) -> list[int]:
-    """PIDs of the kernel's NAPI threads of interfaces named ``dev`` (comm ``napi/DEV-ID``, in
-    every namespace: the name has no namespace), in PID order."""
-    return pids_by_comm(lambda comm: comm.startswith(f"napi/{dev}-"), proc)
-
-
 def placement_of(topology: Topology) -> CpuPlacement:
     """The :class:`CpuPlacement` of ``topology`` (inactive without a ``cpu:`` block)."""
     return CpuPlacement(topology)
@@ -389,12 +317,5 @@ def set_affinity(cpus: frozenset[int] | None) -> frozenset[int] | None:
     return before
 
 
-def _in_ns(ns: str, script: str) -> str:
-    p = subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", script], capture_output=True, text=True, timeout=30)
-    if p.returncode != 0:
-        raise QoslabError(f"in namespace {ns}: `{script[:120]}` failed: {(p.stderr or p.stdout).strip()[:200]}")
-    return p.stdout
-
-
-__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "napi_threads",
-           "parse_cpu_stat", "placement_of", "set_affinity"]
+__all__ = ["CpuPlacement", "HostCpu", "find_v1", "format_cpulist", "joiner", "mask_cpus", "parse_cpu_stat",
+           "placement_of", "set_affinity"]

@@ -151,7 +151,7 @@ def emulation(ex: Executor) -> Executor:
 
 def budgeted(ex: Executor) -> bool:
     """Whether processes started through ``ex`` run in a host's CPU budget (a ``cpu:`` block), not
-    merely in the testbed's CPU shield (:mod:`qoslab.testbed.cpuplace`)."""
+    merely in the testbed's CPU shield (:mod:`qoslab.testbed.cpushield`)."""
     return bool(getattr(ex, "in_budget", False))
 
 

@@ -278,7 +278,7 @@ class NetnsExecutor(SubprocessExecutor):
         self._emulation_cpus = emulation_cpus
         self._emulation_cgroups = tuple(emulation_cgroups)
         #: whether ``cgroups`` are a host's CPU budget (a ``cpu:`` block; the default when there are
-        #: any) rather than the testbed's CPU shield (:mod:`qoslab.testbed.cpuplace`): False there
+        #: any) rather than the testbed's CPU shield (:mod:`qoslab.testbed.cpushield`): False there
         self.in_budget = bool(self.cgroups) if in_budget is None else in_budget
         self._boot_cgroups, self._admit = list(boot_cgroups), admit
         #: For an executor of :meth:`as_booting`: moves the processes it started into the host's CPU

@@ -297,3 +297,38 @@ def test_the_loss_is_the_smaller_of_the_capacity_deficit_and_the_shortfall():
 
 def host_use_and_loss(w):
     return host_cpu_use(w), host_cpu_loss(w)
+
+
+def test_manager_boot_budget_has_no_boot_group_and_a_typo_names_the_field(tmp_path):
+    """``cpu.manager_boot: budget`` (issue 48): the manager boots in its host's budget, as every run
+    before 4bb8c9d: no boot group, so the host's executor boots nothing elsewhere (gate.boots);
+    the default keeps the boot group; any other value is refused with the field's path."""
+    import yaml
+
+    from qoslab.executors.local import NetnsExecutor
+    from qoslab.workloads.gate import boots
+
+    raw = yaml.safe_load((REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml").read_text())
+    mounts = (f"cgroup {tmp_path}/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n"
+              f"cgroup {tmp_path}/cpuset cgroup rw,cpuset 0 0\n")
+    places = {}
+    for value in ("outside", "budget"):
+        raw["cpu"]["manager_boot"] = value
+        f = tmp_path / f"{value}.yaml"
+        f.write_text(yaml.safe_dump(raw))
+        t = load_topology(f)
+        assert t.cpu is not None and t.cpu.manager_boot == value
+        places[value] = (t, CpuPlacement(t, mounts=mounts))
+    host = places["budget"][0].hosts[0].name
+    for value, (_t, place) in places.items():
+        ex = NetnsExecutor(host, f"qoslab-{host}", cgroups=place.procs_files(host),
+                           boot_cgroups=place.boot_procs_files(host), admit=lambda: 0)
+        assert boots(ex) is (value == "outside")
+    assert places["budget"][1].boot_procs_files(host) == []
+    assert places["outside"][1].boot_procs_files(host)
+    raw["cpu"]["manager_boot"] = "inside"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw))
+    with pytest.raises(QoslabError, match=r"manager_boot") as e:
+        load_topology(bad)
+    assert "Traceback" not in str(e.value)

@@ -165,10 +165,11 @@ class CpuPlacement:
         return sorted(f"{d}/cgroup.procs" for d in dirs)
 
     def boot_procs_files(self, host: str) -> list[str]:
-        """The ``cgroup.procs`` files of ``host``'s boot group ([] without a block): on the hosts'
-        cores without the host's CPU quota, where a workload's manager JVM boots before its run
+        """The ``cgroup.procs`` files of ``host``'s boot group ([] without a block, and with
+        ``manager_boot: budget``: the manager then boots in the host's budget): on the hosts' cores
+        without the host's CPU quota, where a workload's manager JVM boots before its run
         (:meth:`admit` moves it into the host's budget at the go; :mod:`qoslab.workloads.gate`)."""
-        if self.block is None:
+        if self.block is None or self.block.manager_boot == "budget":
             return []
         return sorted({f"{self._boot_dir(c, host)}/cgroup.procs" for c in CONTROLLERS})
 

@@ -61,7 +61,8 @@ def row(folder: Path) -> str:
     busy, net = fifo[1] - base[1], fifo[2] - base[2]
     rec = 1 - (thesis[0] - base[0]) / pen if pen else float("nan")
     net_share = net / pen if pen else float("nan")
-    return (f"| {folder.name} | {base[0]:.3f} | {fifo[0]:.3f} | {fifo[0] / base[0]:.2f}x | {pen:+.3f} | "
+    name = folder.as_posix().removeprefix("docs/results/").rstrip("/")
+    return (f"| {name} | {base[0]:.3f} | {fifo[0]:.3f} | {fifo[0] / base[0]:.2f}x | {pen:+.3f} | "
             f"{busy:+.3f} | {net:+.3f} | {net_share:.0%} | {thesis[2] - base[2]:+.3f} | {rec:.1%} |")
 
 

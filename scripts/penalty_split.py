@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from qoslab.errors import QoslabError  # noqa: E402
 from qoslab.trials.store import Store  # noqa: E402
 
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 CONDITIONS = ("no congestion fifo", "congestion fifo", "congestion thesis")
 
 
@@ -61,7 +62,10 @@ def row(folder: Path) -> str:
     busy, net = fifo[1] - base[1], fifo[2] - base[2]
     rec = 1 - (thesis[0] - base[0]) / pen if pen else float("nan")
     net_share = net / pen if pen else float("nan")
-    name = folder.as_posix().removeprefix("docs/results/").rstrip("/")
+    try:  # a committed campaign by its path under docs/results, any other by the path given
+        name = folder.resolve().relative_to(RESULTS).as_posix()
+    except ValueError:
+        name = folder.as_posix()
     return (f"| {name} | {base[0]:.3f} | {fifo[0]:.3f} | {fifo[0] / base[0]:.2f}x | {pen:+.3f} | "
             f"{busy:+.3f} | {net:+.3f} | {net_share:.0%} | {thesis[2] - base[2]:+.3f} | {rec:.1%} |")
 

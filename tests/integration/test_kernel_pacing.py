@@ -213,28 +213,38 @@ def _port_backlog(testbed, port: str) -> int:
     return max((q.backlog for q in qs), default=0)
 
 
+def _max_backlog(testbed, port: str, seconds: float) -> int:
+    """The largest backlog (bytes) of the switch ``port``'s egress sampled back to back for ``seconds``."""
+    deadline, most = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        most = max(most, _port_backlog(testbed, port))
+    return most
+
+
 def test_a_stalled_flood_class_never_bursts_above_the_line_rate(testbed, tmp_path):
-    """A kernel-paced 0.9999x flow whose sender stalls sends no burst into the switch port: the
-    port, which sends the link rate, gains no queue (a 0.9999x flood would drain one at 100 ppm).
-    The stall is made here: the sender (ITGSend and its wrapper) stopped for 0.4 s, long enough
-    for its host queue to empty, then resumed. The port's queue must hold under four frames
-    before the stop and 0.2 s after the resume. With the class of 68d82ba-f138715 (ceil = rate,
-    both buckets 20 ms of it: 25 kB at this topology's 10 Mbit/s) it failed here twice out of two
-    (2026-11-30): the fresh class's full bucket and then the stall's credit left at the veth's
-    speed, and the port held 21.6 kB before the stop and 23.1 kB after; with the link's 2.5 ms
-    buckets (kernelpace.py) it passes."""
+    """A kernel-paced flow whose sender stalls sends no burst into the switch port: the port, which
+    sends the link rate, never queues eight frames. The stall is made here: the sender (ITGSend and
+    its wrapper) stopped for 0.4 s, long enough for its host queue and the port to empty, then
+    resumed. The port's backlog is sampled back to back through the flow's first second (a fresh
+    class's full bucket) and the 0.2 s after the resume (the stall's credit). With the class of
+    68d82ba-f138715 (ceil = rate, both buckets 20 ms of it: 25 kB at this topology's 10 Mbit/s) it
+    failed here twice out of two (2026-11-30): the port held 21.6 kB before the stop and 23.1 kB
+    after; with the link's 2.5 ms buckets (kernelpace.py) it passes. The flow runs at 0.95x, not
+    the experiment's 0.9999x: at 0.9999x a backlog the port's own dequeue leaves when this machine
+    holds up the switch's core drains at 100 ppm and stays (ci42, 2026-12-01: 15.9 kB a second
+    after the start, 0 after the stall: a hold-up of ~13 ms, not the class), at 0.95x it drains
+    at 5 % of the rate, while a 20 ms burst still shows above eight frames for ~0.2 s."""
     import signal
 
     from qoslab.testbed.procs import children
 
     defn = load_flood(REPO / "traffic-gen" / "thesis-faithful-flood-100ppm.yaml")
-    defn = defn.model_copy(update={"flows": defn.flows[:1]})
+    defn = defn.model_copy(update={"flows": defn.flows[:1], "rate": "0.95x"})
     port = testbed.topo.host(defn.flows[0].dst).port
     link = testbed.topo.link.rate
     with DitgGenerator(defn, testbed.topo, testbed.executor, tmp_path / "flood", lifetime_s=60) as fr:
         fr.start()
-        time.sleep(1.0)  # the socket buffer is full: the class sets the rate
-        before = _port_backlog(testbed, port)
+        before = _max_backlog(testbed, port, 1.0)  # the fresh class's bucket; then the socket buffer is full
         proc = next(iter(fr.senders.values()))
         tree = [proc.pid, *children(proc.pid)]
         for pid in tree:
@@ -244,10 +254,9 @@ def test_a_stalled_flood_class_never_bursts_above_the_line_rate(testbed, tmp_pat
         finally:
             for pid in tree:
                 os.kill(pid, signal.SIGCONT)
-        time.sleep(0.2)
-        after = max(_port_backlog(testbed, port) for _ in range(20))
+        after = _max_backlog(testbed, port, 0.2)
         fr.halt()
         res = fr.stop()
     assert res.ok, res.errors
-    assert link * 0.02 / 8 > 4 * 1538  # a 20 ms burst of 68d82ba's class would show
-    assert before < 4 * 1538 and after < 4 * 1538, (before, after)
+    assert link * 0.02 / 8 > 8 * 1538  # a 20 ms burst of 68d82ba's class would show
+    assert before < 8 * 1538 and after < 8 * 1538, (before, after)

@@ -3,6 +3,7 @@ Pure: no packets are sent here."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,22 @@ def test_parse_itgdec_rejects_garbage():
         parse_itgdec_summary("TOTAL RESULTS\nTotal packets = lots\n")
     with pytest.raises(QoslabError, match="lacks total_time_s"):
         parse_itgdec_summary("TOTAL RESULTS\nTotal packets = 3\n")
+
+
+def test_parse_itgdec_summary_of_an_empty_log_is_zero_packets_without_sentinels():
+    # ITGDec 2.8.1 on an empty receiver log (a flooded receiver that got nothing, seen in CI on a
+    # loaded machine): "-nan" average delay and -90000 s total time must not fail the trial's decode
+    s = parse_itgdec_summary((DATA / "itgdec-empty-log-summary.txt").read_text())
+    assert s["total_packets"] == 0 and s["total_time_s"] == 0 and s["bytes_received"] == 0
+    assert not {"avg_delay_s", "min_delay_s", "max_delay_s", "avg_jitter_s", "delay_std_s"} & set(s)
+
+
+def test_parse_itgdec_summary_refuses_nan_beside_packets():
+    text = (DATA / "itgdec-recv-summary.txt").read_text()
+    bad = re.sub(r"(Average delay\s*=\s*)\S+", r"\1-nan", text)
+    assert bad != text
+    with pytest.raises(QoslabError, match="Average delay.*'nan' over 42816 packets"):
+        parse_itgdec_summary(bad)
 
 
 def test_parse_itgdec_series():

@@ -16,11 +16,20 @@ from ..executors import Executor, LocalExecutor, SubprocessExecutor
 ITGDEC_MAX_OUTPUT = 4 * 1024 * 1024
 
 
+#: Summary keys that are ITGDec's sentinels, not measurements, in a block of no packets.
+_NO_PACKET_SENTINELS = ("min_delay_s", "max_delay_s", "avg_delay_s", "avg_jitter_s", "delay_std_s")
+
+
 def parse_itgdec_summary(text: str) -> dict[str, float]:
     """Parse ITGDec's standard summary; returns the TOTAL RESULTS block as
     ``{total_time_s, total_packets, min/max/avg_delay_s, avg_jitter_s, delay_std_s, bytes_received,
     avg_bitrate_kbps, avg_packet_rate_pps, packets_dropped, error_lines}``.
-    Raises QoslabError when there is no TOTAL RESULTS block or a number is unreadable."""
+    A block of no packets (ITGDec on an empty log: a receiver that got nothing) prints sentinels,
+    ``-nan`` average delay, ``Total time = -90000``, minimum 90000 s, maximum -86400 s (ITGDec 2.8.1,
+    recorded in tests/data/itgdec-empty-log-summary.txt): it is returned with ``total_packets`` 0,
+    ``total_time_s`` 0 and no delay or jitter keys, so the flood is judged by its counts.
+    Raises QoslabError when there is no TOTAL RESULTS block or a number is unreadable (``nan``
+    beside packets counts as unreadable)."""
     i = text.rfind("TOTAL RESULTS")
     if i < 0:
         raise QoslabError("ITGDec printed no TOTAL RESULTS block")
@@ -32,18 +41,28 @@ def parse_itgdec_summary(text: str) -> dict[str, float]:
         "Packets dropped": "packets_dropped", "Error lines": "error_lines",
     }
     out: dict[str, float] = {}
+    nan: list[str] = []
     for line in text[i:].splitlines():
         if "=" not in line:
             continue
         k, v = (s.strip() for s in line.split("=", 1))
         if k in keys:
             m = re.match(r"^(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)", v)
-            if not m:
+            if m:
+                out[keys[k]] = float(m.group(1))
+            elif re.match(r"^-?nan\b", v):
+                nan.append(k)
+            else:
                 raise QoslabError(f"ITGDec: unreadable value for {k!r}: {v[:40]!r}")
-            out[keys[k]] = float(m.group(1))
     for need in ("total_packets", "total_time_s"):
         if need not in out:
             raise QoslabError(f"ITGDec summary lacks {need}")
+    if out["total_packets"] == 0:  # nothing to average: drop ITGDec's sentinels
+        for k in _NO_PACKET_SENTINELS:
+            out.pop(k, None)
+        out["total_time_s"] = 0.0
+    elif nan:
+        raise QoslabError(f"ITGDec: unreadable value for {nan[0]!r}: 'nan' over {out['total_packets']:.0f} packets")
     return out
 
 

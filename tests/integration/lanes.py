@@ -71,7 +71,8 @@ from typing import Any
 #: longest first, so the workers finish together.
 CONCURRENT: dict[str, tuple[float, str]] = {
     "test_push_faults": (80, "no testbed: faults injected into pushes to an in-process switch (apply=False)"),
-    "test_timewait": (76, "waits for TIME-WAIT to clear (60 s); asserts trial counts and no burned retry"),
+    "test_timewait": (76, "waits for TIME-WAIT to clear (60 s); asserts trial counts and no burned retry; its flood's invalid verdicts are "
+                                 "not re-run (fidelity.retry_invalid false)"),
     "test_ansible": (70, "ansible-playbook twice over SSH: idempotence (changed=0), no timing"),
     "test_workloads": (67, "workload validity, kill -9 + resume to N trials; no timing assertion"),
     "test_report": (19, "no testbed: the notebook and its HTML in headless Chromium"),

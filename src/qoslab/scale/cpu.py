@@ -60,9 +60,10 @@ CoNEXT 2012):
   sensitivity row of docs/scale-model.md;
 - ``manager_boot`` (issue 48): where a gated workload's manager JVM boots before its go
   (:mod:`qoslab.workloads.gate`): ``outside`` (default since 4bb8c9d) in the host's boot group, on
-  the hosts' cores without the host's quota, moved into the budget before the go (harness overhead
-  0.7 s against 4.2 s a trial); ``budget`` in the host's budget from its first instruction, as a
-  thesis node's manager booted on its own loaded CPU (every run before 4bb8c9d). Which one holds
+  the hosts' cores without the host's quota, moved into the budget before the go (the manager's start,
+  ``phases_json.manager_start_s``, 0.66-0.78 s against a 4.2 s trial); ``budget`` in the host's
+  budget from its first instruction, as a thesis node's manager booted on its own loaded CPU
+  (every run before 4bb8c9d). Which one holds
   the thesis's experiment is measured in docs/results/manager-boot-20261201.
 
 Checks (:func:`check_cpu`, called when an embedded topology is loaded, errors name the field):

@@ -133,6 +133,12 @@ def test_parse_itgdec_summary_of_an_empty_log_is_zero_packets_without_sentinels(
     assert not {"avg_delay_s", "min_delay_s", "max_delay_s", "avg_jitter_s", "delay_std_s"} & set(s)
 
 
+def test_parse_itgdec_summary_of_garbage_is_refused_not_an_empty_flood():
+    # ITGDec 2.8.1 on 200 kB of random bytes: the same empty TOTAL block, but 1388 error lines
+    with pytest.raises(QoslabError, match="no packet and 1388 unreadable lines: not a D-ITG log"):
+        parse_itgdec_summary((DATA / "itgdec-garbage-log-summary.txt").read_text(errors="replace"))
+
+
 def test_parse_itgdec_summary_refuses_nan_beside_packets():
     text = (DATA / "itgdec-recv-summary.txt").read_text()
     bad = re.sub(r"(Average delay\s*=\s*)\S+", r"\1-nan", text)

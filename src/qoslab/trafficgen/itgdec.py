@@ -28,8 +28,9 @@ def parse_itgdec_summary(text: str) -> dict[str, float]:
     ``-nan`` average delay, ``Total time = -90000``, minimum 90000 s, maximum -86400 s (ITGDec 2.8.1,
     recorded in tests/data/itgdec-empty-log-summary.txt): it is returned with ``total_packets`` 0,
     ``total_time_s`` 0 and no delay or jitter keys, so the flood is judged by its counts.
-    Raises QoslabError when there is no TOTAL RESULTS block or a number is unreadable (``nan``
-    beside packets counts as unreadable)."""
+    Raises QoslabError when there is no TOTAL RESULTS block, a number is unreadable (``nan``
+    beside packets counts as unreadable), or no packet came out of a file with error lines (random
+    bytes: tests/data/itgdec-garbage-log-summary.txt)."""
     i = text.rfind("TOTAL RESULTS")
     if i < 0:
         raise QoslabError("ITGDec printed no TOTAL RESULTS block")
@@ -58,6 +59,8 @@ def parse_itgdec_summary(text: str) -> dict[str, float]:
         if need not in out:
             raise QoslabError(f"ITGDec summary lacks {need}")
     if out["total_packets"] == 0:  # nothing to average: drop ITGDec's sentinels
+        if out.get("error_lines", 0) > 0:  # not an empty log: one ITGDec could not read
+            raise QoslabError(f"ITGDec read no packet and {out['error_lines']:.0f} unreadable lines: not a D-ITG log")
         for k in _NO_PACKET_SENTINELS:
             out.pop(k, None)
         out["total_time_s"] = 0.0

@@ -1,6 +1,6 @@
 """The trial's workload launch (qoslab.campaign.launch, issue 42): a gated backend starts with the
-congested trial, so its manager boots while the trial prepares, and runs only at the go; an
-ungated one (or one without a flood) starts when the trial asks; a gate that never got its go is
+trial, congested or not (issue 48), so its manager boots while the trial prepares, and runs only
+at the go; an ungated one starts when the trial asks; a gate that never got its go is
 aborted and its manager ends without a run."""
 
 from __future__ import annotations
@@ -58,11 +58,11 @@ def _parts(tmp_path):
     return plan, SimpleNamespace(), meters, windows
 
 
-def test_a_gated_workload_starts_with_the_trial_and_runs_at_the_go(tmp_path, env, monkeypatch):
+@pytest.mark.parametrize("flood", [object(), None])  # without a flood too (issue 48): one launch for all
+def test_a_gated_workload_starts_with_the_trial_and_runs_at_the_go(tmp_path, env, monkeypatch, flood):
     be = _Backend(gated=True)
     monkeypatch.setattr(launch_mod, "backend", lambda kind: be)
     plan, ctx, meters, windows = _parts(tmp_path)
-    flood = object()
     t0 = time.monotonic()
     launch = launch_mod.Launch(env, plan, tmp_path, ctx, meters, flood)
     time.sleep(0.2)  # the trial pushes, starts the receivers, settles the flood ...
@@ -85,9 +85,9 @@ def test_a_gated_workload_without_its_go_ends_without_a_run(tmp_path, env, monke
     assert be.events == ["abort"] and windows == [] and launch.future is not None and launch.future.done()
 
 
-@pytest.mark.parametrize("gated, flood", [(False, object()), (True, None)])
-def test_an_ungated_workload_starts_when_the_trial_asks(tmp_path, env, monkeypatch, gated, flood):
-    be = _Backend(gated=gated)
+@pytest.mark.parametrize("flood", [object(), None])
+def test_an_ungated_workload_starts_when_the_trial_asks(tmp_path, env, monkeypatch, flood):
+    be = _Backend(gated=False)
     monkeypatch.setattr(launch_mod, "backend", lambda kind: be)
     plan, ctx, meters, windows = _parts(tmp_path)
     launch = launch_mod.Launch(env, plan, tmp_path, ctx, meters, flood)

@@ -1,7 +1,7 @@
 """The workload of one trial, launched (:func:`qoslab.campaign.trial.run_trial`).
 
 A backend that takes a go gate (:mod:`qoslab.workloads.gate`: ``raytracer``, ``matmul``,
-``pingpong``) is started with the congested trial itself: its manager JVM boots (0.34-0.42 s
+``pingpong``) is started with the trial itself: its manager JVM boots (0.34-0.42 s
 median here, ``manager_start_s``) while the trial pushes the condition's profile, starts the
 flood's receivers and the capture, reads the switch's counters and waits for the flood to settle,
 and its measured run begins at the go, once every flooded port is saturated. Nothing it measures
@@ -11,10 +11,14 @@ the receivers and the counters instead (issue 26's gate), the JVM's boot only ov
 settle (0.13-0.16 s), and the 0.06-0.13 s of the receivers' start or the push (whichever the trial
 had) came on top of every congested trial (issue 42: 0.32-0.36 s median harness overhead of the
 congested conditions after the rtt meter's fix, ``bench/results/overhead-newquick-after-rtt.json``).
-Any other backend (``command``, or a trial without a flood) starts once the flood is established,
-as before; the meters' window begins right before the manager's run either way. On the embedded
-testbed with a ``cpu:`` block every trial of a gated backend is gated: its manager boots outside
-its host's CPU budget and is moved into it before the go (:mod:`qoslab.workloads.gate`).
+A trial without a flood is gated the same way (issue 48): its manager boots while the trial
+pushes the condition's profile and reads the switch's counters. Before, it started after them,
+so an uncongested trial's push (0.17-0.36 s a "no congestion fifo" trial of make run, after a
+thesis trial) was all harness overhead, and the conditions' workloads were launched two ways.
+Any other backend (``command``) starts once the flood is established (at once without one);
+the meters' window begins right before the manager's run either way. On the embedded testbed
+with a ``cpu:`` block the manager boots outside its host's CPU budget and is moved into it before
+the go (:mod:`qoslab.workloads.gate`).
 
 ``overhead_s`` of the trial counts the workload from its launch, less the manager's wait at the
 gate (``go_wait_s``: the harness's time when the trial's preparation outlasts the JVM's boot).
@@ -31,7 +35,7 @@ from typing import Any
 from qoslab.meters.base import MeterSet, TrialContext
 
 from ..workloads import backend
-from ..workloads.gate import GO_FILE, GoGate, boots
+from ..workloads.gate import GO_FILE, GoGate
 from .trialenv import TrialEnv
 from .trialplan import TrialPlan
 from .watchdog import interrupt_requested
@@ -42,24 +46,20 @@ END_SWEEP_S = 0.5
 
 class Launch:
     """The workload of one trial: gated (``gate`` set, started at construction in one of the
-    campaign's lanes, :meth:`TrialEnv.lanes`) when the trial floods and the backend takes a gate,
-    else started by :meth:`run`. ``started`` is when it was launched (monotonic seconds; for an
+    campaign's lanes, :meth:`TrialEnv.lanes`) when the backend takes a gate, with or without a
+    flood, else started by :meth:`run`. ``started`` is when it was launched (monotonic seconds; for an
     ungated one set by :meth:`run`). Call :meth:`close` in every case (idempotent)."""
 
     def __init__(self, env: TrialEnv, plan: TrialPlan, tdir: Path, ctx: TrialContext, meters: MeterSet,
                  flood: Any) -> None:
         self.env, self.plan, self.tdir, self.ctx, self.meters, self.flood = env, plan, tdir, ctx, meters, flood
         self.be = backend(plan.workload_kind)
-        # with a flood, or (any trial) when its manager boots outside its host's CPU budget (.gate)
-        gated = getattr(self.be, "gated", False) and (flood is not None or self._boots())
+        # every trial, congested or not: the same launch in every condition (issue 48)
+        gated = bool(getattr(self.be, "gated", False))
         self.gate = GoGate(tdir / "workload" / GO_FILE) if gated else None
         self.started = time.monotonic()
         self.future: Future[Any] | None = env.lanes().submit(self._run) if self.gate is not None else None
         self._closed = False
-
-    def _boots(self) -> bool:
-        hosts: list[str] = getattr(self.plan.workload, "hosts", None) or []
-        return bool(hosts) and boots(self.env.executor_of(hosts[0]))
 
     def _on_started(self, workers: Any) -> None:
         self.ctx.workers, self.ctx.flood = workers, self.flood

@@ -1,6 +1,6 @@
 """One trial of a campaign, phase by phase (docs/DESIGN.md, "One trial, as data flows"):
 
-0. a congested trial's gated workload (:mod:`.launch`) starts: its manager JVM boots through 1-5;
+0. a trial's gated workload (congested or not) (:mod:`.launch`) starts: its manager JVM boots through 1-5;
 1. switch: push the condition's profile (only when it differs from what the switch has); the
    switch meter starts reading the 'before' counters in the background;
 2. flood_prepare: the flood's receivers start (they send nothing);

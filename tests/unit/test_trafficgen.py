@@ -363,6 +363,38 @@ def test_flood_class_lines_refuse_rates_outside_the_link():
     assert t[0] == "filter del dev eth0 parent 1: pref 103" and "classid 1:10 htb rate 10000000bit" in t[2]
 
 
+def test_flush_lines_show_the_queue_replace_it_and_show_the_class():
+    """Issue 48: at the flood's stop a kernel-paced class's queue is emptied, not drained at the
+    flood's rate: its bfifo shown (sent + queued: all it was given), deleted and put back empty
+    under the same handle and limit as installed, then the class's own count shown (what left)."""
+    from qoslab.trafficgen.ditgpacing import flood_class_plan, flood_flush_plan, plan_pacing
+
+    topo = load_topology(ECENET)
+    defn = load_flood(THESIS).model_copy(update={"rate": "0.95x"})
+    flows = resolve(defn, topo)
+    plan = plan_pacing(defn, flows, topo.link.rate, None)
+    for f in flows:
+        install, _ = flood_class_plan(f, plan[f.index].sender_pps, topo)
+        show, delete, add, cls = flood_flush_plan(f, plan[f.index].sender_pps, topo)
+        minor = f"{0x100 + f.index:x}"
+        assert show == f"qdisc show dev eth0 parent 1:{minor}"
+        assert delete == f"qdisc del dev eth0 parent 1:{minor} handle {minor}:"
+        assert add == install[2].replace("qdisc replace", "qdisc add")  # the installed bfifo, empty
+        assert cls == f"class show dev eth0 classid 1:{minor}"
+
+
+def test_parse_flush_of_a_real_tc_batch_and_of_what_does_not_add_up():
+    from qoslab.trafficgen.kernelpace import parse_flush
+
+    text = (DATA / "tc-flush-batch.txt").read_text()  # 100 datagrams: 51 had left, 49 were queued
+    assert parse_flush(0, text) == (51, 49)
+    assert parse_flush(1, text) is None  # another flow's class: not in this output
+    assert parse_flush(0, text.split("class htb")[0]) is None  # the class's count missing (tc stopped)
+    assert parse_flush(0, text.replace(" 49p", " 48p").replace("bytes 51 pkt (dropped 0, overlimits 49",
+                                                                "bytes 101 pkt (dropped 0, overlimits 49")) is None
+    assert parse_flush(0, "") is None and parse_flush(0, "Error: Invalid handle.\nCommand failed -:2\n") is None
+
+
 @pytest.mark.parametrize("value, ok", [("", 1), ("50000", 50000), ("0", None), ("-3", None), ("1e3", None),
                                        ("٣", None), ("10000000000", None)])
 def test_sender_timer_slack_from_the_environment(monkeypatch, value, ok):

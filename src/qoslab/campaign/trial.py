@@ -48,7 +48,8 @@ from .trialplan import TrialPlan
 #: its exit code).
 START_CHECK_S = 0.0
 #: Seconds a trial waits at most for the flood's packets to leave the queues once its senders
-#: have stopped (a full 128 KiB queue drains in 0.105 s at 10 Mbit/s, 1.05 s at 1 Mbit/s).
+#: have stopped (a full 128 KiB queue drains in 0.105 s at 10 Mbit/s, 1.05 s at 1 Mbit/s; a
+#: kernel-paced flood's class queues are emptied at its halt, trafficgen.kernelrun.flush).
 DRAIN_TIMEOUT_S = 3.0
 #: Seconds a capture keeps running after the workload: the capture's JRMP call matching closes a
 #: connection's last call at the capture's end only after 1 s without traffic (``--call-quiet``,

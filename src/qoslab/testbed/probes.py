@@ -171,7 +171,8 @@ def wait_drained(tb: TestbedView, ports: list[str], hosts: list[str], timeout_s:
     behind those ports have read them off their sockets (:func:`receivers_idle`), both polled
     every DRAIN_POLL_S; then, DRAIN_MARGIN_S later (a packet between the port's queue and its
     socket, in a CPU's backlog, has reached the socket), until the sockets are empty again.
-    At 10 Mbit/s a full 128 KiB host queue takes 0.105 s. Returns False when that was not so
+    At 10 Mbit/s a full 128 KiB host queue takes 0.105 s (a kernel-paced flood's class queues
+    are emptied at the halt instead: trafficgen.kernelrun.flush). Returns False when that was not so
     after ``timeout_s`` seconds (the caller goes on: what is still queued counts as lost).
 
     Why the sockets: ``Udp InDatagrams`` counts a datagram when its receiver reads it; in a CI

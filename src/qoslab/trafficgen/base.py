@@ -51,7 +51,10 @@ class FlowResult:
     truncated counts. ``packets_left_host`` is exact: under kernel pacing on the embedded testbed
     the flow's HTB class's count of the packets that left its host for the receiver (the class
     matches the destination, so D-ITG's TCP signalling to it, ~10 segments, is in it), read after
-    the drain just before the class is removed (None elsewhere). Under kernel
+    the drain just before the class is removed (None elsewhere). ``packets_flushed``: under kernel
+    pacing on the embedded testbed, the packets still in the flow's class queue when its sender
+    stopped, emptied there instead of drained (never sent; ``loss_pct`` leaves them out of the
+    sent count; None where no flush ran). Under kernel
     pacing ``sent_pps`` counts what left the host during the sender's life: its packets less those
     still queued at its host when it stopped (a blocked sender has written up to a socket buffer,
     ~92 frames, ahead of the wire: 0.1 s at 10 Mbit/s, 10 % of a 1 s flood). ``sent_from`` says
@@ -86,6 +89,7 @@ class FlowResult:
     sent_from: str | None = None
     sent_bound: float | None = None
     packets_left_host: int | None = None
+    packets_flushed: int | None = None
 
 
 @dataclass

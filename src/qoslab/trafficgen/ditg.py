@@ -271,6 +271,7 @@ class DitgGenerator:
             queued = self.kernel.before_stop(running)  # kernel pacing: what is still at home (see kernelrun)
             self._stop_senders()
             self.kernel.after_stop(queued)
+            self.kernel.flush()  # the class queues emptied, not drained at the flood's rate (kernelrun)
             # the sender logs are complete now: decode them while the queues drain
             self._early = ThreadPoolExecutor(max_workers=max(1, min(len(self.flows), 8)), thread_name_prefix="itgdec")
             self._sent = {f.index: self._early.submit(self._decode_sent, f) for f in self.flows}
@@ -368,7 +369,10 @@ class DitgGenerator:
                 received = rv.get("bytes_received", 0.0)
                 r.received_payload_bps = received * 8 / r.duration_s
                 r.received_wire_bps = (received + r.packets_received * L2_OVERHEAD[f.protocol]) * 8 / r.duration_s
-            r.loss_pct = 100.0 * (1 - r.packets_received / r.packets_sent) if r.packets_sent else 0.0
+            flushed = self.kernel.flushed.get(f.index)  # emptied at the halt: sent by D-ITG, never left the host
+            r.packets_flushed = flushed[1] if flushed is not None else None
+            sent = r.packets_sent - (r.packets_flushed or 0)
+            r.loss_pct = 100.0 * (1 - r.packets_received / sent) if sent > 0 else 0.0
             r.delay_avg_s = rv.get("avg_delay_s", 0.0)
             r.delay_max_s = rv.get("max_delay_s", 0.0)
             r.jitter_s = rv.get("avg_jitter_s", 0.0)

@@ -18,7 +18,7 @@ from ..testbedplan import HOST_IF
 from ..topology import Topology
 from .calibration import Calibration
 from .definitions import FloodDefinition, ResolvedFlow, kernel_queue_limit, kernel_rates
-from .kernelpace import flood_class_lines, teardown_lines
+from .kernelpace import flood_class_lines, flush_lines, teardown_lines
 
 #: ITGSend's ``-C`` under kernel pacing, as a multiple of the packets/s the host link gives the
 #: flow: far enough above it that the sender is always behind its own schedule, so it never waits
@@ -145,12 +145,22 @@ def flood_class_plan(flow: ResolvedFlow, pps: float, topology: Topology) -> tupl
     on its testbed host (:mod:`.kernelpace`): the rate in bits/s of frames, the link's burst, a
     queue of :func:`~.definitions.kernel_queue_limit` (the socket fills first, so the sender
     blocks and its host drops nothing). Pure but for this machine's socket buffer size."""
-    link = int(topology.link.rate)
-    rate = min(link, int(round(pps * flow.frame_bytes * 8)))
-    burst = topology.link.burst_bytes
-    limit = kernel_queue_limit(topology.buffers.host_bytes, sndbuf_default())
+    link, rate, burst, limit = _class_params(flow, pps, topology)
     return (flood_class_lines(flow.index, flow.dst_ip, rate, link, burst, limit),
             teardown_lines(flow.index, link, burst))
+
+
+def flood_flush_plan(flow: ResolvedFlow, pps: float, topology: Topology) -> list[str]:
+    """The :func:`~.kernelpace.flush_lines` of the class :func:`flood_class_plan` installs for
+    ``flow`` at ``pps`` packets/s. Pure but for this machine's socket buffer size."""
+    return flush_lines(flow.index, _class_params(flow, pps, topology)[3])
+
+
+def _class_params(flow: ResolvedFlow, pps: float, topology: Topology) -> tuple[int, int, int, int]:
+    """(link, class rate, burst, queue limit) of ``flow``'s class: bits/s, bits/s, bytes, bytes."""
+    link = int(topology.link.rate)
+    rate = min(link, int(round(pps * flow.frame_bytes * 8)))
+    return link, rate, topology.link.burst_bytes, kernel_queue_limit(topology.buffers.host_bytes, sndbuf_default())
 
 
 def check_pin(defn: FloodDefinition, topology: Topology) -> None:

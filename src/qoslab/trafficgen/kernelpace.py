@@ -52,10 +52,16 @@ both change the flood into one no NIC makes:
   and at 0.95x the fresh class's 20 ms of credit (at the 5 % surplus, over 0.4 s) put the senders
   0.9-1.6 % above their rate over a quick campaign's trials.
 
+At the flood's stop the class's queue is emptied rather than drained (:func:`flush_lines`, run by
+:meth:`.kernelrun.KernelRun.flush`): a full socket buffer at the flood's rate took 0.1 s at 10
+Mbit/s of every congested trial's stop; what the class held then is counted and never sent.
+
 Everything here but :func:`install` and :func:`remove` is pure and tested on its lines.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..errors import QoslabError
 from ..executors import Executor
@@ -67,6 +73,9 @@ FLOOD_CLASS_BASE = 0x100
 FILTER_PREF_BASE = 100
 #: The smallest share of the link the host's other traffic keeps while a flood class runs.
 OTHER_MIN_SHARE = 0.01
+#: A flood class's rate and ceil (bits/s) while :func:`flush_lines` reads and empties its queue:
+#: HTB's least, one 1442-byte frame in 1442 s, so nothing leaves between the read and the flush.
+THROTTLE_BPS = 8
 
 
 def flood_minor(index: int) -> str:
@@ -105,6 +114,36 @@ def flood_class_lines(index: int, dst_ip: str, rate_bps: int, link_bps: int, bur
     ]
 
 
+def flush_lines(index: int, limit_bytes: int, dev: str = HOST_IF) -> list[str]:
+    """``tc -s -batch`` lines that empty flow ``index``'s class queue at the flood's stop and count
+    exactly what left and what did not (:func:`parse_flush`): its bfifo shown (packets sent and
+    still queued: their sum, all it was given, does not change once the sender has stopped), the
+    bfifo deleted (its queued packets freed, never sent) and an empty one of ``limit_bytes`` put
+    back under the same handle, then the class shown (its own count of packets sent, which the
+    leaf's replacement leaves as it was: exactly what left the host). Pure."""
+    minor = flood_minor(index)
+    return [
+        f"qdisc show dev {dev} parent 1:{minor}",
+        f"qdisc del dev {dev} parent 1:{minor} handle {minor}:",
+        f"qdisc add dev {dev} parent 1:{minor} handle {minor}: bfifo limit {limit_bytes}",
+        f"class show dev {dev} classid 1:{minor}",
+    ]
+
+
+def parse_flush(index: int, text: str) -> tuple[int, int] | None:
+    """(packets that left the host, packets flushed) of flow ``index`` from the output of its
+    :func:`flush_lines` (tc's text form: ``Sent B bytes N pkt``, ``backlog Xb Qp``), None when the
+    output does not hold both its queue's and its class's counts or they do not add up. Pure."""
+    minor = flood_minor(index)
+    q = re.search(rf"qdisc bfifo {minor}: parent 1:{minor} .*?Sent \d+ bytes (\d+) pkt.*?backlog \S+ (\d+)p", text,
+                  re.S)
+    c = re.search(rf"class htb 1:{minor} .*?Sent \d+ bytes (\d+) pkt", text, re.S)
+    if q is None or c is None:
+        return None
+    given, left = int(q.group(1)) + int(q.group(2)), int(c.group(1))
+    return (left, given - left) if 0 <= left <= given else None
+
+
 def teardown_lines(index: int, link_bps: int, burst_bytes: int, dev: str = HOST_IF) -> list[str]:
     """``tc -batch -force`` lines that remove flow ``index``'s filter and class (its bfifo goes
     with it) and give the host's other class the whole link again. Run with ``-force``: on a
@@ -136,5 +175,5 @@ def remove(ex: Executor, teardown: list[str]) -> bool:
                   timeout=10).returncode == 0
 
 
-__all__ = ["FILTER_PREF_BASE", "FLOOD_CLASS_BASE", "OTHER_MIN_SHARE", "flood_class_lines", "flood_minor", "install",
-           "remove", "teardown_lines"]
+__all__ = ["FILTER_PREF_BASE", "FLOOD_CLASS_BASE", "OTHER_MIN_SHARE", "flood_class_lines", "flood_minor",
+           "flush_lines", "install", "parse_flush", "remove", "teardown_lines"]

@@ -32,8 +32,8 @@ from ..executors.nodes import parallel_map
 from ..testbedplan import host_namespace
 from ..topology import Topology
 from .definitions import ResolvedFlow
-from .ditgpacing import FlowPacing, flood_class_plan, host_queue_state, host_queue_state_ns
-from .kernelpace import flood_minor, install, remove
+from .ditgpacing import FlowPacing, flood_class_plan, flood_flush_plan, host_queue_state, host_queue_state_ns
+from .kernelpace import flood_minor, install, parse_flush, remove
 
 State = tuple[int, int, dict[str, tuple[int, int]]]
 #: The shortest window (seconds) over which a class's counter gives a flow's sent rate.
@@ -98,6 +98,10 @@ class KernelRun:
         self.sent1: dict[int, Count] = {}
         #: flow index -> packets its class queue had sent in all, read just before it is removed
         self.sent_total: dict[int, int] = {}
+        #: flow index -> its class's flush lines (:func:`.kernelpace.flush_lines`), installed classes only
+        self.flushes: dict[int, list[str]] = {}
+        #: flow index -> (packets its class had sent, packets its queue still held) when :meth:`flush` emptied it
+        self.flushed: dict[int, tuple[int, int]] = {}
         self._watch: threading.Thread | None = None
         self._stop_watch = threading.Event()
 
@@ -151,6 +155,7 @@ class KernelRun:
     def _install(self, f: ResolvedFlow) -> None:
         lines, teardown = flood_class_plan(f, self.pacing[f.index].sender_pps, self.topo)
         self.classes[f.index] = teardown
+        self.flushes[f.index] = flood_flush_plan(f, self.pacing[f.index].sender_pps, self.topo)
         install(self.executor_of(f.src), lines, teardown)
 
     def _local(self) -> bool:
@@ -227,14 +232,36 @@ class KernelRun:
             return SentRate(max(0, packets_sent - d1[1]) / total_time_s, "sender log", None)
         return None
 
+    def flush(self) -> None:
+        """Right after the senders stopped (embedded testbed): empty each class's queue instead of
+        letting it drain at the flood's rate (a full socket buffer, ~92 frames: 0.1 s at 10 Mbit/s,
+        the largest step of a congested trial's stop, issue 48), with one ``tc -batch`` a host
+        (:func:`.kernelpace.flush_lines`): what the class had sent and what its queue still held
+        (never sent) go into ``flushed``. A host whose flush tc refuses or whose output does not
+        add up is left out of ``flushed`` (a refused line leaves the queue to drain, or a class
+        without its bfifo, which HTB serves with a default FIFO; its count stays the class's)."""
+        hosts = sorted({f.src for f in self.flows if f.index in self.flushes})
+        if self.embedded and hosts:
+            parallel_map(self._flush_host, hosts)
+
+    def _flush_host(self, host: str) -> None:
+        flows = [f for f in self.flows if f.src == host and f.index in self.flushes]
+        r = self.executor_of(host).run(["tc", "-s", "-batch", "-"], input="\n".join(
+            line for f in flows for line in self.flushes[f.index]) + "\n", check=False, timeout=10)
+        for f in flows:
+            got = parse_flush(f.index, r.stdout or "") if r.returncode == 0 else None
+            if got is not None:
+                self.flushed[f.index] = got
+
     def read_totals(self) -> None:
         """Just before :meth:`remove`: each installed class's count of packets that left its host
-        (``sent_total``): exact, where D-ITG's sender log counts in batches of 50 (a sender stopped
-        by SIGTERM leaves up to 49 sent packets out of it). A host that cannot be read leaves its
-        flows out."""
+        (``sent_total``, with what it had sent before a :meth:`flush` replaced its queue): exact,
+        where D-ITG's sender log counts in batches of 50 (a sender stopped by SIGTERM leaves up to
+        49 sent packets out of it). A host that cannot be read leaves its flows out."""
         hosts = sorted({f.src for f in self.flows if f.index in self.classes})
         if hosts:
-            self.sent_total = {i: c.packets for i, c in self._sent_from(self._states(hosts)).items()}
+            self.sent_total = {i: c.packets + self.flushed.get(i, (0, 0))[0]
+                               for i, c in self._sent_from(self._states(hosts)).items()}
 
     def remove(self) -> None:
         """Remove every class :meth:`start` installed (after the queues drained). Idempotent."""

@@ -199,7 +199,9 @@ def test_a_halted_flood_drains_before_its_receivers_stop_and_nothing_is_counted_
     against the UDP datagrams the receiver's namespace delivered (``Udp InDatagrams`` of its
     /proc/net/snmp; the flood is the only UDP there). The sender's close of its signalling
     connection (its FIN, queued behind the flood) may be among the flushed packets: sent once,
-    flushed, retransmitted, so delivered + signalling exceeds what left by at most those few.
+    flushed, retransmitted (perhaps after the class's count was read), so delivered + signalling
+    exceeds what left by at most those few (ci47 of 2026-12-01: 625 delivered + 10 segments, 633
+    left, 26 flushed, 650 logged sent).
     D-ITG's own logs count in batches of 50 and lose the last partial batch on both sides when
     the sender is stopped mid-flow (CI of 2026-11-29: 700 received against 650 logged sent; 682
     left the host, 650 logged received), so they are only checked to be at most one batch short
@@ -238,8 +240,11 @@ def test_a_halted_flood_drains_before_its_receivers_stop_and_nothing_is_counted_
             f.src, f.packets_left_host, f.packets_flushed, delivered, signalling,  # and where a missing one went:
             _snmp_row(testbed, f.dst, "Udp"), _snmp_row(testbed, f.dst, "Ip"))
         assert delivered - 50 < f.packets_received <= delivered, (f.src, delivered, f.packets_received)
-        wrote = delivered + f.packets_flushed - closing
-        assert wrote - 50 < f.packets_sent <= wrote, (f.src, delivered, f.packets_flushed, f.packets_sent)
+        # what the sender wrote: the delivered and the flushed datagrams; of the flushed, up to
+        # `closing` may have been its signalling's close instead (or segments sent after the read)
+        wrote = delivered + f.packets_flushed
+        assert wrote - closing - 50 < f.packets_sent <= wrote, (f.src, delivered, f.packets_flushed, closing,
+                                                                 f.packets_sent)
         assert abs(f.loss_pct) < 100 * 60 / delivered, f  # the flushed are not counted lost (both logs +-1 batch)
     assert ditg_in(testbed) == []
 

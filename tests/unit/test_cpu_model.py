@@ -301,12 +301,11 @@ def host_use_and_loss(w):
 
 def test_manager_boot_budget_has_no_boot_group_and_a_typo_names_the_field(tmp_path):
     """``cpu.manager_boot: budget`` (issue 48): the manager boots in its host's budget, as every run
-    before 4bb8c9d: no boot group, so the host's executor boots nothing elsewhere (gate.boots);
+    before 4bb8c9d: no boot group, so the host's executor boots nothing elsewhere (``as_booting`` gives itself);
     the default keeps the boot group; any other value is refused with the field's path."""
     import yaml
 
     from qoslab.executors.local import NetnsExecutor
-    from qoslab.workloads.gate import boots
 
     raw = yaml.safe_load((REPO / "playbooks" / "topologies" / "ecenet-cpu.yaml").read_text())
     mounts = (f"cgroup {tmp_path}/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n"
@@ -323,7 +322,7 @@ def test_manager_boot_budget_has_no_boot_group_and_a_typo_names_the_field(tmp_pa
     for value, (_t, place) in places.items():
         ex = NetnsExecutor(host, f"qoslab-{host}", cgroups=place.procs_files(host),
                            boot_cgroups=place.boot_procs_files(host), admit=lambda: 0)
-        assert boots(ex) is (value == "outside")
+        assert (ex.as_booting() is not ex) is (value == "outside")  # a boot group to start the manager in
     assert places["budget"][1].boot_procs_files(host) == []
     assert places["outside"][1].boot_procs_files(host)
     raw["cpu"]["manager_boot"] = "inside"

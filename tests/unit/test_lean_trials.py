@@ -240,13 +240,15 @@ def test_a_booting_manager_is_admitted_into_its_budget_before_the_go(tmp_path):
     import threading
 
     from qoslab.executors import LocalExecutor, NetnsExecutor
-    from qoslab.workloads.gate import GoGate, boots
+    from qoslab.workloads.gate import GoGate
 
     events: list[str] = []
     host = NetnsExecutor("jp-1", "qsl-x-jp-1", cgroups=["/cg/jp-1/cgroup.procs"],
                          boot_cgroups=["/cg/boot:jp-1/cgroup.procs"], admit=lambda: events.append("admit") or 1)
     plain = NetnsExecutor("jp-1", "qsl-x-jp-1")
-    assert boots(host) and not boots(plain) and not boots(LocalExecutor()) and plain.as_booting() is plain
+    assert host.as_booting() is not host and plain.as_booting() is plain
+    local = LocalExecutor()
+    assert GoGate(tmp_path / "l" / "go").executor(local) is local  # no boot group: the manager starts on it
     g = GoGate(tmp_path / "w" / "go")
     ex = g.executor(host)
     assert ex.cgroups == ("/cg/boot:jp-1/cgroup.procs",) and ex.admit_boot is not None and host.admit_boot is None

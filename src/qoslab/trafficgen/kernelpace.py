@@ -73,9 +73,6 @@ FLOOD_CLASS_BASE = 0x100
 FILTER_PREF_BASE = 100
 #: The smallest share of the link the host's other traffic keeps while a flood class runs.
 OTHER_MIN_SHARE = 0.01
-#: A flood class's rate and ceil (bits/s) while :func:`flush_lines` reads and empties its queue:
-#: HTB's least, one 1442-byte frame in 1442 s, so nothing leaves between the read and the flush.
-THROTTLE_BPS = 8
 
 
 def flood_minor(index: int) -> str:

@@ -48,13 +48,6 @@ BOOT_WAIT_S = 60.0
 BOOT_POLL_S = 0.005
 
 
-def boots(ex: Any) -> bool:
-    """Whether a manager started on ``ex`` (an executor) boots outside its host's CPU budget
-    (:meth:`GoGate.executor` would give another executor)."""
-    as_booting = getattr(ex, "as_booting", None)
-    return as_booting is not None and as_booting() is not ex
-
-
 class GoGate:
     """The go file of one trial's manager: ``local`` is its path in the trial's folder; the
     backend :meth:`arm` s it with the head node's executor (the path there is returned for

@@ -5,6 +5,7 @@ login, reconnects, remote work roots cleaned up, real-time fallback where a node
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -103,6 +104,29 @@ def test_reconnects_after_the_connection_dropped(nodes, ssh_testbed):
     except QoslabError:
         out = ex.run(["echo", "back"]).stdout  # (or, if the drop was noticed mid-command, on the next call)
     assert out.strip() == "back" and ex.connects == 2
+
+
+def test_close_after_a_drop_ends_the_connection_on_the_loop_thread(nodes, ssh_testbed):
+    """ci51 ended a finished campaign in "internal error: AttributeError: 'NoneType' object has no
+    attribute 'get_debug'": the executors were closed from the close pool's threads, asyncio's
+    transports from outside their loop. The close runs on the loop's thread, also after a drop."""
+    for node, drop in (("jp-5", False), ("jp-6", True)):
+        ex = nodes.executor_of(node)
+        ex.run(["true"])
+        conn, threads, close = ex._conn, [], ex._conn.close
+        conn.close = lambda threads=threads, close=close: (threads.append(threading.current_thread().name), close())[1]
+        if drop:
+            listener = sshd.server_pids(ssh_testbed.topo)[node]
+            kill_pids([p for p in ssh_testbed.sshd_pids() if p != listener and
+                       Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1] == str(listener)])
+            time.sleep(0.3)
+        try:
+            ex.close()
+        except QoslabError as e:  # the clean-up script could not run over the dropped connection
+            assert drop and str(e).startswith(f"on {node}: ")
+        assert threads and set(threads) == {"qoslab-ssh"} and conn.is_closed(), (node, threads)
+        ex.close()  # idempotent
+        assert ex.run(["echo", "again"]).stdout.strip() == "again" and ex.connects == 2  # usable again
 
 
 def test_host_keys_are_pinned_and_login_is_key_only(ssh_testbed, tmp_path):

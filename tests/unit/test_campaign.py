@@ -140,3 +140,32 @@ def test_reset_invalid_makes_counted_invalid_trials_pending_again(tmp_path):
     assert r.status == "pending" and "rerun: fidelity invalid" in r.error and "outside_cores" in r.error
     assert {i for i, *_ in store.pending()} == pending_before | {counted[0]}
     assert store.reset_invalid() == []
+
+
+def test_tear_down_tries_every_step_and_raises_the_first_failure_named():
+    from qoslab.campaign.runner import tear_down
+    ran, said = [], []
+
+    def step(name, exc=None):
+        def fn():
+            ran.append(name)
+            if exc is not None:
+                raise exc
+        return (name, fn)
+
+    steps = [step("closing the nodes' executors", AttributeError("'NoneType' object has no attribute 'get_debug'")),
+             step("removing the run's cgroup", QoslabError("cgroup busy")), step("taking the testbed down")]
+    with pytest.raises(QoslabError, match=r"^closing the nodes' executors failed: AttributeError: 'NoneType'"):
+        tear_down(steps, said.append)
+    assert ran == [s[0] for s in steps] and said == []
+    ran.clear()
+    tear_down(steps, said.append, failing=True)  # the run's own error is the one reported
+    assert ran == [s[0] for s in steps]
+    assert said == ["warning: closing the nodes' executors failed too: closing the nodes' executors failed: "
+                    "AttributeError: 'NoneType' object has no attribute 'get_debug'",
+                    "warning: removing the run's cgroup failed too: cgroup busy"]
+    ran.clear()
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C in a step: the rest still run
+        tear_down([step("a", KeyboardInterrupt()), step("b", QoslabError("x")), step("c")], said.append)
+    assert ran == ["a", "b", "c"]
+    tear_down([], said.append)

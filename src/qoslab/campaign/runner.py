@@ -23,6 +23,7 @@ Rules (also in playbooks/README.md, "Resume and retries"):
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,32 @@ POOL_LIFETIME_TRIALS = 10
 #: handed to the runner by its caller: (playbook, store) -> the indices of the trials it skipped
 #: (empty while the campaign goes on); it records its checks in the store's meta.
 StopCheck = Callable[[Playbook, Store], list[int]]
+
+
+def tear_down(steps: list[tuple[str, Callable[[], Any]]], log: Callable[[str], None], *,
+               failing: bool = False) -> None:
+    """Run every clean-up step of ``steps`` (``(what, fn)``, in order), each tried whatever the
+    ones before it raised, so one failed close leaves no namespace, cgroup or process behind. The
+    first failure is raised after all ran, a QoslabError naming its step (``QoslabError`` as is;
+    a KeyboardInterrupt during one is raised once all ran);
+    when ``failing`` (the run itself is raising) each failure is only logged (``log``), so the run's own
+    error is the one reported."""
+    first: QoslabError | None = None
+    interrupt: BaseException | None = None
+    for what, fn in steps:
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - every step gets its turn
+            err = e if isinstance(e, QoslabError) else QoslabError(f"{what} failed: {type(e).__name__}: {e}")
+            if failing:
+                log(f"warning: {what} failed too: {err}")
+            first = first or err
+        except BaseException as e:  # Ctrl-C during the clean-up: finish it, then stop
+            interrupt = interrupt or e
+    if interrupt is not None:
+        raise interrupt
+    if first is not None and not failing:
+        raise first
 
 
 def short_commit(commit: str) -> str:
@@ -181,21 +208,24 @@ class Runner:
             env = self._env(tb, nodes)
             self._loop(env)
         finally:
-            if env is not None and env.pool is not None:
-                env.pool.close()
+            steps: list[tuple[str, Callable[[], Any]]] = []
             if env is not None:
-                env.switch.close()  # the kept show session of the switch evidence
-                env.close()
-            nodes.close()
+                if env.pool is not None:
+                    steps.append(("closing the trial pool", env.pool.close))
+                steps += [("closing the switch's show session", env.switch.close),  # the switch evidence's
+                          ("closing the trial environment", env.close)]
+            steps.append(("closing the nodes' executors", nodes.close))
             if self._cgroup is not None:  # the pool's workers are closed: nothing of the run stays
-                cgroups.end_all(self._cgroup)
-                cgroups.remove(self._cgroup)
+                cg = self._cgroup
+                steps += [("ending the run's cgroup", lambda: cgroups.end_all(cg)),
+                          ("removing the run's cgroup", lambda: cgroups.remove(cg))]
             if tb is not None:
-                tb.cpu.leave_shield(home)
-            if built and tb is not None:
-                tb.down()
+                steps.append(("leaving the CPU shield", lambda: tb.cpu.leave_shield(home)))
+                if built:
+                    steps.append(("taking the testbed down", tb.down))
             if affinity is not None:
-                set_affinity(affinity)
+                steps.append(("restoring the CPU affinity", lambda: set_affinity(affinity)))
+            tear_down(steps, self.log, failing=sys.exc_info()[1] is not None)
         return self.store
 
     def _segment(self) -> None:

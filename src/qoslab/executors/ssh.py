@@ -40,6 +40,8 @@ from .base import BackgroundProcess, CommandResult
 LEASE_S = 30.0
 #: Seconds a control script (poll, stop bookkeeping) may take beyond its own waits.
 CONTROL_MARGIN_S = 15.0
+#: Seconds :meth:`SshExecutor.close` waits for the connection to end before aborting it.
+CLOSE_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -328,13 +330,25 @@ class SshExecutor:
         if self._lease is not None:
             self._lease.cancel()
             self._lease = None
-        if self._conn is not None and not self._conn.is_closed():
+        conn = self._conn
+        if conn is None:
+            self._dirs.clear()
+            return
+        first: QoslabError | None = None
+        if not conn.is_closed():
             try:
                 self._checked(S.close_script(self.work_root), 10.0, "clean-up")
-            finally:
-                self._conn.close()
+            except QoslabError as e:
+                first = e
         self._conn, self._sftp, self._agent = None, None, None
         self._dirs.clear()
+        try:  # on the loop's thread: asyncio's transports are not thread-safe (ci51 failed on that)
+            sshio.call(sshio.close_connection(conn, CLOSE_WAIT_S), 2 * CLOSE_WAIT_S)
+        except Exception as e:  # noqa: BLE001 - any failure of the close itself, named
+            first = first or QoslabError(f"on {self.node}: closing the SSH connection failed: "
+                                         f"{type(e).__name__}: {e}")
+        if first is not None:
+            raise first
 
 
 def cluster_target(topology: Any, node: str) -> SshTarget:

@@ -63,6 +63,18 @@ def spawn(coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
     return asyncio.run_coroutine_threadsafe(coro, loop())
 
 
+async def close_connection(conn: Any, timeout_s: float) -> None:
+    """Close an asyncssh connection on the loop it runs on and wait at most ``timeout_s``
+    seconds for it to end (a peer that does not answer is left to the transport's abort).
+    Closing from another thread races the loop's own handling of the transport (asyncio's
+    transports are not thread-safe)."""
+    conn.close()
+    try:
+        await asyncio.wait_for(conn.wait_closed(), timeout_s)
+    except TimeoutError:
+        conn.abort()
+
+
 def netns_socket(namespace: str, host: str, port: int, timeout_s: float) -> socket.socket:
     """A TCP socket connected to ``host:port`` from inside the network namespace ``namespace``
     (``/run/netns/NAME``): a short-lived thread enters the namespace (``setns``, which changes only

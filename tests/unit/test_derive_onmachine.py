@@ -165,3 +165,25 @@ def test_the_link_rate_is_read_as_the_topology_model_reads_it(tmp_path):
     p.write_text(BASE.replace("playbooks/topologies/ecenet-faithful-cpu.yaml", "playbooks/topologies/ecenet-cpu.yaml"))
     real, data, rate = read_inputs(load_playbook(p))
     assert data["link"]["rate"] == "50Mbit" and rate == 50_000_000 and real.rx_cost_us == 5.768
+
+
+def test_a_cheap_receive_path_lengthens_the_cfs_period_to_keep_a_kernel_quota():
+    """2026-12-01 on this machine: rx_cost_us 5.47 -> 0.0948 cores, a 0.948 ms quota at period_ms
+    10, which the kernel refuses (make test's on-machine derivation failed on it)."""
+    from qoslab.scale.cpu import period_for
+    real = load_real_cluster(REAL)
+    data, _ = read_yaml(COMMITTED)
+    cores = host_cores(real, 50_000_000, 5.47, 0.25)
+    assert cores == pytest.approx(0.0948, abs=0.0002) and data["cpu"]["period_ms"] == 10
+    final = derived_topology(data, cores, derive_scale(real, 50_000_000, 5.47, 3.677))
+    assert final["cpu"]["period_ms"] == 11.0 and final["cpu"]["host_cores"] == cores
+    assert final["cpu"]["period_ms"] * cores >= 1.0 and data["cpu"]["period_ms"] == 10  # input untouched
+    assert "period_ms 11 (committed 10, +10.0 %)" in differences(values(data, 2), values(final, 2))
+    assert derived_topology(data, 0.162)["cpu"]["period_ms"] == 10  # a quota of 1.62 ms: as it was
+    bare = {k: v for k, v in data.items() if k != "cpu"}
+    assert "period_ms" not in derived_topology(bare, 0.162)["cpu"] and values(bare, 2)["period_ms"] == 10
+    assert derived_topology(bare, 0.081)["cpu"]["period_ms"] == 12.5  # ecenet-faithful-cpu-rx2's by hand
+    assert period_for(0.001, 10) == 1000.0
+    for bad in (0.0009, 0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            period_for(bad, 10)

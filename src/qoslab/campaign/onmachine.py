@@ -131,8 +131,12 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
         cores = host_cores(real, rate, rx, spec.max_host_cores)
     except ValueError as e:
         raise ConfigError(f"{spec.real}: {e}") from None
-    log(f"derive (rule 2): rx_cost_us {rx:g} -> host_cores {cores:g}")
-    pilot_topo = dump_yaml(derived_topology(data, cores))
+    pilot_data = derived_topology(data, cores)
+    period, was = pilot_data["cpu"].get("period_ms"), (data.get("cpu") or {}).get("period_ms")
+    longer = f", period_ms {was or 'default'} -> {period:g} (a quota of at least the kernel's 1 ms)" \
+        if period is not None and period != was else ""
+    log(f"derive (rule 2): rx_cost_us {rx:g} -> host_cores {cores:g}{longer}")
+    pilot_topo = dump_yaml(pilot_data)
     (work / "topology-pilot.yaml").write_text(pilot_topo)
     pilot = _Pilot(pb, pb_path, work, pilot_topo, base, log)
     choice = _rule3(pilot, spec, pb_path) if spec.network_share is None else _rule3b(pilot, spec, rate, pb_path)

@@ -75,6 +75,7 @@ all get their capacity at once is the playbook's check (:func:`budget_sum_proble
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
@@ -234,6 +235,27 @@ def host_rx_lines(block: CpuBlock, dev: str) -> list[str]:
             f"echo {DEFER_POLLS} > {d}/napi_defer_hard_irqs",
             f"echo {block.rx_usecs * 1000} > {d}/gro_flush_timeout",  # nanoseconds
             f"echo 1 > {d}/threaded"]
+
+
+#: The step (ms) in which :func:`period_for` lengthens a CFS period.
+PERIOD_STEP_MS = 0.5
+
+
+def period_for(cores: float, period_ms: float) -> float:
+    """The CFS bandwidth period (ms) at which a host of ``cores`` cores gets a quota of at least
+    the kernel's MIN_QUOTA_MS: ``period_ms`` when it already does, else the least multiple of
+    PERIOD_STEP_MS that does (0.0948 cores at 10 ms: 11.0 ms). A longer period keeps the capacity
+    and makes the throttling coarser. Pure. Raises ValueError when ``cores`` is not positive or
+    even the kernel's longest period (1000 ms) gives less than MIN_QUOTA_MS."""
+    if not cores > 0 or math.isinf(cores):
+        raise ValueError(f"host capacity {cores!r} cores: must be a positive number")
+    if cores * period_ms >= MIN_QUOTA_MS - 1e-9:
+        return period_ms
+    longer = math.ceil(MIN_QUOTA_MS / cores / PERIOD_STEP_MS - 1e-9) * PERIOD_STEP_MS
+    if longer > 1000:
+        raise ValueError(f"{cores:g} cores is a quota below the kernel's {MIN_QUOTA_MS:g} ms at any period "
+                         "(at most 1000 ms)")
+    return longer
 
 
 def host_cores(block: CpuBlock, host_cpu: float | None) -> float:

@@ -40,12 +40,15 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from ..yamlio import StrictModel, SubFieldProblem
+from .cpu import CpuBlock, period_for
 from .derive import Derived, RealCluster, derive, host_cores_for
 from .model import wire_time_s
 
 #: A derived value differs from the committed one when they are further apart than this fraction
 #: of the committed value (the pilot's own spread: 3 trials of 3.58-3.74 s, +-2 %, rounded up).
 DIFFERS_ABOVE = 0.05
+#: A topology's CFS period (ms) when its ``cpu:`` block sets none (:class:`.cpu.CpuBlock`).
+DEFAULT_PERIOD_MS: float = CpuBlock.model_fields["period_ms"].default
 
 
 class DeriveSpec(StrictModel):
@@ -210,9 +213,16 @@ def derive_scale(real: RealCluster, rate_bps: int, rx_cost_us: float, uncongeste
 
 def derived_topology(data: Mapping[str, Any], cores: float, d: Derived | None = None) -> dict[str, Any]:
     """The topology (plain YAML data) with ``cpu.host_cores`` = ``cores`` and, given ``d``, its
-    ``scale:`` knobs; a host's own ``cpu:`` is left as it is (the playbook's author set it)."""
+    ``scale:`` knobs; a host's own ``cpu:`` is left as it is (the playbook's author set it).
+    ``cpu.period_ms`` is lengthened (:func:`.cpu.period_for`) when at the topology's period the
+    host's quota would be under the kernel's 1 ms (a machine whose receive path is cheap: 5.47 us a
+    packet here on 2026-12-01 gave 0.0948 cores, 0.948 ms at 10 ms)."""
     out = copy.deepcopy(dict(data))
-    out["cpu"] = {**dict(out.get("cpu") or {}), "host_cores": cores}
+    cpu = {**dict(out.get("cpu") or {}), "host_cores": cores}
+    period = cpu.get("period_ms", DEFAULT_PERIOD_MS)
+    if period_for(cores, period) != period:  # a quota under the kernel's 1 ms: a longer period
+        cpu["period_ms"] = period_for(cores, period)
+    out["cpu"] = cpu
     if d is not None:
         out["scale"] = d.knobs.model_dump(mode="json", exclude_none=True)
     return out
@@ -220,11 +230,13 @@ def derived_topology(data: Mapping[str, Any], cores: float, d: Derived | None = 
 
 def values(topology: Mapping[str, Any], supersample: int, rays: int | None = None) -> dict[str, Any]:
     """The values the rules set, as a topology and a workload hold them: host_cores (cores),
+    period_ms (the CFS period, ms: the topology's, or the one rule 2 lengthened),
     supersample (rule 3) or, given ``rays``, rays per pixel (rule 3b), rto_min_ms, quickack,
     switch_queue_ms (None where the topology sets none)."""
     scale = topology.get("scale") or {}
     work: dict[str, Any] = {"supersample": supersample} if rays is None else {"rays": rays}
-    return {"host_cores": (topology.get("cpu") or {}).get("host_cores"), **work,
+    cpu = topology.get("cpu") or {}
+    return {"host_cores": cpu.get("host_cores"), "period_ms": cpu.get("period_ms", DEFAULT_PERIOD_MS), **work,
             "rto_min_ms": scale.get("rto_min_ms"), "quickack": scale.get("quickack"),
             "switch_queue_ms": scale.get("switch_queue_ms")}
 

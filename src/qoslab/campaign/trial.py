@@ -15,7 +15,9 @@
 
 Every phase's wall time goes into ``phases_json`` (``stop_parts``: the stop's own steps, seconds
 from the workload's end: ``halted``, ``drained``, the generator's own ``stop_times`` such as
-``receivers_stopped`` and ``decoded``, ``flood_stopped``), with ``overhead_s`` (the trial's wall time
+``receivers_stopped`` and ``decoded``, ``flood_stopped``; ``start_parts``: the flood's start, seconds
+from ``switch_ready``: ``classes`` (its kernel pacing's classes, installed while the receivers
+started unless that failed), ``senders``, ``settled``), with ``overhead_s`` (the trial's wall time
 minus the workload phase, a gated one's from its launch less its wait at the gate, ``go_wait_s``:
 what the harness costs per trial), ``workload_s`` (that workload time), ``manager_start_s`` (the workload
 phase minus the manager's own run: its JVM start and the workers' check), ``saturated`` and
@@ -144,6 +146,9 @@ def run_trial(env: TrialEnv, cond: Condition, tdir: Path, capture_due: bool) -> 
     phases = _phases(t, r, meters, ctx, saturated, launch.started)
     if parts:
         phases["stop_parts"] = {k: round(v - t["workload"], 3) for k, v in parts.items()}
+    started: dict[str, float] = getattr(flood, "start_times", None) or {}
+    if started:  # the flood's start: classes installed, senders started, ports settled (from switch_ready)
+        phases["start_parts"] = {k: round(v - t["switch_ready"], 3) for k, v in started.items()}
     return {**metrics, "valid": 1, "flood_json": _flood_json(fres),
             "capture_summary": str((tdir / "capture" / "summary.json").relative_to(env.out)) if summary else None,
             "config_hash": env.current_config, "phases_json": json.dumps(phases), **columns}
@@ -210,6 +215,7 @@ def _flood_up(env: TrialEnv, plan: TrialPlan, flood: Any) -> bool | None:
     if flood.errors:
         raise QoslabError("flood did not start: " + "; ".join(flood.errors))
     saturated = _settle(env, plan)
+    getattr(flood, "start_times", {})["settled"] = time.monotonic()
     late: list[str] = getattr(flood, "check_senders", list)()
     if late:
         raise QoslabError("flood did not start: " + "; ".join(late))

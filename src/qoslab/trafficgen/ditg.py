@@ -112,6 +112,7 @@ class DitgGenerator:
         self._early: ThreadPoolExecutor | None = None  # halt() decodes the sender logs in it
         #: monotonic times of the stop's steps (``receivers_stopped``, ``decoded``: a trial's stop_parts)
         self.stop_times: dict[str, float] = {}
+        self.start_times: dict[str, float] = {}  # monotonic: kernel classes installed, senders started
         self._sent: dict[int, Future[str]] = {}
 
     def __enter__(self) -> DitgGenerator:
@@ -149,8 +150,9 @@ class DitgGenerator:
         return None
 
     def prepare(self, establish_timeout_s: float = 10.0) -> None:
-        """Start one ITGRecv per destination and wait until each listens; no packet is sent yet
-        (a campaign does this while the switch's counters are read before the trial). Idempotent."""
+        """Start one ITGRecv per destination and wait until each listens, and install the kernel
+        pacing's classes; no packet is sent yet (a campaign does this while the switch is pushed
+        and its counters read before the trial). Idempotent."""
         if self._t0:
             return
         self._t0 = time.monotonic()
@@ -158,6 +160,7 @@ class DitgGenerator:
         parallel_map(self._start_receiver, dsts)
         ok = parallel_map(lambda h: self._receiver_listening(h, self.receivers[h], establish_timeout_s), dsts)
         self._failed_dst = {h for h, good in zip(dsts, ok, strict=True) if not good}
+        self.kernel.install([f for f in self.flows if f.dst not in self._failed_dst])  # kernel pacing's classes
 
     def start(self, establish_timeout_s: float = 10.0) -> None:
         """Start the receivers (:meth:`prepare`, unless done), then one ITGSend per flow; returns
@@ -167,7 +170,9 @@ class DitgGenerator:
         self.prepare(establish_timeout_s)
         starting = [f for f in self.flows if f.dst not in self._failed_dst]
         self.kernel.start(starting)
+        self.start_times["classes"] = time.monotonic()
         parallel_map(self._start_sender, starting)
+        self.start_times["senders"] = time.monotonic()
         if self.start_check_s > 0:
             time.sleep(self.start_check_s)  # a sender that exits later is an error at stop (its exit code)
         self.check_senders()

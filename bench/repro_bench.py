@@ -104,6 +104,9 @@ def figures(folder: Path) -> dict[str, Any]:
                   if r.condition.startswith("congestion") and (v := r.get("fidelity_pacing_error")) is not None]
     overhead = (stats.get("overhead_s") or {}).get("median")
     return {"slowdown": c["ratio"], "slowdown_ci95": c.get("ratio_ci95"),
+            # the ratio is 1 + penalty / uncongested: the penalty is the network's, the uncongested
+            # time the machine's compute (a core twice as fast: half the denominator)
+            "uncongested_s": stats["conditions"][BASE]["mean"], "penalty_s": c.get("difference_s"),
             "congested_fifo_cv": stats["conditions"][CONGESTED]["cv"],
             "welch_p": c.get("welch_t_p"), "holm_p": c.get("welch_t_p_holm"),
             "fidelity": counts, "worst_pacing_error": max(pacing) if pacing else None,
@@ -147,15 +150,23 @@ def _fmt_p(p: float | None) -> str:
     return "-" if p is None else f"{p:.2g}"
 
 
+def _times(r: dict[str, Any]) -> str:
+    """``0.349 s, +0.689 s``: the uncongested fifo mean and what congestion added ("-" in a JSON
+    of before 2026-12-01, which did not record them)."""
+    if r.get("uncongested_s") is None or r.get("penalty_s") is None:
+        return "-"
+    return f"{r['uncongested_s']:.3f} s, {r['penalty_s']:+.3f} s"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """bench/README.md's Markdown table of the runs."""
-    head = ("| perturbation | slowdown (BCa 95 %) | congested fifo CV | Welch p (Holm) | fidelity ok / degraded / "
-            "invalid | worst sender rate error | recovery, thesis profile | overhead median |\n"
-            "|---|---|---|---|---|---|---|---|")
+    head = ("| perturbation | slowdown (BCa 95 %) | no congestion fifo, added by congestion | congested fifo CV | "
+            "Welch p (Holm) | fidelity ok / degraded / invalid | worst sender rate error | recovery, thesis profile | "
+            "overhead median |\n|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['name']} | failed: {r['error']} | | | | | | |")
+            lines.append(f"| {r['name']} | failed: {r['error']} | | | | | | | |")
             continue
         ci = r.get("slowdown_ci95") or [None, None]
         rci = r.get("recovery_ci95") or [None, None]
@@ -164,7 +175,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                                                  if rci[0] is not None else f"{100 * r['recovery']:.1f} %")
         pe = "-" if r["worst_pacing_error"] is None else f"{100 * r['worst_pacing_error']:.1f} %"
         ov = "-" if r["overhead_median_s"] is None else f"{r['overhead_median_s']:.2f} s"
-        lines.append(f"| {r['name']} | {r['slowdown']:.2f}x [{ci[0]:.2f}, {ci[1]:.2f}] | "
+        lines.append(f"| {r['name']} | {r['slowdown']:.2f}x [{ci[0]:.2f}, {ci[1]:.2f}] | {_times(r)} | "
                      f"{100 * r['congested_fifo_cv']:.1f} % | {_fmt_p(r['welch_p'])} ({_fmt_p(r['holm_p'])}) | "
                      f"{f['ok']} / {f['degraded']} / {f['invalid']} | {pe} | {rec} | {ov} |")
     return "\n".join(lines)

@@ -220,8 +220,9 @@ def derived_topology(data: Mapping[str, Any], cores: float, d: Derived | None = 
     out = copy.deepcopy(dict(data))
     cpu = {**dict(out.get("cpu") or {}), "host_cores": cores}
     period = cpu.get("period_ms", DEFAULT_PERIOD_MS)
-    if period_for(cores, period) != period:  # a quota under the kernel's 1 ms: a longer period
-        cpu["period_ms"] = period_for(cores, period)
+    longer = period_for(cores, period)
+    if longer != period:  # a quota under the kernel's 1 ms: a longer period
+        cpu["period_ms"] = longer
     out["cpu"] = cpu
     if d is not None:
         out["scale"] = d.knobs.model_dump(mode="json", exclude_none=True)

@@ -23,7 +23,7 @@ from ..executors.nodes import parallel_map
 from ..topology import Topology
 from .base import DRAIN_WAIT_S, FloodResult, FlowResult
 from .calibration import Calibration
-from .definitions import L2_OVERHEAD, FloodDefinition, ResolvedFlow
+from .definitions import FloodDefinition, ResolvedFlow
 from .ditgpacing import (
     FlowPacing,
     check_pin,
@@ -32,8 +32,9 @@ from .ditgpacing import (
     receivers_outside,
 )
 from .ditgprocs import ditg_pids, own_pids, tail
+from .ditgresult import apply_receiver_summary, apply_sender_summary
 from .ditgsched import sender_prefix_on, sender_timer_slack_ns
-from .itgdec import keep_or_drop, parse_itgdec_series, parse_itgdec_summary, run_itgdec, run_itgdecs
+from .itgdec import keep_or_drop, run_itgdec, run_itgdecs
 from .kernelrun import KernelRun
 from .patterns import resolve, traffic_options
 
@@ -353,12 +354,9 @@ class DitgGenerator:
         send_log, recv_log = f"{sd}/send-{f.index}.log", f"{dd}/recv-{f.index}.log"
         series_file = f"{dd}/recv-{f.index}-series.txt"
         try:
-            s = parse_itgdec_summary(self._sent[f.index].result())  # halt() started it
-            r.packets_sent = int(s["total_packets"])
-            r.sent_pps = s.get("avg_packet_rate_pps", 0.0)
-            r.sent_from = "sender log"
+            total_s = apply_sender_summary(r, self._sent[f.index].result())  # halt() started it
             if pc.mode == "kernel":  # what left the host (see kernelrun: not D-ITG's batched count)
-                got = self.kernel.sent_pps(f, r.packets_sent, s.get("total_time_s", 0.0))
+                got = self.kernel.sent_pps(f, r.packets_sent, total_s)
                 if got is not None:
                     r.sent_pps, r.sent_from, r.sent_bound = got
                 r.packets_left_host = self.kernel.sent_total.get(f.index)  # exact (see FlowResult)
@@ -367,22 +365,9 @@ class DitgGenerator:
                 ([], f"{dd}/recv-{f.index}.txt", self._dir(f.dst) / f"recv-{f.index}.txt"),
                 (["-c", str(self.interval_ms), series_file], series_file,
                  self._dir(f.dst) / f"recv-{f.index}-series.txt")], executor=dx)
-            rv = parse_itgdec_summary(recv)
-            r.packets_received = int(rv["total_packets"])
-            r.duration_s = rv["total_time_s"]
-            if r.duration_s > 0:
-                received = rv.get("bytes_received", 0.0)
-                r.received_payload_bps = received * 8 / r.duration_s
-                r.received_wire_bps = (received + r.packets_received * L2_OVERHEAD[f.protocol]) * 8 / r.duration_s
             flushed = self.kernel.flushed.get(f.index)  # emptied at the halt: sent by D-ITG, never left the host
-            r.packets_flushed = flushed[1] if flushed is not None else None
-            sent = r.packets_sent - (r.packets_flushed or 0)
-            r.loss_pct = 100.0 * (1 - r.packets_received / sent) if sent > 0 else 0.0
-            r.delay_avg_s = rv.get("avg_delay_s", 0.0)
-            r.delay_max_s = rv.get("max_delay_s", 0.0)
-            r.jitter_s = rv.get("avg_jitter_s", 0.0)
-            r.shortfall = r.sent_pps < pc.sender_pps * (1 - self.tolerance)
-            r.series = parse_itgdec_series(series)
+            apply_receiver_summary(r, recv, series, f.protocol, flushed[1] if flushed is not None else None,
+                                   pc.sender_pps, self.tolerance)
         except QoslabError as e:
             r.error = f"flow {f.src} -> {f.dst}: {e}"
         keep = self.keep_logs or r.error is not None  # a flow whose decoding failed keeps its logs

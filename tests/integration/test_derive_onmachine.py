@@ -45,7 +45,8 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     shipped_playbook(tmp_path, "thesis-faithful-cpu-onmachine", tfile, trials=2, warmup=0, capture="off",
                      trial_timeout_s=120, conditions=conds,
                      derive={**shipped["derive"], "rx_cost_trials": 2, "pilot_trials": 2, "network_share": 0.5,
-                             "rays": [1, 2]})  # one pilot: 1 ray is far below a share of 0.5, the pilot stops
+                             "rays": [1, 2],  # one pilot: 1 ray is far below a share of 0.5, the pilot stops
+                             "rx_share_tolerance": 0.5, "rx_share_rounds": 1})  # rule 2b: one round
     folder = tmp_path / "campaign"
     try:
         r = qoslab("campaign", "run", str(tmp_path / "pb.yaml"), "--out", str(folder), "--no-report", timeout=900)
@@ -57,6 +58,14 @@ def test_campaign_run_derives_the_scale_model_here_then_runs_on_it(tmp_path):
     # rule 2: the receive cost of the congested trials, the CPU rule's capacity (capped at 0.25 cores)
     assert len(rec["rx_cost_trials"]) == 2 and 1 < rec["rx_cost_us"] < 200
     assert 0 < rec["derived"]["host_cores"] <= 0.25
+    # rule 2b, one round: the congested trials again at the capacity rule 2 derived, their receive
+    # CPU share measured there (the flooded hosts' receivers' CPU over their budget)
+    assert rec["rules"].startswith("docs/scale-model.md, thesis-faithful-cpu: the rules 2, 2b, 3b, 4")
+    assert [x["host_cores"] for x in rec["rx_rounds"]] == [rec["rule2_host_cores"]] == [rec["derived"]["host_cores"]]
+    assert len(rec["rx_rounds"][0]["trials"]) == 2 and 0 < rec["rx_cpu_share"] < 1
+    assert rec["rx_cost_us"] == rec["rx_rounds"][0]["rx_cost_us"] and rec["rx_share_target"] == 0.2459
+    round1, _ = read_yaml(folder / "derive" / "rx-share-1" / "inputs" / "topology.yaml")
+    assert round1["cpu"]["host_cores"] == rec["rule2_host_cores"]
     # rule 3b: one pilot (1 ray: the cost of the test stays that of rule 3's single pilot), its trials'
     # bytes from the manager, the share nearest the target among those tried; its mean is T; rule 4:
     # rto_min = s x 200 ms (2 and 3 rays on the testbed: docs/scale-model.md's exploratory pilots;

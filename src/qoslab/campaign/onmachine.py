@@ -8,6 +8,9 @@ loses at most the trial it cut (run the same command with the same ``--out`` aga
 - ``derive/rx-cost/``: the playbook's congested conditions, ``rx_cost_trials`` each, on the
   playbook's topology: this machine's ``rx_cost_us`` (median of the trials the fidelity monitor
   judged ``ok``, or of all done trials when none was);
+- ``derive/rx-share-K/`` (rule 2b, ``rx_share_tolerance`` given): the same congested trials on the
+  topology with the K-th capacity the rule derived (``derive/topology.yaml`` of that campaign):
+  the flooded hosts' receive CPU share there (median ``rx_cpu_share``, the same choice of trials);
 - ``derive/pilot-ssN/``: the baseline condition, ``pilot_trials`` trials at supersample N, on the
   topology with the derived host capacity (``derive/topology-pilot.yaml``, copied to the pilot
   campaign's own ``derive/topology.yaml``); under rule 3b (``network_share`` given)
@@ -39,15 +42,19 @@ from ..scale.derive import RealCluster, load_real_cluster
 from ..scale.onmachine import (
     DeriveSpec,
     Pilot,
+    choose_host_cores,
     choose_rays,
     choose_supersample,
     derive_scale,
     derived_topology,
     differences,
     host_cores,
+    next_host_cores,
     next_pilot,
     next_rays,
     pilot_share,
+    share_held,
+    target_rx_share,
     values,
 )
 from ..topology import load_topology
@@ -68,7 +75,7 @@ def _measure(pb: Playbook, pb_path: Path, folder: Path, update: dict[str, Any],
              log: Callable[[str], None]) -> list[dict[str, Any]]:
     """Run (or resume) one measuring campaign in ``folder``: ``pb`` with ``update`` applied, no
     capture, no warm-up; returns its done trials as {condition, elapsed_s, fidelity, rx_cost_us,
-    run_bytes} (run_bytes: the manager's RMI socket bytes, both directions; None without a result)."""
+    rx_cpu_share, run_bytes} (run_bytes: the manager's RMI socket bytes, both directions; None without a result)."""
     if not (folder / "trials.sqlite").exists():
         sub = pb.model_copy(update={"warmup": 0, "capture": "off", "seed": SEED, "retries": 1, "derive": None,
                                     **update})
@@ -77,7 +84,8 @@ def _measure(pb: Playbook, pb_path: Path, folder: Path, update: dict[str, Any],
     with Store(folder / "trials.sqlite", readonly=True) as st:
         rows = st.trials(warmup=False)
         return [{"condition": r.condition, "elapsed_s": r.elapsed_s, "fidelity": r.get("fidelity"),
-                 "rx_cost_us": r.get("rx_cost_us"), "run_bytes": _run_bytes(folder, r.idx)}
+                 "rx_cost_us": r.get("rx_cost_us"), "rx_cpu_share": r.get("rx_cpu_share"),
+                 "run_bytes": _run_bytes(folder, r.idx)}
                 for r in rows if r.status == "done"]
 
 
@@ -91,12 +99,14 @@ def _run_bytes(folder: Path, idx: int) -> int | None:
         return None
 
 
-def _rx_cost(rows: list[dict[str, Any]], folder: Path) -> float:
-    ok = [r for r in rows if r["fidelity"] == "ok" and r["rx_cost_us"] is not None]
-    use = ok or [r for r in rows if r["rx_cost_us"] is not None]
+def _rx_cost(rows: list[dict[str, Any]], folder: Path, key: str = "rx_cost_us", digits: int = 3) -> float:
+    """The median ``key`` of the trials judged ``ok`` (of all done trials that have it when none
+    was), rounded to ``digits``. Raises QoslabError naming ``folder`` when no trial has it."""
+    ok = [r for r in rows if r["fidelity"] == "ok" and r[key] is not None]
+    use = ok or [r for r in rows if r[key] is not None]
     if not use:
-        raise QoslabError(f"{folder}: no congested trial measured rx_cost_us (see `qoslab campaign status {folder}`)")
-    return round(float(statistics.median(r["rx_cost_us"] for r in use)), 3)
+        raise QoslabError(f"{folder}: no congested trial measured {key} (see `qoslab campaign status {folder}`)")
+    return round(float(statistics.median(r[key] for r in use)), digits)
 
 
 def read_inputs(pb: Playbook) -> tuple[RealCluster, dict[str, Any], int]:
@@ -131,25 +141,35 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
         cores = host_cores(real, rate, rx, spec.max_host_cores)
     except ValueError as e:
         raise ConfigError(f"{spec.real}: {e}") from None
+    runner = _Pilot(pb, pb_path, work, "", base, log)
+    held: dict[str, Any] = {}
+    if spec.rx_share_tolerance is not None:
+        log(f"derive (rule 2): rx_cost_us {rx:g} at the committed capacity -> host_cores {cores:g}")
+        first = {"rule2_rx_cost_us": rx, "rule2_host_cores": cores}
+        cores, rx, held = _rule2b(runner, spec, real, data, cores, congested)
+        held = {**first, **held}
     pilot_data = derived_topology(data, cores)
     period, was = pilot_data["cpu"].get("period_ms"), (data.get("cpu") or {}).get("period_ms")
     longer = f", period_ms {was or 'default'} -> {period:g} (a quota of at least the kernel's 1 ms)" \
         if period is not None and period != was else ""
-    log(f"derive (rule 2): rx_cost_us {rx:g} -> host_cores {cores:g}{longer}")
+    log(f"derive (rule {'2b' if held else '2'}): rx_cost_us {rx:g} -> host_cores {cores:g}{longer}")
     pilot_topo = dump_yaml(pilot_data)
     (work / "topology-pilot.yaml").write_text(pilot_topo)
-    pilot = _Pilot(pb, pb_path, work, pilot_topo, base, log)
+    runner.topo, pilot = pilot_topo, runner
     choice = _rule3(pilot, spec, pb_path) if spec.network_share is None else _rule3b(pilot, spec, rate, pb_path)
     d = derive_scale(real, rate, rx, round(choice.t_unc, 3))
     final = derived_topology(data, cores, d)
     (work / "topology.yaml").write_text(dump_yaml(final))
     committed, derived = values(data, *choice.committed(pb.workload)), values(final, *choice.derived)
     t_unc, rules = choice.t_unc, choice.rules
+    if held:  # "2-4" -> "2, 2b, 3-4"; "2, 3b, 4" -> "2, 2b, 3b, 4"
+        rules = "2, 2b, " + rules.replace("2-4", "3-4").replace("2, ", "", 1)
     record = {"rules": f"docs/scale-model.md, thesis-faithful-cpu: the rules {rules} (qoslab.scale.onmachine)",
               "real": spec.real, "spec": spec.model_dump(mode="json"), "link_rate_bps": rate,
-              "rx_cost_us": rx, "rx_cost_trials": rx_rows, **choice.record, "uncongested_s": round(t_unc, 3),
+              "rx_cost_us": rx, "rx_cost_trials": rx_rows, **held, **choice.record, "uncongested_s": round(t_unc, 3),
               "time_scale": d.time_scale, "derived": derived, "committed": committed,
-              "differs": differences(committed, derived), "deviations": d.deviations + choice.deviations,
+              "differs": differences(committed, derived),
+              "deviations": d.deviations + held.get("deviations", []) + choice.deviations,
               "machine": machine_facts(), "seconds": round(time.monotonic() - t0, 1)}
     (work / "derivation.json").write_text(json.dumps(record, indent=1) + "\n")
     return derived_playbook(pb, **choice.update), record
@@ -184,20 +204,56 @@ class _Pilot:
         self.pb, self.pb_path, self.work, self.topo, self.base, self.log = pb, pb_path, work, topo, base, log
         self.trials = pb.derive.pilot_trials if pb.derive else 3
 
-    def run(self, name: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+    def run(self, name: str, update: dict[str, Any], topo: str | None = None, conditions: list[Any] | None = None,
+            trials: int | None = None) -> list[dict[str, Any]]:
+        """The done trials (:func:`_measure`) of ``derive/NAME/``: the baseline condition (or
+        ``conditions``, the first as its baseline) with the workload ``update``d, ``trials`` (or the
+        pilot's) per condition, on the topology text ``topo`` (or the pilot's)."""
         folder = self.work / name
         if not (folder / "trials.sqlite").exists():  # a made pilot runs from its snapshot
             (folder / DERIVED).mkdir(parents=True, exist_ok=True)
-            (folder / DERIVED / "topology.yaml").write_text(self.topo)
-        bcond = [c for c in self.pb.conditions if c.name == self.base]
+            (folder / DERIVED / "topology.yaml").write_text(self.topo if topo is None else topo)
+        conds = conditions or [c for c in self.pb.conditions if c.name == self.base]
         wl = self.pb.workload.model_copy(update=update)
-        sub = {"conditions": bcond, "baseline": self.base, "trials": self.trials,
+        sub = {"conditions": conds, "baseline": conds[0].name, "trials": trials or self.trials,
                "topology": f"{DERIVED}/topology.yaml", "workload": wl}
         rows = _measure(self.pb, self.pb_path, folder, sub, self.log)
         rows = [r for r in rows if r["elapsed_s"] is not None]
         if not rows:
             raise QoslabError(f"{folder}: no pilot trial finished")
         return rows
+
+
+def _rule2b(runner: _Pilot, spec: DeriveSpec, real: RealCluster, data: dict[str, Any], cores: float,
+            congested: list[Any]) -> tuple[float, float, dict[str, Any]]:
+    """Rule 2b (the receive share held): measure at ``cores``, step to :func:`next_host_cores`
+    until the share holds, the step changes nothing or ``rx_share_rounds`` ran out; returns the
+    chosen (cores, its rx_cost_us) and the record's ``rx_share_target``, ``rx_rounds`` and
+    ``deviations``."""
+    assert spec.rx_share_tolerance is not None
+    target, tol = target_rx_share(real), spec.rx_share_tolerance
+    rounds: list[dict[str, Any]] = []
+    for k in range(1, spec.rx_share_rounds + 1):
+        runner.log(f"derive (rule 2b): round {k}: {spec.rx_cost_trials} congested trial(s) per condition at "
+                   f"{cores:g} cores")
+        name = f"rx-share-{k}"
+        rows = runner.run(name, {}, dump_yaml(derived_topology(data, cores)), congested, spec.rx_cost_trials)
+        share = _rx_cost(rows, runner.work / name, "rx_cpu_share", 4)
+        rounds.append({"host_cores": cores, "rx_cpu_share": share, "rx_cost_us": _rx_cost(rows, runner.work / name),
+                       "trials": rows})
+        runner.log(f"derive (rule 2b): {cores:g} cores: receive CPU share {share:g} (target {target:.4f}, "
+                   f"within {tol:g} of it: {'yes' if share_held(share, target, tol) else 'no'})")
+        nxt = next_host_cores(cores, share, target, spec.max_host_cores)
+        if share_held(share, target, tol) or nxt == cores:
+            break
+        cores = nxt
+    chosen, share = choose_host_cores([(r["host_cores"], r["rx_cpu_share"]) for r in rounds], target)
+    dev = [] if share_held(share, target, tol) else [
+        f"receive CPU share {share:g} at {chosen:g} cores, not within {tol:g} of the target {target:.4f} after "
+        f"{len(rounds)} round(s) of rule 2b"]
+    rx = next(r["rx_cost_us"] for r in rounds if r["host_cores"] == chosen)
+    return chosen, rx, {"rx_share_target": round(target, 4), "rx_cpu_share": share, "rx_rounds": rounds,
+                        "deviations": dev}
 
 
 def _rule3(pilot: _Pilot, spec: DeriveSpec, pb_path: Path) -> _Choice:
@@ -273,8 +329,10 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
     work = (f"supersample {v['supersample']}" if "supersample" in v else
             f"{v['rays']} ray(s) per pixel (network share {record['network_share']:.5f}, target "
             f"{record['target_network_share']:g})")
+    held = (f", receive share {record['rx_cpu_share']:g} of {record['rx_share_target']:g} "
+            f"after {len(record['rx_rounds'])} round(s)") if record.get("rx_rounds") else ""
     out = [f"scale model derived on this machine: host_cores {v['host_cores']:g} (rx_cost_us "
-           f"{record['rx_cost_us']:g}), {work} (uncongested {record['uncongested_s']:g} s), "
+           f"{record['rx_cost_us']:g}{held}), {work} (uncongested {record['uncongested_s']:g} s), "
            f"rto_min {v['rto_min_ms']:g} ms, switch queue {v['switch_queue_ms']:g} ms, s = {record['time_scale']:.4g}"]
     if record["differs"]:
         out.append("DIFFERS from the playbook's committed values: " + "; ".join(record["differs"]))

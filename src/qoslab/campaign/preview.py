@@ -139,7 +139,11 @@ def references(pb: Playbook, conds: list[ConditionPlan], path: Path) -> list[tup
                  f"{d.network_share:g} "
                  f"(rule 3b: the nearest in ratio; pilots under {d.max_uncongested_s:g} s)")
         out.append(("derive", f"from {d.real} before the trials: {d.rx_cost_trials} trial(s) of each of {n} congested "
-                              f"condition(s) (rx_cost_us -> host_cores), then {d.pilot_trials} uncongested per "
+                              f"condition(s) (rx_cost_us -> host_cores)"
+                              + (f", again at each derived capacity until the receive share is within "
+                                 f"{d.rx_share_tolerance:g} of the real node's (rule 2b, at most {d.rx_share_rounds} "
+                                 "round(s))" if d.rx_share_tolerance is not None else "")
+                              + f", then {d.pilot_trials} uncongested per "
                               f"{rule3}; the topology's and workload's values above are the committed ones, "
                               "replaced by what this machine gives"))
     return out

@@ -8,6 +8,17 @@ pre-registered rules of docs/scale-model.md ("thesis-faithful-cpu: the rules", r
   with the real node's ``rx_cost_us`` and this machine's, the median ``rx_cost_us`` of
   ``rx_cost_trials`` congested trials at the topology's link rate, rounded to 3 digits and capped
   at ``max_host_cores``;
+- **rule 2b, the receive share held** (when ``rx_share_tolerance`` is given; pre-registered
+  2026-12-01, docs/scale-model.md): rule 2 measures the receive cost at the committed capacity,
+  but the cost per packet is not constant in the capacity (seed 57: 5.33 us at 0.162 cores, and
+  at the 0.0924 cores it derived a receive share of 0.199 where 0.246 was aimed at). So the
+  capacity is measured again where it was derived: ``rx_cost_trials`` congested trials per
+  congested condition at that capacity give the flooded hosts' receive CPU share (median of the
+  trials' ``rx_cpu_share``); held within ``rx_share_tolerance`` of the real node's
+  (:func:`target_rx_share`), the rule stops; else the next capacity is
+  :func:`next_host_cores` (the capacity scaled by measured / target share), at most
+  ``rx_share_rounds`` measurements; the rule takes the measured capacity whose share is nearest
+  the target in ratio (:func:`choose_host_cores`);
 - **rule 3, workload**: ``supersample`` the largest of ``supersample`` (ascending) whose
   uncongested run stays under ``max_uncongested_s`` in a pilot of ``pilot_trials`` baseline trials
   at that capacity; T = that pilot's mean (seconds);
@@ -41,7 +52,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..yamlio import StrictModel, SubFieldProblem
 from .cpu import CpuBlock, period_for
-from .derive import Derived, RealCluster, derive, host_cores_for
+from .derive import Derived, RealCluster, derive, host_cores_for, rx_share
 from .model import wire_time_s
 
 #: A derived value differs from the committed one when they are further apart than this fraction
@@ -69,6 +80,13 @@ class DeriveSpec(StrictModel):
         "rule 3b: the network share the workload must hold (wire time of the manager's RMI bytes at the link rate / "
         "uncongested run, dimensionless); given, rule 3b replaces rule 3: the pilot tries `rays` and takes the "
         "candidate whose share is nearest it; max_uncongested_s then only bounds the pilot's cost"))
+    rx_share_tolerance: float | None = Field(None, gt=0, lt=1, description=(
+        "rule 2b: the receive CPU share a flooded host must hold at the derived capacity, as a fraction of the real "
+        "node's (|measured / target - 1|, dimensionless); given, rule 2 measures again at the capacity it derived, up "
+        "to rx_share_rounds times; None: rule 2's one measurement at the committed capacity"))
+    rx_share_rounds: int = Field(3, ge=1, le=6, description=(
+        "rule 2b: congested measurements at a derived capacity at most (each rx_cost_trials trials per congested "
+        "condition)"))
     rays: list[int] | None = Field(None, min_length=1, max_length=16, description=(
         "rule 3b: the raytracer's rays per pixel the pilot tries, ascending (1-16; k*k = supersample k); "
         "None: 1..16"))
@@ -93,6 +111,13 @@ class DeriveSpec(StrictModel):
             raise SubFieldProblem(("rays",), "rays are rule 3b's candidates: give the network_share they must hold")
         return self
 
+    @model_validator(mode="after")
+    def _rounds_need_a_tolerance(self) -> DeriveSpec:
+        if "rx_share_rounds" in self.model_fields_set and self.rx_share_tolerance is None:
+            raise SubFieldProblem(("rx_share_rounds",), "rx_share_rounds are rule 2b's: give the rx_share_tolerance "
+                                                        "they must reach")
+        return self
+
     @property
     def candidates(self) -> list[int]:
         """Rule 3b's rays per pixel, ascending (``rays``, or 1..16)."""
@@ -112,6 +137,49 @@ def host_cores(real: RealCluster, rate_bps: int, rx_cost_us: float, cap: float) 
     if cores is None:
         raise ValueError("the real cluster's file gives no rx_cost_us: the CPU rule needs it")
     return min(cores, cap)
+
+
+def target_rx_share(real: RealCluster) -> float:
+    """Rule 2b's target: the real node's receive CPU share (dimensionless) under its flood
+    (:func:`.derive.rx_share` with its link rate, flood load, ``rx_cost_us`` and cores; the thesis
+    cluster: 0.246). Raises ValueError when ``real`` gives no ``rx_cost_us``."""
+    if real.rx_cost_us is None:
+        raise ValueError("the real cluster's file gives no rx_cost_us: the CPU rule needs it")
+    return rx_share(real.link_rate, real.flood_load, real.rx_cost_us, real.cores_per_node)
+
+
+def share_held(share: float, target: float, tolerance: float) -> bool:
+    """Rule 2b's stop: the measured receive CPU share within ``tolerance`` of ``target`` (as a
+    fraction of it)."""
+    return abs(share / target - 1) <= tolerance + 1e-12
+
+
+def next_host_cores(cores: float, share: float, target: float, cap: float) -> float:
+    """Rule 2b's next capacity (cores, 3 significant digits, at most ``cap``): ``cores`` x
+    ``share`` / ``target``, the capacity at which the receive CPU time measured at ``cores`` would
+    be the target share of it (a fixed-point step: the time is measured again there). Raises
+    ValueError unless ``share`` and ``target`` are positive and finite."""
+    for name, v in (("receive CPU share", share), ("target share", target), ("capacity", cores)):
+        if not (v > 0 and math.isfinite(v)):
+            raise ValueError(f"{name} {v!r}: rule 2b needs a positive measurement")
+    return min(float(f"{cores * share / target:.3g}"), cap)
+
+
+def choose_host_cores(rounds: Sequence[tuple[float, float]], target: float) -> tuple[float, float]:
+    """Rule 2b's choice: the (cores, receive CPU share) of the measured ``rounds`` (in the order
+    measured) whose share is nearest ``target`` in ratio (|ln(share / target)|; the later on a tie).
+    Raises ValueError without a round or with a share that is not positive."""
+    if not rounds:
+        raise ValueError("rule 2b measured no capacity")
+    best: tuple[float, float, float] | None = None
+    for cores, share in rounds:
+        if not share > 0:
+            raise ValueError(f"receive CPU share {share!r} at {cores:g} cores: rule 2b needs a positive measurement")
+        dist = abs(math.log(share / target))
+        if best is None or dist <= best[0]:
+            best = (dist, cores, share)
+    assert best is not None
+    return best[1], best[2]
 
 
 def choose_supersample(pilots: Mapping[int, Sequence[float]], max_s: float) -> tuple[int, float]:

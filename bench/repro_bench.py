@@ -4,7 +4,12 @@ user should expect across them.
 
 Perturbations (each started before its campaign and ended by PID after it):
 
-- ``quiet``: nothing else runs (the other perturbations' reference).
+- ``quiet``: nothing else runs (the other perturbations' reference). With ``--quiet-runs K``
+  (K > 1) it runs K times, ``quiet``, ``quiet-2``, ..., spread between the perturbations, and
+  each run's ``slowdown_vs_quiet`` is against the mean of the quiet runs' slowdowns: on a VM whose
+  uncongested trial changes between campaigns minutes apart (2026-12-01 here, an AMD EPYC: 0.76-
+  0.84 s in one quiet campaign, 0.63-0.66 s in the next), one quiet run is no reference; the JSON's
+  ``quiet_slowdowns`` says how far the quiet runs themselves spread.
 - ``hog-cpu0`` / ``hog-cpu1``: a busy loop (``sh -c 'while :; do :; done'``) pinned to that core:
   another machine with less CPU to spare (CPU 1, the last, is where the flood's senders and
   receivers are pinned, ``pin_cpu: last``).
@@ -20,7 +25,8 @@ the bench runs with ``fidelity: {retry_invalid: false}`` (a playbook copy) so ea
 the playbook's trial count, and reports the statistics over all trials, as the campaign itself
 does when leaving the invalid ones out would leave too few.
 
-    flock /tmp/qoslab-testbed.lock .venv/bin/python bench/repro_bench.py            # all, ~12 min
+    flock /tmp/qoslab-testbed.lock .venv/bin/python bench/repro_bench.py            # all, ~7-12 min
+    flock /tmp/qoslab-testbed.lock .venv/bin/python bench/repro_bench.py --quiet-runs 3  # quiet 3 times
     .venv/bin/python bench/repro_bench.py --only quiet,timer-slack-50us --trials 4  # a subset
 
 Writes ``bench/results/repro.json`` (machine facts, per perturbation the campaign folder and its
@@ -181,20 +187,59 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def order(names: list[str], quiet_runs: int) -> list[str]:
+    """The runs in the order they run: ``names`` with ``quiet`` first, and with ``quiet_runs`` > 1
+    its repeats (``quiet-2``, ...) spread evenly between the other names (none without ``quiet``
+    in ``names``). Pure."""
+    if "quiet" not in names or quiet_runs <= 1:
+        return list(names)
+    others = [n for n in names if n != "quiet"]
+    out, k = ["quiet"], quiet_runs - 1
+    for i, n in enumerate(others):
+        out.append(n)
+        if k and (i + 1) * (quiet_runs - 1) // max(len(others), 1) > (quiet_runs - 1 - k):
+            out.append(f"quiet-{quiet_runs - k + 1}")
+            k -= 1
+    out += [f"quiet-{quiet_runs - j + 1}" for j in range(k, 0, -1)]
+    return out
+
+
+def relative_to_quiet(rows: list[dict[str, Any]]) -> None:
+    """Set each run's ``slowdown_vs_quiet``: its slowdown over the mean of the quiet runs'
+    (``quiet``, ``quiet-N``; those without an error), rounded to 4 digits; nothing without one."""
+    quiet = [r["slowdown"] for r in rows if _is_quiet(r["name"]) and "error" not in r]
+    if not quiet:
+        return
+    ref = sum(quiet) / len(quiet)
+    for r in rows:
+        if "error" not in r:
+            r["slowdown_vs_quiet"] = round(r["slowdown"] / ref, 4)
+
+
+def _is_quiet(name: str) -> bool:
+    return name == "quiet" or (name.startswith("quiet-") and name[6:].isdigit())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--playbook", type=Path, default=REPO / "playbooks" / "quick.yaml")
     ap.add_argument("--only", default="", help="comma-separated perturbations (default: all): "
                     + ", ".join(perturbations()))
     ap.add_argument("--trials", type=int, default=None, help="trials per condition (default: the playbook's)")
+    ap.add_argument("--quiet-runs", type=int, default=1, help="times the quiet reference runs, spread between the "
+                    "perturbations (1-5; the ratios are against their mean)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "repro.json")
     args = ap.parse_args(argv)
+    if not 1 <= args.quiet_runs <= 5:
+        print(f"error: --quiet-runs {args.quiet_runs}: give 1 to 5", file=sys.stderr)
+        return 2
     all_p = perturbations()
     names = [n for n in args.only.split(",") if n] or list(all_p)
     unknown = [n for n in names if n not in all_p]
     if unknown:
         print(f"error: unknown perturbation(s) {', '.join(unknown)}; known: {', '.join(all_p)}", file=sys.stderr)
         return 2
+    names = order(names, args.quiet_runs)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     base = REPO / "results" / "repro" / stamp
     base.mkdir(parents=True, exist_ok=True)
@@ -206,19 +251,17 @@ def main(argv: list[str] | None = None) -> int:
             done = time.monotonic() - t_start
             eta = f", ETA {done / i * (len(names) - i) / 60:.0f} min" if i else ""
             print(f"[{i + 1}/{len(names)}] {name}{eta} ...", flush=True)
-            extra, env = all_p[name]
+            extra, env = all_p["quiet" if _is_quiet(name) else name]
             row = run_one(name, extra, env, pb, base / name, lambda s: print(s, flush=True))
             rows.append(row)
             if "error" not in row:
                 print(f"  {name}: slowdown {row['slowdown']:.2f}x, congested fifo CV {100 * row['congested_fifo_cv']:.1f} %, "
                       f"Holm p {_fmt_p(row['holm_p'])}, fidelity {row['fidelity']}, {row['seconds']:.0f} s", flush=True)
-    quiet = next((r for r in rows if r["name"] == "quiet" and "error" not in r), None)
-    for r in rows:
-        if quiet is not None and "error" not in r:
-            r["slowdown_vs_quiet"] = round(r["slowdown"] / quiet["slowdown"], 4)
+    relative_to_quiet(rows)
+    quiet_slowdowns = [round(r["slowdown"], 4) for r in rows if _is_quiet(r["name"]) and "error" not in r]
     doc = {"bench": "repro", "playbook": str(args.playbook.relative_to(REPO)) if args.playbook.is_relative_to(REPO)
            else str(args.playbook), "machine": machine_facts(), "started_utc": stamp,
-           "load_avg_end": os.getloadavg(), "runs": rows}
+           "load_avg_end": os.getloadavg(), "quiet_slowdowns": quiet_slowdowns, "runs": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     print(table(rows))

@@ -193,14 +193,12 @@ def order(names: list[str], quiet_runs: int) -> list[str]:
     in ``names``). Pure."""
     if "quiet" not in names or quiet_runs <= 1:
         return list(names)
-    others = [n for n in names if n != "quiet"]
-    out, k = ["quiet"], quiet_runs - 1
-    for i, n in enumerate(others):
-        out.append(n)
-        if k and (i + 1) * (quiet_runs - 1) // max(len(others), 1) > (quiet_runs - 1 - k):
-            out.append(f"quiet-{quiet_runs - k + 1}")
-            k -= 1
-    out += [f"quiet-{quiet_runs - j + 1}" for j in range(k, 0, -1)]
+    others, gaps = [n for n in names if n != "quiet"], quiet_runs - 1
+    out, start = ["quiet"], 0
+    for j in range(1, gaps + 1):  # the others in `gaps` runs of nearly equal length, a quiet repeat after each
+        end = -(-len(others) * j // gaps)  # ceil
+        out += [*others[start:end], f"quiet-{j + 1}"]
+        start = end
     return out
 
 

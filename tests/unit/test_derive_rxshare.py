@@ -19,14 +19,13 @@ from qoslab.campaign.checks import load_playbook
 from qoslab.campaign.onmachine import _rule2b, summary_lines
 from qoslab.campaign.preview import make_plan
 from qoslab.errors import ConfigError
-from qoslab.scale.derive import load_real_cluster, rx_share
+from qoslab.scale.derive import load_real_cluster, rx_share, target_rx_share
 from qoslab.scale.onmachine import (
     DeriveSpec,
     choose_host_cores,
     host_cores,
     next_host_cores,
     share_held,
-    target_rx_share,
 )
 from qoslab.topology import repo_root
 from qoslab.yamlio import read_yaml
@@ -190,3 +189,16 @@ def test_a_bad_rule_2b_field_is_refused_with_file_line_and_field(tmp_path, new, 
         load_playbook(p)
     text = str(e.value)
     assert f"pb.yaml:{7 + new.count(chr(10))}" in text and field in text and "Traceback" not in text, text
+
+
+def test_a_round_whose_receivers_used_no_cpu_is_a_one_line_error_naming_its_folder(tmp_path):
+    """A median rx_cpu_share of 0 (the flood's receivers ran no CPU: nothing to scale the capacity by)."""
+    from qoslab.errors import QoslabError
+
+    real, (data, _) = load_real_cluster(REAL), read_yaml(COMMITTED)
+    m = _Machine(tmp_path)
+    m.run = lambda name, update, topo=None, conditions=None, trials=None: [  # type: ignore[method-assign]
+        {"condition": "c", "elapsed_s": 4.0, "fidelity": "ok", "run_bytes": None, "rx_cpu_share": 0.0,
+         "rx_cost_us": 5.0}]
+    with pytest.raises(QoslabError, match=r"rx-share-1: receive CPU share 0\.0: rule 2b needs a positive"):
+        _rule2b(m, _spec(rx_share_tolerance=0.05), real, data, 0.1, ["c"])

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, QoslabError
-from ..scale.derive import RealCluster, load_real_cluster
+from ..scale.derive import RealCluster, load_real_cluster, target_rx_share
 from ..scale.onmachine import (
     DeriveSpec,
     Pilot,
@@ -54,7 +54,6 @@ from ..scale.onmachine import (
     next_rays,
     pilot_share,
     share_held,
-    target_rx_share,
     values,
 )
 from ..topology import load_topology
@@ -99,7 +98,7 @@ def _run_bytes(folder: Path, idx: int) -> int | None:
         return None
 
 
-def _rx_cost(rows: list[dict[str, Any]], folder: Path, key: str = "rx_cost_us", digits: int = 3) -> float:
+def _median(rows: list[dict[str, Any]], folder: Path, key: str = "rx_cost_us", digits: int = 3) -> float:
     """The median ``key`` of the trials judged ``ok`` (of all done trials that have it when none
     was), rounded to ``digits``. Raises QoslabError naming ``folder`` when no trial has it."""
     ok = [r for r in rows if r["fidelity"] == "ok" and r[key] is not None]
@@ -136,17 +135,16 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
     log(f"derive (rule 2): this machine's receive cost, {spec.rx_cost_trials} congested trial(s) per condition")
     rx_rows = _measure(pb, pb_path, work / "rx-cost", {"conditions": congested, "baseline": congested[0].name,
                                                        "trials": spec.rx_cost_trials}, log)
-    rx = _rx_cost(rx_rows, work / "rx-cost")
+    rx = _median(rx_rows, work / "rx-cost")
     try:
         cores = host_cores(real, rate, rx, spec.max_host_cores)
     except ValueError as e:
         raise ConfigError(f"{spec.real}: {e}") from None
-    runner = _Pilot(pb, pb_path, work, "", base, log)
     held: dict[str, Any] = {}
     if spec.rx_share_tolerance is not None:
         log(f"derive (rule 2): rx_cost_us {rx:g} at the committed capacity -> host_cores {cores:g}")
         first = {"rule2_rx_cost_us": rx, "rule2_host_cores": cores}
-        cores, rx, held = _rule2b(runner, spec, real, data, cores, congested)
+        cores, rx, held = _rule2b(_Pilot(pb, pb_path, work, "", base, log), spec, real, data, cores, congested)
         held = {**first, **held}
     pilot_data = derived_topology(data, cores)
     period, was = pilot_data["cpu"].get("period_ms"), (data.get("cpu") or {}).get("period_ms")
@@ -155,7 +153,7 @@ def derive_on_machine(pb: Playbook, pb_path: Path, folder: Path,
     log(f"derive (rule {'2b' if held else '2'}): rx_cost_us {rx:g} -> host_cores {cores:g}{longer}")
     pilot_topo = dump_yaml(pilot_data)
     (work / "topology-pilot.yaml").write_text(pilot_topo)
-    runner.topo, pilot = pilot_topo, runner
+    pilot = _Pilot(pb, pb_path, work, pilot_topo, base, log)
     choice = _rule3(pilot, spec, pb_path) if spec.network_share is None else _rule3b(pilot, spec, rate, pb_path)
     d = derive_scale(real, rate, rx, round(choice.t_unc, 3))
     final = derived_topology(data, cores, d)
@@ -238,12 +236,15 @@ def _rule2b(runner: _Pilot, spec: DeriveSpec, real: RealCluster, data: dict[str,
                    f"{cores:g} cores")
         name = f"rx-share-{k}"
         rows = runner.run(name, {}, dump_yaml(derived_topology(data, cores)), congested, spec.rx_cost_trials)
-        share = _rx_cost(rows, runner.work / name, "rx_cpu_share", 4)
-        rounds.append({"host_cores": cores, "rx_cpu_share": share, "rx_cost_us": _rx_cost(rows, runner.work / name),
+        share = _median(rows, runner.work / name, "rx_cpu_share", 4)
+        rounds.append({"host_cores": cores, "rx_cpu_share": share, "rx_cost_us": _median(rows, runner.work / name),
                        "trials": rows})
         runner.log(f"derive (rule 2b): {cores:g} cores: receive CPU share {share:g} (target {target:.4f}, "
                    f"within {tol:g} of it: {'yes' if share_held(share, target, tol) else 'no'})")
-        nxt = next_host_cores(cores, share, target, spec.max_host_cores)
+        try:
+            nxt = next_host_cores(cores, share, target, spec.max_host_cores)
+        except ValueError as e:  # a share of 0: the flood's receivers used no CPU (see the campaign's status)
+            raise QoslabError(f"{runner.work / name}: {e}") from None
         if share_held(share, target, tol) or nxt == cores:
             break
         cores = nxt

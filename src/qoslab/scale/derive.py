@@ -139,14 +139,23 @@ def rx_share(link_bps: float, flood_load: float, rx_cost_us: float, cores: float
     return link_bps * flood_load / 8 / (FLOOD_FRAME_BYTES + WIRE_OVERHEAD_BYTES) * rx_cost_us / 1e6 / cores
 
 
+def target_rx_share(real: RealCluster) -> float:
+    """The real node's receive CPU share (dimensionless) under its flood: :func:`rx_share` with its
+    link rate, flood load, ``rx_cost_us`` and cores (the thesis cluster: 0.246); the share the CPU
+    rule and rule 2b (:mod:`.onmachine`) hold. Raises ValueError when ``real`` gives no
+    ``rx_cost_us``."""
+    if real.rx_cost_us is None:
+        raise ValueError("the real cluster's file gives no rx_cost_us: the CPU rule needs it")
+    return rx_share(real.link_rate, real.flood_load, real.rx_cost_us, real.cores_per_node)
+
+
 def host_cores_for(real: RealCluster) -> float | None:
     """The CPU rule: the capacity (cores, 3 significant digits) of a testbed host for which its
     flood takes the real node's receive CPU share: testbed packets/s x the testbed's cost per
     packet / the real share; None unless both ``rx_cost_us`` are given. Pure."""
     if real.rx_cost_us is None or real.testbed.rx_cost_us is None:
         return None
-    share = rx_share(real.link_rate, real.flood_load, real.rx_cost_us, real.cores_per_node)
-    need = rx_share(real.testbed.link_rate, real.flood_load, real.testbed.rx_cost_us, 1.0) / share
+    need = rx_share(real.testbed.link_rate, real.flood_load, real.testbed.rx_cost_us, 1.0) / target_rx_share(real)
     return float(f"{need:.3g}")
 
 

@@ -15,7 +15,7 @@ pre-registered rules of docs/scale-model.md ("thesis-faithful-cpu: the rules", r
   capacity is measured again where it was derived: ``rx_cost_trials`` congested trials per
   congested condition at that capacity give the flooded hosts' receive CPU share (median of the
   trials' ``rx_cpu_share``); held within ``rx_share_tolerance`` of the real node's
-  (:func:`target_rx_share`), the rule stops; else the next capacity is
+  (:func:`.derive.target_rx_share`), the rule stops; else the next capacity is
   :func:`next_host_cores` (the capacity scaled by measured / target share), at most
   ``rx_share_rounds`` measurements; the rule takes the measured capacity whose share is nearest
   the target in ratio (:func:`choose_host_cores`);
@@ -52,7 +52,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..yamlio import StrictModel, SubFieldProblem
 from .cpu import CpuBlock, period_for
-from .derive import Derived, RealCluster, derive, host_cores_for, rx_share
+from .derive import Derived, RealCluster, derive, host_cores_for
 from .model import wire_time_s
 
 #: A derived value differs from the committed one when they are further apart than this fraction
@@ -137,15 +137,6 @@ def host_cores(real: RealCluster, rate_bps: int, rx_cost_us: float, cap: float) 
     if cores is None:
         raise ValueError("the real cluster's file gives no rx_cost_us: the CPU rule needs it")
     return min(cores, cap)
-
-
-def target_rx_share(real: RealCluster) -> float:
-    """Rule 2b's target: the real node's receive CPU share (dimensionless) under its flood
-    (:func:`.derive.rx_share` with its link rate, flood load, ``rx_cost_us`` and cores; the thesis
-    cluster: 0.246). Raises ValueError when ``real`` gives no ``rx_cost_us``."""
-    if real.rx_cost_us is None:
-        raise ValueError("the real cluster's file gives no rx_cost_us: the CPU rule needs it")
-    return rx_share(real.link_rate, real.flood_load, real.rx_cost_us, real.cores_per_node)
 
 
 def share_held(share: float, target: float, tolerance: float) -> bool:

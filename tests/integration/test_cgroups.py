@@ -185,3 +185,29 @@ def test_status_after_a_kill_9_lists_the_killed_trials_leftovers(tmp_path):
                 pass
         tb.down()
 
+
+
+def test_a_tracked_trials_foreground_command_runs_in_its_cgroup_without_a_preexec_fn(tmp_path, monkeypatch):
+    """Issue 48: a tracked trial's short commands join its cgroup in the setpriv-started shell of
+    qoslab.executors.joinexec (vfork), not in a preexec_fn (a fork of the whole campaign process);
+    a preexec_fn would fail this test."""
+    import subprocess as sp
+
+    from qoslab.executors import LocalExecutor
+
+    camp = cgroups.campaign_cgroup(tmp_path / "camp")
+    assert camp is not None
+    real_popen = sp.Popen
+    preexec: list[object] = []
+
+    def popen(*a, **kw):  # noqa: ANN002, ANN003 - a spy on subprocess.Popen
+        preexec.append(kw.get("preexec_fn"))
+        return real_popen(*a, **kw)
+
+    monkeypatch.setattr(sp, "Popen", popen)
+    with cgroups.trial(camp, 4):
+        r = LocalExecutor().run(["cat", "/proc/self/cgroup"])
+    assert preexec and all(p is None for p in preexec)
+    assert any(line.startswith("0::") and line.endswith(f"/{camp.name}/trial-4") for line in r.stdout.splitlines()), \
+        r.stdout
+    assert not (camp / "trial-4").exists()  # the command ended: its trial's cgroup was removed

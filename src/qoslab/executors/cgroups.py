@@ -100,6 +100,12 @@ def join_files(files: Iterable[str]) -> bool:
     return True
 
 
+def current_procs() -> str | None:
+    """The ``cgroup.procs`` file of the tracked trial's cgroup (what a new process joins), None
+    when no trial is tracked."""
+    return None if _current is None else str(_current / "cgroup.procs")
+
+
 def tracking() -> bool:
     """Whether a trial cgroup is current (the executors then start processes through a
     ``preexec_fn`` that joins it)."""

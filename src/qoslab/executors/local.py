@@ -25,6 +25,7 @@ from ..errors import CommandFailed, CommandTimeout, QoslabError
 from ..topology import repo_root
 from . import cgroups
 from .base import BackgroundProcess, CommandResult, shared_fetch, shared_node_dir
+from .joinexec import join_argv, not_found
 
 #: Seconds between a lifetime's SIGTERM and its SIGKILL (``timeout --kill-after``).
 LIFETIME_KILL_AFTER_S = 5
@@ -72,12 +73,15 @@ class SubprocessExecutor:
             cwd: str | Path | None = None, env: Mapping[str, str] | None = None) -> CommandResult:
         """See :meth:`qoslab.executors.base.Executor.run`."""
         full = self._argv(argv)
-        # a tracked trial's command, or one with a CPU budget, joins its cgroups in a preexec_fn
-        setpriv = () if cgroups.tracking() or self.cgroups or self.cpus else _setpriv()
+        # a tracked trial's command, or one with a CPU budget, joins its cgroups and affinity in a
+        # shell that setpriv starts (vfork, :mod:`.joinexec`); without setpriv in a preexec_fn
+        setpriv, join = _setpriv(), []
+        if setpriv and (cgroups.tracking() or self.cgroups or self.cpus):
+            join = join_argv(cgroups.current_procs(), self.cgroups, self.cpus)
         t0 = time.monotonic()
         try:
             p = subprocess.Popen(
-                [*setpriv, *full],
+                [*setpriv, *join, *full],
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -100,7 +104,7 @@ class SubprocessExecutor:
             kill_group(p.pid, signal.SIGKILL)
             p.wait()
             raise
-        if setpriv and p.returncode == 127 and err.startswith(f"setpriv: failed to execute {full[0]}"):
+        if setpriv and p.returncode == 127 and not_found(err, full[0]):
             raise QoslabError(f"on {self.node}: command not found: {full[0]}")
         res = CommandResult(self.node, list(argv), p.returncode, out, err, time.monotonic() - t0)
         if p.returncode != 0 and self._prefix and f'exec of "{full[len(self._prefix)]}" failed' in err:
